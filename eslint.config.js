@@ -1,0 +1,54 @@
+// Type-aware lint for every execution context, plus the layer rules of DESIGN.md:
+// ui → app → platform → core; workers → core; server → core/protocol.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import vue from 'eslint-plugin-vue';
+import vueParser from 'vue-eslint-parser';
+
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: forbidden.map((group) => ({ group: [group], message })) },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'models/', 'test-results/', 'playwright-report/', 'dev-dist/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  ...vue.configs['flat/recommended'],
+  {
+    languageOptions: {
+      parser: vueParser,
+      parserOptions: {
+        parser: tseslint.parser,
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+        extraFileExtensions: ['.vue'],
+      },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  layer(
+    ['src/core/**'],
+    ['vue', 'vue/*', 'comlink', 'idb', 'onnxruntime-web', 'onnxruntime-web/*', 'node:*', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**', '**/server/**'],
+    'src/core is pure: no DOM, Vue, workers, Node or adapters.',
+  ),
+  layer(['src/platform/**'], ['vue', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'src/platform may use src/core only.'),
+  layer(['src/app/**'], ['**/ui/**', '**/server/**', 'node:*'], 'src/app may use src/core and src/platform only.'),
+  layer(['src/ui/**'], ['**/platform/**', '**/server/**', '**/workers/**', 'node:*'], 'src/ui uses src/app and core types, never adapters directly.'),
+  layer(['workers/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'workers may use src/core only.'),
+  layer(['server/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**'], 'server may use src/core only.'),
+  {
+    files: ['test/**', '*.config.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

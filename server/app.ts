@@ -1,0 +1,71 @@
+/**
+ * The Confab server, built from what it is given: `createApp(deps)` decides every route, and
+ * `server/index.ts` alone reads the environment and listens. Tests drive it with `app.request()`.
+ *
+ * Today it serves the built page: hashed assets are cached for good, the entry page and the
+ * service worker never are, and every page route (`/`, `/voice/<bot>`) answers with the entry page
+ * so a deep link or a reload works.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { isPageRoute } from '../src/core/route';
+import type { ServerConfig } from './config';
+
+export interface AppDeps {
+  config: Pick<ServerConfig, 'distDir'>;
+}
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+export function createApp({ config }: AppDeps): Hono {
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    // Cross-origin isolation lets onnxruntime-web use WebAssembly threads; `credentialless` keeps
+    // model files from a CORS-enabled host loadable without them sending CORP headers.
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    c.header('Cross-Origin-Embedder-Policy', 'credentialless');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Permissions-Policy', 'microphone=(self)');
+  });
+
+  app.get('/api/health', (c) => c.json({ ok: true }));
+  app.all('/api/*', () => {
+    throw new HTTPException(404, { message: 'There is no such API route.' });
+  });
+
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.req.method === 'GET' && c.res.ok && !c.req.path.startsWith('/api/')) {
+      c.header('Cache-Control', c.req.path.startsWith('/assets/') ? IMMUTABLE : REVALIDATE);
+    }
+  });
+  app.use('*', serveStatic({ root: config.distDir }));
+
+  app.get('*', async (c) => {
+    if (/\.[a-z0-9]+$/i.test(c.req.path)) throw new HTTPException(404, { message: 'There is no such file.' });
+    const index = join(config.distDir, 'index.html');
+    if (!existsSync(index)) {
+      throw new HTTPException(503, {
+        message: 'The page has not been built yet: run `npm run build`, or start with `npm start`.',
+      });
+    }
+    // A path that is no page still gets the page, with a 404, so it can say so in its own words.
+    return c.html(await readFile(index, 'utf8'), isPageRoute(c.req.path) ? 200 : 404);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return c.json({ error: error.message }, error.status);
+    console.error('Unexpected server error:', error.name);
+    return c.json({ error: 'Something went wrong on the server.' }, 500);
+  });
+
+  return app;
+}

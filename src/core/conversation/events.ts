@@ -1,0 +1,133 @@
+/**
+ * What the conversation machine hears, what it is started with, and what it keeps. Events are
+ * dotted facts, named for what happened rather than what should be done about it.
+ */
+import type { Talk } from '../speech/talk';
+import type { ChunkerState } from '../speech/chunker';
+
+/** Who voices the answer: the on-device Supertonic engine, or the site's paid endpoint. */
+export type Voice = 'device' | 'endpoint';
+
+/**
+ * Why the person can only type. `null` in the context means the microphone is the way in.
+ * - `muted`: they muted it (not alone, on a train);
+ * - `refused`: the browser or the person refused the microphone;
+ * - `no-microphone`: there is no capture device to open;
+ * - `unsupported`: the browser has no speech recogniser at all (Firefox);
+ * - `failed`: the recogniser broke for a reason of its own (offline, language not offered).
+ */
+export type TypingReason = 'muted' | 'refused' | 'no-microphone' | 'unsupported' | 'failed';
+
+/** The error codes of the Web Speech API's `SpeechRecognitionErrorEvent.error`, plus any other. */
+export type RecogniserError =
+  | 'no-speech'
+  | 'aborted'
+  | 'audio-capture'
+  | 'network'
+  | 'not-allowed'
+  | 'service-not-allowed'
+  | 'language-not-supported'
+  | 'bad-grammar'
+  | (string & {});
+
+/** Something that went wrong that the page says where the person can see it. */
+export interface Problem {
+  kind: 'answer' | 'recogniser' | 'microphone' | 'speaker';
+  /** A sentence for a person, never transcript or answer text. */
+  reason: string;
+}
+
+/** One line of the written conversation, in the order it was said. */
+export interface Line {
+  role: 'user' | 'assistant';
+  text: string;
+  utteranceId: number;
+  /** The assistant was talked over, so only part of this line was heard. */
+  interrupted?: boolean;
+}
+
+/** A message as the chat door takes it (OpenAI's shape, user and assistant turns only). */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export type ConversationEvent =
+  /** The recogniser's words before it commits to them; they show as the live line. */
+  | { type: 'user.interim'; text: string }
+  /**
+   * A final transcript or typed text: the same event either way, and it becomes the question.
+   * `via` exists only so the self-echo check can skip typed text; nothing downstream sees it.
+   */
+  | { type: 'user.said'; text: string; via: 'voice' | 'keyboard' }
+  /** The echo gate heard the person clearly over the assistant's own leak. */
+  | { type: 'user.interrupted' }
+  /** Push-and-hold: the talk control went down / came up. */
+  | { type: 'talk.press' }
+  | { type: 'talk.release' }
+  | { type: 'mic.mute' }
+  | { type: 'mic.unmute' }
+  /** The page's own microphone (for levels) was refused or is missing. */
+  | { type: 'mic.refused'; missing: boolean; reason: string }
+  /** The recogniser stopped by itself (Chrome ends continuous sessions after silence). */
+  | { type: 'recogniser.ended' }
+  | { type: 'recogniser.failed'; error: RecogniserError }
+  | { type: 'answer.delta'; utteranceId: number; text: string }
+  | { type: 'answer.done'; utteranceId: number }
+  | { type: 'answer.failed'; utteranceId: number; reason: string }
+  /** A piece became audible. */
+  | { type: 'audio.started'; utteranceId: number; piece: number }
+  /** A piece has played out to its last sample. */
+  | { type: 'audio.ended'; utteranceId: number; piece: number }
+  /**
+   * A piece could not be voiced. An endpoint speaker that fails abandons the rest of that
+   * utterance; the machine re-speaks what was not yet heard on the device and stays there.
+   */
+  | { type: 'speaker.failed'; utteranceId: number; piece: number; voice: Voice; reason: string }
+  | { type: 'settings.changed'; speech?: boolean; hold?: boolean };
+
+/** How a conversation starts; every field but `recogniser` has a default. */
+export interface ConversationInput {
+  /** Whether the browser has a speech recogniser at all. */
+  recogniser: boolean;
+  /** Whether answers are spoken. Off: written only, nothing synthesised or requested. Default true. */
+  speech?: boolean;
+  /** Push-and-hold instead of an open microphone. Default false. */
+  hold?: boolean;
+  /** Starts muted (typing only). Default false. */
+  muted?: boolean;
+  /** The bot file's `voice.by`. Default `device`. */
+  voice?: Voice;
+  /** The bot file's talk block over the defaults. */
+  talk?: Partial<Talk>;
+}
+
+export interface ConversationContext {
+  /** Id of the current (or last) utterance; every question starts a new one. */
+  utteranceId: number;
+  /** The one big line: interim words while listening, then the question while it is thought about. */
+  liveLine: string;
+  /** The question being answered, until it settles into `lines`. */
+  question: string | null;
+  /** The answer text of the current utterance so far. */
+  answer: string;
+  /** The written conversation, settled lines only (nothing is in two places at once). */
+  lines: Line[];
+  /** `null` while the microphone is the way in; otherwise why only typing works. */
+  typing: TypingReason | null;
+  hold: boolean;
+  held: boolean;
+  speech: boolean;
+  voice: Voice;
+  talk: Talk;
+  chunker: ChunkerState;
+  /** Texts handed to the speaker for this utterance, by piece index. */
+  pieces: string[];
+  /** Which pieces have finished: played out, or lost to a failure with no fallback left. */
+  settled: boolean[];
+  /** The answer text has ended (done, failed or timed out); the turn returns once audio drains. */
+  answerEnded: boolean;
+  /** What the assistant said in its last few utterances, for the self-echo check. */
+  recentlySpoken: string[];
+  problem: Problem | null;
+}

@@ -1,0 +1,34 @@
+import { expect, test } from '@playwright/test';
+
+test('serves the entry page with its manifest and an installable service worker', async ({ page }) => {
+  const response = await page.goto('/');
+  expect(response?.status()).toBe(200);
+  await expect(page.getByRole('heading', { name: 'Confab' })).toBeVisible();
+  const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
+  expect(manifest).toBeTruthy();
+  const body = (await (await page.request.get(manifest ?? '')).json()) as { name: string; icons: { sizes: string }[] };
+  expect(body.name).toBe('Confab');
+  expect(body.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+  const registered = await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    return registration.active?.scriptURL ?? '';
+  });
+  expect(registered).toMatch(/\/sw\.js$/);
+});
+
+test('answers a deep link to a bot with the page, which names the bot', async ({ page }) => {
+  const response = await page.goto('/voice/sage');
+  expect(response?.status()).toBe(200);
+  await expect(page.getByTestId('bot')).toHaveText('sage');
+});
+
+test('says plainly when a path is no page', async ({ page }) => {
+  const response = await page.goto('/nowhere/at/all');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('alert')).toContainText('/nowhere/at/all');
+});
+
+test('runs cross-origin isolated so the voice engine may use threads', async ({ page }) => {
+  await page.goto('/');
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
+});

@@ -1,0 +1,94 @@
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/app';
+import { ConfigError, readConfig, SERVER_DEFAULTS } from '../../server/config';
+
+let distDir = '';
+
+beforeAll(async () => {
+  distDir = await mkdtemp(join(tmpdir(), 'confab-dist-'));
+  await mkdir(join(distDir, 'assets'));
+  await writeFile(join(distDir, 'index.html'), '<!doctype html><title>Confab</title><div id="app"></div>');
+  await writeFile(join(distDir, 'assets', 'main-abc123.js'), 'console.log(1)');
+  await writeFile(join(distDir, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+});
+
+describe('the server', () => {
+  it('answers its health check', async () => {
+    const res = await createApp({ config: { distDir } }).request('/api/health');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('serves the entry page at the root and at a bot’s voice page, never cached stale', async () => {
+    const app = createApp({ config: { distDir } });
+    for (const path of ['/', '/voice/sage']) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toContain('<title>Confab</title>');
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+    }
+  });
+
+  it('caches hashed assets for good and the service worker not at all', async () => {
+    const app = createApp({ config: { distDir } });
+    const asset = await app.request('/assets/main-abc123.js');
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    const sw = await app.request('/sw.js');
+    expect(sw.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('gives a path that is no page the page with a 404, and a missing file a plain 404', async () => {
+    const app = createApp({ config: { distDir } });
+    const page = await app.request('/no/such/page');
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('<div id="app">');
+    const file = await app.request('/assets/gone.js');
+    expect(file.status).toBe(404);
+    expect(await file.json()).toEqual({ error: 'There is no such file.' });
+  });
+
+  it('answers an unknown API route with a JSON 404', async () => {
+    const res = await createApp({ config: { distDir } }).request('/api/nothing', { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'There is no such API route.' });
+  });
+
+  it('says how to build the page when it has not been built', async () => {
+    const res = await createApp({ config: { distDir: join(distDir, 'missing') } }).request('/');
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: string }).error).toMatch(/npm run build/);
+  });
+
+  it('runs cross-origin isolated and allows the microphone to itself only', async () => {
+    const res = await createApp({ config: { distDir } }).request('/');
+    expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(res.headers.get('cross-origin-embedder-policy')).toBe('credentialless');
+    expect(res.headers.get('permissions-policy')).toBe('microphone=(self)');
+  });
+});
+
+describe('server configuration', () => {
+  it('runs on its defaults with nothing set', () => {
+    const config = readConfig({}, '/srv/confab');
+    expect(config).toEqual({ port: SERVER_DEFAULTS.port, host: '127.0.0.1', distDir: '/srv/confab/dist' });
+  });
+
+  it('takes a port, a host and a build folder from the environment', () => {
+    expect(readConfig({ PORT: '9000', HOST: '0.0.0.0', CONFAB_DIST: '/opt/dist' }, '/x')).toEqual({
+      port: 9000,
+      host: '0.0.0.0',
+      distDir: '/opt/dist',
+    });
+  });
+
+  it('refuses a port that is not one, saying what it accepts', () => {
+    for (const PORT of ['eighty', '0', '70000', '80.5']) {
+      expect(() => readConfig({ PORT })).toThrow(ConfigError);
+    }
+    expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT is "eighty".*1 to 65535/);
+  });
+});
