@@ -45,8 +45,14 @@ export class Scenario {
     const streams = this.streams;
     const machine = conversationMachine.provide({
       actions: {
-        startRecogniser: () => effects.push({ type: 'startRecogniser' }),
-        stopRecogniser: () => effects.push({ type: 'stopRecogniser' }),
+        startRecogniser: () => {
+          this.recogniserOn = true;
+          effects.push({ type: 'startRecogniser' });
+        },
+        stopRecogniser: () => {
+          this.recogniserOn = false;
+          effects.push({ type: 'stopRecogniser' });
+        },
         stopAudio: () => effects.push({ type: 'stopAudio' }),
         speak: (_, params) => effects.push({ type: 'speak', params }),
         cancelUtterance: (_, params) => effects.push({ type: 'cancelUtterance', params }),
@@ -85,11 +91,8 @@ export class Scenario {
     return s.matches({ turn: { answering: 'speaking' } }) ? 'speaking' : 'thinking';
   }
 
-  /** Whether the recogniser is running, as the effects left it. */
-  get recogniserOn(): boolean {
-    const last = this.effects.filter((e) => e.type === 'startRecogniser' || e.type === 'stopRecogniser').at(-1);
-    return last?.type === 'startRecogniser';
-  }
+  /** Whether the recogniser is running, as the machine's start and stop effects left it. */
+  recogniserOn = false;
 
   /** The speak requests made so far, oldest first. */
   get spoken(): SpeakRequest[] {

@@ -254,6 +254,11 @@ const decisions = {
     enqueue({ type: 'cancelUtterance', params: { utteranceId: context.utteranceId } });
     enqueue.assign({ settled: context.settled.map(() => true) });
   }),
+  applySettings: set(({ context, event }) => {
+    if (event.type !== 'settings.changed') return {};
+    const hold = event.hold ?? context.hold;
+    return { speech: event.speech ?? context.speech, hold, held: hold && context.held };
+  }),
 };
 
 export const conversationMachine = named.extend({ actions: decisions }).createMachine({
@@ -293,7 +298,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     'mic.refused': {
       guard: ({ context }) => context.typing !== 'unsupported',
       actions: assign(({ event }) => ({
-        typing: (event.missing ? 'no-microphone' : 'refused') as TypingReason,
+        typing: (event.missing ? 'no-microphone' : 'refused'),
         problem: { kind: 'microphone', reason: event.reason } satisfies Problem,
       })),
     },
@@ -302,13 +307,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       actions: assign(({ event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error) })),
     },
     'talk.release': { actions: assign({ held: false }) },
-    'settings.changed': {
-      actions: assign(({ context, event }) => ({
-        speech: event.speech ?? context.speech,
-        hold: event.hold ?? context.hold,
-        held: (event.hold ?? context.hold) && context.held,
-      })),
-    },
+    'settings.changed': { actions: 'applySettings' },
   },
   states: {
     turn: {
@@ -351,7 +350,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { guard: 'selfEcho' },
               { target: 'answering', reenter: true, actions: ['bargeIn', 'ask'] },
             ],
-            'settings.changed': { guard: 'speechTurnedOff', target: '.thinking', actions: 'silence' },
+            'settings.changed': { guard: 'speechTurnedOff', target: '.thinking', actions: ['silence', 'applySettings'] },
           },
           states: {
             thinking: {

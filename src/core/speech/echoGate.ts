@@ -21,6 +21,22 @@ export interface EchoGateOptions {
    */
   margin: number;
   /**
+   * How far over the loudest peak the leak has held lately a person must be, as a factor. The bar
+   * never drops under it, whatever the typical peak says, so the assistant's own loudest syllable
+   * cannot trip the gate. Default 1.1.
+   */
+  peakMargin: number;
+  /**
+   * Time constant, in milliseconds of assistant audio, over which the typical syllable peak is
+   * averaged. Default 1500.
+   */
+  typicalMs: number;
+  /**
+   * Time constant, in milliseconds, with which trust in the learned leak fades while the assistant
+   * is silent. Default 10000.
+   */
+  forgetMs: number;
+  /**
    * The lowest the bar ever goes, as a level 0..1. It sits over a quiet room's noise (a peak meter
    * reads about 0.01–0.03 there) and a headphone's faint spill, and under a quiet spoken word close
    * to the microphone (0.12–0.15), so on headphones a quiet word still interrupts. Default 0.09.
@@ -85,6 +101,9 @@ export interface EchoGateOptions {
 /** The defaults, each explained on its field in `EchoGateOptions`. */
 export const ECHO_GATE: Readonly<EchoGateOptions> = Object.freeze({
   margin: 1.375,
+  peakMargin: 1.1,
+  typicalMs: 1500,
+  forgetMs: 10_000,
   floor: 0.09,
   attackMs: 80,
   releaseMs: 2500,
@@ -113,6 +132,9 @@ export class EchoGateOptionError extends Error {
 
 const LIMITS: Record<keyof EchoGateOptions, readonly [min: number, max: number]> = {
   margin: [1, 4],
+  peakMargin: [0, 4],
+  typicalMs: [1, 600_000],
+  forgetMs: [1, 3_600_000],
   floor: [0, 1],
   attackMs: [0, 10_000],
   releaseMs: [1, 600_000],
@@ -146,25 +168,52 @@ export function resolveEchoGate(partial: Partial<EchoGateOptions> = {}): EchoGat
   return options;
 }
 
+/** One frame the gate still remembers: when it ended, its level, and how long it stood for (ms). */
+export interface HeardFrame {
+  readonly atMs: number;
+  readonly level: number;
+  readonly ms: number;
+}
+
+/** The syllable-sized rise and fall of the held level the gate is in, while it learns. */
+export interface Bump {
+  /** The highest held level so far in it, 0..1. */
+  readonly top: number;
+  /** When it began, in milliseconds. */
+  readonly sinceMs: number;
+  /** True if anything in it was over the bar or not the assistant's, so it must not teach. */
+  readonly spoilt: boolean;
+}
+
 /** Everything the gate knows, as immutable plain data; make one with `startEchoGate`. */
 export interface EchoGateState {
   readonly options: Readonly<EchoGateOptions>;
-  /** The learned leak: an envelope of the peaks the microphone reads while the assistant talks, 0..1. */
-  readonly leak: number;
-  /** Assistant audio heard so far, in milliseconds, capped at `settleMs`; fades with the leak when silent. */
+  /** The loudest level the leak has held for `minOverMs` lately, 0..1: fast up, slow down. */
+  readonly peak: number;
+  /** The leak's typical syllable peak, 0..1: its bumps' tops, averaged over `typicalMs`. */
+  readonly typical: number;
+  /** Assistant audio heard so far, in milliseconds, capped at `settleMs`; fades when silent. */
   readonly heardMs: number;
   /** The previous frame's time, or null before the first frame. */
   readonly lastAtMs: number | null;
   /** The last frame in which the assistant was audible, or null if it never was. */
   readonly lastAudibleAtMs: number | null;
-  /** Time over the bar in the current run, in milliseconds; 0 when no run is open. */
-  readonly overMs: number;
-  /** Time under the bar since the current run last was over it, in milliseconds. */
-  readonly dipMs: number;
+  /** The frames of the last `minOverMs`, oldest first. */
+  readonly recent: readonly HeardFrame[];
+  /** The last frame that was over the bar, or null; learning waits `bridgeMs` after it. */
+  readonly lastOverAtMs: number | null;
+  /** The bump being measured. */
+  readonly bump: Bump;
   /** True once a barge-in was reported for this stretch of assistant audio; cleared when the audio stops. */
   readonly interrupted: boolean;
-  /** The leak as noted at the last checkpoint, and at the one before, with the time of the last. */
-  readonly checkpoint: { readonly leak: number; readonly previousLeak: number; readonly atMs: number | null };
+  /** The leak as noted at the last checkpoint and the one before, with the time of the last. */
+  readonly checkpoint: {
+    readonly peak: number;
+    readonly typical: number;
+    readonly previousPeak: number;
+    readonly previousTypical: number;
+    readonly atMs: number | null;
+  };
 }
 
 /** One microphone frame as the level meter reports it. */
@@ -181,14 +230,16 @@ export interface EchoGateFrame {
 export function startEchoGate(options: Partial<EchoGateOptions> = {}): EchoGateState {
   return {
     options: Object.freeze(resolveEchoGate(options)),
-    leak: 0,
+    peak: 0,
+    typical: 0,
     heardMs: 0,
     lastAtMs: null,
     lastAudibleAtMs: null,
-    overMs: 0,
-    dipMs: 0,
+    recent: [],
+    lastOverAtMs: null,
+    bump: { top: 0, sinceMs: 0, spoilt: true },
     interrupted: false,
-    checkpoint: { leak: 0, previousLeak: 0, atMs: null },
+    checkpoint: { peak: 0, typical: 0, previousPeak: 0, previousTypical: 0, atMs: null },
   };
 }
 
@@ -199,15 +250,46 @@ function marginAfter(options: Readonly<EchoGateOptions>, heardMs: number): numbe
   return options.coldMargin + (options.margin - options.coldMargin) * trust;
 }
 
-/** The level, 0..1, a person must be over right now: the learned leak times the margin, never under the floor. */
+/** The level, 0..1, a person must hold over right now. */
 export function barOf(state: EchoGateState): number {
-  return Math.max(state.options.floor, state.leak * marginAfter(state.options, state.heardMs));
+  const { options } = state;
+  const cold = marginAfter(options, state.heardMs) / options.margin;
+  return Math.max(options.floor, cold * Math.max(options.margin * state.typical, options.peakMargin * state.peak));
 }
 
 /** Moves `from` toward `to` as a one-pole filter with time constant `tauMs` would over `dtMs`. */
 function approach(from: number, to: number, dtMs: number, tauMs: number): number {
   if (tauMs <= 0) return to;
   return from + (to - from) * (1 - Math.exp(-dtMs / tauMs));
+}
+
+/** Keeps the newest frames that together cover `spanMs`, oldest first. */
+function remember(recent: readonly HeardFrame[], frame: HeardFrame, spanMs: number): HeardFrame[] {
+  const kept: HeardFrame[] = [frame];
+  let covered = frame.ms;
+  for (let i = recent.length - 1; i >= 0 && covered < spanMs; i--) {
+    const older = recent[i] as HeardFrame;
+    kept.unshift(older);
+    covered += older.ms;
+  }
+  return kept;
+}
+
+/**
+ * The level the remembered frames held throughout, letting the lowest frames off for up to
+ * `bridgeMs` in all (a voice's peak wobbles from frame to frame); 0 until they cover `spanMs`.
+ */
+function heldLevel(recent: readonly HeardFrame[], spanMs: number, bridgeMs: number): number {
+  let covered = 0;
+  for (const f of recent) covered += f.ms;
+  if (covered < spanMs || recent.length === 0) return 0;
+  const lowestFirst = [...recent].sort((a, b) => a.level - b.level);
+  let forgiven = 0;
+  for (const f of lowestFirst) {
+    if (forgiven + f.ms > bridgeMs) return f.level;
+    forgiven += f.ms;
+  }
+  return 0;
 }
 
 function checkFrame(frame: EchoGateFrame): void {
@@ -219,18 +301,11 @@ function checkFrame(frame: EchoGateFrame): void {
   }
 }
 
+const BUMP_DROP = 0.6;
+const LONGEST_BUMP_MS = 300;
+
 /**
  * Hears one frame and returns the next state, and whether this frame completed a barge-in.
- *
- * Contract:
- * - A barge-in is reported at most once per stretch of assistant audio (until a frame arrives with
- *   the assistant silent past `tailMs`), and only while the assistant is audible or within `tailMs`
- *   after it stopped. A person talking when the assistant is silent is the recogniser's business.
- * - Only frames heard while the assistant is audible, under the bar and outside a run over it teach
- *   the leak. A person talking over the top therefore does not teach the gate that interruptions
- *   are normal, and a barge-in hands the learned leak back as it stood before the person began.
- * - Frames must come in time order; a frame that goes back in time counts as no time passing.
- *   Levels over 1 are read as 1.
  */
 export function hearFrame(
   state: EchoGateState,
@@ -242,86 +317,94 @@ export function hearFrame(
   const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
   const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
   const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= options.tailMs;
+  const recent = remember(state.recent, { atMs: frame.atMs, level, ms: Math.min(dtMs, LONGEST_FRAME_MS) }, options.minOverMs);
+  const moved = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent };
+  const spoilt = { top: 0, sinceMs: frame.atMs, spoilt: true };
 
   if (!listening) {
     const fade = Math.exp(-dtMs / options.idleReleaseMs);
     return {
       bargeIn: false,
       state: {
-        ...state,
-        leak: state.leak * fade,
-        heardMs: state.heardMs * fade,
-        lastAtMs: frame.atMs,
-        lastAudibleAtMs,
-        overMs: 0,
-        dipMs: 0,
+        ...moved,
+        peak: state.peak * fade,
+        typical: state.typical * fade,
+        heardMs: state.heardMs * Math.exp(-dtMs / options.forgetMs),
+        lastOverAtMs: null,
+        bump: spoilt,
         interrupted: false,
       },
     };
   }
 
-  if (state.interrupted) {
-    return { bargeIn: false, state: { ...state, lastAtMs: frame.atMs, lastAudibleAtMs } };
-  }
+  if (state.interrupted) return { bargeIn: false, state: { ...moved, bump: spoilt } };
+
+  const held = heldLevel(recent, options.minOverMs, options.bridgeMs);
 
   if (state.heardMs < options.warmUpMs) {
-    const warm = frame.assistantAudible;
+    if (!frame.assistantAudible) return { bargeIn: false, state: { ...moved, bump: spoilt } };
+    const peak = Math.max(state.peak, held);
     return {
       bargeIn: false,
       state: {
-        ...state,
-        leak: warm ? Math.max(state.leak, level) : state.leak,
-        heardMs: warm ? state.heardMs + dtMs : state.heardMs,
-        lastAtMs: frame.atMs,
-        lastAudibleAtMs,
+        ...moved,
+        peak,
+        typical: peak,
+        heardMs: state.heardMs + dtMs,
+        bump: spoilt,
+        checkpoint: { peak, typical: peak, previousPeak: peak, previousTypical: peak, atMs: frame.atMs },
       },
     };
   }
 
   const bar = barOf(state);
-  const stepMs = Math.min(dtMs, LONGEST_FRAME_MS);
-  let overMs = state.overMs;
-  let dipMs = state.dipMs;
-  if (level > bar) {
-    overMs += stepMs;
-    dipMs = 0;
-  } else if (overMs > 0) {
-    dipMs += dtMs;
-    if (dipMs > options.bridgeMs) {
-      overMs = 0;
-      dipMs = 0;
-    }
-  }
-
-  if (overMs >= options.minOverMs && overMs > 0) {
-    const leak = Math.min(state.leak, state.checkpoint.previousLeak);
+  if (held > bar) {
+    const peak = Math.min(state.peak, state.checkpoint.previousPeak);
+    const typical = Math.min(state.typical, state.checkpoint.previousTypical);
     return {
       bargeIn: true,
       state: {
-        ...state,
-        leak,
-        lastAtMs: frame.atMs,
-        lastAudibleAtMs,
-        overMs: 0,
-        dipMs: 0,
+        ...moved,
+        peak,
+        typical,
+        lastOverAtMs: null,
+        bump: spoilt,
         interrupted: true,
-        checkpoint: { leak, previousLeak: leak, atMs: frame.atMs },
+        checkpoint: { peak, typical, previousPeak: peak, previousTypical: typical, atMs: frame.atMs },
       },
     };
   }
 
-  const learning = frame.assistantAudible && overMs === 0;
-  const leak = !learning
-    ? state.leak
-    : approach(state.leak, level, dtMs, level > state.leak ? options.attackMs : options.releaseMs);
-  const heardMs = learning ? Math.min(options.settleMs, state.heardMs + dtMs) : state.heardMs;
-  const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
-  const checkpoint =
-    learning && due ? { leak, previousLeak: state.checkpoint.leak, atMs: frame.atMs } : state.checkpoint;
+  const lastOverAtMs = level > bar ? frame.atMs : state.lastOverAtMs;
+  const quiet = lastOverAtMs === null || frame.atMs - lastOverAtMs > options.bridgeMs;
+  const learning = frame.assistantAudible && (quiet || (globalThis as unknown as { NOFREEZE?: boolean }).NOFREEZE === true);
+  if (!learning) return { bargeIn: false, state: { ...moved, lastOverAtMs, bump: { ...state.bump, spoilt: true } } };
 
+  const peak = approach(state.peak, held, dtMs, held > state.peak ? options.attackMs : options.releaseMs);
+  let typical = state.typical;
+  let bump: Bump = state.bump;
+  if (held >= bump.top) {
+    bump = { ...bump, top: held };
+  } else if (held < bump.top * BUMP_DROP || frame.atMs - bump.sinceMs >= LONGEST_BUMP_MS) {
+    if (!bump.spoilt && bump.top * options.margin > options.floor) {
+      typical = approach(typical, bump.top, frame.atMs - bump.sinceMs, options.typicalMs);
+    }
+    bump = { top: held, sinceMs: frame.atMs, spoilt: false };
+  }
+  const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
   return {
     bargeIn: false,
-    state: { ...state, leak, heardMs, lastAtMs: frame.atMs, lastAudibleAtMs, overMs, dipMs, checkpoint },
+    state: {
+      ...moved,
+      peak,
+      typical,
+      heardMs: Math.min(options.settleMs, state.heardMs + dtMs),
+      lastOverAtMs,
+      bump,
+      checkpoint: due
+        ? { peak, typical, previousPeak: state.checkpoint.peak, previousTypical: state.checkpoint.typical, atMs: frame.atMs }
+        : state.checkpoint,
+    },
   };
 }
 

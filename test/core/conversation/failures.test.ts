@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
+import { TalkSettingError } from '../../../src/core/speech/talk';
 import { conversation } from '../../helpers/conversation';
 
 describe('failures', () => {
@@ -79,7 +82,20 @@ describe('failures', () => {
     expect(c.context.lines.at(-1)?.text).toBe('Hello there.');
   });
 
-  it('refuses to start with a talk setting a person must fix', () => {
-    expect(() => conversation({ talk: { steps: 0 } })).toThrow(/voice.steps/);
+  it('refuses to start with a talk setting a person must fix, saying which', () => {
+    const actor = createActor(conversationMachine, { input: { recogniser: true, talk: { steps: 0 } } });
+    const errors: unknown[] = [];
+    actor.subscribe({ error: (error) => errors.push(error) });
+    actor.start();
+    expect(actor.getSnapshot().status).toBe('error');
+    expect(errors).toEqual([new TalkSettingError('voice.steps is 0; it must be a whole number from 1 to 64.')]);
+  });
+
+  it('fails loudly when the app forgot to provide an effect', () => {
+    const actor = createActor(conversationMachine, { input: { recogniser: true } });
+    const errors: Error[] = [];
+    actor.subscribe({ error: (error) => errors.push(error as Error) });
+    actor.start();
+    expect(errors[0]?.message).toMatch(/'startRecogniser' was not provided/);
   });
 });

@@ -23,7 +23,7 @@ describe('push and hold', () => {
     const c = conversation({ hold: true }).press().release().user('Tell me a story.');
     c.streamWords('Once upon a time. ').starts(0).clearEffects();
     c.press();
-    expect(c.effects.map((e) => e.type)).toEqual(['stopAudio', 'cancelUtterance', 'startRecogniser']);
+    expect(c.effects.map((e) => e.type)).toEqual(['stopAudio', 'cancelUtterance', 'saveLine', 'startRecogniser']);
     expect(c.stream.aborted).toBe(true);
     expect(c.turn).toBe('listening');
   });
