@@ -2,30 +2,29 @@
  * The echo gate against simulated rooms: does it stay quiet under the assistant's own leak, and how
  * soon does it hear a person who talks over it?
  *
- * A room has one leak level (the mean level the microphone reads of the assistant while it talks),
- * a noise floor and a reverberation. Each room plays `TURNS_PER_ROOM` turns in a row to one gate
- * that starts cold, so what the gate learns carries over and the first turn shows the cold start.
- * A turn is 1–3 pieces of speech-shaped assistant audio (test/helpers/envelopeSpeech.ts) with the
- * player's 120 ms gap between them, then the person's next question after the audio ends (the
- * recogniser's business, which the gate must neither report nor learn from), then a pause while the
- * answer is made. In about half the turns the person talks over the assistant at a random moment,
- * at twice the leak's mean level (6 dB over it), speech-shaped too; a barge-in stops the audio
- * after 20 ms, as the player would.
+ * A room has one leak level (the long-run mean level the microphone reads of the assistant while it
+ * talks; its syllable peaks reach about twice that), a noise floor and a reverberation. Each room
+ * plays `TURNS_PER_ROOM` turns in a row to one gate that starts cold, so what the gate learns
+ * carries over and the first turn shows the cold start. A turn is 1–3 pieces of speech-shaped
+ * assistant audio (test/helpers/envelopeSpeech.ts), each answer up to 10 % louder or quieter than
+ * the room's level, with the player's 120 ms gap between pieces; then, with the assistant silent,
+ * the person's next question (the recogniser's business, which the gate must neither report nor
+ * learn from) and a pause while the answer is made. In half the turns the person talks over the
+ * assistant from a random moment, at twice the leak's mean level (6 dB over it), speech-shaped too;
+ * a barge-in stops the audio 20 ms later, as the player would, and the room rings on.
  *
- * Scored per turn: a false barge-in is any barge-in in a turn where nobody talked over the assistant,
- * or before the person began; a missed one is a person not heard within 1 s of starting; latency is
- * detection time minus the person's first frame.
+ * Levels are clipped at 1 as a real capture is. From a mean leak of about 0.45 the leak's own
+ * syllable peaks reach full scale, and no level the microphone can read is over them: the gate then
+ * reports nothing (see `canBargeIn`), and those turns count as missed. `leakUnderFullScale` tallies
+ * the turns whose leak never reaches full scale.
+ *
+ * Scored per turn: a false barge-in is any barge-in in a turn where nobody talked over the
+ * assistant, or before the person began, or while the assistant was silent; a missed one is a person
+ * not heard within 1 s of starting; latency is detection time minus the person's first frame.
  */
-import { hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
+import { FULL_SCALE, hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
 import type { EchoGateState } from '../../src/core/speech/echoGate';
-import {
-  between,
-  mixLevels,
-  noiseEnvelope,
-  peakToMean,
-  seededRandom,
-  speechEnvelope,
-} from '../helpers/envelopeSpeech';
+import { between, mixLevels, noiseEnvelope, peakToMean, seededRandom, speechEnvelope } from '../helpers/envelopeSpeech';
 import type { Random } from '../helpers/envelopeSpeech';
 
 const SEED = 0x5eed_ec40;
@@ -39,16 +38,26 @@ const INTERRUPTED_SHARE = 0.5;
 const PIECE_GAP_MS = 120;
 const STOP_MS = 20;
 const CATCH_WITHIN_MS = 1000;
-/** The headphone case: no leak to speak of, and a person who says a quiet word. */
+/** The headphone case: a leak of next to nothing, and a person who says a quiet word. */
 const HEADPHONE_LEAK = 0.01;
 const QUIET_WORD = 0.13;
+
+interface Room {
+  leak: number;
+  personLevel: number;
+  noise: number;
+  reverbMs: number;
+}
 
 interface TurnOutcome {
   interrupted: boolean;
   falseBargeIns: number;
   latencyMs: number | null;
-  peakToMean: number;
   cold: boolean;
+  leakMean: number;
+  peakToMean: number;
+  /** Share of the turn's audible frames in which the leak alone reads full scale. */
+  leakAtFullScale: number;
 }
 
 interface Tally {
@@ -56,14 +65,22 @@ interface Tally {
   personTurns: number;
   falseBargeIns: number;
   missedBargeIns: number;
+  caughtShare: number;
   detectionLatencyMsP50: number;
   detectionLatencyMsP95: number;
   detectionLatencyMsMax: number;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0;
+}
+
+function median(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 0.5);
+}
+
+function round(value: number, places: number): number {
+  return Number(value.toFixed(places));
 }
 
 function tally(outcomes: readonly TurnOutcome[]): Tally {
@@ -77,20 +94,14 @@ function tally(outcomes: readonly TurnOutcome[]): Tally {
     personTurns,
     falseBargeIns: outcomes.reduce((s, o) => s + o.falseBargeIns, 0),
     missedBargeIns: personTurns - latencies.length,
+    caughtShare: personTurns === 0 ? 1 : round(latencies.length / personTurns, 4),
     detectionLatencyMsP50: percentile(latencies, 0.5),
     detectionLatencyMsP95: percentile(latencies, 0.95),
     detectionLatencyMsMax: latencies[latencies.length - 1] ?? 0,
   };
 }
 
-interface Room {
-  leak: number;
-  personLevel: number;
-  noise: number;
-  reverbMs: number;
-}
-
-/** Feeds frames to the gate, keeping the time, and counts barge-ins. */
+/** Feeds frames to one gate, keeping the time. */
 class Listener {
   state: EchoGateState = startEchoGate();
   atMs = 0;
@@ -103,68 +114,81 @@ class Listener {
   }
 }
 
-/** One turn: the assistant's audio (maybe talked over), then the person's question, then a pause. */
-function playTurn(random: Random, room: Room, listener: Listener, cold: boolean): TurnOutcome {
-  const turnLeak = room.leak * between(random, 0.9, 1.1);
+/** The assistant's audio for one answer: the leak envelope, and which frames the player is sounding. */
+function answer(random: Random, room: Room): { leak: number[]; audible: boolean[] } {
+  const level = room.leak * between(random, 0.9, 1.1);
   const pieces = 1 + Math.floor(random() * 3);
   const leak: number[] = [];
   const audible: boolean[] = [];
-  const hold = Math.exp(-FRAME_MS / room.reverbMs);
+  const ring = Math.exp(-FRAME_MS / room.reverbMs);
   for (let p = 0; p < pieces; p++) {
-    const piece = speechEnvelope(random, { durationMs: between(random, 1000, 3000), meanLevel: turnLeak, reverbMs: room.reverbMs });
-    for (const v of piece) {
+    for (const v of speechEnvelope(random, { durationMs: between(random, 1200, 3500), meanLevel: level, reverbMs: room.reverbMs })) {
       leak.push(v);
       audible.push(true);
     }
     if (p < pieces - 1) {
       for (let f = 0; f < PIECE_GAP_MS / FRAME_MS; f++) {
-        leak.push((leak[leak.length - 1] ?? 0) * hold);
+        leak.push((leak[leak.length - 1] ?? 0) * ring);
         audible.push(false);
       }
     }
   }
+  return { leak, audible };
+}
+
+/** One turn: the assistant's answer (maybe talked over), then the person's question, then a pause. */
+function playTurn(random: Random, room: Room, listener: Listener, cold: boolean): TurnOutcome {
+  const { leak, audible } = answer(random, room);
   const interrupted = random() < INTERRUPTED_SHARE;
-  const onsetFrame = interrupted
+  const onset = interrupted
     ? Math.floor(between(random, 200, leak.length * FRAME_MS - CATCH_WITHIN_MS) / FRAME_MS)
     : Number.POSITIVE_INFINITY;
   const person = interrupted
     ? speechEnvelope(random, { durationMs: between(random, 600, 2000), meanLevel: room.personLevel })
     : new Float64Array(0);
-  const noise = noiseEnvelope(random, room.noise, leak.length + 600);
+  const noise = noiseEnvelope(random, room.noise, leak.length + person.length);
+  const ring = Math.exp(-FRAME_MS / room.reverbMs);
+  const personAt = (f: number): number => (f >= onset ? (person[f - onset] ?? 0) : 0);
 
   let falseBargeIns = 0;
   let latencyMs: number | null = null;
   let stopAt = Number.POSITIVE_INFINITY;
   let echo = 0;
-  let f = 0;
-  const personAt = (frame: number): number => (frame >= onsetFrame ? (person[frame - onsetFrame] ?? 0) : 0);
-  for (; f < leak.length + person.length; f++) {
+  const end = Math.max(leak.length, Number.isFinite(onset) ? onset + person.length : 0);
+  for (let f = 0; f < end; f++) {
     const playing = f < stopAt && f < leak.length;
-    echo = playing ? (leak[f] ?? 0) : echo * hold;
-    const level = mixLevels(echo, personAt(f), noise[f] ?? room.noise);
-    if (listener.hear(level, playing && (audible[f] ?? false))) {
-      if (f < onsetFrame) falseBargeIns++;
-      else latencyMs ??= (f - onsetFrame + 1) * FRAME_MS;
+    echo = playing ? (leak[f] ?? 0) : echo * ring;
+    if (listener.hear(mixLevels(echo, personAt(f), noise[f] ?? room.noise), playing && (audible[f] ?? false))) {
+      if (f < onset) falseBargeIns++;
+      else latencyMs ??= (f - onset + 1) * FRAME_MS;
       stopAt = Math.min(stopAt, f + STOP_MS / FRAME_MS);
     }
-    if (f >= leak.length && f >= stopAt && personAt(f) === 0 && f > onsetFrame + person.length) break;
   }
 
   const question = speechEnvelope(random, { durationMs: between(random, 800, 3000), meanLevel: room.personLevel });
-  const quietFrames = Math.floor(between(random, 300, 800) / FRAME_MS);
-  const thinkingFrames = Math.floor(between(random, 500, 1500) / FRAME_MS);
-  for (let q = 0; q < quietFrames + question.length + thinkingFrames; q++) {
-    echo *= hold;
-    const spoken = q >= quietFrames ? (question[q - quietFrames] ?? 0) : 0;
+  const quiet = Math.floor(between(random, 300, 800) / FRAME_MS);
+  const thinking = Math.floor(between(random, 500, 1500) / FRAME_MS);
+  for (let q = 0; q < quiet + question.length + thinking; q++) {
+    echo *= ring;
+    const spoken = q >= quiet ? (question[q - quiet] ?? 0) : 0;
     if (listener.hear(mixLevels(echo, spoken, room.noise * between(random, 0.7, 1.3)), false)) falseBargeIns++;
   }
 
+  const heard = Float64Array.from(leak.filter((_, i) => audible[i] ?? false));
+  let sum = 0;
+  let full = 0;
+  for (const v of heard) {
+    sum += v;
+    if (mixLevels(v, room.noise) >= FULL_SCALE) full++;
+  }
   return {
     interrupted,
     falseBargeIns,
     latencyMs,
-    peakToMean: peakToMean(Float64Array.from(leak.filter((_, i) => audible[i]))),
     cold,
+    leakMean: sum / heard.length,
+    peakToMean: peakToMean(heard),
+    leakAtFullScale: full / heard.length,
   };
 }
 
@@ -179,11 +203,6 @@ function makeRoom(random: Random, leak: number, personLevel: number): Room {
   return { leak, personLevel, noise: between(random, 0.005, 0.03), reverbMs: between(random, 40, 70) };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 export function run(): Promise<{
   bench: 'echo-gate';
   turns: number;
@@ -196,30 +215,34 @@ export function run(): Promise<{
   const all: TurnOutcome[] = [];
   const byLeak = LEAK_LEVELS.map((level) => {
     const outcomes: TurnOutcome[] = [];
-    for (let r = 0; r < ROOMS_PER_LEVEL; r++) outcomes.push(...playRoom(random, makeRoom(random, level, level * PERSON_OVER_LEAK)));
+    for (let r = 0; r < ROOMS_PER_LEVEL; r++) {
+      outcomes.push(...playRoom(random, makeRoom(random, level, level * PERSON_OVER_LEAK)));
+    }
     all.push(...outcomes);
-    return { leak: level, peakToMean: Number(median(outcomes.map((o) => o.peakToMean)).toFixed(2)), ...tally(outcomes) };
+    return {
+      leak: level,
+      measuredLeakMean: round(median(outcomes.map((o) => o.leakMean)), 3),
+      peakToMean: round(median(outcomes.map((o) => o.peakToMean)), 2),
+      leakAtFullScale: round(outcomes.reduce((s, o) => s + o.leakAtFullScale, 0) / outcomes.length, 4),
+      ...tally(outcomes),
+    };
   });
-  const headphoneTurns: TurnOutcome[] = [];
-  for (let r = 0; r < ROOMS_PER_LEVEL; r++) {
-    headphoneTurns.push(...playRoom(random, makeRoom(random, HEADPHONE_LEAK, QUIET_WORD)));
-  }
-  const total = tally(all);
+  const headphones: TurnOutcome[] = [];
+  for (let r = 0; r < ROOMS_PER_LEVEL; r++) headphones.push(...playRoom(random, makeRoom(random, HEADPHONE_LEAK, QUIET_WORD)));
+  const { turns, falseBargeIns, missedBargeIns, detectionLatencyMsP95, ...rest } = tally(all);
   return Promise.resolve({
     bench: 'echo-gate',
     seed: SEED,
     frameMs: FRAME_MS,
     personOverLeakDb: 6,
-    turns: total.turns,
-    personTurns: total.personTurns,
-    falseBargeIns: total.falseBargeIns,
-    missedBargeIns: total.missedBargeIns,
-    caughtShare: Number(((total.personTurns - total.missedBargeIns) / total.personTurns).toFixed(4)),
-    detectionLatencyMsP50: total.detectionLatencyMsP50,
-    detectionLatencyMsP95: total.detectionLatencyMsP95,
-    detectionLatencyMsMax: total.detectionLatencyMsMax,
+    turns,
+    falseBargeIns,
+    missedBargeIns,
+    detectionLatencyMsP95,
+    ...rest,
+    leakUnderFullScale: tally(all.filter((o) => o.leakAtFullScale === 0)),
     coldFirstTurns: tally(all.filter((o) => o.cold)),
     byLeak,
-    headphones: { leak: HEADPHONE_LEAK, personLevel: QUIET_WORD, ...tally(headphoneTurns) },
+    headphones: { leak: HEADPHONE_LEAK, personLevel: QUIET_WORD, ...tally(headphones) },
   });
 }

@@ -5,27 +5,37 @@
  * seed names one exact recording.
  *
  * The model, and why each part is there:
- * - Syllables come at 4–6 Hz and rise fast and fall slowly (a rise over 20–40 % of the syllable),
+ * - Syllables come at 4–6 Hz, rise fast and fall slowly (the rise takes 20–40 % of the syllable),
  *   because that is the amplitude envelope of running speech; each carries a stress factor of
- *   0.75–1.25, so some syllables are louder than others, as in any sentence.
- * - Words are 1–3 syllables. Between syllables of one word the level dips to a quarter of the
- *   syllable's peak (the consonants); between words there is a pause of 50–300 ms, or none (70 %
- *   of words follow a pause).
+ *   0.8–1.2, so some syllables are louder than others, as in any sentence.
+ * - Words are 1–3 syllables. Between syllables of one word the level dips to 30 % of the
+ *   syllable's peak (the consonants); half the words follow a pause of 50–250 ms.
  * - Each frame's peak wobbles by about 10 % (the pitch period against the frame), so no two frames
  *   of one syllable read the same.
  * - The leak reaches the microphone through a room, whose reverberation holds each decay up
- *   (exponential with a 40–70 ms time constant, i.e. RT60 of about 0.3–0.5 s); the person is close
+ *   (exponential with a 40–70 ms time constant, an RT60 of about 0.3–0.5 s); the person is close
  *   to the microphone and reaches it dry.
- * - A level is named by its mean over the stretch it covers; peaks then reach about 1.5–2× that
- *   mean, as in real speech. `peakToMean` measures it.
+ * - A level is named by its long-run mean, and the voice's effort is fixed by it: a stretch with
+ *   more pauses has a lower mean, not louder syllables. Peaks then reach about 2× the mean (the
+ *   99th percentile of a stretch is 1.9–2.1× its mean), as in real speech; `peakToMean` measures it.
  * - Sources are uncorrelated, so their envelopes combine in power: √(a² + b² + n²). The peak of a
  *   sum of uncorrelated signals lies between the larger part and the plain sum; power addition is
- *   the usual middle estimate, and it is slightly kinder to the leak-alone case than `max` would be
- *   unkind to the person. The result is clipped at 1, where a real capture saturates.
+ *   the usual middle estimate. The result is clipped at 1, where a real capture saturates.
  */
 
-/** A deterministic uniform generator in [0, 1) (mulberry32). */
-export const K = { PAUSE_P: 0.5, PAUSE_MAX: 250, STRESS: 0.2, FALLP: 2, TROUGH: 0.3 };
+/** Half the words follow a pause, of 50 ms up to this many milliseconds. */
+const WORD_PAUSE_SHARE = 0.5;
+const LONGEST_WORD_PAUSE_MS = 250;
+/** Syllable peaks vary by this much either way. */
+const STRESS = 0.2;
+/** Between syllables of a word the level dips to this share of the syllable's peak. */
+const TROUGH = 0.3;
+/** The fall's shape: above 1 it holds the vowel before it falls. */
+const FALL_POWER = 2;
+/** The per-frame wobble's standard deviation, as a share of the level. */
+const WOBBLE = 0.1;
+
+/** A deterministic uniform generator in [0, 1). */
 export type Random = () => number;
 
 /** mulberry32: small, fast, and good enough to draw test signals; the same seed gives the same run. */
@@ -55,7 +65,7 @@ function gaussian(random: Random): number {
 export interface SpeechOptions {
   /** How long the stretch is, in milliseconds. */
   durationMs: number;
-  /** The mean level the stretch is scaled to, 0..1 (before clipping). */
+  /** The long-run mean level of the voice, 0..1 (before clipping). */
   meanLevel: number;
   /** Frame length in milliseconds. Default 10. */
   frameMs?: number;
@@ -64,48 +74,65 @@ export interface SpeechOptions {
 }
 
 /**
- * One speech-shaped envelope, one value per frame, scaled so its mean is `meanLevel`. It starts on
- * a syllable (no leading silence) and may end mid-word.
+ * One speech-shaped envelope, one value per frame, at the effort whose long-run mean is `meanLevel`
+ * (before clipping). It starts on a syllable (no leading silence) and may end mid-word.
  */
 export function speechEnvelope(random: Random, options: SpeechOptions): Float64Array {
+  return scaled(unitSpeech(random, options), options.meanLevel);
+}
+
+function scaled(unit: Float64Array, meanLevel: number): Float64Array {
+  const scale = meanLevel / UNIT_MEAN;
+  return unit.map((v) => v * scale);
+}
+
+function unitSpeech(random: Random, options: Omit<SpeechOptions, 'meanLevel'>): Float64Array {
   const frameMs = options.frameMs ?? 10;
   const frames = Math.max(1, Math.round(options.durationMs / frameMs));
   const out = new Float64Array(frames);
   let t = 0;
   let firstWord = true;
   while (t < options.durationMs) {
-    if (!firstWord && random() < K.PAUSE_P) t += between(random, 50, K.PAUSE_MAX);
+    if (!firstWord && random() < WORD_PAUSE_SHARE) t += between(random, 50, LONGEST_WORD_PAUSE_MS);
     firstWord = false;
     const syllables = 1 + Math.floor(random() * 3);
     for (let s = 0; s < syllables; s++) {
       const lengthMs = 1000 / between(random, 4, 6);
-      const stress = between(random, 1 - K.STRESS, 1 + K.STRESS);
+      const stress = between(random, 1 - STRESS, 1 + STRESS);
       const rise = between(random, 0.2, 0.4);
       const from = Math.ceil(t / frameMs);
       const to = Math.min(frames, Math.ceil((t + lengthMs) / frameMs));
       for (let f = from; f < to; f++) {
         const u = (f * frameMs - t) / lengthMs;
         const shape =
-          u < rise ? 0.5 - 0.5 * Math.cos((Math.PI * u) / rise) : 0.5 + 0.5 * Math.cos(Math.PI * ((u - rise) / (1 - rise)) ** K.FALLP);
-        out[f] = stress * (K.TROUGH + (1 - K.TROUGH) * shape);
+          u < rise ? 0.5 - 0.5 * Math.cos((Math.PI * u) / rise) : 0.5 + 0.5 * Math.cos(Math.PI * ((u - rise) / (1 - rise)) ** FALL_POWER);
+        out[f] = stress * (TROUGH + (1 - TROUGH) * shape);
       }
       t += lengthMs;
     }
   }
   for (let f = 0; f < frames; f++) {
-    out[f] = (out[f] ?? 0) * Math.max(0, 1 + 0.1 * gaussian(random));
+    out[f] = (out[f] ?? 0) * Math.max(0, 1 + WOBBLE * gaussian(random));
   }
   const reverbMs = options.reverbMs ?? 0;
   if (reverbMs > 0) {
     const hold = Math.exp(-frameMs / reverbMs);
     for (let f = 1; f < frames; f++) out[f] = Math.max(out[f] ?? 0, (out[f - 1] ?? 0) * hold);
   }
-  let sum = 0;
-  for (const v of out) sum += v;
-  const scale = sum > 0 ? (options.meanLevel * frames) / sum : 0;
-  for (let f = 0; f < frames; f++) out[f] = (out[f] ?? 0) * scale;
   return out;
 }
+
+/**
+ * The long-run mean of the unit envelope (syllable peaks about 1), measured once over ten minutes of
+ * it. Scaling by this rather than by each stretch's own mean keeps the voice's effort fixed: a
+ * stretch with more pauses has a lower mean, not louder syllables.
+ */
+const UNIT_MEAN = (() => {
+  const unit = unitSpeech(seededRandom(1), { durationMs: 600_000 });
+  let sum = 0;
+  for (const v of unit) sum += v;
+  return sum / unit.length;
+})();
 
 /** A steady level, one value per frame: the bench-top case the reference measurements used. */
 export function steadyEnvelope(level: number, durationMs: number, frameMs = 10): Float64Array {

@@ -16,7 +16,7 @@
 import { and, assign, fromCallback, not, or, setup, stateIn } from 'xstate';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { endText, pushText, startChunking } from '../speech/chunker';
-import { isSelfEcho } from '../speech/selfEcho';
+import { isSelfEcho, rememberedUtterances } from '../speech/selfEcho';
 import { resolveTalk } from '../speech/talk';
 import type {
   ChatMessage,
@@ -29,9 +29,6 @@ import type {
   TypingReason,
   Voice,
 } from './events';
-
-/** How many of the assistant's recent utterances a final transcript is compared with. */
-export const ECHO_MEMORY = 3;
 
 /** Default patience for the first word of an answer, in milliseconds. */
 export const ANSWER_PATIENCE_MS = 30_000;
@@ -106,7 +103,7 @@ function settledLines(context: ConversationContext, interrupted: boolean): Line[
 
 function remembered(context: ConversationContext): string[] {
   const said = context.pieces.join(' ').trim();
-  return said === '' ? context.recentlySpoken : [...context.recentlySpoken, said].slice(-ECHO_MEMORY);
+  return said === '' ? context.recentlySpoken : [...context.recentlySpoken, said].slice(-rememberedUtterances);
 }
 
 function allSettled(context: ConversationContext): boolean {

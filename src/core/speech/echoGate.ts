@@ -1,13 +1,25 @@
 /**
  * Barge-in from the microphone level alone.
  *
- * While the assistant is audible the recogniser is stopped (it opens its own capture, which our
- * echo cancellation does not touch), so the only way to hear a person talk over the assistant is the
- * level of our own echo-cancelled stream. That stream still hears the speaker, and on a laptop the
- * leak clears any fixed threshold worth having. So the gate learns the leak: whatever the
- * microphone reads while the assistant talks is the leak, tracked as an envelope of its peaks, and a
- * person has to be clearly over it — over `margin` times the leak, never under `floor` — for a
- * while, not for one click.
+ * While the assistant is audible the recogniser is stopped (it opens its own capture, which our echo
+ * cancellation does not touch), so the only way to hear a person talk over the assistant is the level
+ * of our own echo-cancelled stream. That stream still hears the speaker, and on a laptop the leak
+ * clears any fixed threshold worth having. So the gate learns the leak: whatever the microphone reads
+ * while the assistant talks is the leak, and a person has to hold the level clearly over it — over
+ * `margin` times the leak's peak level, never under `floor` — for `minOverMs`, not for one click.
+ *
+ * The leak's peak level is not its mean: a voice's syllables peak at about twice its mean, and a bar
+ * set from the mean is cleared by the assistant's own stressed syllables. Nor is it the single
+ * loudest moment, which one rising edge of a person's voice can move. It is the level the leak
+ * held (over `minOverMs`) for the loudest `peakShare` of the assistant audio heard lately, read from
+ * a fading histogram of those held levels: a person's brief rise is too little audio to move it, and
+ * a syllable louder than usual is one of many.
+ *
+ * What the gate learned carries over from answer to answer in the same room, fading only slowly in
+ * silence, so the second answer starts with a good bar. The very first one cannot: the gate takes
+ * its first `warmUpMs` as leak without judging, then widens the margin until it has heard
+ * `settleMs`. When the leak's own peaks come near full scale, no level the microphone can read is
+ * clearly over them, and the gate says so (`canBargeIn`) rather than guess.
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
  */
@@ -15,115 +27,143 @@
 /** How the gate learns the leak and decides that a person is talking. */
 export interface EchoGateOptions {
   /**
-   * How far over the learned leak a person must be, as a factor of the leak's level. 1.375
-   * reproduces the measurements this gate was built from: a steady 0.35 leak settles the bar at
-   * 0.48 and a 0.55 leak at 0.76. Default 1.375.
+   * How far over the leak's peak level a person must hold, as a factor. 1.375 reproduces the
+   * measurements this gate was built from: a steady 0.35 leak settles the bar at 0.48 and a 0.55
+   * leak at 0.76. Default 1.375.
    */
   margin: number;
   /**
-   * How far over the loudest peak the leak has held lately a person must be, as a factor. The bar
-   * never drops under it, whatever the typical peak says, so the assistant's own loudest syllable
-   * cannot trip the gate. Default 1.1.
-   */
-  peakMargin: number;
-  /**
-   * Time constant, in milliseconds of assistant audio, over which the typical syllable peak is
-   * averaged. Default 1500.
-   */
-  typicalMs: number;
-  /**
-   * Time constant, in milliseconds, with which trust in the learned leak fades while the assistant
-   * is silent. Default 10000.
-   */
-  forgetMs: number;
-  /**
    * The lowest the bar ever goes, as a level 0..1. It sits over a quiet room's noise (a peak meter
-   * reads about 0.01–0.03 there) and a headphone's faint spill, and under a quiet spoken word close
+   * reads about 0.01–0.03 there) and a headphone's faint spill, and under a quiet word spoken close
    * to the microphone (0.12–0.15), so on headphones a quiet word still interrupts. Default 0.09.
    */
   floor: number;
   /**
-   * Time constant, in milliseconds, with which the leak envelope rises toward a louder frame that is
-   * still under the bar. Fast enough to catch up with the assistant's louder syllables within a few
-   * of them, slow enough that the rising edge of a person's first syllable barely moves it.
-   * Default 80.
+   * The share of the remembered assistant audio whose held level lies over the leak's peak level,
+   * 0..1. 5 % is the tops of the stressed syllables: high enough to stand for the leak's peaks,
+   * wide enough that the few frames of a person's rising voice cannot move it. Default 0.05.
    */
-  attackMs: number;
+  peakShare: number;
   /**
-   * Time constant, in milliseconds, with which the leak envelope falls while the assistant is
-   * audible. Long against the pauses between words and sentences, so the envelope rests on the
-   * leak's peaks rather than its mean, and the next loud syllable finds the bar where the last left
-   * it. Default 2500.
+   * The least assistant audio, in milliseconds, that lies over the peak level however little has
+   * been heard, so a few frames cannot decide it in a gate's first seconds. Default 100.
    */
-  releaseMs: number;
+  peakMinMs: number;
   /**
-   * Time constant, in milliseconds, with which the learned leak fades while the assistant is silent.
-   * The room and the volume rarely change between turns, so the next turn should start with the
-   * bar the last one learned; a minute of silence keeps about a third of it. Default 60000.
+   * Time constant, in milliseconds of assistant audio, with which what the gate learned gives way to
+   * what it hears now: long enough to span several sentences, short enough to follow a volume change
+   * within one answer. Default 8000.
    */
-  idleReleaseMs: number;
+  memoryMs: number;
   /**
-   * How long, in milliseconds, a person must be over the bar before it counts. Longer than a click
+   * The loudest held level taken as leak, as a factor over the leak's current peak level; a louder
+   * frame teaches nothing. A louder answer still raises the peak level, through its many frames just
+   * over it, while a person twice as loud as the leak who stays under the bar (in a gate's cold
+   * first seconds, say) cannot teach it that a person is the leak. Default 1.3.
+   */
+  riseLimit: number;
+  /**
+   * How far the leak's loudest moments run over its peak level, as a factor. When margin × peak
+   * level would be over what the microphone can read (`FULL_SCALE`), a person at full scale still
+   * counts, but only while peak level × headroom stays under full scale: past that the leak itself
+   * reaches full scale and nothing the microphone reads can be told from it. On speech envelopes
+   * the loudest held level of an answer runs about 1.13× its peak level, and the next answer may be
+   * 10 % louder again. Default 1.35.
+   */
+  headroom: number;
+  /**
+   * Time constant, in milliseconds, with which what was learned fades while the assistant is silent,
+   * so that after a long pause the next answer's own audio takes over sooner. The room and volume
+   * rarely change between turns, so the next turn starts with the bar the last one learned.
+   * Default 60000.
+   */
+  idleForgetMs: number;
+  /**
+   * How long, in milliseconds, a person must hold over the bar before it counts. Longer than a click
    * or a single loud frame, shorter than the first syllable of a word. Default 40.
    */
   minOverMs: number;
   /**
-   * The longest dip under the bar, in milliseconds, that does not end a run over it: one frame's
-   * worth at 10 ms frames, because a voice's peak level wobbles from frame to frame. Default 15.
+   * How much dip under the bar, in milliseconds, a hold over it forgives: one frame's worth at 10 ms
+   * frames, because a voice's peak level wobbles from frame to frame. Default 15.
    */
   bridgeMs: number;
   /**
-   * How long after the assistant's audio stops, in milliseconds, the gate still listens for a
-   * person over the bar. The room still rings with the leak for about 200 ms, and the player leaves
-   * a 120 ms gap between pieces; a person who starts in either is talking over the assistant.
-   * Default 250.
+   * How long after the assistant's audio stops, in milliseconds, the gate still listens for a person
+   * over the bar. The room still rings with the leak for about 200 ms, and the player leaves a 120 ms
+   * gap between pieces; a person who starts in either is talking over the assistant. Default 250.
    */
   tailMs: number;
   /**
-   * How much assistant audio, in milliseconds, the gate hears before it may report anything, when it
-   * has learned nothing yet. Every frame in that time is taken as leak, so the very first syllables
-   * of the very first turn set the bar instead of tripping it. Default 200.
+   * How much assistant audio, in milliseconds, the gate hears before it reports anything when it has
+   * learned (almost) nothing. All of it is taken as leak, so the first syllable and a half of the
+   * very first turn set the bar instead of tripping it; a person who talks in that time is taken
+   * for leak too, and the gate needs a few answers to forget them. Default 300.
    */
   warmUpMs: number;
   /**
-   * How much assistant audio, in milliseconds, it takes for the gate to trust what it learned. Until
-   * then the margin is widened (see `coldMargin`) and eases linearly down to `margin`, because the
+   * How much remembered assistant audio, in milliseconds, it takes for the gate to trust what it
+   * learned. Until then the margin is `coldMargin`, easing linearly down to `margin`, because the
    * first syllables heard need not be the loudest. Default 2000.
    */
   settleMs: number;
   /**
-   * The margin right after the warm-up, as a factor of the leak, easing to `margin` over `settleMs`.
-   * 2 leaves room for a later syllable half again as loud as the first ones. Default 2.
+   * The margin right after the warm-up, as a factor of the leak's peak level, easing to `margin` over
+   * `settleMs`: room for a later syllable half again as loud as the first ones. Default 2.
    */
   coldMargin: number;
+  /**
+   * The margin is widened by this factor when the assistant starts talking after a silence, easing
+   * back over `turnSettleMs`: one answer can come out a little louder than the last, and until its
+   * own syllables are heard the bar should allow for it. Default 1.15.
+   */
+  turnMargin: number;
+  /** Milliseconds of assistant audio over which `turnMargin` eases back to 1. Default 500. */
+  turnSettleMs: number;
 }
 
 /** The defaults, each explained on its field in `EchoGateOptions`. */
 export const ECHO_GATE: Readonly<EchoGateOptions> = Object.freeze({
   margin: 1.375,
-  peakMargin: 1.1,
-  typicalMs: 1500,
-  forgetMs: 10_000,
   floor: 0.09,
-  attackMs: 80,
-  releaseMs: 2500,
-  idleReleaseMs: 60_000,
+  peakShare: 0.05,
+  peakMinMs: 100,
+  memoryMs: 8000,
+  riseLimit: 1.3,
+  headroom: 1.35,
+  idleForgetMs: 60_000,
   minOverMs: 40,
   bridgeMs: 15,
   tailMs: 250,
-  warmUpMs: 200,
+  warmUpMs: 300,
   settleMs: 2000,
   coldMargin: 2,
+  turnMargin: 1.15,
+  turnSettleMs: 500,
 });
 
 /**
- * The longest stretch, in milliseconds, one frame may stand for when counting time over the bar: a
- * stalled meter that delivers a frame late must not turn one loud frame into a person.
+ * The level, 0..1, from which the microphone is taken to be at full scale: a peak meter on a
+ * clipping capture reads 1 or a hair under it. A bar is never set between this and 1.
+ */
+export const FULL_SCALE = 0.97;
+
+/**
+ * The longest stretch, in milliseconds, one frame may stand for: a stalled meter that delivers a
+ * frame late must not turn one loud frame into a held one, nor teach the leak for a whole stall.
  */
 const LONGEST_FRAME_MS = 25;
 
-/** How often, in milliseconds, the gate notes its leak so a barge-in can undo what the person's rising voice taught it. */
+/** How often, in milliseconds, the gate notes what it learned, so a barge-in can hand back a picture from before the person began. */
 const CHECKPOINT_MS = 100;
+
+/** The histogram's bins: the first holds levels up to `LOWEST_LEVEL`, each next one `BIN_RATIO` higher, the last reaches 1. */
+const LOWEST_LEVEL = 1e-3;
+const BIN_RATIO = 1.05;
+const BINS = Math.ceil(Math.log(1 / LOWEST_LEVEL) / Math.log(BIN_RATIO)) + 1;
+
+/** The weight past which the histogram is rescaled so its numbers stay finite. */
+const RESCALE_AT = 1e12;
 
 /** Raised for an echo-gate option a person must fix; says which, what it was, and what it may be. */
 export class EchoGateOptionError extends Error {
@@ -132,19 +172,21 @@ export class EchoGateOptionError extends Error {
 
 const LIMITS: Record<keyof EchoGateOptions, readonly [min: number, max: number]> = {
   margin: [1, 4],
-  peakMargin: [0, 4],
-  typicalMs: [1, 600_000],
-  forgetMs: [1, 3_600_000],
   floor: [0, 1],
-  attackMs: [0, 10_000],
-  releaseMs: [1, 600_000],
-  idleReleaseMs: [1, 3_600_000],
-  minOverMs: [0, 2000],
+  peakShare: [0.001, 0.5],
+  peakMinMs: [0, 10_000],
+  memoryMs: [100, 600_000],
+  riseLimit: [1, 4],
+  headroom: [1, 4],
+  idleForgetMs: [1, 86_400_000],
+  minOverMs: [10, 2000],
   bridgeMs: [0, 500],
   tailMs: [0, 5000],
   warmUpMs: [0, 10_000],
   settleMs: [0, 60_000],
   coldMargin: [1, 8],
+  turnMargin: [1, 4],
+  turnSettleMs: [0, 60_000],
 };
 
 /**
@@ -162,7 +204,12 @@ export function resolveEchoGate(partial: Partial<EchoGateOptions> = {}): EchoGat
   }
   if (options.coldMargin < options.margin) {
     throw new EchoGateOptionError(
-      `echo gate coldMargin (${options.coldMargin}) is under margin (${options.margin}); the gate is never surer of a leak it has barely heard, so make coldMargin at least margin.`,
+      `echo gate coldMargin (${options.coldMargin}) is under margin (${options.margin}); a gate is never surer of a leak it has barely heard, so make coldMargin at least margin.`,
+    );
+  }
+  if (options.bridgeMs >= options.minOverMs) {
+    throw new EchoGateOptionError(
+      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a hold that forgives its whole length would count silence, so make bridgeMs smaller.`,
     );
   }
   return options;
@@ -175,45 +222,39 @@ export interface HeardFrame {
   readonly ms: number;
 }
 
-/** The syllable-sized rise and fall of the held level the gate is in, while it learns. */
-export interface Bump {
-  /** The highest held level so far in it, 0..1. */
-  readonly top: number;
-  /** When it began, in milliseconds. */
-  readonly sinceMs: number;
-  /** True if anything in it was over the bar or not the assistant's, so it must not teach. */
-  readonly spoilt: boolean;
+/**
+ * What the gate learned of the leak: a histogram of the levels it held, each bin counting
+ * milliseconds of assistant audio times `weight` at the time it was added (so older audio counts
+ * for less as the weight grows, without touching every bin on every frame).
+ */
+export interface LeakPicture {
+  readonly bins: readonly number[];
+  /** Per bin, the same counts times their levels, so a bin can say what level it holds on average. */
+  readonly sums: readonly number[];
+  /** The sum of `bins`. */
+  readonly total: number;
+  /** What one millisecond heard now adds to a bin; grows with time heard and silence, rescaled when large. */
+  readonly weight: number;
+  /** How much assistant audio, in milliseconds, the picture stands for after fading. */
+  readonly heardMs: number;
 }
 
 /** Everything the gate knows, as immutable plain data; make one with `startEchoGate`. */
 export interface EchoGateState {
   readonly options: Readonly<EchoGateOptions>;
-  /** The loudest level the leak has held for `minOverMs` lately, 0..1: fast up, slow down. */
-  readonly peak: number;
-  /** The leak's typical syllable peak, 0..1: its bumps' tops, averaged over `typicalMs`. */
-  readonly typical: number;
-  /** Assistant audio heard so far, in milliseconds, capped at `settleMs`; fades when silent. */
-  readonly heardMs: number;
+  readonly leak: LeakPicture;
+  /** Assistant audio learned since the assistant last started after a silence, in milliseconds. */
+  readonly turnMs: number;
   /** The previous frame's time, or null before the first frame. */
   readonly lastAtMs: number | null;
   /** The last frame in which the assistant was audible, or null if it never was. */
   readonly lastAudibleAtMs: number | null;
-  /** The frames of the last `minOverMs`, oldest first. */
+  /** The frames of the last `minOverMs` of this stretch of listening, oldest first; empty while silent. */
   readonly recent: readonly HeardFrame[];
-  /** The last frame that was over the bar, or null; learning waits `bridgeMs` after it. */
-  readonly lastOverAtMs: number | null;
-  /** The bump being measured. */
-  readonly bump: Bump;
-  /** True once a barge-in was reported for this stretch of assistant audio; cleared when the audio stops. */
+  /** True once a barge-in was reported for this stretch of assistant audio; cleared after `tailMs` of silence. */
   readonly interrupted: boolean;
-  /** The leak as noted at the last checkpoint and the one before, with the time of the last. */
-  readonly checkpoint: {
-    readonly peak: number;
-    readonly typical: number;
-    readonly previousPeak: number;
-    readonly previousTypical: number;
-    readonly atMs: number | null;
-  };
+  /** The picture as it was at the last checkpoint and the one before, with the time of the last. */
+  readonly checkpoint: { readonly last: LeakPicture; readonly previous: LeakPicture; readonly atMs: number | null };
 }
 
 /** One microphone frame as the level meter reports it. */
@@ -226,41 +267,90 @@ export interface EchoGateFrame {
   assistantAudible: boolean;
 }
 
+const NOTHING: readonly number[] = Object.freeze(new Array<number>(BINS).fill(0));
+const EMPTY: LeakPicture = Object.freeze({ bins: NOTHING, sums: NOTHING, total: 0, weight: 1, heardMs: 0 });
+
 /** A gate that has heard nothing: no leak learned, so it warms up on the first assistant audio. */
 export function startEchoGate(options: Partial<EchoGateOptions> = {}): EchoGateState {
   return {
     options: Object.freeze(resolveEchoGate(options)),
-    peak: 0,
-    typical: 0,
-    heardMs: 0,
+    leak: EMPTY,
+    turnMs: 0,
     lastAtMs: null,
     lastAudibleAtMs: null,
     recent: [],
-    lastOverAtMs: null,
-    bump: { top: 0, sinceMs: 0, spoilt: true },
     interrupted: false,
-    checkpoint: { peak: 0, typical: 0, previousPeak: 0, previousTypical: 0, atMs: null },
+    checkpoint: { last: EMPTY, previous: EMPTY, atMs: null },
   };
 }
 
-/** The margin over the leak in force after `heardMs` of assistant audio: `coldMargin` easing to `margin`. */
-function marginAfter(options: Readonly<EchoGateOptions>, heardMs: number): number {
-  const span = options.settleMs - options.warmUpMs;
-  const trust = span <= 0 ? 1 : Math.min(1, Math.max(0, (heardMs - options.warmUpMs) / span));
-  return options.coldMargin + (options.margin - options.coldMargin) * trust;
+function binOf(level: number): number {
+  if (level <= LOWEST_LEVEL) return 0;
+  return Math.min(BINS - 1, Math.ceil(Math.log(level / LOWEST_LEVEL) / Math.log(BIN_RATIO)));
 }
 
-/** The level, 0..1, a person must hold over right now. */
-export function barOf(state: EchoGateState): number {
+/**
+ * The level over which `tailMs` of the pictured audio lies, to within a bin (5 %): the average level
+ * of the bin where the count from the top reaches `tailMs`, so a steady leak reads as itself. 0 when
+ * nothing was heard.
+ */
+function levelWithTail(leak: LeakPicture, tailMs: number): number {
+  const { total } = leak;
+  if (total <= 0 || leak.heardMs <= 0) return 0;
+  const wanted = Math.min(total, (tailMs / leak.heardMs) * total);
+  let above = 0;
+  let level = 0;
+  for (let b = BINS - 1; b >= 0 && above < wanted; b--) {
+    const here = leak.bins[b] ?? 0;
+    if (here > 0) {
+      above += here;
+      level = (leak.sums[b] ?? 0) / here;
+    }
+  }
+  return level;
+}
+
+/**
+ * The leak's peak level, 0..1: the level over which the loudest `peakShare` (at least `peakMinMs`)
+ * of the remembered assistant audio held. For a steady leak it is that leak's level.
+ */
+export function leakOf(state: EchoGateState): number {
+  const { options, leak } = state;
+  return levelWithTail(leak, Math.max(options.peakShare * leak.heardMs, options.peakMinMs));
+}
+
+/** The factor on `margin` in force now: wide while little is learned, and at the start of each answer. */
+function widening(state: EchoGateState): number {
   const { options } = state;
-  const cold = marginAfter(options, state.heardMs) / options.margin;
-  return Math.max(options.floor, cold * Math.max(options.margin * state.typical, options.peakMargin * state.peak));
+  const span = options.settleMs - options.warmUpMs;
+  const trust = span <= 0 ? 1 : Math.min(1, Math.max(0, (state.leak.heardMs - options.warmUpMs) / span));
+  const cold = options.coldMargin + (options.margin - options.coldMargin) * trust;
+  const fresh = options.turnSettleMs <= 0 ? 0 : Math.max(0, 1 - state.turnMs / options.turnSettleMs);
+  return (cold / options.margin) * (1 + (options.turnMargin - 1) * fresh);
 }
 
-/** Moves `from` toward `to` as a one-pole filter with time constant `tauMs` would over `dtMs`. */
-function approach(from: number, to: number, dtMs: number, tauMs: number): number {
-  if (tauMs <= 0) return to;
-  return from + (to - from) * (1 - Math.exp(-dtMs / tauMs));
+function barFor(state: EchoGateState, peak: number): number {
+  const { options } = state;
+  const wide = widening(state);
+  const bar = Math.max(options.floor, wide * options.margin * peak);
+  if (bar > FULL_SCALE && wide * options.headroom * peak < FULL_SCALE) return FULL_SCALE;
+  return bar;
+}
+
+/**
+ * The level, 0..1, a person must hold over right now. Over 1 when the leak itself reaches full
+ * scale: nothing the microphone can read clears it (see `canBargeIn`).
+ */
+export function barOf(state: EchoGateState): number {
+  return barFor(state, leakOf(state));
+}
+
+/**
+ * False when the leak is so loud that no level the microphone can read would clear the bar; the app
+ * can tell the person to lower the volume or use headphones to interrupt by voice.
+ */
+export function canBargeIn(state: EchoGateState): boolean {
+  return barOf(state) < 1;
 }
 
 /** Keeps the newest frames that together cover `spanMs`, oldest first. */
@@ -276,20 +366,54 @@ function remember(recent: readonly HeardFrame[], frame: HeardFrame, spanMs: numb
 }
 
 /**
- * The level the remembered frames held throughout, letting the lowest frames off for up to
- * `bridgeMs` in all (a voice's peak wobbles from frame to frame); 0 until they cover `spanMs`.
+ * The level the remembered frames held throughout, letting the lowest of them off for up to
+ * `bridgeMs` in all; null until they cover `spanMs`.
  */
-function heldLevel(recent: readonly HeardFrame[], spanMs: number, bridgeMs: number): number {
+function heldLevel(recent: readonly HeardFrame[], spanMs: number, bridgeMs: number): number | null {
   let covered = 0;
   for (const f of recent) covered += f.ms;
-  if (covered < spanMs || recent.length === 0) return 0;
-  const lowestFirst = [...recent].sort((a, b) => a.level - b.level);
+  if (covered < spanMs) return null;
   let forgiven = 0;
-  for (const f of lowestFirst) {
-    if (forgiven + f.ms > bridgeMs) return f.level;
-    forgiven += f.ms;
-  }
-  return 0;
+  const lowestUnforgiven = [...recent]
+    .sort((a, b) => a.level - b.level)
+    .find((f) => {
+      forgiven += f.ms;
+      return forgiven > bridgeMs;
+    });
+  return lowestUnforgiven === undefined ? null : lowestUnforgiven.level;
+}
+
+/** Adds `ms` of assistant audio held at `level` to the picture, letting older audio fade over `memoryMs`. */
+function learn(leak: LeakPicture, level: number, ms: number, memoryMs: number): LeakPicture {
+  const fade = Math.exp(ms / memoryMs);
+  const weight = leak.weight * fade;
+  const heardMs = leak.heardMs / fade + ms;
+  const bins = [...leak.bins];
+  const sums = [...leak.sums];
+  const bin = binOf(level);
+  bins[bin] = (bins[bin] ?? 0) + ms * weight;
+  sums[bin] = (sums[bin] ?? 0) + ms * weight * level;
+  return rescaled({ bins, sums, total: leak.total + ms * weight, weight, heardMs });
+}
+
+/** The same picture with its weight brought back to 1 once it grows past `RESCALE_AT`. */
+function rescaled(leak: LeakPicture): LeakPicture {
+  if (leak.weight <= RESCALE_AT) return leak;
+  const { weight } = leak;
+  return {
+    bins: leak.bins.map((v) => v / weight),
+    sums: leak.sums.map((v) => v / weight),
+    total: leak.total / weight,
+    weight: 1,
+    heardMs: leak.heardMs,
+  };
+}
+
+/** Lets the whole picture fade over `dtMs` of silence, so new audio outweighs it sooner. */
+function forget(leak: LeakPicture, dtMs: number, idleForgetMs: number): LeakPicture {
+  if (dtMs === 0) return leak;
+  const fade = Math.exp(dtMs / idleForgetMs);
+  return rescaled({ ...leak, weight: leak.weight * fade, heardMs: leak.heardMs / fade });
 }
 
 function checkFrame(frame: EchoGateFrame): void {
@@ -301,11 +425,21 @@ function checkFrame(frame: EchoGateFrame): void {
   }
 }
 
-const BUMP_DROP = 0.6;
-const LONGEST_BUMP_MS = 300;
-
 /**
  * Hears one frame and returns the next state, and whether this frame completed a barge-in.
+ *
+ * Contract:
+ * - A barge-in is the level held over the bar for `minOverMs` (forgiving `bridgeMs` of dips). It is
+ *   reported once per stretch of assistant audio, and only while the assistant is audible or within
+ *   `tailMs` after it stopped; the gate re-arms after `tailMs` of silence. A person talking while
+ *   the assistant is silent is the recogniser's business, not the gate's.
+ * - Only assistant-audible frames teach the leak, none while any frame of the last `minOverMs` was
+ *   over the bar, and none held louder than `riseLimit` times the peak level: a person talking over
+ *   the top does not teach the gate that interruptions are normal. A barge-in hands back the picture
+ *   from 100–200 ms before it, ahead of the person's rising voice, so the next answer starts with
+ *   the leak's own bar.
+ * - Frames must come in time order; a frame that goes back in time counts as no time passing. A frame
+ *   stands for at most 25 ms. Levels over 1 are read as 1.
  */
 export function hearFrame(
   state: EchoGateState,
@@ -315,95 +449,61 @@ export function hearFrame(
   const { options } = state;
   const level = Math.min(1, frame.level);
   const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
+  const ms = Math.min(dtMs, LONGEST_FRAME_MS);
   const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
   const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= options.tailMs;
-  const recent = remember(state.recent, { atMs: frame.atMs, level, ms: Math.min(dtMs, LONGEST_FRAME_MS) }, options.minOverMs);
-  const moved = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent };
-  const spoilt = { top: 0, sinceMs: frame.atMs, spoilt: true };
 
   if (!listening) {
-    const fade = Math.exp(-dtMs / options.idleReleaseMs);
+    const leak = forget(state.leak, dtMs, options.idleForgetMs);
     return {
       bargeIn: false,
       state: {
-        ...moved,
-        peak: state.peak * fade,
-        typical: state.typical * fade,
-        heardMs: state.heardMs * Math.exp(-dtMs / options.forgetMs),
-        lastOverAtMs: null,
-        bump: spoilt,
+        options,
+        leak,
+        turnMs: 0,
+        lastAtMs: frame.atMs,
+        lastAudibleAtMs,
+        recent: [],
         interrupted: false,
+        checkpoint: { last: leak, previous: leak, atMs: null },
       },
     };
   }
 
-  if (state.interrupted) return { bargeIn: false, state: { ...moved, bump: spoilt } };
+  const recent = remember(state.recent, { atMs: frame.atMs, level, ms }, options.minOverMs);
+  const moved: EchoGateState = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent };
+  if (state.interrupted) return { bargeIn: false, state: moved };
 
   const held = heldLevel(recent, options.minOverMs, options.bridgeMs);
-
-  if (state.heardMs < options.warmUpMs) {
-    if (!frame.assistantAudible) return { bargeIn: false, state: { ...moved, bump: spoilt } };
-    const peak = Math.max(state.peak, held);
-    return {
-      bargeIn: false,
-      state: {
-        ...moved,
-        peak,
-        typical: peak,
-        heardMs: state.heardMs + dtMs,
-        bump: spoilt,
-        checkpoint: { peak, typical: peak, previousPeak: peak, previousTypical: peak, atMs: frame.atMs },
-      },
-    };
+  if (state.leak.heardMs < options.warmUpMs) {
+    if (!frame.assistantAudible) return { bargeIn: false, state: moved };
+    const leak = learn(state.leak, held ?? level, ms, options.memoryMs);
+    return { bargeIn: false, state: { ...moved, leak, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } } };
   }
 
-  const bar = barOf(state);
-  if (held > bar) {
-    const peak = Math.min(state.peak, state.checkpoint.previousPeak);
-    const typical = Math.min(state.typical, state.checkpoint.previousTypical);
+  const peak = leakOf(state);
+  const bar = barFor(state, peak);
+  if (held !== null && held > bar) {
+    const leak = state.checkpoint.previous;
     return {
       bargeIn: true,
-      state: {
-        ...moved,
-        peak,
-        typical,
-        lastOverAtMs: null,
-        bump: spoilt,
-        interrupted: true,
-        checkpoint: { peak, typical, previousPeak: peak, previousTypical: typical, atMs: frame.atMs },
-      },
+      state: { ...moved, leak, interrupted: true, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } },
     };
   }
 
-  const lastOverAtMs = level > bar ? frame.atMs : state.lastOverAtMs;
-  const quiet = lastOverAtMs === null || frame.atMs - lastOverAtMs > options.bridgeMs;
-  const learning = frame.assistantAudible && (quiet || (globalThis as unknown as { NOFREEZE?: boolean }).NOFREEZE === true);
-  if (!learning) return { bargeIn: false, state: { ...moved, lastOverAtMs, bump: { ...state.bump, spoilt: true } } };
+  const plausible = held !== null && held <= options.riseLimit * peak;
+  const suspect = recent.some((f) => f.level > bar);
+  if (!frame.assistantAudible || !plausible || suspect) return { bargeIn: false, state: moved };
 
-  const peak = approach(state.peak, held, dtMs, held > state.peak ? options.attackMs : options.releaseMs);
-  let typical = state.typical;
-  let bump: Bump = state.bump;
-  if (held >= bump.top) {
-    bump = { ...bump, top: held };
-  } else if (held < bump.top * BUMP_DROP || frame.atMs - bump.sinceMs >= LONGEST_BUMP_MS) {
-    if (!bump.spoilt && bump.top * options.margin > options.floor) {
-      typical = approach(typical, bump.top, frame.atMs - bump.sinceMs, options.typicalMs);
-    }
-    bump = { top: held, sinceMs: frame.atMs, spoilt: false };
-  }
+  const leak = learn(state.leak, held, ms, options.memoryMs);
   const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
   return {
     bargeIn: false,
     state: {
       ...moved,
-      peak,
-      typical,
-      heardMs: Math.min(options.settleMs, state.heardMs + dtMs),
-      lastOverAtMs,
-      bump,
-      checkpoint: due
-        ? { peak, typical, previousPeak: state.checkpoint.peak, previousTypical: state.checkpoint.typical, atMs: frame.atMs }
-        : state.checkpoint,
+      leak,
+      turnMs: state.turnMs + ms,
+      checkpoint: due ? { last: leak, previous: state.checkpoint.last, atMs: frame.atMs } : state.checkpoint,
     },
   };
 }
@@ -423,7 +523,7 @@ export class EchoGate {
     return next.bargeIn;
   }
 
-  /** The level a person must be over right now, 0..1. */
+  /** The level a person must hold over right now, 0..1 (over 1 when nothing can clear it). */
   get bar(): number {
     return barOf(this.#state);
   }
