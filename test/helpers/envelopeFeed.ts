@@ -1,6 +1,6 @@
 /**
  * Plays a run of levels into an echo gate on a simulated clock, for the gate's tests: one frame per
- * level, `frameMs` apart, starting one frame after `fromMs`.
+ * level, `frameMs` apart, starting one frame after the gate's last frame (or at `frameMs`).
  */
 import { barOf, hearFrame } from '../../src/core/speech/echoGate';
 import type { EchoGateState } from '../../src/core/speech/echoGate';
@@ -16,8 +16,6 @@ export interface Played {
 }
 
 export interface FeedOptions {
-  /** The time before the first frame, in milliseconds. Default: the gate's last frame, or 0. */
-  fromMs?: number;
   /** Frame length in milliseconds. Default 10. */
   frameMs?: number;
   /** Whether the assistant is audible, for all frames or per frame. Default true. */
@@ -27,7 +25,7 @@ export interface FeedOptions {
 export function feed(state: EchoGateState, levels: ArrayLike<number>, options: FeedOptions = {}): Played {
   const frameMs = options.frameMs ?? 10;
   const audible = options.audible ?? true;
-  let atMs = options.fromMs ?? state.lastAtMs ?? 0;
+  let atMs = state.lastAtMs ?? 0;
   let current = state;
   const bargeIns: number[] = [];
   const bars: number[] = [];

@@ -51,8 +51,10 @@ export interface EchoGateOptions {
   peakMinMs: number;
   /**
    * Time constant, in milliseconds of assistant audio, with which what the gate learned gives way to
-   * what it hears now: long enough to span several sentences, short enough to follow a volume change
-   * within one answer. Default 8000.
+   * what it hears now: long enough to span several sentences. A louder leak is followed up within a
+   * second (its frames soon fill the top `peakShare`); a quieter one is followed down once the louder
+   * audio has faded under `peakShare`, in about two `memoryMs`, and until then a person must be
+   * louder to interrupt. Default 8000.
    */
   memoryMs: number;
   /**

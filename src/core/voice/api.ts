@@ -1,0 +1,74 @@
+/**
+ * The on-device voice as the page sees it: the API the Supertonic worker exposes with comlink.
+ * Declared here so the worker implements it and the page's client calls it without either
+ * importing the other.
+ */
+import type { Language, ModelVersion } from './text';
+
+/** Where model files come from: the model's own hub at its pinned revision, or a mirror. */
+export type ModelSource = { kind: 'hub' } | { kind: 'mirror'; url: string };
+
+export interface LoadRequest {
+  version: ModelVersion;
+  source: ModelSource;
+  /** Voices to fetch now; others are fetched the first time they are asked for. */
+  voices: readonly string[];
+  /** Try WebGPU first when the browser has it. */
+  preferWebGpu: boolean;
+}
+
+/** Download progress across every file a load needs, in bytes. */
+export interface LoadProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  /** The file being fetched now, e.g. `onnx/vector_estimator.onnx`. */
+  file: string;
+}
+
+export interface LoadResult {
+  version: ModelVersion;
+  executionProvider: 'webgpu' | 'wasm';
+  sampleRateHz: number;
+  /** Files that could not be checked against a pinned sha256 (see models/manifest.json). */
+  unverified: string[];
+}
+
+/** One piece of one utterance to voice. */
+export interface SpeakRequest {
+  utteranceId: number;
+  /** Index of the piece in its utterance; 0 is the opening. */
+  piece: number;
+  text: string;
+  lang: Language;
+  voice: string;
+  /** Flow-matching steps for this piece. */
+  steps: number;
+  /** Speaking rate, 0.5–2; 1.05 is the model's own pace. */
+  speed: number;
+}
+
+/** The PCM of one piece: mono float samples in [-1, 1]. Its buffer is transferred, not copied. */
+export interface SpokenPiece {
+  utteranceId: number;
+  piece: number;
+  samples: Float32Array;
+  sampleRateHz: number;
+  /** Characters the model could not read and skipped. */
+  unknown: string[];
+}
+
+export interface TtsApi {
+  /** Downloads (or reads from cache), verifies and starts the model; reports progress as it goes. */
+  load(request: LoadRequest, onProgress: (progress: LoadProgress) => void): Promise<LoadResult>;
+  voices(): Promise<string[]>;
+  languages(): Promise<Language[]>;
+  /**
+   * Voices one piece; pieces are made one at a time in the order asked. Resolves `null` when the
+   * piece's utterance was cancelled before or while it was made.
+   */
+  speak(request: SpeakRequest): Promise<SpokenPiece | null>;
+  /** Abandons an utterance: its piece in flight stops after the current graph run, queued ones never start. */
+  cancel(utteranceId: number): Promise<void>;
+  /** Releases the sessions (about a gigabyte with the real model). */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,324 @@
+import { describe, expect, it } from 'vitest';
+import {
+  barOf,
+  canBargeIn,
+  ECHO_GATE,
+  EchoGate,
+  EchoGateOptionError,
+  FULL_SCALE,
+  hearFrame,
+  leakOf,
+  resolveEchoGate,
+  startEchoGate,
+} from '../../../src/core/speech/echoGate';
+import type { EchoGateOptions, EchoGateState } from '../../../src/core/speech/echoGate';
+import { feed, silence, steady } from '../../helpers/envelopeFeed';
+import { mixLevels, seededRandom, speechEnvelope } from '../../helpers/envelopeSpeech';
+
+/** A gate that has heard `ms` of a steady leak at `level` while the assistant talked. */
+function learned(level: number, ms = 3000, options: Partial<EchoGateOptions> = {}): EchoGateState {
+  return feed(startEchoGate(options), steady(level, ms / 10)).state;
+}
+
+/** A speech-shaped leak as the microphone reads it in a quiet room. */
+function speechLeak(seed: number, meanLevel: number, durationMs: number): number[] {
+  const random = seededRandom(seed);
+  return Array.from(speechEnvelope(random, { durationMs, meanLevel, reverbMs: 50 }), (v) => mixLevels(v, 0.01));
+}
+
+describe('the bar a person must clear', () => {
+  it('settles the bar near 0.48 under a steady 0.35 leak', () => {
+    expect(barOf(learned(0.35))).toBeCloseTo(0.48, 2);
+  });
+
+  it('settles the bar near 0.76 under a steady 0.55 leak', () => {
+    expect(barOf(learned(0.55))).toBeCloseTo(0.76, 2);
+  });
+
+  it('keeps the bar at its floor on headphones, so a quiet word interrupts', () => {
+    const quiet = learned(0.004);
+    expect(barOf(quiet)).toBe(ECHO_GATE.floor);
+    const word = feed(quiet, [0.08, 0.12, 0.14, 0.15, 0.13, 0.12, 0.1]);
+    expect(word.bargeIns).toHaveLength(1);
+  });
+
+  it('settles the same bar whatever the frame rate', () => {
+    const fine = feed(startEchoGate(), steady(0.35, 600), { frameMs: 5 }).state;
+    const coarse = feed(startEchoGate(), steady(0.35, 150), { frameMs: 20 }).state;
+    expect(barOf(fine)).toBeCloseTo(0.48, 2);
+    expect(barOf(coarse)).toBeCloseTo(0.48, 2);
+  });
+
+  it('has learned nothing and stands at the floor before it has heard anything', () => {
+    const fresh = startEchoGate();
+    expect(leakOf(fresh)).toBe(0);
+    expect(barOf(fresh)).toBe(ECHO_GATE.floor);
+  });
+
+  it('reports nothing from a quiet room while the assistant talks on headphones', () => {
+    const room = feed(startEchoGate(), steady(0.02, 1000));
+    expect(room.bargeIns).toEqual([]);
+    expect(barOf(room.state)).toBe(ECHO_GATE.floor);
+  });
+});
+
+describe('how long a person must be over it', () => {
+  const gate = learned(0.3);
+
+  it('does not take a one-frame click for a person', () => {
+    expect(feed(gate, [0.3, 1, 0.3, 0.3, 0.3, 0.3]).bargeIns).toEqual([]);
+  });
+
+  it('does not take a two-frame bump for a person', () => {
+    expect(feed(gate, [0.3, 0.9, 0.9, 0.3, 0.3, 0.3]).bargeIns).toEqual([]);
+  });
+
+  const start = gate.lastAtMs ?? 0;
+
+  it('hears a person held over the bar across 40 ms, forgiving one frame of it', () => {
+    const played = feed(gate, [0.6, 0.6, 0.6, 0.6]);
+    expect(played.bargeIns).toEqual([start + 30]);
+  });
+
+  it('forgives a single dipped frame inside the hold', () => {
+    const played = feed(gate, [0.6, 0.6, 0.3, 0.6, 0.6]);
+    expect(played.bargeIns).toEqual([start + 40]);
+  });
+
+  it('starts the hold again after two dipped frames in a row', () => {
+    const played = feed(gate, [0.6, 0.3, 0.3, 0.6, 0.6, 0.6]);
+    expect(played.bargeIns).toEqual([start + 60]);
+  });
+
+  it('does not take one late loud frame after a stalled meter for a held voice', () => {
+    const stalled = hearFrame(gate, { level: 0.9, atMs: gate.lastAtMs! + 500, assistantAudible: true });
+    expect(stalled.bargeIn).toBe(false);
+    expect(feed(stalled.state, [0.3, 0.3, 0.3]).bargeIns).toEqual([]);
+  });
+});
+
+describe('a speech-shaped leak', () => {
+  const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
+
+  it('stays quiet through twenty seconds of the assistant at a 0.3 mean, from cold', () => {
+    for (const seed of seeds) {
+      expect(feed(startEchoGate(), speechLeak(seed, 0.3, 20_000)).bargeIns).toEqual([]);
+    }
+  });
+
+  it("learns the leak's peaks, not its mean, and sets the bar over its loudest syllables", () => {
+    for (const seed of seeds) {
+      const levels = speechLeak(seed, 0.3, 20_000);
+      const { state } = feed(startEchoGate(), levels);
+      const sorted = [...levels].sort((a, b) => a - b);
+      expect(leakOf(state)).toBeGreaterThan(1.5 * 0.3);
+      expect(barOf(state)).toBeGreaterThan(sorted[Math.floor(0.99 * sorted.length)] ?? 1);
+    }
+  });
+
+  it('hears a person 6 dB over it within 100 ms', () => {
+    for (const seed of seeds) {
+      const { state, atMs } = feed(startEchoGate(), speechLeak(seed, 0.3, 10_000));
+      const random = seededRandom(seed + 100);
+      const person = speechEnvelope(random, { durationMs: 1500, meanLevel: 0.6 });
+      const more = speechEnvelope(random, { durationMs: 1500, meanLevel: 0.3, reverbMs: 50 });
+      const heard = feed(state, Array.from(more, (v, i) => mixLevels(v, person[i] ?? 0, 0.01)));
+      expect(heard.bargeIns).toHaveLength(1);
+      expect((heard.bargeIns[0] ?? Infinity) - atMs).toBeLessThanOrEqual(100);
+    }
+  });
+});
+
+describe('what it learns from', () => {
+  it('does not raise the leak for sounds over the bar that are too short to count', () => {
+    const gate = learned(0.3);
+    const bumps = Array.from({ length: 200 }, (_, i) => (i % 10 < 2 ? 0.9 : 0.3));
+    const played = feed(gate, bumps);
+    expect(played.bargeIns).toEqual([]);
+    expect(leakOf(played.state)).toBeCloseTo(0.3, 3);
+  });
+
+  it('learns nothing from a voice twice as loud as the leak, even while it stays under the bar', () => {
+    const gate = learned(0.3, 3000, { margin: 3, coldMargin: 3 });
+    const played = feed(gate, steady(0.6, 300));
+    expect(played.bargeIns).toEqual([]);
+    expect(leakOf(played.state)).toBeCloseTo(0.3, 3);
+  });
+
+  it('follows a louder answer up within a second', () => {
+    const louder = feed(learned(0.3), steady(0.36, 100)).state;
+    expect(leakOf(louder)).toBeCloseTo(0.36, 2);
+  });
+
+  it('follows a quieter answer down within about two memoryMs', () => {
+    const gate = learned(0.3);
+    expect(leakOf(feed(gate, steady(0.2, 1000)).state)).toBeCloseTo(0.3, 2);
+    expect(leakOf(feed(gate, steady(0.2, 2000)).state)).toBeCloseTo(0.2, 2);
+  });
+
+  it('hands back the leak from before the person began after a barge-in', () => {
+    const gate = learned(0.3);
+    const before = barOf(gate);
+    const played = feed(gate, [0.33, 0.36, 0.39, 0.6, 0.7, 0.7, 0.7, 0.7, 0.7]);
+    expect(played.bargeIns).toHaveLength(1);
+    expect(barOf(played.state)).toBeCloseTo(before, 6);
+  });
+
+  it('learns nothing while the assistant is silent, however loud the room', () => {
+    const gate = learned(0.3);
+    const quiet = silence(gate, 1000, 0.8).state;
+    expect(leakOf(quiet)).toBeCloseTo(0.3, 6);
+  });
+});
+
+describe('from one answer to the next', () => {
+  it('starts the next answer with the leak the last one learned, widened by turnMargin at first', () => {
+    const gate = silence(learned(0.3), 5000).state;
+    expect(leakOf(gate)).toBeCloseTo(0.3, 6);
+    const opening = feed(gate, [0.3]);
+    expect(opening.bars[0]).toBeCloseTo(0.3 * ECHO_GATE.margin * ECHO_GATE.turnMargin, 6);
+    const settled = feed(opening.state, steady(0.3, 60));
+    expect(barOf(settled.state)).toBeCloseTo(0.3 * ECHO_GATE.margin, 6);
+  });
+
+  it('forgets after a long silence and warms up afresh on the next answer', () => {
+    const gate = feed(learned(0.3), steady(0.01, 600), { frameMs: 1000, audible: false }).state;
+    expect(gate.leak.heardMs).toBeLessThan(ECHO_GATE.warmUpMs);
+    const louder = feed(gate, [...steady(0.6, 30), ...steady(0.6, 300)]);
+    expect(louder.bargeIns).toEqual([]);
+    expect(leakOf(louder.state)).toBeCloseTo(0.6, 2);
+  });
+
+  it('keeps its numbers finite over long answers and long silences', () => {
+    const long = learned(0.3, 3000, { memoryMs: 100 });
+    expect(long.leak.weight).toBeLessThanOrEqual(1e12);
+    expect(leakOf(long)).toBeCloseTo(0.3, 3);
+    const forgotten = silence(learned(0.3, 3000, { idleForgetMs: 1 }), 100).state;
+    expect(forgotten.leak.weight).toBeLessThanOrEqual(1e12);
+    expect(Number.isFinite(forgotten.leak.total)).toBe(true);
+  });
+});
+
+describe('when the assistant is not audible', () => {
+  const gate = learned(0.3);
+
+  it('reports nothing once the assistant has been silent past the tail', () => {
+    const quiet = silence(gate, 300).state;
+    expect(feed(quiet, steady(0.8, 50), { audible: false }).bargeIns).toEqual([]);
+  });
+
+  it('still hears a person in the gap between pieces, while the room rings', () => {
+    const gap = feed(gate, steady(0.7, 12), { audible: false });
+    expect(gap.bargeIns).toEqual([(gate.lastAtMs ?? 0) + 30]);
+  });
+
+  it('reports one barge-in per stretch of audio, and again after a silence', () => {
+    const first = feed(gate, steady(0.7, 100));
+    expect(first.bargeIns).toHaveLength(1);
+    const quiet = silence(first.state, 300).state;
+    const next = feed(feed(quiet, steady(0.3, 100)).state, steady(0.7, 10));
+    expect(next.bargeIns).toHaveLength(1);
+  });
+});
+
+describe('the very first answer', () => {
+  it('does not trip on the first 300 ms, whatever they hold', () => {
+    const rising = [0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.6, 0.5, 0.3, 0.2, ...steady(0.7, 20)];
+    expect(feed(startEchoGate(), rising).bargeIns).toEqual([]);
+  });
+
+  it('takes what it hears in the warm-up as leak', () => {
+    const warm = feed(startEchoGate(), steady(0.4, 31)).state;
+    expect(leakOf(warm)).toBeCloseTo(0.4, 6);
+  });
+
+  it('widens the bar while it has heard little, easing to margin by settleMs', () => {
+    const warm = feed(startEchoGate(), steady(0.3, 31)).state;
+    expect(barOf(warm)).toBeGreaterThan(0.3 * ECHO_GATE.coldMargin);
+    const settled = feed(warm, steady(0.3, 200)).state;
+    expect(barOf(settled)).toBeCloseTo(0.3 * ECHO_GATE.margin, 6);
+  });
+
+  it('stays quiet through the first answer of a speech-shaped leak', () => {
+    for (const seed of [11, 12, 13, 14, 15, 16, 17, 18]) {
+      expect(feed(startEchoGate(), speechLeak(seed, 0.2, 3000)).bargeIns).toEqual([]);
+    }
+  });
+});
+
+describe('a leak near full scale', () => {
+  it('lets a person at full scale through while the leak stays under it', () => {
+    const loud = learned(0.71);
+    expect(barOf(loud)).toBe(FULL_SCALE);
+    expect(canBargeIn(loud)).toBe(true);
+    expect(feed(loud, steady(1, 5)).bargeIns).toHaveLength(1);
+  });
+
+  it('says no one can barge in once the leak itself reaches full scale', () => {
+    const tooLoud = learned(0.75);
+    expect(barOf(tooLoud)).toBeGreaterThan(1);
+    expect(canBargeIn(tooLoud)).toBe(false);
+    expect(feed(tooLoud, steady(1, 100)).bargeIns).toEqual([]);
+  });
+});
+
+describe('frames', () => {
+  it('reads a level over 1 as 1', () => {
+    const { state } = feed(learned(0.3), [5]);
+    expect(state.recent[state.recent.length - 1]?.level).toBe(1);
+  });
+
+  it('counts a frame that goes back in time as no time passing', () => {
+    const gate = learned(0.3);
+    const back = hearFrame(gate, { level: 0.3, atMs: gate.lastAtMs! - 50, assistantAudible: true }).state;
+    expect(back.recent[back.recent.length - 1]?.ms).toBe(0);
+    expect(back.leak.heardMs).toBe(gate.leak.heardMs);
+  });
+
+  it('throws for a level that is not a peak level', () => {
+    const gate = startEchoGate();
+    expect(() => hearFrame(gate, { level: Number.NaN, atMs: 0, assistantAudible: true })).toThrow(RangeError);
+    expect(() => hearFrame(gate, { level: -0.1, atMs: 0, assistantAudible: true })).toThrow(/level is -0.1/);
+  });
+
+  it('throws for a time that is not finite', () => {
+    expect(() => hearFrame(startEchoGate(), { level: 0.1, atMs: Infinity, assistantAudible: true })).toThrow(/atMs is Infinity/);
+  });
+
+  it('gives the same answer for the same frames', () => {
+    const levels = speechLeak(3, 0.3, 5000);
+    expect(feed(startEchoGate(), levels)).toEqual(feed(startEchoGate(), levels));
+  });
+});
+
+describe('options', () => {
+  it('merges partial options over the defaults', () => {
+    expect(resolveEchoGate({ floor: 0.1 })).toEqual({ ...ECHO_GATE, floor: 0.1 });
+    expect(startEchoGate({ margin: 1.5 }).options.margin).toBe(1.5);
+  });
+
+  it('names the option, its value and its range when one is out of range', () => {
+    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow(EchoGateOptionError);
+    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow('echo gate margin is 0.5; it must be a number from 1 to 4.');
+    expect(() => resolveEchoGate({ floor: Number.NaN })).toThrow(/floor is NaN/);
+  });
+
+  it('refuses a cold margin under the settled one', () => {
+    expect(() => resolveEchoGate({ margin: 2, coldMargin: 1.5 })).toThrow(/make coldMargin at least margin/);
+  });
+
+  it('refuses a bridge as long as the hold', () => {
+    expect(() => resolveEchoGate({ minOverMs: 20, bridgeMs: 20 })).toThrow(/make bridgeMs smaller/);
+  });
+});
+
+describe('the EchoGate holder', () => {
+  it('keeps one gate’s state for a caller that holds it in an object', () => {
+    const gate = new EchoGate();
+    for (let i = 1; i <= 300; i++) expect(gate.hear({ level: 0.3, atMs: i * 10, assistantAudible: true })).toBe(false);
+    expect(gate.bar).toBeCloseTo(0.4125, 6);
+    expect(gate.state.lastAtMs).toBe(3000);
+    const heard = [0.7, 0.7, 0.7].map((level, i) => gate.hear({ level, atMs: 3010 + i * 10, assistantAudible: true }));
+    expect(heard).toEqual([false, false, true]);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The worker's side of `TtsApi`, apart from comlink so it can be tested in Node: one engine, pieces
+ * made one at a time in the order asked, cancellation by utterance.
+ */
+import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../src/core/voice/api';
+import { readVoiceStyle, VOICES } from '../src/core/voice/style';
+import type { VoiceStyle } from '../src/core/voice/style';
+import { languagesOf } from '../src/core/voice/text';
+import type { Language } from '../src/core/voice/text';
+import { Cancelled, SupertonicEngine } from './supertonic';
+import type { EngineFiles, EngineOptions, Provider } from './supertonic';
+
+/** What loading fetched: the engine's files, the voices asked for now, and what could not be verified. */
+export interface LoadedFiles {
+  files: EngineFiles;
+  voices: Record<string, unknown>;
+  unverified: string[];
+}
+
+export interface TtsServiceDeps {
+  ort: EngineOptions['ort'];
+  /** Whether this browser offers WebGPU at all. */
+  hasWebGpu: boolean;
+  /** Downloads or reads from cache, verifies, and parses what a load needs. */
+  fetchFiles: (request: LoadRequest, onProgress: (progress: LoadProgress) => void) => Promise<LoadedFiles>;
+  /** Fetches one more voice file of a loaded version. */
+  fetchVoice: (request: LoadRequest, voice: string) => Promise<unknown>;
+  random?: () => number;
+  onFallback?: (reason: string) => void;
+}
+
+/** Asked to speak or list before `load` finished. */
+export class NotLoadedError extends Error {
+  override readonly name = 'NotLoadedError';
+  constructor() {
+    super('The voice model is not loaded yet; call load() first.');
+  }
+}
+
+export function createTtsService(deps: TtsServiceDeps): TtsApi {
+  let engine: SupertonicEngine | null = null;
+  let loaded: LoadRequest | null = null;
+  const styles = new Map<string, VoiceStyle>();
+  const cancelled = new Set<number>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  function ready(): { engine: SupertonicEngine; request: LoadRequest } {
+    if (!engine || !loaded) throw new NotLoadedError();
+    return { engine, request: loaded };
+  }
+
+  async function style(request: LoadRequest, voice: string): Promise<VoiceStyle> {
+    const known = styles.get(voice);
+    if (known) return known;
+    if (!(VOICES as readonly string[]).includes(voice)) {
+      throw new RangeError(`There is no voice "${voice}"; the voices are ${VOICES.join(', ')}.`);
+    }
+    const made = readVoiceStyle(await deps.fetchVoice(request, voice), voice);
+    styles.set(voice, made);
+    return made;
+  }
+
+  async function make(request: SpeakRequest): Promise<SpokenPiece | null> {
+    const { engine: tts, request: load } = ready();
+    if (cancelled.has(request.utteranceId)) return null;
+    const voice = await style(load, request.voice);
+    try {
+      const audio = await tts.synthesise(
+        { text: request.text, lang: request.lang, voice, steps: request.steps, speed: request.speed },
+        () => cancelled.has(request.utteranceId),
+      );
+      return { utteranceId: request.utteranceId, piece: request.piece, ...audio };
+    } catch (error) {
+      if (error instanceof Cancelled) return null;
+      throw error;
+    }
+  }
+
+  return {
+    async load(request, onProgress): Promise<LoadResult> {
+      const fetched = await deps.fetchFiles(request, onProgress);
+      const providers: Provider[] = request.preferWebGpu && deps.hasWebGpu ? ['webgpu', 'wasm'] : ['wasm'];
+      const options: EngineOptions = { ort: deps.ort, providers };
+      if (deps.random) options.random = deps.random;
+      if (deps.onFallback) options.onFallback = deps.onFallback;
+      const made = await SupertonicEngine.create(fetched.files, options);
+      await engine?.release();
+      engine = made;
+      loaded = request;
+      styles.clear();
+      for (const [name, json] of Object.entries(fetched.voices)) styles.set(name, readVoiceStyle(json, name));
+      return {
+        version: request.version,
+        executionProvider: made.executionProvider,
+        sampleRateHz: made.sampleRateHz,
+        unverified: fetched.unverified,
+      };
+    },
+
+    voices(): Promise<string[]> {
+      return Promise.resolve().then(() => {
+        ready();
+        return [...VOICES];
+      });
+    },
+
+    languages(): Promise<Language[]> {
+      return Promise.resolve().then(() => [...languagesOf(ready().request.version)]);
+    },
+
+    speak(request): Promise<SpokenPiece | null> {
+      const next = queue.then(() => make(request));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+
+    cancel(utteranceId): Promise<void> {
+      cancelled.add(utteranceId);
+      return Promise.resolve();
+    },
+
+    async dispose(): Promise<void> {
+      await queue;
+      await engine?.release();
+      engine = null;
+      loaded = null;
+      styles.clear();
+    },
+  };
+}
