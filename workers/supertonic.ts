@@ -183,7 +183,7 @@ export class SupertonicEngine {
     for (let i = 0; i < cells; i++) noise[i] = gaussian(random);
     const latentMask = new ort.Tensor('float32', new Float32Array(frames).fill(1), [1, 1, frames]);
     const totalStep = new ort.Tensor('float32', Float32Array.of(request.steps), [1]);
-    let latent = new ort.Tensor('float32', noise, [1, LATENT_CHANNELS, frames]);
+    let latent: Ort.Tensor = new ort.Tensor('float32', noise, [1, LATENT_CHANNELS, frames]);
     for (let step = 0; step < request.steps; step++) {
       const out = await this.step(
         'vector_estimator',

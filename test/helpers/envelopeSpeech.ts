@@ -134,11 +134,6 @@ const UNIT_MEAN = (() => {
   return sum / unit.length;
 })();
 
-/** A steady level, one value per frame: the bench-top case the reference measurements used. */
-export function steadyEnvelope(level: number, durationMs: number, frameMs = 10): Float64Array {
-  return new Float64Array(Math.max(1, Math.round(durationMs / frameMs))).fill(level);
-}
-
 /** Room noise: a peak meter's reading of a quiet room, `level` ±30 % per frame. */
 export function noiseEnvelope(random: Random, level: number, frames: number): Float64Array {
   const out = new Float64Array(frames);

@@ -17,8 +17,8 @@
  *
  * What the gate learned carries over from answer to answer in the same room, fading only slowly in
  * silence, so the second answer starts with a good bar. The very first one cannot: the gate takes
- * its first `warmUpMs` as leak without judging, then widens the margin until it has heard
- * `settleMs`. When the leak's own peaks come near full scale, no level the microphone can read is
+ * its first `warmUpMs` as leak without judging (and the first `warmUpMs` of each answer until it
+ * has heard `settleMs`), then widens the margin until it has heard `settleMs`. When the leak's own peaks come near full scale, no level the microphone can read is
  * clearly over them, and the gate says so (`canBargeIn`) rather than guess.
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
@@ -40,13 +40,16 @@ export interface EchoGateOptions {
   floor: number;
   /**
    * The share of the remembered assistant audio whose held level lies over the leak's peak level,
-   * 0..1. 5 % is the tops of the stressed syllables: high enough to stand for the leak's peaks,
-   * wide enough that the few frames of a person's rising voice cannot move it. Default 0.05.
+   * 0..1. 3 % is the tops of the stressed syllables: high enough to stand for the leak's peaks (at
+   * 5 % an answer a little louder than the last tripped the bar in the benchmark), wide enough that
+   * the few frames of a person's rising voice cannot move it. Default 0.03.
    */
   peakShare: number;
   /**
    * The least assistant audio, in milliseconds, that lies over the peak level however little has
-   * been heard, so a few frames cannot decide it in a gate's first seconds. Default 100.
+   * been heard, so a few frames cannot decide it in a gate's first seconds. Short enough that the
+   * first 200 ms of a first answer, mostly its opening syllable's rise, still yield its peak rather
+   * than its middle (at 100 ms the bar sat under the second syllable). Default 50.
    */
   peakMinMs: number;
   /**
@@ -69,8 +72,8 @@ export interface EchoGateOptions {
    * level would be over what the microphone can read (`FULL_SCALE`), a person at full scale still
    * counts, but only while peak level × headroom stays under full scale: past that the leak itself
    * reaches full scale and nothing the microphone reads can be told from it. On speech envelopes
-   * the loudest held level of an answer runs about 1.13× its peak level, and the next answer may be
-   * 10 % louder again. Default 1.35.
+   * the loudest held level of an answer runs about 1.13× its peak level; 1.2 keeps a person at full
+   * scale heard under a 0.7 leak with no false barge-in in the benchmark. Default 1.2.
    */
   headroom: number;
   /**
@@ -98,9 +101,10 @@ export interface EchoGateOptions {
   tailMs: number;
   /**
    * How much assistant audio, in milliseconds, the gate hears before it reports anything when it has
-   * learned (almost) nothing. All of it is taken as leak, so the first syllable and a half of the
-   * very first turn set the bar instead of tripping it; a person who talks in that time is taken
-   * for leak too, and the gate needs a few answers to forget them. Default 300.
+   * learned too little to trust (under `settleMs`), at the start of each answer. All of it is taken
+   * as leak, so the first syllable of an answer sets the bar instead of tripping it; a person who
+   * talks in that time is taken for leak too, and the gate needs a few answers to forget them.
+   * Default 200.
    */
   warmUpMs: number;
   /**
@@ -111,13 +115,13 @@ export interface EchoGateOptions {
   settleMs: number;
   /**
    * The margin right after the warm-up, as a factor of the leak's peak level, easing to `margin` over
-   * `settleMs`: room for a later syllable half again as loud as the first ones. Default 2.
+   * `settleMs`: room for a later syllable louder than the first ones. Default 1.75.
    */
   coldMargin: number;
   /**
    * The margin is widened by this factor when the assistant starts talking after a silence, easing
    * back over `turnSettleMs`: one answer can come out a little louder than the last, and until its
-   * own syllables are heard the bar should allow for it. Default 1.15.
+   * own syllables are heard the bar should allow for it. Default 1.25.
    */
   turnMargin: number;
   /** Milliseconds of assistant audio over which `turnMargin` eases back to 1. Default 500. */
@@ -128,25 +132,25 @@ export interface EchoGateOptions {
 export const ECHO_GATE: Readonly<EchoGateOptions> = Object.freeze({
   margin: 1.375,
   floor: 0.09,
-  peakShare: 0.05,
-  peakMinMs: 100,
+  peakShare: 0.03,
+  peakMinMs: 50,
   memoryMs: 8000,
   riseLimit: 1.3,
-  headroom: 1.35,
+  headroom: 1.2,
   idleForgetMs: 60_000,
   minOverMs: 40,
   bridgeMs: 15,
   tailMs: 250,
-  warmUpMs: 300,
+  warmUpMs: 200,
   settleMs: 2000,
-  coldMargin: 2,
-  turnMargin: 1.15,
+  coldMargin: 1.75,
+  turnMargin: 1.25,
   turnSettleMs: 500,
 });
 
 /**
  * The level, 0..1, from which the microphone is taken to be at full scale: a peak meter on a
- * clipping capture reads 1 or a hair under it. A bar is never set between this and 1.
+ * clipping capture reads 1 or a hair under it, so a frame this loud is as loud as it can say.
  */
 export const FULL_SCALE = 0.97;
 
@@ -477,10 +481,13 @@ export function hearFrame(
   if (state.interrupted) return { bargeIn: false, state: moved };
 
   const held = heldLevel(recent, options.minOverMs, options.bridgeMs);
-  if (state.leak.heardMs < options.warmUpMs) {
+  if (warmingUp(state)) {
     if (!frame.assistantAudible) return { bargeIn: false, state: moved };
     const leak = learn(state.leak, held ?? level, ms, options.memoryMs);
-    return { bargeIn: false, state: { ...moved, leak, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } } };
+    return {
+      bargeIn: false,
+      state: { ...moved, leak, turnMs: state.turnMs + ms, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } },
+    };
   }
 
   const peak = leakOf(state);
@@ -508,6 +515,16 @@ export function hearFrame(
       checkpoint: due ? { last: leak, previous: state.checkpoint.last, atMs: frame.atMs } : state.checkpoint,
     },
   };
+}
+
+/**
+ * Whether the gate takes what it hears as leak without judging: until it has heard `warmUpMs` at
+ * all, and, until it has heard `settleMs`, for the first `warmUpMs` of each answer too — a first
+ * answer cut short by a barge-in leaves too little learned for the next answer's opening syllables.
+ */
+function warmingUp(state: EchoGateState): boolean {
+  const { options, leak, turnMs } = state;
+  return leak.heardMs < options.warmUpMs || (leak.heardMs < options.settleMs && turnMs < options.warmUpMs);
 }
 
 /** A convenience holder for one gate's state, for callers that keep it in an object rather than a store. */

@@ -25,7 +25,7 @@ function positiveInteger(json: unknown, path: readonly string[]): number {
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   }
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new TtsConfigError(`tts.json: ${path.join('.')} must be a positive whole number; it is ${JSON.stringify(value) ?? 'missing'}.`);
+    throw new TtsConfigError(`tts.json: ${path.join('.')} must be a positive whole number; it is ${value === undefined ? 'missing' : JSON.stringify(value)}.`);
   }
   return value;
 }

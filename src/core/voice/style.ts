@@ -27,7 +27,7 @@ function tensor(json: unknown, key: string, dims: readonly number[], voice: stri
   const body = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
   const given = body.dims;
   if (!Array.isArray(given) || given.length !== dims.length || given.some((d, i) => d !== dims[i])) {
-    throw new VoiceStyleError(`Voice ${voice}: ${key}.dims must be [${dims.join(', ')}]; it is ${JSON.stringify(given) ?? 'missing'}.`);
+    throw new VoiceStyleError(`Voice ${voice}: ${key}.dims must be [${dims.join(', ')}]; it is ${given === undefined ? 'missing' : JSON.stringify(given)}.`);
   }
   const flat = Array.isArray(body.data) ? (body.data as unknown[]).flat(dims.length) : [];
   const size = dims.reduce((a, b) => a * b, 1);

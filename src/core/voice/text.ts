@@ -27,7 +27,7 @@ export class LanguageError extends Error {
   override readonly name = 'LanguageError';
 }
 
-const EMOJI = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|[\u{fe0e}\u{fe0f}\u{200d}\u{20e3}]/gu;
+const EMOJI = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u{fe0e}|\u{fe0f}|\u{200d}|\u{20e3}/gu;
 const DASHES = /[\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d]/gu;
 const SINGLE_QUOTES = /[\u2018\u2019\u201a\u201b\u2032\u2035]/gu;
 const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb]/gu;

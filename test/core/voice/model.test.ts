@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readTtsConfig, samplesPerFrame, latentChannels, TtsConfigError, utteranceLength } from '../../../src/core/voice/config';
 import { checkGraph, CONTRACT, ModelContractError } from '../../../src/core/voice/contract';
+import type { ReportedTensor } from '../../../src/core/voice/contract';
 import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../src/core/voice/style';
 import { ttsJson, voiceJson } from '../../helpers/supertonicData';
 
@@ -65,7 +66,7 @@ describe('voices', () => {
 });
 
 describe('the model contract', () => {
-  const reported = (graph: keyof typeof CONTRACT) => ({
+  const reported = (graph: keyof typeof CONTRACT): { inputs: ReportedTensor[]; outputs: ReportedTensor[] } => ({
     inputs: CONTRACT[graph].inputs.map((s) => ({ name: s.name, type: s.type, shape: s.dims.map((d) => (typeof d === 'number' ? d : `dim_${d}`)) })),
     outputs: CONTRACT[graph].outputs.map((s) => ({ name: s.name, type: s.type, shape: s.dims })),
   });
