@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { E2E_MODELS_DIR } from './test/e2e/tinyModels';
 
 /**
  * Browser tests run in Debian's Chromium (never a downloaded browser) against the real server
@@ -9,11 +10,12 @@ const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: 'test/e2e',
+  globalSetup: './test/e2e/tinyModels.ts',
   fullyParallel: false,
   workers: 1,
   forbidOnly: process.env.CI === 'true',
   retries: 0,
-  reporter: process.env.CI === 'true' ? [['list']] : [['list']],
+  reporter: [['list']],
   timeout: 60_000,
   use: {
     baseURL: `http://127.0.0.1:${port}`,
@@ -36,7 +38,7 @@ export default defineConfig({
   webServer: {
     command: 'tsx server/index.ts',
     url: `http://127.0.0.1:${port}/api/health`,
-    env: { PORT: String(port), HOST: '127.0.0.1' },
+    env: { PORT: String(port), HOST: '127.0.0.1', CONFAB_MODELS_DIR: E2E_MODELS_DIR, CONFAB_MODEL_BASE: '/models' },
     reuseExistingServer: false,
     timeout: 60_000,
   },

@@ -16,7 +16,12 @@ import { isPageRoute } from '../src/core/route';
 import type { ServerConfig } from './config';
 
 export interface AppDeps {
-  config: Pick<ServerConfig, 'distDir'>;
+  config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'>;
+}
+
+/** What the page needs to know of the server's settings; nothing secret. */
+export interface PageConfig {
+  model: { version: ServerConfig['modelVersion']; base: ServerConfig['modelBase'] };
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -37,6 +42,9 @@ export function createApp({ config }: AppDeps): Hono {
   });
 
   app.get('/api/health', (c) => c.json({ ok: true }));
+  app.get('/api/config', (c) =>
+    c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase } }),
+  );
   app.all('/api/*', () => {
     throw new HTTPException(404, { message: 'There is no such API route.' });
   });
@@ -46,6 +54,15 @@ export function createApp({ config }: AppDeps): Hono {
     if (c.req.method === 'GET' && c.res.ok && !c.req.path.startsWith('/api/')) {
       c.header('Cache-Control', c.req.path.startsWith('/assets/') ? IMMUTABLE : REVALIDATE);
     }
+  });
+  // Self-hosted weights (`npm run models`), laid out as /models/<version>/<path>. Their names carry
+  // no hash, so they are revalidated; the worker keeps its own verified copy in Cache Storage.
+  app.use(
+    '/models/*',
+    serveStatic({ root: config.modelsDir, rewriteRequestPath: (path) => path.replace(/^\/models/, '') }),
+  );
+  app.all('/models/*', () => {
+    throw new HTTPException(404, { message: 'There is no such model file here; run `npm run models` to self-host them.' });
   });
   app.use('*', serveStatic({ root: config.distDir }));
 

@@ -4,6 +4,9 @@
  * that says which variable and what it accepts.
  */
 import { resolve } from 'node:path';
+import { isModelVersion, parseModelBase } from '../src/core/voice/manifest';
+import type { ModelBase } from '../src/core/voice/manifest';
+import type { ModelVersion } from '../src/core/voice/text';
 
 export interface ServerConfig {
   /** TCP port to listen on. `PORT`, default 8787. */
@@ -12,12 +15,26 @@ export interface ServerConfig {
   host: string;
   /** Folder of the built page (`npm run build` writes it). `CONFAB_DIST`, default `dist`. */
   distDir: string;
+  /**
+   * Folder of self-hosted model files (`npm run models` writes it), served at `/models/`.
+   * `CONFAB_MODELS_DIR`, default `models`.
+   */
+  modelsDir: string;
+  /**
+   * Where the page's voice worker fetches the model: the model's hub at the manifest's revision
+   * (unset), a mirror URL, or `/models` for this server. `CONFAB_MODEL_BASE`.
+   */
+  modelBase: ModelBase;
+  /** Which Supertonic the page loads. `CONFAB_MODEL_VERSION`, default `supertonic-3`. */
+  modelVersion: ModelVersion;
 }
 
-export const SERVER_DEFAULTS: Readonly<ServerConfig> = Object.freeze({
+export const SERVER_DEFAULTS = Object.freeze({
   port: 8787,
   host: '127.0.0.1',
   distDir: 'dist',
+  modelsDir: 'models',
+  modelVersion: 'supertonic-3',
 });
 
 /** A setting a person must fix before the server can start. */
@@ -31,9 +48,23 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError(`PORT is "${env.PORT ?? ''}"; set it to a whole number from 1 to 65535, or leave it unset for ${SERVER_DEFAULTS.port}.`);
   }
   const host = env.HOST === undefined || env.HOST === '' ? SERVER_DEFAULTS.host : env.HOST;
+  const version = env.CONFAB_MODEL_VERSION === undefined || env.CONFAB_MODEL_VERSION === '' ? SERVER_DEFAULTS.modelVersion : env.CONFAB_MODEL_VERSION;
+  if (!isModelVersion(version)) {
+    throw new ConfigError(`CONFAB_MODEL_VERSION is "${version}"; set it to supertonic-3 or supertonic-2, or leave it unset for supertonic-3.`);
+  }
+  let modelBase: ModelBase;
+  try {
+    modelBase = parseModelBase(env.CONFAB_MODEL_BASE);
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const folder = (value: string | undefined, fallback: string) => resolve(cwd, value === undefined || value === '' ? fallback : value);
   return {
     port,
     host,
-    distDir: resolve(cwd, env.CONFAB_DIST === undefined || env.CONFAB_DIST === '' ? SERVER_DEFAULTS.distDir : env.CONFAB_DIST),
+    distDir: folder(env.CONFAB_DIST, SERVER_DEFAULTS.distDir),
+    modelsDir: folder(env.CONFAB_MODELS_DIR, SERVER_DEFAULTS.modelsDir),
+    modelBase,
+    modelVersion: version,
   };
 }

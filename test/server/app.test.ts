@@ -6,6 +6,14 @@ import { createApp } from '../../server/app';
 import { ConfigError, readConfig, SERVER_DEFAULTS } from '../../server/config';
 
 let distDir = '';
+let modelsDir = '';
+
+const configFor = (dist: string) => ({
+  distDir: dist,
+  modelsDir,
+  modelBase: { kind: 'mirror', url: '/models' } as const,
+  modelVersion: 'supertonic-3' as const,
+});
 
 beforeAll(async () => {
   distDir = await mkdtemp(join(tmpdir(), 'confab-dist-'));
@@ -13,17 +21,20 @@ beforeAll(async () => {
   await writeFile(join(distDir, 'index.html'), '<!doctype html><title>Confab</title><div id="app"></div>');
   await writeFile(join(distDir, 'assets', 'main-abc123.js'), 'console.log(1)');
   await writeFile(join(distDir, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+  modelsDir = await mkdtemp(join(tmpdir(), 'confab-models-'));
+  await mkdir(join(modelsDir, 'supertonic-3', 'onnx'), { recursive: true });
+  await writeFile(join(modelsDir, 'supertonic-3', 'onnx', 'tts.json'), '{"ae":{}}');
 });
 
 describe('the server', () => {
   it('answers its health check', async () => {
-    const res = await createApp({ config: { distDir } }).request('/api/health');
+    const res = await createApp({ config: configFor(distDir) }).request('/api/health');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
   });
 
   it('serves the entry page at the root and at a bot’s voice page, never cached stale', async () => {
-    const app = createApp({ config: { distDir } });
+    const app = createApp({ config: configFor(distDir) });
     for (const path of ['/', '/voice/sage']) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
@@ -33,7 +44,7 @@ describe('the server', () => {
   });
 
   it('caches hashed assets for good and the service worker not at all', async () => {
-    const app = createApp({ config: { distDir } });
+    const app = createApp({ config: configFor(distDir) });
     const asset = await app.request('/assets/main-abc123.js');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
@@ -42,7 +53,7 @@ describe('the server', () => {
   });
 
   it('gives a path that is no page the page with a 404, and a missing file a plain 404', async () => {
-    const app = createApp({ config: { distDir } });
+    const app = createApp({ config: configFor(distDir) });
     const page = await app.request('/no/such/page');
     expect(page.status).toBe(404);
     expect(await page.text()).toContain('<div id="app">');
@@ -52,36 +63,71 @@ describe('the server', () => {
   });
 
   it('answers an unknown API route with a JSON 404', async () => {
-    const res = await createApp({ config: { distDir } }).request('/api/nothing', { method: 'POST' });
+    const res = await createApp({ config: configFor(distDir) }).request('/api/nothing', { method: 'POST' });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'There is no such API route.' });
   });
 
   it('says how to build the page when it has not been built', async () => {
-    const res = await createApp({ config: { distDir: join(distDir, 'missing') } }).request('/');
+    const res = await createApp({ config: configFor(join(distDir, 'missing')) }).request('/');
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: string }).error).toMatch(/npm run build/);
   });
 
   it('runs cross-origin isolated and allows the microphone to itself only', async () => {
-    const res = await createApp({ config: { distDir } }).request('/');
+    const res = await createApp({ config: configFor(distDir) }).request('/');
     expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect(res.headers.get('cross-origin-embedder-policy')).toBe('credentialless');
     expect(res.headers.get('permissions-policy')).toBe('microphone=(self)');
   });
 });
 
+describe('the model mirror', () => {
+  it('tells the page which model to load and from where', async () => {
+    const res = await createApp({ config: configFor(distDir) }).request('/api/config');
+    expect(await res.json()).toEqual({ model: { version: 'supertonic-3', base: { kind: 'mirror', url: '/models' } } });
+  });
+
+  it('serves self-hosted model files under /models/<version>/<path>', async () => {
+    const res = await createApp({ config: configFor(distDir) }).request('/models/supertonic-3/onnx/tts.json');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"ae":{}}');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('says how to self-host when a model file is missing', async () => {
+    const res = await createApp({ config: configFor(distDir) }).request('/models/supertonic-3/onnx/vocoder.onnx');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toMatch(/npm run models/);
+  });
+});
+
 describe('server configuration', () => {
   it('runs on its defaults with nothing set', () => {
     const config = readConfig({}, '/srv/confab');
-    expect(config).toEqual({ port: SERVER_DEFAULTS.port, host: '127.0.0.1', distDir: '/srv/confab/dist' });
+    expect(config).toEqual({
+      port: SERVER_DEFAULTS.port,
+      host: '127.0.0.1',
+      distDir: '/srv/confab/dist',
+      modelsDir: '/srv/confab/models',
+      modelBase: { kind: 'hub' },
+      modelVersion: 'supertonic-3',
+    });
   });
 
   it('takes a port, a host and a build folder from the environment', () => {
-    expect(readConfig({ PORT: '9000', HOST: '0.0.0.0', CONFAB_DIST: '/opt/dist' }, '/x')).toEqual({
+    expect(
+      readConfig(
+        { PORT: '9000', HOST: '0.0.0.0', CONFAB_DIST: '/opt/dist', CONFAB_MODELS_DIR: 'weights', CONFAB_MODEL_BASE: '/models', CONFAB_MODEL_VERSION: 'supertonic-2' },
+        '/x',
+      ),
+    ).toEqual({
       port: 9000,
       host: '0.0.0.0',
       distDir: '/opt/dist',
+      modelsDir: '/x/weights',
+      modelBase: { kind: 'mirror', url: '/models' },
+      modelVersion: 'supertonic-2',
     });
   });
 
@@ -90,5 +136,11 @@ describe('server configuration', () => {
       expect(() => readConfig({ PORT })).toThrow(ConfigError);
     }
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT is "eighty".*1 to 65535/);
+  });
+
+  it('refuses a model setting it cannot use, saying what it accepts', () => {
+    expect(() => readConfig({ CONFAB_MODEL_VERSION: 'supertonic-9' })).toThrow(ConfigError);
+    expect(() => readConfig({ CONFAB_MODEL_VERSION: 'supertonic-9' })).toThrow(/supertonic-3 or supertonic-2/);
+    expect(() => readConfig({ CONFAB_MODEL_BASE: 'ftp://x' })).toThrow(ConfigError);
   });
 });

@@ -8,7 +8,7 @@ import { buildTinyGraphs } from '../helpers/tinySupertonic';
 
 ort.env.wasm.numThreads = 1;
 
-const load: LoadRequest = { version: 'supertonic-3', source: { kind: 'hub' }, voices: ['F1'], preferWebGpu: true };
+const load: LoadRequest = { version: 'supertonic-3', base: { kind: 'hub' }, voices: ['F1'], preferWebGpu: true };
 
 function service(overrides: Partial<TtsServiceDeps> = {}) {
   const fetchedVoices: string[] = [];

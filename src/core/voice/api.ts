@@ -3,14 +3,13 @@
  * Declared here so the worker implements it and the page's client calls it without either
  * importing the other.
  */
+import type { ModelBase } from './manifest';
 import type { Language, ModelVersion } from './text';
-
-/** Where model files come from: the model's own hub at its pinned revision, or a mirror. */
-export type ModelSource = { kind: 'hub' } | { kind: 'mirror'; url: string };
 
 export interface LoadRequest {
   version: ModelVersion;
-  source: ModelSource;
+  /** Where the files come from: the model's hub at the manifest's revision, or a mirror. */
+  base: ModelBase;
   /** Voices to fetch now; others are fetched the first time they are asked for. */
   voices: readonly string[];
   /** Try WebGPU first when the browser has it. */

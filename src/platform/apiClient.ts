@@ -1,0 +1,39 @@
+/**
+ * The page's calls to its own server. Each answer is checked for the shape the page relies on, so
+ * a mismatched server is a clear error rather than an undefined deep in the page.
+ */
+import type { ModelBase } from '../core/voice/manifest';
+import type { ModelVersion } from '../core/voice/text';
+
+export interface PageConfig {
+  model: { version: ModelVersion; base: ModelBase };
+}
+
+/** The server could not be reached or answered something the page cannot use. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+}
+
+function isPageConfig(value: unknown): value is PageConfig {
+  if (typeof value !== 'object' || value === null) return false;
+  const model = (value as { model?: unknown }).model;
+  if (typeof model !== 'object' || model === null) return false;
+  const { version, base } = model as { version?: unknown; base?: unknown };
+  if (version !== 'supertonic-3' && version !== 'supertonic-2') return false;
+  if (typeof base !== 'object' || base === null) return false;
+  const kind = (base as { kind?: unknown }).kind;
+  return kind === 'hub' || (kind === 'mirror' && typeof (base as { url?: unknown }).url === 'string');
+}
+
+export async function fetchPageConfig(fetcher: typeof fetch = fetch): Promise<PageConfig> {
+  let response: Response;
+  try {
+    response = await fetcher('/api/config', { headers: { accept: 'application/json' } });
+  } catch (cause) {
+    throw new ApiError('Confab’s server could not be reached; check the connection and reload.', { cause });
+  }
+  if (!response.ok) throw new ApiError(`Confab’s server answered ${response.status} for its settings; reload, or tell whoever runs it.`);
+  const body: unknown = await response.json();
+  if (!isPageConfig(body)) throw new ApiError('Confab’s server sent settings this page does not understand; reload to get the matching page.');
+  return body;
+}

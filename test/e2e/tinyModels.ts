@@ -1,0 +1,25 @@
+/**
+ * Lays out a model mirror for browser tests: the tiny stand-in graphs under Supertonic 3's onnx
+ * names, beside the real config, character table and voices from ../shared/supertonic.
+ */
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GRAPHS } from '../../src/core/voice/contract';
+import { VOICES } from '../../src/core/voice/style';
+import { SHARED_SUPERTONIC } from '../helpers/supertonicData';
+import { buildTinyGraphs } from '../helpers/tinySupertonic';
+
+export const E2E_MODELS_DIR = resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-models');
+
+export default function globalSetup(): void {
+  const version = 'supertonic-3';
+  const root = join(E2E_MODELS_DIR, version);
+  rmSync(E2E_MODELS_DIR, { recursive: true, force: true });
+  mkdirSync(join(root, 'onnx'), { recursive: true });
+  mkdirSync(join(root, 'voice_styles'), { recursive: true });
+  const graphs = buildTinyGraphs();
+  for (const graph of GRAPHS) writeFileSync(join(root, 'onnx', `${graph}.onnx`), graphs[graph]);
+  for (const file of ['onnx/tts.json', 'onnx/unicode_indexer.json', ...VOICES.map((v) => `voice_styles/${v}.json`)]) {
+    copyFileSync(join(SHARED_SUPERTONIC, version, file), join(root, file));
+  }
+}
