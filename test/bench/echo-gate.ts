@@ -24,8 +24,9 @@
  */
 import { FULL_SCALE, hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
 import type { EchoGateState } from '../../src/core/speech/echoGate';
-import { between, mixLevels, noiseEnvelope, peakToMean, seededRandom, speechEnvelope } from '../helpers/envelopeSpeech';
-import type { Random } from '../helpers/envelopeSpeech';
+import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
+import { seededRandom } from '../helpers/random';
+import type { Random } from '../helpers/random';
 
 /** Four independent recordings, so a figure is the gate's and not one draw's luck. */
 const SEEDS = [0x5eed_ec40, 0x1234_5678, 0x0bad_cafe, 0x0000_0042] as const;

@@ -31,6 +31,7 @@ import type { ModelVersion } from '../../src/core/voice/text';
 import { SupertonicEngine } from '../../workers/supertonic';
 import type { PieceAudio } from '../../workers/supertonic';
 import { buildCostlyGraphs, DEFAULT_SECONDS_PER_CHAR, SAMPLES_PER_FRAME, SUPERTONIC_2_FILE_BYTES } from '../helpers/costlySupertonic';
+import { seededRandom } from '../helpers/random';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';
 
 const ANSWER =
@@ -70,16 +71,6 @@ function round(value: number, places: number): number {
   return Number(value.toFixed(places));
 }
 
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function zeroByGraph(): Record<GraphName, number> {
   return { duration_predictor: 0, text_encoder: 0, vector_estimator: 0, vocoder: 0 };

@@ -26,18 +26,6 @@ export function feed(deltas: readonly string[], options?: ChunkOptions): Fed {
   return { pieces: [...perDelta.flat(), ...atEnd], perDelta, atEnd };
 }
 
-/** A seeded PRNG (mulberry32): the same seed gives the same numbers in [0, 1), on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Text as one delta per UTF-16 code unit: the finest any stream can split it, emoji halves and all. */
 export function codeUnits(text: string): string[] {
   return Array.from({ length: text.length }, (_, at) => text.charAt(at));

@@ -23,6 +23,9 @@
  *   the usual middle estimate. The result is clipped at 1, where a real capture saturates.
  */
 
+import { seededRandom } from './random';
+import type { Random } from './random';
+
 /** Half the words follow a pause, of 50 ms up to this many milliseconds. */
 const WORD_PAUSE_SHARE = 0.5;
 const LONGEST_WORD_PAUSE_MS = 250;
@@ -34,21 +37,6 @@ const TROUGH = 0.3;
 const FALL_POWER = 2;
 /** The per-frame wobble's standard deviation, as a share of the level. */
 const WOBBLE = 0.1;
-
-/** A deterministic uniform generator in [0, 1). */
-export type Random = () => number;
-
-/** mulberry32: small, fast, and good enough to draw test signals; the same seed gives the same run. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A uniform draw in [low, high). */
 export function between(random: Random, low: number, high: number): number {

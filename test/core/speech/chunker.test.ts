@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { chunkAll, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
 import type { ChunkerState } from '../../../src/core/speech/chunker';
 import { TalkSettingError } from '../../../src/core/speech/talk';
-import { codeUnits, feed, randomDeltas, seeded } from '../../helpers/chunkFeed';
+import { codeUnits, feed, randomDeltas } from '../../helpers/chunkFeed';
+import { seededRandom as seeded } from '../../helpers/random';
 
 /** `count` sentences of about 40 to 120 characters, each different, the same on every run. */
 function sentences(count: number, seed: number): string[] {

@@ -13,7 +13,8 @@ import {
 } from '../../../src/core/speech/echoGate';
 import type { EchoGateOptions, EchoGateState } from '../../../src/core/speech/echoGate';
 import { feed, silence, steady } from '../../helpers/envelopeFeed';
-import { mixLevels, seededRandom, speechEnvelope } from '../../helpers/envelopeSpeech';
+import { mixLevels, speechEnvelope } from '../../helpers/envelopeSpeech';
+import { seededRandom } from '../../helpers/random';
 
 /** A gate that has heard `ms` of a steady leak at `level` while the assistant talked. */
 function learned(level: number, ms = 3000, options: Partial<EchoGateOptions> = {}): EchoGateState {
