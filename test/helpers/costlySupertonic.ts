@@ -13,7 +13,7 @@
  * - duration_predictor: character embedding (vocabulary × 64), residual feed-forward blocks
  *   64→256→64, 2 self-attention layers (width 64) over the text, a masked mean, then a head
  *   (64 + the 128 values of `style_dp`)→128→128→1. The output is
- *   `secondsPerChar × Σ text_mask + 0 × head`: the network's cost is paid, the duration is
+ *   `secondsPerChar × (Σ text_mask − 9 language-tag positions) + 0 × head`: the network's cost is paid, the duration is
  *   deterministic (default 0.075 s a position, English speech at about 13 characters a second).
  * - text_encoder: character embedding (vocabulary × 256), blocks 256→1024→256, 4 self-attention
  *   layers over the text, one cross-attention from the text to the 50 style tokens, 256→256 out.
@@ -187,9 +187,15 @@ export function buildCostlyGraphs(options: CostlyOptions = {}): CostlyGraphs {
   return { graphs, report };
 }
 
+/**
+ * Positions every piece spends on its language tags (`<en>` and `</en>`): characters the model
+ * reads but does not say, so the stand-in gives them no duration.
+ */
+export const TAG_POSITIONS = 9;
+
 /** The duration, in seconds, the stand-in predictor gives for `positions` unmasked text positions. */
 export function expectedDuration(positions: number, secondsPerChar = DEFAULT_SECONDS_PER_CHAR): number {
-  return Math.fround(Math.fround(secondsPerChar) * positions);
+  return Math.fround(Math.fround(secondsPerChar) * Math.max(0, positions - TAG_POSITIONS));
 }
 
 /** How many residual blocks fill a graph up to its parameter target. */
@@ -264,9 +270,10 @@ function durationPredictor(
   head = g.op('Tanh', [g.dense(head, o.head, o.head, 1, false)]);
   head = g.op('Reshape', [g.dense(head, o.head, 1, 1, false), g.int64s([-1])]);
   g.describe(`masked mean, head (${o.width} + 128 style)→${o.head}→${o.head}→1`);
-  const seconds = g.op('Mul', [g.op('ReduceSum', [mask, g.int64s([1, 2])], { keepdims: 0 }), g.float(o.secondsPerChar)]);
+  const spoken = g.op('Relu', [g.op('Sub', [g.op('ReduceSum', [mask, g.int64s([1, 2])], { keepdims: 0 }), g.float(TAG_POSITIONS)])]);
+  const seconds = g.op('Mul', [spoken, g.float(o.secondsPerChar)]);
   g.op('Add', [seconds, g.op('Mul', [head, g.float(0)])], {}, g.output('duration'));
-  g.describe(`duration = ${o.secondsPerChar} s × Σ text_mask + 0 × head`);
+  g.describe(`duration = ${o.secondsPerChar} s × (Σ text_mask − ${TAG_POSITIONS} tag positions) + 0 × head`);
 }
 
 function textEncoder(g: GraphBuilder, fill: Fill, o: { vocabulary: number; width: number }): void {

@@ -1,0 +1,96 @@
+/**
+ * Turning what a person said into a 384-wide vector for recall. Two embedders, and a vector is only
+ * ever compared with vectors of the embedder that made it (each memory records its embedder):
+ * - `hash` (default, offline, free): feature-hashed words, word pairs and character trigrams,
+ *   L2-normalised. It is lexical — it finds remarks that share words and word pieces ("my sister
+ *   Ana" ~ "Ana's birthday"), not ones that share only meaning ("sibling").
+ * - `endpoint`: an OpenAI-shaped `/v1/embeddings` asked for `dimensions: 384`.
+ */
+
+export const EMBEDDING_WIDTH = 384;
+
+export interface Embedder {
+  /** Recorded with each memory; vectors of different embedders are never compared. */
+  readonly name: string;
+  embed(text: string, signal?: AbortSignal): Promise<Float32Array>;
+}
+
+/** FNV-1a, 32-bit: fast, well spread, and the same on every machine. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function words(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+}
+
+/** Adds a feature with its weight; the hash's top bit picks the sign so collisions cancel on average. */
+function add(vector: Float32Array, feature: string, weight: number): void {
+  const hash = fnv1a(feature);
+  vector[hash % EMBEDDING_WIDTH] = (vector[hash % EMBEDDING_WIDTH] ?? 0) + (hash & 0x80000000 ? -weight : weight);
+}
+
+/** The offline embedder: deterministic, no model, no network. */
+export const hashEmbedder: Embedder = {
+  name: 'hash-v1',
+  embed(text: string): Promise<Float32Array> {
+    const vector = new Float32Array(EMBEDDING_WIDTH);
+    const tokens = words(text);
+    tokens.forEach((word, i) => {
+      add(vector, `w:${word}`, 1);
+      const next = tokens[i + 1];
+      if (next !== undefined) add(vector, `b:${word} ${next}`, 0.5);
+      const padded = `^${word}$`;
+      for (let c = 0; c + 3 <= padded.length; c++) add(vector, `c:${padded.slice(c, c + 3)}`, 0.25);
+    });
+    let norm = 0;
+    for (const v of vector) norm += v * v;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] ?? 0) / norm;
+    return Promise.resolve(vector);
+  },
+};
+
+/** The embeddings endpoint could not give a usable vector. */
+export class EmbedderError extends Error {
+  override readonly name = 'EmbedderError';
+}
+
+/** An OpenAI-shaped embeddings endpoint asked for 384 dimensions. */
+export function endpointEmbedder(options: { baseUrl: string; apiKey: string; model: string; fetch?: typeof fetch }): Embedder {
+  const fetcher = options.fetch ?? fetch;
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+  return {
+    name: `endpoint:${options.model}`,
+    async embed(text, signal) {
+      let response: Response;
+      try {
+        response = await fetcher(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },
+          body: JSON.stringify({ model: options.model, input: text, dimensions: EMBEDDING_WIDTH }),
+          ...(signal ? { signal } : {}),
+        });
+      } catch (cause) {
+        throw new EmbedderError(`The embeddings endpoint at ${new URL(url).host} could not be reached.`, { cause });
+      }
+      if (!response.ok) throw new EmbedderError(`The embeddings endpoint answered ${response.status}.`);
+      const body = (await response.json()) as { data?: { embedding?: unknown }[] };
+      const embedding = body.data?.[0]?.embedding;
+      if (!Array.isArray(embedding) || embedding.length !== EMBEDDING_WIDTH || embedding.some((v) => typeof v !== 'number')) {
+        throw new EmbedderError(`The embeddings endpoint did not return ${EMBEDDING_WIDTH} numbers; set its model to one that supports dimensions: ${EMBEDDING_WIDTH}.`);
+      }
+      return Float32Array.from(embedding as number[]);
+    },
+  };
+}
