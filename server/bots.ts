@@ -1,0 +1,403 @@
+/**
+ * Bot files: `bots/<slug>.md`, YAML front matter between `---` lines and the prompt as the body.
+ * Every file is read and checked when the server starts; one invalid file stops the start with a
+ * `BotFileError` naming the file, the field and what it accepts, because a bot that half-loads is
+ * a bot that silently spends, speaks or remembers other than its file says.
+ *
+ * ```md
+ * ---
+ * name: Sage
+ * voice: { by: browser, gap: 0.12, visual: halo, voices: [F1, M2], language: en }
+ * memory: person+recall
+ * limits: { spend: 0.05, perDay: { spend: 1.00 } }
+ * ---
+ * You are Sage, …
+ * ```
+ *
+ * Unknown keys are refused at every level: a misspelt `limts:` would otherwise be a ceiling that
+ * silently never applies.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { BOT_SLUG } from '../src/core/route';
+import { resolveTalk, TalkSettingError } from '../src/core/speech/talk';
+import type { Talk } from '../src/core/speech/talk';
+import { VOICES } from '../src/core/voice/style';
+import { LANGUAGES_V3 } from '../src/core/voice/text';
+import type { Language } from '../src/core/voice/text';
+
+/** Who speaks a bot's answers: the page's own engine, or the deployment's speech endpoint. */
+export const SPEAKERS = ['browser', 'endpoint'] as const;
+export type Speaker = (typeof SPEAKERS)[number];
+
+/** The five shapes the orb can take; the page draws each. */
+export const ORB_SHAPES = ['halo', 'ribbon', 'bloom', 'tide', 'lattice'] as const;
+export type OrbShape = (typeof ORB_SHAPES)[number];
+
+/**
+ * What a bot remembers: `none` the question alone, `thread` the conversation the page sends,
+ * `person` also what this person asked this bot before, `person+recall` also what they told it,
+ * found by meaning — the only kind that writes anything down.
+ */
+export const MEMORY_KINDS = ['none', 'thread', 'person', 'person+recall'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+/** Rolling windows a person's answers and spend are counted over. */
+export const LIMIT_WINDOWS = ['perMinute', 'perHour', 'perDay', 'perWeek', 'perMonth'] as const;
+export type LimitWindow = (typeof LIMIT_WINDOWS)[number];
+
+/** Each window's length in milliseconds; rolling, not calendar (a month is thirty days). */
+export const WINDOW_MS: Readonly<Record<LimitWindow, number>> = Object.freeze({
+  perMinute: 60_000,
+  perHour: 3_600_000,
+  perDay: 86_400_000,
+  perWeek: 7 * 86_400_000,
+  perMonth: 30 * 86_400_000,
+});
+
+/** A ceiling over one rolling window, per person per bot. Every field given must hold. */
+export interface WindowCeiling {
+  /** Most answers in the window; a whole number from 1. Unset: answers are not counted here. */
+  answers?: number;
+  /** Most spend in the window, in USD, from 0. Unset: spend is not counted here. */
+  spend?: number;
+}
+
+/** A bot's ceilings, carried in every grant so nothing downstream can raise them. */
+export interface BotLimits {
+  /** Most model calls for one answer; a whole number from 1 to 64. Default 4. */
+  steps: number;
+  /** Most spend on one answer, in USD, from 0 to 100. Default 0.05. */
+  spend: number;
+  /** Longest one answer may take, in minutes, above 0 and up to 60. Default 2. */
+  minutes: number;
+  perMinute?: WindowCeiling;
+  perHour?: WindowCeiling;
+  perDay?: WindowCeiling;
+  perWeek?: WindowCeiling;
+  perMonth?: WindowCeiling;
+}
+
+/**
+ * Ceilings for a file that names none: a few cents an answer, ten answers a minute, a dollar a
+ * day and ten a month per person — a default bot cannot run up a bill. A file that names any
+ * window replaces all of these windows with its own (and must cap spend in at least one of them);
+ * per-answer fields it leaves out keep these values.
+ */
+export const DEFAULT_LIMITS: Readonly<BotLimits> = Object.freeze({
+  steps: 4,
+  spend: 0.05,
+  minutes: 2,
+  perMinute: Object.freeze({ answers: 10 }),
+  perDay: Object.freeze({ spend: 1 }),
+  perMonth: Object.freeze({ spend: 10 }),
+});
+
+/** How a bot sounds and looks: the talk timings (see `Talk`) plus who speaks and how. */
+export interface BotVoice extends Talk {
+  /** Who speaks: `browser` (the page's own engine, default) or `endpoint` (`/api/speak`). */
+  by: Speaker;
+  /** The orb's shape until the reader picks their own. Default `halo`. */
+  visual: OrbShape;
+  /**
+   * The voices offered, the first being the default. `browser`: names from `VOICES`, default all
+   * ten. `endpoint`: the endpoint's own names; empty (the default) offers the deployment's
+   * `COPILOT_TTS_VOICES`.
+   */
+  voices: string[];
+  /** The language spoken and recognised until the reader picks another. Default `en`. */
+  language: Language;
+}
+
+export interface Bot {
+  /** The file name without `.md`, and the `/voice/<slug>` path. */
+  slug: string;
+  /** What a person sees the bot called. */
+  name: string;
+  /** The file's body: the system prompt. Never leaves the server. */
+  prompt: string;
+  voice: BotVoice;
+  memory: MemoryKind;
+  /** The languages a reader may choose from; default `[voice.language]`. */
+  languages: Language[];
+  limits: BotLimits;
+  /** Which configured provider entry the bot is written for; unset: the configured order. */
+  provider?: string;
+  /** The model to ask that provider for; unset: the provider entry's own. */
+  model?: string;
+  /** What the bot says first, before anybody speaks. */
+  greeting?: string;
+}
+
+/** The part of a bot a page may see: never the prompt, the provider, the model or the limits. */
+export interface PublicBot {
+  slug: string;
+  name: string;
+  voice: BotVoice;
+  memory: MemoryKind;
+  languages: Language[];
+  greeting?: string;
+}
+
+/** A bot file the server cannot start with; names the file and the field, says what it accepts. */
+export class BotFileError extends Error {
+  override readonly name = 'BotFileError';
+  constructor(
+    /** The file's path as it was read. */
+    readonly file: string,
+    /** The field at fault, dotted (`voice.visual`), or `front matter`, `slug`, `prompt`. */
+    readonly field: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${file}: ${field} ${detail}`, options);
+  }
+}
+
+const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages'] as const;
+const VOICE_KEYS = ['by', 'steps', 'opening', 'words', 'gap', 'visual', 'voices', 'language'] as const;
+const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
+const WINDOW_KEYS = ['answers', 'spend'] as const;
+
+/** The gap is written in seconds (a conversation's 0.12) and kept in milliseconds. */
+const GAP_SECONDS_MAX = 2;
+const NAME_CHARS_MAX = 80;
+const GREETING_CHARS_MAX = 500;
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
+
+type Fields = Record<string, unknown>;
+
+/** Reads every `<slug>.md` in `dir` (README.md aside), keyed by slug; throws on the first bad file. */
+export async function loadBots(dir: string): Promise<Map<string, Bot>> {
+  let names: string[];
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    names = entries
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && entry.name.toLowerCase() !== 'readme.md')
+      .map((entry) => entry.name)
+      .sort();
+  } catch (error) {
+    throw new BotFileError(dir, 'folder', 'cannot be read; the server needs a folder of bot files (`bots/<slug>.md`).', { cause: error });
+  }
+  const bots = new Map<string, Bot>();
+  for (const name of names) {
+    const file = join(dir, name);
+    const bot = parseBotFile(file, await readFile(file, 'utf8'));
+    bots.set(bot.slug, bot);
+  }
+  return bots;
+}
+
+/** Parses one bot file's text; the slug is the file name without `.md`. */
+export function parseBotFile(file: string, text: string): Bot {
+  const slug = basename(file, '.md');
+  if (!BOT_SLUG.test(slug)) {
+    throw new BotFileError(file, 'slug', `"${slug}" (the file name) is not a bot slug: use lower-case letters, digits and single dashes, 1–64 long (e.g. study-buddy.md).`);
+  }
+  const match = FRONT_MATTER.exec(text);
+  if (match === null) {
+    throw new BotFileError(file, 'front matter', 'is missing: the file must start with a `---` line, then YAML fields, then a closing `---` line, then the prompt.');
+  }
+  const document = parseDocument(match[1] ?? '', { uniqueKeys: true });
+  const [yamlError] = document.errors;
+  if (yamlError !== undefined) {
+    throw new BotFileError(file, 'front matter', `is not valid YAML: ${yamlError.message}`, { cause: yamlError });
+  }
+  const fields = mapping(file, 'front matter', document.toJS({ maxAliasCount: 50 }) ?? {}, TOP_KEYS, '');
+
+  const prompt = (match[2] ?? '').trim();
+  if (prompt === '') {
+    throw new BotFileError(file, 'prompt', '(the text after the front matter) is empty; write who the bot is and how it answers.');
+  }
+  const { voice, languages } = readVoice(file, fields.voice, fields.languages);
+  const bot: Bot = {
+    slug,
+    name: text1(file, 'name', fields.name, NAME_CHARS_MAX) ?? missing(file, 'name', 'the name a person sees, as a string'),
+    prompt,
+    voice,
+    memory: oneOf(file, 'memory', fields.memory, MEMORY_KINDS) ?? 'thread',
+    languages,
+    limits: readLimits(file, fields.limits),
+  };
+  const provider = text1(file, 'provider', fields.provider, 100);
+  const model = text1(file, 'model', fields.model, 200);
+  const greeting = text1(file, 'greeting', fields.greeting, GREETING_CHARS_MAX);
+  if (provider !== undefined) bot.provider = provider;
+  if (model !== undefined) bot.model = model;
+  if (greeting !== undefined) bot.greeting = greeting;
+  return bot;
+}
+
+/** What `/api/start` hands the page. */
+export function publicBot(bot: Bot): PublicBot {
+  const shown: PublicBot = {
+    slug: bot.slug,
+    name: bot.name,
+    voice: { ...bot.voice, voices: [...bot.voice.voices] },
+    memory: bot.memory,
+    languages: [...bot.languages],
+  };
+  if (bot.greeting !== undefined) shown.greeting = bot.greeting;
+  return shown;
+}
+
+function readVoice(file: string, value: unknown, languagesValue: unknown): { voice: BotVoice; languages: Language[] } {
+  const fields = value === undefined ? {} : mapping(file, 'voice', value, VOICE_KEYS, 'voice.');
+  const by = oneOf(file, 'voice.by', fields.by, SPEAKERS) ?? 'browser';
+  const partial: Partial<Talk> = {};
+  for (const key of ['steps', 'opening', 'words'] as const) {
+    const given = number(file, `voice.${key}`, fields[key]);
+    if (given !== undefined) partial[key] = given;
+  }
+  const gap = number(file, 'voice.gap', fields.gap);
+  if (gap !== undefined) {
+    if (gap < 0 || gap > GAP_SECONDS_MAX) {
+      throw new BotFileError(file, 'voice.gap', `is ${gap}; it must be seconds from 0 to ${GAP_SECONDS_MAX} (a conversation's breath is 0.12).`);
+    }
+    partial.gapMs = Math.round(gap * 1000);
+  }
+  let talk: Talk;
+  try {
+    talk = resolveTalk(partial);
+  } catch (error) {
+    if (!(error instanceof TalkSettingError)) throw error;
+    const [, key = 'voice', detail = error.message] = /^(voice\.\w+) (.*)$/s.exec(error.message) ?? [];
+    throw new BotFileError(file, key, detail, { cause: error });
+  }
+
+  const voices = list(file, 'voice.voices', fields.voices);
+  if (voices !== undefined && by === 'browser') {
+    const unknown = voices.find((name) => !(VOICES as readonly string[]).includes(name));
+    if (unknown !== undefined) {
+      throw new BotFileError(file, 'voice.voices', `names "${unknown}"; the browser voice offers ${VOICES.join(', ')}.`);
+    }
+  }
+  const language = oneOf(file, 'voice.language', fields.language, LANGUAGES_V3);
+  const languages = list(file, 'languages', languagesValue) as Language[] | undefined;
+  const unread = languages?.find((tag) => !(LANGUAGES_V3 as readonly string[]).includes(tag));
+  if (unread !== undefined) {
+    throw new BotFileError(file, 'languages', `names "${unread}"; it may list ${LANGUAGES_V3.join(', ')}.`);
+  }
+  const spoken = language ?? languages?.[0] ?? 'en';
+  if (languages !== undefined && !languages.includes(spoken)) {
+    throw new BotFileError(file, 'voice.language', `is "${spoken}", which languages (${languages.join(', ')}) does not list; add it there or pick one of those.`);
+  }
+  return {
+    voice: {
+      ...talk,
+      by,
+      visual: oneOf(file, 'voice.visual', fields.visual, ORB_SHAPES) ?? 'halo',
+      voices: voices ?? (by === 'browser' ? [...VOICES] : []),
+      language: spoken,
+    },
+    languages: languages ?? [spoken],
+  };
+}
+
+function readLimits(file: string, value: unknown): BotLimits {
+  if (value === undefined) return structuredClone(DEFAULT_LIMITS);
+  const fields = mapping(file, 'limits', value, LIMIT_KEYS, 'limits.');
+  const limits: BotLimits = {
+    steps: ranged(file, 'limits.steps', fields.steps, 1, 64, true) ?? DEFAULT_LIMITS.steps,
+    spend: ranged(file, 'limits.spend', fields.spend, 0, 100, false) ?? DEFAULT_LIMITS.spend,
+    minutes: ranged(file, 'limits.minutes', fields.minutes, 0, 60, false) ?? DEFAULT_LIMITS.minutes,
+  };
+  if (limits.minutes === 0) {
+    throw new BotFileError(file, 'limits.minutes', 'is 0; it must be minutes above 0 and up to 60.');
+  }
+  const named = LIMIT_WINDOWS.filter((window) => fields[window] !== undefined);
+  if (named.length === 0) {
+    for (const window of LIMIT_WINDOWS) {
+      const ceiling = DEFAULT_LIMITS[window];
+      if (ceiling !== undefined) limits[window] = { ...ceiling };
+    }
+    return limits;
+  }
+  for (const window of named) {
+    const where = `limits.${window}`;
+    const ceiling = mapping(file, where, fields[window], WINDOW_KEYS, `${where}.`);
+    const answers = ranged(file, `${where}.answers`, ceiling.answers, 1, 1_000_000, true);
+    const spend = ranged(file, `${where}.spend`, ceiling.spend, 0, 100_000, false);
+    if (answers === undefined && spend === undefined) {
+      throw new BotFileError(file, where, 'sets nothing; give it answers (a whole number) and/or spend (USD), or leave it out.');
+    }
+    limits[window] = { ...(answers === undefined ? {} : { answers }), ...(spend === undefined ? {} : { spend }) };
+  }
+  if (named.every((window) => limits[window]?.spend === undefined)) {
+    throw new BotFileError(
+      file,
+      'limits',
+      `caps no spend over any window; give one a spend (e.g. perDay: { spend: 1.00 }) — a per-answer budget does not stop one person asking two hundred times. Windows: ${LIMIT_WINDOWS.join(', ')}.`,
+    );
+  }
+  return limits;
+}
+
+function mapping(file: string, field: string, value: unknown, keys: readonly string[], prefix: string): Fields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new BotFileError(file, field, `is ${describe(value)}; it must be a mapping of ${keys.join(', ')}.`);
+  }
+  const unknown = Object.keys(value).find((key) => !keys.includes(key));
+  if (unknown !== undefined) {
+    throw new BotFileError(file, `${prefix}${unknown}`, `is not a field ${prefix === '' ? 'of a bot file' : `of ${prefix.slice(0, -1)}`}; the fields are ${keys.join(', ')}.`);
+  }
+  return value as Fields;
+}
+
+function missing(file: string, field: string, what: string): never {
+  throw new BotFileError(file, field, `is missing; it must be ${what}.`);
+}
+
+function text1(file: string, field: string, value: unknown, maxChars: number): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > maxChars) {
+    throw new BotFileError(file, field, `is ${describe(value)}; it must be a string of 1 to ${maxChars} characters.`);
+  }
+  return value.trim();
+}
+
+function oneOf<T extends string>(file: string, field: string, value: unknown, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new BotFileError(file, field, `is ${describe(value)}; it must be one of ${allowed.join(', ')}.`);
+  }
+  return value as T;
+}
+
+function number(file: string, field: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new BotFileError(file, field, `is ${describe(value)}; it must be a number.`);
+  }
+  return value;
+}
+
+function ranged(file: string, field: string, value: unknown, min: number, max: number, whole: boolean): number | undefined {
+  const given = number(file, field, value);
+  if (given !== undefined && (given < min || given > max || (whole && !Number.isInteger(given)))) {
+    throw new BotFileError(file, field, `is ${given}; it must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}.`);
+  }
+  return given;
+}
+
+/** A non-empty list of distinct, non-empty strings. */
+function list(file: string, field: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string' || item.trim() === '')) {
+    throw new BotFileError(file, field, `is ${describe(value)}; it must be a list of one or more names, e.g. [a, b].`);
+  }
+  const items = (value as string[]).map((item) => item.trim());
+  const twice = items.find((item, index) => items.indexOf(item) !== index);
+  if (twice !== undefined) throw new BotFileError(file, field, `lists "${twice}" twice.`);
+  return items;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  const shown = JSON.stringify(value);
+  return shown.length > 60 ? `${shown.slice(0, 57)}…` : shown;
+}

@@ -1,0 +1,211 @@
+/**
+ * Who is asking. The person is derived here, by the server, and never taken from a request field:
+ *
+ * - Local mode (the default): each browser is a person. The first request without a valid
+ *   `confab_person` cookie is given a new random id in one — HttpOnly, SameSite=Lax, Path=/, a
+ *   year long, Secure over https — signed with a key derived from the grant secret so it cannot be
+ *   forged. A cookie whose signature does not hold (tampered with, or signed under another secret)
+ *   is not an error: that browser simply becomes a new person, and the old id is never honoured.
+ *   A cookie over thirty days old is re-issued with the same id, so a person who keeps coming back
+ *   keeps their history.
+ * - Supabase mode (`SUPABASE_URL` set): the page signs in with supabase-js and sends
+ *   `Authorization: Bearer <access token>`; the token is verified (issuer `<url>/auth/v1`, audience
+ *   `authenticated`, expiry) against the project's JWT secret (HS256) and/or its JWKS, and the
+ *   person is its `sub`. A missing or invalid token is a 401.
+ */
+import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
+import { ConfigError } from './config';
+
+export type PersonMode =
+  | { kind: 'local' }
+  | {
+      kind: 'supabase';
+      /** The project URL without a trailing slash, e.g. `https://abcd.supabase.co`. */
+      url: string;
+      /** The project's JWT secret, for HS256 access tokens. */
+      secret?: Uint8Array;
+      /** Where the project's public signing keys are, for asymmetric access tokens. */
+      jwksUrl?: string;
+    };
+
+/** What `personFrom` puts on the Hono context. */
+export type PersonVariables = { person: string };
+export type PersonEnv = { Variables: PersonVariables };
+
+export interface PersonOptions {
+  /** The clock, in ms since the epoch, for cookie ages and token expiry. Default `Date.now`. */
+  now?: () => number;
+  /**
+   * Whether `X-Forwarded-Proto: https` from a proxy in front counts as https when deciding the
+   * cookie's Secure flag. Default false: only set it behind a proxy that sets that header itself.
+   */
+  trustProxy?: boolean;
+}
+
+export const PERSON_COOKIE = 'confab_person';
+/** How long a person cookie lasts, in seconds: a year. */
+export const PERSON_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+/** How old a cookie may get, in ms, before it is re-issued with the same person. */
+export const PERSON_COOKIE_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;
+
+export const SIGN_IN_NEEDED_MESSAGE = 'Sign in first: this server needs your access token (Authorization: Bearer <token>).';
+export const SIGN_IN_INVALID_MESSAGE = 'Your sign-in is not valid or has expired; sign in again.';
+export const SIGN_IN_KEYS_MESSAGE = 'The sign-in keys could not be fetched; try again shortly.';
+
+/** Shortest `SUPABASE_JWT_SECRET` accepted, in characters (Supabase's own are longer). */
+const JWT_SECRET_MIN_CHARS = 32;
+const COOKIE_KEY_LABEL = 'confab person cookie v1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const COOKIE_VALUE = /^([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+/** Algorithms a Supabase project signs access tokens with besides HS256. */
+const ASYMMETRIC = ['ES256', 'RS256', 'EdDSA'];
+/** Token failures that are the token's own; any other failure is ours (keys unreachable) — a 503. */
+const TOKEN_FAULTS = new Set([
+  errors.JWTExpired.code,
+  errors.JWTClaimValidationFailed.code,
+  errors.JWTInvalid.code,
+  errors.JWSInvalid.code,
+  errors.JWSSignatureVerificationFailed.code,
+  errors.JOSEAlgNotAllowed.code,
+  errors.JOSENotSupported.code,
+  errors.JWKSNoMatchingKey.code,
+  errors.JWKSMultipleMatchingKeys.code,
+]);
+
+/**
+ * Which mode the environment asks for: Supabase when `SUPABASE_URL` is set (with
+ * `SUPABASE_JWT_SECRET` for HS256 tokens, and `SUPABASE_JWKS_URL` or the project's own JWKS for
+ * asymmetric ones), local otherwise. Throws `ConfigError` naming the variable to fix.
+ */
+export function readPersonMode(env: Record<string, string | undefined>): PersonMode {
+  const given = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const urlText = given('SUPABASE_URL');
+  const secretText = given('SUPABASE_JWT_SECRET');
+  const jwksText = given('SUPABASE_JWKS_URL');
+  if (urlText === undefined) {
+    if (secretText !== undefined || jwksText !== undefined) {
+      throw new ConfigError(
+        `${secretText === undefined ? 'SUPABASE_JWKS_URL' : 'SUPABASE_JWT_SECRET'} is set but SUPABASE_URL is not; set SUPABASE_URL to the project URL (https://<project>.supabase.co), or unset both for local mode.`,
+      );
+    }
+    return { kind: 'local' };
+  }
+  const url = webUrl('SUPABASE_URL', urlText).replace(/\/+$/, '');
+  const mode: PersonMode = { kind: 'supabase', url };
+  if (secretText !== undefined) {
+    if (secretText.length < JWT_SECRET_MIN_CHARS) {
+      throw new ConfigError(
+        `SUPABASE_JWT_SECRET is ${secretText.length} characters; set it to the project's JWT secret (Settings → API, at least ${JWT_SECRET_MIN_CHARS} characters), or unset it to verify with the project's JWKS.`,
+      );
+    }
+    mode.secret = new TextEncoder().encode(secretText);
+  }
+  if (jwksText !== undefined) mode.jwksUrl = webUrl('SUPABASE_JWKS_URL', jwksText);
+  else if (mode.secret === undefined) mode.jwksUrl = `${url}/auth/v1/.well-known/jwks.json`;
+  return mode;
+}
+
+/** The key person cookies are signed with: HKDF-SHA256 of the grant secret under its own label. */
+export function personCookieKey(grantSecret: Uint8Array): Uint8Array {
+  return new Uint8Array(hkdfSync('sha256', grantSecret, new Uint8Array(0), COOKIE_KEY_LABEL, 32));
+}
+
+/** Middleware that sets `c.var.person` for the rest of the request, or answers 401/503. */
+export function personFrom(mode: PersonMode, cookieKey: Uint8Array, options: PersonOptions = {}): MiddlewareHandler<PersonEnv> {
+  return mode.kind === 'local' ? localPerson(cookieKey, options) : supabasePerson(mode, options);
+}
+
+/** A person cookie's value: `<uuid>.<issued, s since the epoch>.<HMAC, base64url>`. */
+export function signPersonCookie(cookieKey: Uint8Array, person: string, issuedMs: number): string {
+  const body = `${person}.${Math.floor(issuedMs / 1000)}`;
+  return `${body}.${createHmac('sha256', cookieKey).update(body).digest('base64url')}`;
+}
+
+/** The person and issue time in a cookie value this server signed, or undefined for anything else. */
+export function readPersonCookie(cookieKey: Uint8Array, value: string | undefined): { person: string; issuedMs: number } | undefined {
+  const match = value === undefined ? null : COOKIE_VALUE.exec(value);
+  if (match === null) return undefined;
+  const [, person = '', issued = '', signature = ''] = match;
+  const given = Buffer.from(signature, 'base64url');
+  const expected = createHmac('sha256', cookieKey).update(`${person}.${issued}`).digest();
+  if (given.length !== expected.length || !timingSafeEqual(given, expected) || !UUID.test(person)) return undefined;
+  return { person, issuedMs: Number(issued) * 1000 };
+}
+
+function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false }: PersonOptions): MiddlewareHandler<PersonEnv> {
+  return async (c, next) => {
+    const nowMs = now();
+    const held = readPersonCookie(cookieKey, getCookie(c, PERSON_COOKIE));
+    const person = held?.person ?? randomUUID();
+    c.set('person', person);
+    await next();
+    // Set after the handler so it reaches whatever response it made, errors included.
+    if (held === undefined || nowMs - held.issuedMs > PERSON_COOKIE_REFRESH_MS) {
+      const forwarded = trustProxy ? c.req.header('X-Forwarded-Proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
+      setCookie(c, PERSON_COOKIE, signPersonCookie(cookieKey, person, nowMs), {
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/',
+        secure: new URL(c.req.url).protocol === 'https:' || forwarded === 'https',
+        maxAge: PERSON_COOKIE_MAX_AGE_S,
+      });
+    }
+  };
+}
+
+function supabasePerson(mode: Extract<PersonMode, { kind: 'supabase' }>, { now = Date.now }: PersonOptions): MiddlewareHandler<PersonEnv> {
+  const { secret } = mode;
+  const jwks = mode.jwksUrl === undefined ? undefined : createRemoteJWKSet(new URL(mode.jwksUrl));
+  const algorithms = [...(secret === undefined ? [] : ['HS256']), ...(jwks === undefined ? [] : ASYMMETRIC)];
+  const key: JWTVerifyGetKey = async (header, token) => {
+    if (header.alg === 'HS256' && secret !== undefined) return secret;
+    if (header.alg !== 'HS256' && jwks !== undefined) return jwks(header, token);
+    throw new errors.JOSEAlgNotAllowed('This project does not sign tokens with that algorithm.');
+  };
+  return async (c, next) => {
+    const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
+    if (token === undefined) throw new HTTPException(401, { message: SIGN_IN_NEEDED_MESSAGE });
+    let subject: unknown;
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        issuer: `${mode.url}/auth/v1`,
+        audience: 'authenticated',
+        algorithms,
+        requiredClaims: ['sub', 'exp'],
+        currentDate: new Date(now()),
+      });
+      subject = payload.sub;
+    } catch (error) {
+      const own = error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code);
+      throw new HTTPException(own ? 401 : 503, { message: own ? SIGN_IN_INVALID_MESSAGE : SIGN_IN_KEYS_MESSAGE, cause: error });
+    }
+    if (typeof subject !== 'string' || subject === '') throw new HTTPException(401, { message: SIGN_IN_INVALID_MESSAGE });
+    c.set('person', subject);
+    await next();
+  };
+}
+
+function webUrl(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (error) {
+    throw new ConfigError(`${name} is not a URL; set it like https://<project>.supabase.co.`, { cause: error });
+  }
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+    throw new ConfigError(`${name} must be an https:// URL (plain http is accepted only for localhost); it is ${url.protocol}//${url.host}.`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name} must be a plain URL without credentials, a query or a fragment.`);
+  }
+  return url.href;
+}
