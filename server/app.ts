@@ -2,9 +2,10 @@
  * The Confab server, built from what it is given: `createApp(deps)` decides every route, and
  * `server/index.ts` alone reads the environment and listens. Tests drive it with `app.request()`.
  *
- * Today it serves the built page: hashed assets are cached for good, the entry page and the
- * service worker never are, and every page route (`/`, `/voice/<bot>`) answers with the entry page
- * so a deep link or a reload works.
+ * One process on one port: the API (session routes that know who is asking, the grant-only chat
+ * door and speak proxy) and the built page, whose hashed assets are cached for good while the entry
+ * page and the service worker never are; every page route (`/`, `/voice/<bot>`) answers with the
+ * entry page so a deep link or a reload works.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -14,9 +15,25 @@ import { HTTPException } from 'hono/http-exception';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
 import type { ServerConfig } from './config';
+import type { PersonEnv, PersonMode } from './person';
+import { personCookieKey, personFrom } from './person';
+import { sessionRoutes } from './session';
+import type { SessionDeps } from './session';
 
 export interface AppDeps {
   config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'>;
+  /** The API; without it the server serves the page alone. */
+  api?: ApiDeps;
+}
+
+export interface ApiDeps extends SessionDeps {
+  personMode: PersonMode;
+  /** Routes that know who is asking (threads, lines, memories), mounted under /api. */
+  personal?: Hono<PersonEnv>;
+  /** The chat door, mounted under /v1 (grant only). */
+  door?: Hono;
+  /** The speak proxy, mounted under /api (grant only). */
+  speak?: Hono;
 }
 
 /** What the page needs to know of the server's settings; nothing secret. */
@@ -27,7 +44,7 @@ export interface PageConfig {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-export function createApp({ config }: AppDeps): Hono {
+export function createApp({ config, api }: AppDeps): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -45,6 +62,7 @@ export function createApp({ config }: AppDeps): Hono {
   app.get('/api/config', (c) =>
     c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase } }),
   );
+  if (api) mountApi(app, api);
   app.all('/api/*', () => {
     throw new HTTPException(404, { message: 'There is no such API route.' });
   });
@@ -85,4 +103,16 @@ export function createApp({ config }: AppDeps): Hono {
   });
 
   return app;
+}
+
+/** The session routes: the only ones that know who is asking (a cookie, or a Supabase token). */
+const PERSONAL_PATHS = ['/api/start', '/api/threads', '/api/threads/*', '/api/memories', '/api/memories/*'];
+
+function mountApi(app: Hono, api: ApiDeps): void {
+  if (api.door) app.route('/v1', api.door);
+  if (api.speak) app.route('/api', api.speak);
+  const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock });
+  for (const path of PERSONAL_PATHS) app.use(path, who);
+  app.route('/api', sessionRoutes(api));
+  if (api.personal) app.route('/api', api.personal);
 }

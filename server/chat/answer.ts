@@ -1,0 +1,119 @@
+/**
+ * One answer as the door hands it on: text pieces as they come, then how it ended. Per-answer
+ * limits live here: `minutes` aborts the answer's signal (the door sets the timer), `spend` is
+ * checked after every token against a running estimate. Either ends the answer with a sentence
+ * the voice can say, as does a provider that breaks after its first token — the answer is that
+ * provider's by then, and switching mid-sentence would start the answer over in another voice.
+ */
+import type { ModelPrice, TokenUsage } from './prices';
+import { costUsd, estimateTokens } from './prices';
+import type { OpenUpstream } from './upstream';
+
+/** How an answer ended. */
+export type AnswerEnded =
+  /** The model finished. */
+  | 'stop'
+  /** The provider stopped at its own token ceiling. */
+  | 'length'
+  /** The answer's `minutes` ran out. */
+  | 'minutes'
+  /** The answer's running cost passed its `spend`. */
+  | 'spend'
+  /** The provider failed after its first token. */
+  | 'broke'
+  /** The client went away. */
+  | 'aborted'
+  /** The ledger refused the turn before anything was asked. */
+  | 'refused';
+
+/** Why an answer's signal was aborted; the `reason` the door aborts with. */
+export class AnswerStop extends Error {
+  override readonly name = 'AnswerStop';
+  constructor(readonly why: 'client' | 'minutes' | 'spend') {
+    super(`The answer was stopped (${why}).`);
+  }
+}
+
+/** What the voice says when an answer is cut short, by how it ended. */
+export const CLOSING_SENTENCES: Readonly<Record<'minutes' | 'spend' | 'broke', string>> = {
+  minutes: 'I have to stop there, because this answer ran out of time.',
+  spend: 'I have to stop there, because this answer reached its spending limit.',
+  broke: 'Sorry, I lost my connection to the model partway through, so that answer is cut short.',
+};
+
+/** OpenAI's `finish_reason` for an ending: a limit reads as `length`, everything else as `stop`. */
+export function finishReason(ended: AnswerEnded): 'stop' | 'length' {
+  return ended === 'length' || ended === 'minutes' || ended === 'spend' ? 'length' : 'stop';
+}
+
+export interface AnswerResult {
+  ended: AnswerEnded;
+  /** Characters of answer the model produced (closing sentences not counted). */
+  modelChars: number;
+  /** Tokens as the provider reported them, when it did. */
+  usage?: TokenUsage;
+}
+
+/** The pieces of an answer; its return value says how it ended. */
+export type AnswerPieces = AsyncGenerator<string, AnswerResult, undefined>;
+
+export interface LimitOptions {
+  /** The answer's signal; aborted with an `AnswerStop`. `limitedAnswer` aborts it itself for `spend`. */
+  controller: AbortController;
+  /** Most USD the answer may cost; unset: not limited. */
+  spendUsd?: number;
+  /** The answering model's price; without one, `spendUsd` cannot be held. */
+  price?: ModelPrice;
+  /** Estimated prompt tokens, counted into the running cost. */
+  promptTokens: number;
+}
+
+/** `open`'s answer, cut short by the limits in `options` or by the provider breaking. */
+export async function* limitedAnswer(open: OpenUpstream, options: LimitOptions): AnswerPieces {
+  const { signal } = options.controller;
+  let modelChars = 0;
+  let usage: TokenUsage | undefined;
+  let length = false;
+  let broke = false;
+  let said = '';
+  try {
+    for await (const event of open.events) {
+      if (event.type === 'usage') usage = event.usage;
+      else if (event.type === 'finish') length = event.reason === 'length';
+      else {
+        modelChars += event.text.length;
+        said = event.text;
+        yield event.text;
+        const running = costUsd(options.price, { promptTokens: options.promptTokens, completionTokens: estimateTokens(modelChars) });
+        if (options.spendUsd !== undefined && options.price !== undefined && running > options.spendUsd) {
+          options.controller.abort(new AnswerStop('spend'));
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) broke = true;
+    else if (!(signal.reason instanceof AnswerStop)) throw error;
+  }
+  const base = { modelChars, ...(usage === undefined ? {} : { usage }) };
+  const why = signal.reason instanceof AnswerStop ? signal.reason.why : undefined;
+  if (why === 'client') return { ended: 'aborted', ...base };
+  const cut = why ?? (broke ? 'broke' : undefined);
+  if (cut === undefined) return { ended: length ? 'length' : 'stop', ...base };
+  yield closing(said, CLOSING_SENTENCES[cut]);
+  return { ended: cut, ...base };
+}
+
+/** An answer that is one sentence: a refusal, or a limit that ran out before the first token. */
+// eslint-disable-next-line @typescript-eslint/require-await -- an answer like any other, though nothing in it waits
+export async function* sentenceAnswer(sentence: string, ended: AnswerEnded): AnswerPieces {
+  yield sentence;
+  return { ended, modelChars: 0 };
+}
+
+/** A closing sentence after `last`, the last piece said: a new sentence, or a dash after one cut mid-way. */
+function closing(last: string, sentence: string): string {
+  if (last === '') return sentence;
+  if (/[.!?…]["'”’)\]]?\s*$/.test(last)) return `${/\s$/.test(last) ? '' : ' '}${sentence}`;
+  return `${/\s$/.test(last) ? '' : ' '}— ${sentence}`;
+}

@@ -1,0 +1,451 @@
+/**
+ * The chat door: `POST /chat/completions` in OpenAI's chat-completions shape, for a caller holding
+ * a grant. Mount it with `app.route('/v1', chatDoor(deps))`.
+ *
+ * The door is a door, not an engine: the grant says which bot and whose ceilings, the bot file
+ * says the prompt and the model, and the client's user and assistant turns are the conversation.
+ * Nothing is bought unless `live` is set and a provider is configured; until then a scripted
+ * stand-in answers and says why. Before anything is asked the ledger reserves the turn against the
+ * person's rolling windows; a refusal is a sentence in the answer, so the voice can say it.
+ *
+ * A streamed answer's headers go out with its first token, so `x-confab-provider` can name the
+ * provider that answered (or `stand-in`, or `none` for a refusal), and a provider that fails
+ * before then is answered as an HTTP error in OpenAI's shape rather than a stream that says nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { streamSSE } from 'hono/streaming';
+import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
+import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
+import { lastQuestion, parseChatRequest } from './chatRequest';
+import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
+import { ChatRequestError, NoProviderAnswered, ProviderError } from './errors';
+import type { ProviderFailure } from './errors';
+import { openFirstAnswering } from './fallover';
+import { costUsd, estimateTokens, priceOf } from './prices';
+import type { PriceTable, TokenUsage } from './prices';
+import { realSleep, standInAnswer, standInReason, wordByWord } from './standIn';
+import type { Sleep } from './standIn';
+import { providerOrder } from './upstream';
+import type { Provider, ProviderChoice } from './upstream';
+import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
+import type { AnswerHeader } from './wire';
+
+/** What the door reads from a verified grant; the real claims may carry more. */
+export interface DoorGrant {
+  /** The bot's slug. */
+  bot: string;
+  /** The person, as the server derived them. */
+  person: string;
+  /** The per-answer ceilings signed into the grant. */
+  limits: AnswerLimits;
+}
+
+/** Per-answer ceilings. Windows over many answers are the ledger's. */
+export interface AnswerLimits {
+  /** Most USD one answer may cost, by the running estimate; unset: not limited. */
+  spend?: number;
+  /** Longest one answer may take, in minutes, from the request to its last token; unset: not limited. */
+  minutes?: number;
+}
+
+/** What the door reads from a bot file; the real bot may carry more. */
+export interface DoorBot extends ProviderChoice {
+  /** The system prompt. Never leaves the server except to the provider. */
+  prompt: string;
+}
+
+/** The provider name recorded for the stand-in's answers. */
+export const STAND_IN = 'stand-in';
+/** The `model` a stand-in's answer reports. */
+export const STAND_IN_MODEL = 'confab-stand-in';
+/** The `model` a refusal reports. */
+export const REFUSAL_MODEL = 'confab';
+
+export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string };
+
+/** What one answer used, settled against its reservation. */
+export interface AnswerSpend extends TokenUsage {
+  /** The provider that answered: its name, `stand-in`, or null when none did. */
+  provider: string | null;
+  /** The model that answered (the stand-in's is `confab-stand-in`); null when none did. */
+  model: string | null;
+  /** How it ended; `failed` when no provider started an answer. */
+  ended: AnswerEnded | 'failed';
+  /** Whether the tokens are estimated at four characters each, the provider having reported none. */
+  estimated: boolean;
+  /** USD by the price table, for the model that answered; 0 for the stand-in. */
+  costUsd: number;
+  /** False when the answering model has no price, so `costUsd` is 0 without being free. */
+  priced: boolean;
+  /** When the answer ended, in ms since the epoch. */
+  nowMs: number;
+}
+
+/** Per-person spend over rolling windows; the real one lives in the database. */
+export interface DoorLedger<G extends DoorGrant> {
+  /** Holds the turn against the person's windows before anything is bought; a refusal says why, in a sentence. */
+  reserve(ask: { grant: G; nowMs: number }): Promise<Reservation>;
+  /** Records what a reserved turn used, once it has ended, however it ended. */
+  settle(reservation: string, spend: AnswerSpend): Promise<void>;
+}
+
+/** One turn through the door, as `context` and `afterAnswer` see it. */
+export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
+  grant: G;
+  bot: B;
+  /** The client's user and assistant turns. */
+  messages: readonly ConversationMessage[];
+}
+
+/** A turn that was answered, for whatever is written afterwards (memories). */
+export interface AnsweredTurn<G extends DoorGrant, B extends DoorBot> extends DoorTurn<G, B> {
+  /** The last thing the person said. */
+  question: string;
+  /** The answer as it was sent, closing sentence included. */
+  answer: string;
+  /** Which provider answered (`stand-in` for the stand-in). */
+  provider: string;
+  ended: AnswerEnded;
+}
+
+/** A structured log line. None holds a question, an answer, a prompt or a key. */
+export type DoorLogLine =
+  | { event: 'provider.fell-over'; provider: string; failure: ProviderFailure; status?: number; code?: string }
+  | { event: 'answer.ended'; provider: string | null; model: string | null; ended: AnswerEnded | 'failed'; promptTokens: number; completionTokens: number; estimated: boolean; costUsd: number; ms: number }
+  | { event: 'answer.unpriced'; model: string }
+  | { event: 'answer.refused' }
+  | { event: 'settle.failed' | 'after-answer.failed' | 'door.failed'; error: string };
+
+export interface DoorOptions {
+  /** Largest request body, in bytes; past it the answer is 413. Default 64 KiB. */
+  bodyBytesMax: number;
+  /** How long a provider may take to send its first token before the next is asked, in ms. Default 20 000. */
+  firstTokenMs: number;
+  /** The pause between the stand-in's words, in ms. Default 40. */
+  standInWordMs: number;
+}
+
+export const DOOR_DEFAULTS: Readonly<DoorOptions> = Object.freeze({
+  bodyBytesMax: 64 * 1024,
+  firstTokenMs: 20_000,
+  standInWordMs: 40,
+});
+
+export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partial<DoorOptions> {
+  /** The verified grant of `Authorization: Bearer <grant>`; throws `HTTPException(401)` when refused. */
+  authorize: (c: Context) => G | Promise<G>;
+  /** The bot a grant names, by slug; undefined when its file is gone (404). */
+  botOf: (slug: string) => B | undefined;
+  /** OpenAI-shaped endpoints, asked in order (the bot's own provider first). */
+  providers: readonly Provider[];
+  /** `AGENTS_LIVE=1`: providers may be bought from. Unset, the stand-in answers whatever keys there are. */
+  live: boolean;
+  /** Prices by model, for settled costs and the `spend` ceiling. */
+  prices: PriceTable;
+  ledger: DoorLedger<G>;
+  /**
+   * What follows the bot's prompt: the conversation, with whatever the bot's memory adds (past
+   * lines, recalled memories). Default: the client's messages as they are.
+   */
+  context?: (turn: DoorTurn<G, B>) => Promise<ChatMessage[]>;
+  /**
+   * Called once an answer has been sent (also one cut short by a limit or a broken provider; not
+   * for refusals, failures before any answer, or a client that left). Not awaited by the answer;
+   * its failures are logged by name.
+   */
+  afterAnswer?: (turn: AnsweredTurn<G, B>) => Promise<void>;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+  /** How providers are reached. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** How the stand-in waits between words. Default: a timer. */
+  sleep?: Sleep;
+  /** Where log lines go. Default: one JSON line each on stderr. */
+  log?: (line: DoorLogLine) => void;
+}
+
+/** A door setting a person must fix. */
+export class DoorConfigError extends Error {
+  override readonly name = 'DoorConfigError';
+}
+
+const stderrLog = (line: DoorLogLine): void => {
+  console.error(JSON.stringify(line));
+};
+
+/** How a turn ended, for settling: an answer's result, or no answer at all. */
+type Ending = Omit<AnswerResult, 'ended'> & { ended: AnswerEnded | 'failed' };
+
+/** One answer on its way out: where it came from and its pieces. */
+interface Answer {
+  provider: string | null;
+  model: string;
+  pieces: AnswerPieces;
+  /** Estimated prompt tokens, for a provider that reports none. */
+  promptTokens: number;
+  /** False for the stand-in and refusals: nothing is bought. */
+  bought: boolean;
+}
+
+export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<G, B>): Hono {
+  const options: DoorOptions = {
+    bodyBytesMax: deps.bodyBytesMax ?? DOOR_DEFAULTS.bodyBytesMax,
+    firstTokenMs: deps.firstTokenMs ?? DOOR_DEFAULTS.firstTokenMs,
+    standInWordMs: deps.standInWordMs ?? DOOR_DEFAULTS.standInWordMs,
+  };
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isFinite(value) || value < 0) throw new DoorConfigError(`${name} is ${String(value)}; it must be a number from 0.`);
+  }
+  const fetchUpstream = deps.fetch ?? fetch;
+  const sleep = deps.sleep ?? realSleep;
+  const log = deps.log ?? stderrLog;
+  const context = deps.context ?? ((turn: DoorTurn<G, B>) => Promise.resolve(turn.messages.map((message) => ({ ...message }))));
+
+  const app = new Hono();
+
+  app.post(
+    '/chat/completions',
+    bodyLimit({
+      maxSize: options.bodyBytesMax,
+      onError: () => {
+        throw new ChatRequestError(`The request body is larger than ${String(options.bodyBytesMax)} bytes.`, null, 413);
+      },
+    }),
+    async (c) => {
+      const grant = await deps.authorize(c);
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch (error) {
+        throw new ChatRequestError('The request body is not valid JSON.', null, 400, { cause: error });
+      }
+      const request = parseChatRequest(body);
+      const bot = deps.botOf(grant.bot);
+      if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
+
+      const startedMs = deps.clock();
+      const reserved = await deps.ledger.reserve({ grant, nowMs: startedMs });
+      if (!reserved.ok) {
+        log({ event: 'answer.refused' });
+        return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
+      }
+
+      // The answer's own signal: the client leaving, `minutes` running out, or `spend` passed.
+      const controller = new AbortController();
+      const clientSignal = c.req.raw.signal;
+      const onClientGone = () => {
+        controller.abort(new AnswerStop('client'));
+      };
+      if (clientSignal.aborted) onClientGone();
+      clientSignal.addEventListener('abort', onClientGone);
+      const { minutes, spend } = grant.limits;
+      const timer = minutes === undefined ? undefined : setTimeout(() => {
+        controller.abort(new AnswerStop('minutes'));
+      }, minutes * 60_000);
+
+      /** Ends the turn's timers and settles what it used; the usage it settled. */
+      const settle = async (answer: Answer | undefined, ending: Ending): Promise<TokenUsage> => {
+        clearTimeout(timer);
+        clientSignal.removeEventListener('abort', onClientGone);
+        const bought = answer?.bought === true;
+        const usage = ending.usage ?? { promptTokens: answer?.promptTokens ?? 0, completionTokens: estimateTokens(ending.modelChars) };
+        const price = bought ? priceOf(deps.prices, answer.model) : undefined;
+        if (bought && price === undefined) log({ event: 'answer.unpriced', model: answer.model });
+        const spent: AnswerSpend = {
+          ...usage,
+          provider: answer?.provider ?? null,
+          model: answer === undefined ? null : answer.model,
+          ended: ending.ended,
+          estimated: ending.usage === undefined,
+          costUsd: costUsd(price, usage),
+          priced: !bought || price !== undefined,
+          nowMs: deps.clock(),
+        };
+        log({
+          event: 'answer.ended',
+          provider: spent.provider,
+          model: spent.model,
+          ended: spent.ended,
+          promptTokens: spent.promptTokens,
+          completionTokens: spent.completionTokens,
+          estimated: spent.estimated,
+          costUsd: spent.costUsd,
+          ms: spent.nowMs - startedMs,
+        });
+        try {
+          await deps.ledger.settle(reserved.reservation, spent);
+        } catch (error) {
+          // The answer has been given; there is nobody left to tell but the log.
+          log({ event: 'settle.failed', error: nameOf(error) });
+        }
+        return usage;
+      };
+
+      let answer: Answer;
+      try {
+        answer = await startAnswer({ grant, bot, messages: request.messages }, controller, spend);
+      } catch (error) {
+        const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
+        if (why === undefined || why === 'client') {
+          await settle(undefined, { ended: why === 'client' ? 'aborted' : 'failed', modelChars: 0 });
+          if (why === 'client') return new Response(null, { status: 499 });
+          throw error;
+        }
+        // A limit ran out before the first token: it is said, and nothing was answered.
+        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
+        return respond(c, request, cut, (result) => settle(undefined, { ...result, modelChars: 0 }));
+      }
+
+      const afterAnswer = deps.afterAnswer;
+      const provider = answer.provider;
+      return respond(
+        c,
+        request,
+        answer,
+        (result) => settle(answer, result),
+        (result, text) => {
+          if (afterAnswer === undefined || provider === null || result.ended === 'aborted') return;
+          afterAnswer({ grant, bot, messages: request.messages, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
+            log({ event: 'after-answer.failed', error: nameOf(error) });
+          });
+        },
+        onClientGone,
+      );
+    },
+  );
+
+  /**
+   * The answer to `turn`: the stand-in's while nothing may be bought, else the first provider's to
+   * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when `context` does.
+   */
+  async function startAnswer(turn: DoorTurn<G, B>, controller: AbortController, spendUsd: number | undefined): Promise<Answer> {
+    const reason = standInReason(deps.providers.length, deps.live);
+    if (reason !== undefined) {
+      const text = standInAnswer(reason, lastQuestion(turn.messages));
+      return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal), promptTokens: 0, bought: false };
+    }
+    const { prompt: system } = turn.bot;
+    const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...(await context(turn))];
+    const promptTokens = estimateTokens(prompt.reduce((sum, message) => sum + message.content.length, 0));
+    const open = await openFirstAnswering(providerOrder(deps.providers, turn.bot), prompt, {
+      signal: controller.signal,
+      fetch: fetchUpstream,
+      firstTokenMs: options.firstTokenMs,
+      onFallover: (error) => {
+        log({
+          event: 'provider.fell-over',
+          provider: error.provider,
+          failure: error.failure,
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(error.code === undefined ? {} : { code: error.code }),
+        });
+      },
+    });
+    const limits = { controller, promptTokens, ...(spendUsd === undefined ? {} : { spendUsd }) };
+    const price = priceOf(deps.prices, open.model);
+    return {
+      provider: open.provider.name,
+      model: open.model,
+      pieces: limitedAnswer(open, price === undefined ? limits : { ...limits, price }),
+      promptTokens,
+      bought: true,
+    };
+  }
+
+  /**
+   * Sends `answer` as the client asked: a stream whose headers go out with the first piece, or one
+   * completion. `settle` runs once it has ended and before `[DONE]`; `after` once it has been sent.
+   */
+  async function respond(
+    c: Context,
+    request: ChatRequest,
+    answer: Answer,
+    settle: (result: AnswerResult) => Promise<TokenUsage> = () => Promise.resolve({ promptTokens: 0, completionTokens: 0 }),
+    after: (result: AnswerResult, text: string) => void = () => undefined,
+    onClientGone: () => void = () => undefined,
+  ): Promise<Response> {
+    const header: AnswerHeader = { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(deps.clock() / 1000), model: answer.model };
+    c.header('x-confab-provider', answer.provider ?? 'none');
+    const first = await answer.pieces.next();
+    let text = '';
+
+    if (!request.stream) {
+      let next = first;
+      while (!next.done) {
+        text += next.value;
+        next = await answer.pieces.next();
+      }
+      const usage = await settle(next.value);
+      after(next.value, text);
+      return c.json(completionOf(header, text, finishReason(next.value.ended), usage));
+    }
+
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(onClientGone);
+      try {
+        let next = first;
+        let role = true;
+        while (!next.done) {
+          text += next.value;
+          await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: next.value } : { content: next.value }, null) });
+          role = false;
+          next = await answer.pieces.next();
+        }
+        const result = next.value;
+        await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: '' } : {}, finishReason(result.ended)) });
+        const usage = await settle(result);
+        if (request.includeUsage) await stream.writeSSE({ data: usageChunkOf(header, usage) });
+        await stream.writeSSE({ data: '[DONE]' });
+        await stream.close();
+        after(result, text);
+      } catch (error) {
+        log({ event: 'door.failed', error: nameOf(error) });
+      }
+    });
+  }
+
+  /** The stand-in's text, word by word, as an answer. */
+  async function* standIn(text: string, signal: AbortSignal): AnswerPieces {
+    let modelChars = 0;
+    for await (const word of wordByWord(text, options.standInWordMs, sleep, signal)) {
+      modelChars += word.length;
+      yield word;
+    }
+    if (!signal.aborted) return { ended: 'stop', modelChars };
+    if (signal.reason instanceof AnswerStop && signal.reason.why === 'minutes') {
+      yield ` ${CLOSING_SENTENCES.minutes}`;
+      return { ended: 'minutes', modelChars };
+    }
+    return { ended: 'aborted', modelChars };
+  }
+
+  app.onError((error, c) => {
+    if (error instanceof ChatRequestError) {
+      return c.json(errorOf(error.message, 'invalid_request_error', error.param, error.status === 413 ? 'request_too_large' : null), error.status);
+    }
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      if (status === 401) return c.json(errorOf(error.message || 'The grant was refused.', 'authentication_error', null, 'invalid_grant'), 401);
+      if (status === 404) return c.json(errorOf(error.message, 'not_found_error', null, 'bot_not_found'), 404);
+      return c.json(errorOf(error.message, status < 500 ? 'invalid_request_error' : 'server_error'), status);
+    }
+    if (error instanceof ProviderError) {
+      return c.json(errorOf(`${error.message} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'), 502);
+    }
+    if (error instanceof NoProviderAnswered) {
+      return c.json(errorOf(error.message, 'api_error', null, 'no_provider_answered'), 502);
+    }
+    log({ event: 'door.failed', error: nameOf(error) });
+    return c.json(errorOf('Something went wrong on the server.', 'server_error'), 500);
+  });
+
+  return app;
+}
+
+function nameOf(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

@@ -1,0 +1,76 @@
+/**
+ * The chat door's failures, one class per boundary. Each keeps its `cause`; none carries a key,
+ * a question or an answer in its message, because messages end up in responses and logs.
+ */
+
+/** A request the door cannot take: 400 (or 413 for a body past the cap), naming the field. */
+export class ChatRequestError extends Error {
+  override readonly name = 'ChatRequestError';
+  constructor(
+    message: string,
+    /** The field at fault in OpenAI's `param` form (`messages[2].content`), or null for the whole body. */
+    readonly param: string | null,
+    readonly status: 400 | 413 = 400,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Why one provider did not answer. */
+export type ProviderFailure =
+  /** It answered with an HTTP error status (see `status`). */
+  | 'status'
+  /** It could not be reached: DNS, refused connection, reset before a response. */
+  | 'unreachable'
+  /** No first token within the door's `firstTokenMs`. */
+  | 'timeout'
+  /** Its stream broke or reported an error before the first token. */
+  | 'stream';
+
+/**
+ * One provider's failure to start an answer. `fallover` says whether the reason is the provider's
+ * own (bad key, no credits, rate limit, its server down, unreachable, model missing), so the next
+ * provider may be asked; a malformed request fails identically everywhere and is not.
+ */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly provider: string,
+    readonly failure: ProviderFailure,
+    readonly fallover: boolean,
+    /** The HTTP status when `failure` is `status`. */
+    readonly status?: number,
+    /** The provider's machine-readable `error.code`, when it sent one. Never its message, which can quote the key. */
+    readonly code?: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      failure === 'status'
+        ? `The provider "${provider}" answered ${String(status)}${code === undefined ? '' : ` (${code})`}.`
+        : `The provider "${provider}" ${FAILURE_WORDS[failure]}.`,
+      options,
+    );
+  }
+}
+
+const FAILURE_WORDS: Readonly<Record<Exclude<ProviderFailure, 'status'>, string>> = {
+  unreachable: 'could not be reached',
+  timeout: 'sent no first token in time',
+  stream: 'broke off before its first token',
+};
+
+/** Every provider was asked and none answered, each for a reason of its own. */
+export class NoProviderAnswered extends Error {
+  override readonly name = 'NoProviderAnswered';
+  constructor(readonly failures: readonly ProviderError[]) {
+    super(`No provider answered: ${failures.map((failure) => failure.message).join(' ')}`, {
+      cause: failures.at(-1),
+    });
+  }
+}
+
+/** An upstream stream that broke after its first token, or sent an error object mid-answer. */
+export class UpstreamStreamError extends Error {
+  override readonly name = 'UpstreamStreamError';
+}

@@ -1,0 +1,230 @@
+/**
+ * One OpenAI-shaped provider asked for one answer. The request always streams (with usage in the
+ * last chunk); the answer is "open" once its first token has arrived, because until then a
+ * failure that is the provider's own may still be handed to the next provider, and after it the
+ * answer is this provider's whatever happens.
+ */
+import type { ChatMessage } from './chatRequest';
+import { ProviderError, UpstreamStreamError } from './errors';
+import type { TokenUsage } from './prices';
+import { readSse } from './sse';
+
+/** One OpenAI-shaped chat-completions endpoint. */
+export interface Provider {
+  /** A short name for logs, the `x-confab-provider` header and the ledger. Never the key. */
+  name: string;
+  /**
+   * Its base URL as an OpenAI SDK takes it (`https://api.openai.com/v1`); the door posts to
+   * `<baseUrl>/chat/completions`. A URL already ending in `/chat/completions` is used as it is.
+   */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; never logged, never returned. */
+  apiKey: string;
+  /** The model to ask it for when the bot names no model for it. */
+  model: string;
+}
+
+/** One provider to ask, with the model to ask it for. */
+export interface Attempt {
+  provider: Provider;
+  model: string;
+}
+
+/** What a bot says about providers: see `Bot.provider` and `Bot.model`. */
+export interface ProviderChoice {
+  provider?: string;
+  model?: string;
+}
+
+/**
+ * The order to ask providers in for `bot`. The provider the bot names goes first, with the bot's
+ * model; the others follow in their configured order, each with its own model, since a model name
+ * belongs to the provider it was written for and sending it elsewhere is a second failure, not a
+ * fallback. A bot that names a model but no provider means the first configured one. A bot that
+ * names a provider that is not configured has its model sent nowhere.
+ */
+export function providerOrder(providers: readonly Provider[], bot: ProviderChoice): Attempt[] {
+  const preferred = bot.provider === undefined ? providers[0] : providers.find((provider) => provider.name === bot.provider);
+  const ordered = preferred === undefined ? [...providers] : [preferred, ...providers.filter((provider) => provider !== preferred)];
+  return ordered.map((provider) => ({
+    provider,
+    model: provider === preferred && bot.model !== undefined ? bot.model : provider.model,
+  }));
+}
+
+/** `<baseUrl>/chat/completions`, or `baseUrl` itself when it already is that path. */
+export function completionsUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  return base.endsWith('/chat/completions') ? base : `${base}/chat/completions`;
+}
+
+/** Error codes some providers send with a 400 that mean "no such model here", not "bad request". */
+const MODEL_MISSING_CODES = new Set(['model_not_found', 'model_not_available', 'invalid_model']);
+
+/**
+ * Whether an HTTP failure is the provider's own, so the next one may be asked: a bad or unpermitted
+ * key (401, 403), no credits (402), a missing model (404, or a 400 whose code says so), a timeout
+ * or rate limit (408, 429), its server down (5xx). Anything else — 400, 413, 422 — is the request's
+ * fault and fails identically everywhere.
+ */
+export function isProvidersOwn(status: number, code?: string): boolean {
+  if ([401, 402, 403, 404, 408, 429].includes(status) || status >= 500) return true;
+  return status === 400 && code !== undefined && MODEL_MISSING_CODES.has(code);
+}
+
+/** What an upstream stream says, in the door's words. */
+export type UpstreamEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'usage'; usage: TokenUsage }
+  | { type: 'finish'; reason: string };
+
+/** An answer whose first token has arrived. */
+export interface OpenUpstream extends Attempt {
+  /** Every event from the first token on. Throws when the stream breaks; stopping early cancels it. */
+  events: AsyncGenerator<UpstreamEvent, void, undefined>;
+}
+
+export interface OpenOptions {
+  /** Aborts the whole answer: the client left, or a per-answer limit ran out. */
+  signal: AbortSignal;
+  fetch: typeof fetch;
+  /** How long to wait for the first token before asking the next provider, in ms. */
+  firstTokenMs: number;
+}
+
+const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Longest provider error body read for its `error.code`, in bytes. */
+const ERROR_BODY_MAX = 8192;
+
+/**
+ * Asks `attempt` for an answer to `messages` and waits for its first token. Rejects with a
+ * `ProviderError` when it fails before then (its `fallover` says whether to ask the next), or with
+ * `signal.reason` once `signal` has aborted.
+ */
+export async function openUpstream(attempt: Attempt, messages: readonly ChatMessage[], options: OpenOptions): Promise<OpenUpstream> {
+  const { provider, model } = attempt;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => {
+    timeout.abort(new Error('no first token in time'));
+  }, options.firstTokenMs);
+  const signal = AbortSignal.any([options.signal, timeout.signal]);
+  const failed = (failure: 'unreachable' | 'stream', cause: unknown): unknown => {
+    if (options.signal.aborted) return options.signal.reason;
+    return new ProviderError(provider.name, timeout.signal.aborted ? 'timeout' : failure, true, undefined, undefined, { cause });
+  };
+
+  try {
+    let response: Response;
+    try {
+      response = await options.fetch(completionsUrl(provider.baseUrl), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${provider.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({ model, messages, stream: true, stream_options: { include_usage: true } }),
+        signal,
+      });
+    } catch (error) {
+      throw failed('unreachable', error);
+    }
+    if (!response.ok) {
+      const code = await errorCode(response).catch(() => undefined);
+      if (options.signal.aborted) throw options.signal.reason;
+      throw new ProviderError(provider.name, 'status', isProvidersOwn(response.status, code), response.status, code);
+    }
+    const events = eventsOf(response);
+    const early: UpstreamEvent[] = [];
+    try {
+      for (;;) {
+        const next = await events.next();
+        if (next.done) break;
+        early.push(next.value);
+        if (next.value.type === 'delta') break;
+      }
+    } catch (error) {
+      await events.return();
+      throw failed('stream', error);
+    }
+    return { provider, model, events: replay(early, events) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function* replay(early: readonly UpstreamEvent[], rest: AsyncGenerator<UpstreamEvent, void, undefined>): AsyncGenerator<UpstreamEvent, void, undefined> {
+  yield* early;
+  yield* rest;
+}
+
+/** The events of a 2xx response: its SSE stream, or a provider that ignored `stream` and sent one JSON completion. */
+async function* eventsOf(response: Response): AsyncGenerator<UpstreamEvent, void, undefined> {
+  if (response.body === null) throw new UpstreamStreamError('The provider sent an empty response.');
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+    yield* eventsOfChunk(await response.json());
+    return;
+  }
+  for await (const data of readSse(response.body as ReadableStream<Uint8Array>)) {
+    if (data === '[DONE]') return;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (error) {
+      throw new UpstreamStreamError('The provider sent an event that is not JSON.', { cause: error });
+    }
+    yield* eventsOfChunk(chunk);
+  }
+}
+
+function* eventsOfChunk(chunk: unknown): Generator<UpstreamEvent, void, undefined> {
+  if (!isRecord(chunk)) throw new UpstreamStreamError('The provider sent an event that is not an object.');
+  if (chunk.error !== undefined && chunk.error !== null) {
+    const code = isRecord(chunk.error) ? chunk.error.code : undefined;
+    throw new UpstreamStreamError(`The provider reported an error mid-stream${typeof code === 'string' || typeof code === 'number' ? ` (${String(code)})` : ''}.`);
+  }
+  const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (isRecord(choice)) {
+    // A streamed chunk carries `delta`; a whole completion (a provider that ignored `stream`) carries `message`.
+    const part = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : undefined;
+    if (part !== undefined && typeof part.content === 'string' && part.content !== '') yield { type: 'delta', text: part.content };
+    if (typeof choice.finish_reason === 'string') yield { type: 'finish', reason: choice.finish_reason };
+  }
+  const usage = chunk.usage;
+  if (isRecord(usage) && typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number') {
+    yield { type: 'usage', usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } };
+  }
+}
+
+/** The `error.code` (or `error.type`) of a provider's error body, read no further than `ERROR_BODY_MAX`. */
+async function errorCode(response: Response): Promise<string | undefined> {
+  if (response.body === null) return undefined;
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < ERROR_BODY_MAX) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const error = isRecord(body) ? body.error : undefined;
+  const code = isRecord(error) ? (error.code ?? error.type) : undefined;
+  // Only a machine-readable code is kept: a provider's prose can quote the key it was sent.
+  return typeof code === 'string' && CODE.test(code) ? code : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,42 @@
+/**
+ * The one route that takes a session rather than a grant: `POST /api/start {bot}` answers a grant
+ * for that bot and the person asking, with the bot's ceilings in it, and the public part of the bot
+ * file. From then on the page holds nothing wider than the grant.
+ */
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Bot, PublicBot } from './bots';
+import { publicBot } from './bots';
+import { grantClaims, signGrant } from './grants';
+import { readJson, text } from './json';
+import type { PersonEnv } from './person';
+
+export interface StartAnswer {
+  grant: string;
+  /** When the grant stops working, ms since the epoch. */
+  expiresAt: number;
+  bot: PublicBot;
+}
+
+export interface SessionDeps {
+  bots: ReadonlyMap<string, Bot>;
+  grantSecret: Uint8Array;
+  clock: () => number;
+}
+
+export function sessionRoutes({ bots, grantSecret, clock }: SessionDeps): Hono<PersonEnv> {
+  const routes = new Hono<PersonEnv>();
+  routes.post('/start', async (c) => {
+    const slug = text(await readJson(c), 'bot', { maxChars: 64 });
+    const bot = bots.get(slug);
+    if (!bot) throw new HTTPException(404, { message: `There is no bot called "${slug}".` });
+    const claims = grantClaims(bot, c.get('person'), clock());
+    return c.json<StartAnswer>({ grant: signGrant(grantSecret, claims), expiresAt: claims.expiresAt, bot: publicBot(bot) });
+  });
+  routes.get('/bots/:slug', (c) => {
+    const bot = bots.get(c.req.param('slug'));
+    if (!bot) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    return c.json(publicBot(bot));
+  });
+  return routes;
+}

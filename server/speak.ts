@@ -1,0 +1,244 @@
+/**
+ * The speak proxy: `POST /api/speak` in OpenAI's `/v1/audio/speech` shape, for a caller holding a
+ * grant, passed to the voice endpoint the site names with the site's key — which never reaches the
+ * browser. Mount it with `app.route('/', speakProxy(deps))`.
+ *
+ * It streams, and that is the point: the upstream's body is handed straight back as it arrives
+ * and never collected, because a proxy that awaits the whole response is correct audio with a
+ * silence before every turn. A client that goes away cancels the upstream read, so an abandoned
+ * utterance stops being made (and paid for) rather than merely not played. The default format is
+ * PCM, which the page queues into its audio graph as it lands.
+ *
+ * With no endpoint configured it answers 404 `{"error":"no-endpoint"}` and the page speaks for
+ * itself: that is the designed path, not a rescue.
+ */
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+
+/** The voice endpoint a site names (`COPILOT_TTS_*`). */
+export interface SpeakEndpoint {
+  /**
+   * `COPILOT_TTS_URL`: the base an OpenAI SDK would take (`https://api.openai.com/v1`), to which
+   * `/audio/speech` is added, or the speech path itself (any URL whose path already ends in
+   * `/audio/speech`), used as it is. Trailing slashes are ignored.
+   */
+  url: string;
+  /** `COPILOT_TTS_KEY`, sent as `Authorization: Bearer`; unset, no Authorization is sent. Never returned, never logged. */
+  key?: string;
+  /** `COPILOT_TTS_MODEL`, sent as `model`; unset, none is sent and the endpoint picks. A client's `model` is ignored. */
+  model?: string;
+  /** `COPILOT_TTS_VOICE`: the voice when a request names none. Default: the first voice offered. */
+  voice?: string;
+  /** `COPILOT_TTS_VOICES`: the voices offered. Empty or unset: any voice the endpoint takes. */
+  voices?: readonly string[];
+}
+
+export interface SpeakOptions {
+  /** Largest request body, in bytes; past it, 413. Default 64 KiB. */
+  bodyBytesMax: number;
+  /** Longest `input`, in characters (UTF-16 code units, as OpenAI counts); past it, 413. Default 4096. */
+  inputCharsMax: number;
+}
+
+export const SPEAK_DEFAULTS: Readonly<SpeakOptions> = Object.freeze({
+  bodyBytesMax: 64 * 1024,
+  inputCharsMax: 4096,
+});
+
+export interface SpeakDeps<G> extends Partial<SpeakOptions> {
+  /** The verified grant of `Authorization: Bearer <grant>`; throws `HTTPException(401)` when refused. */
+  authorize: (c: Context) => G | Promise<G>;
+  /** The endpoint, or undefined when the site names none. */
+  endpoint: SpeakEndpoint | undefined;
+  /**
+   * The voices the grant's bot offers (its `voice.voices`), which replace the endpoint's list when
+   * not empty. Default: the endpoint's list.
+   */
+  voicesFor?: (grant: G) => readonly string[] | undefined;
+  /** How the endpoint is reached. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** Audio formats OpenAI's speech endpoint takes. */
+export const SPEECH_FORMATS = ['pcm', 'mp3', 'opus', 'aac', 'flac', 'wav'] as const;
+export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+
+/** The content type to send when an endpoint names none. */
+const FORMAT_TYPES: Readonly<Record<SpeechFormat, string>> = {
+  pcm: 'audio/pcm',
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+};
+
+/** One utterance to say, validated. */
+export interface SpeechRequest {
+  input: string;
+  voice: string;
+  responseFormat: SpeechFormat;
+  /** 0.25–4; unset: the endpoint's own pace. */
+  speed?: number;
+}
+
+/** The proxy's answers other than audio: `{ error: <code>, message, field? }`. */
+export type SpeakErrorCode = 'no-endpoint' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
+
+/** A request the proxy does not pass on, or an endpoint that did not answer. Messages hold no key. */
+export class SpeakError extends Error {
+  override readonly name = 'SpeakError';
+  constructor(
+    readonly status: 400 | 404 | 413 | 502,
+    readonly code: SpeakErrorCode,
+    message: string,
+    /** The request field at fault. */
+    readonly field?: string,
+    /** The endpoint's status, for `upstream`. */
+    readonly upstreamStatus?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The URL speech is posted to: `url` when its path ends in `/audio/speech`, else `url` + `/audio/speech`. */
+export function speechUrl(url: string): string {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  parsed.pathname = path.endsWith('/audio/speech') ? path : `${path}/audio/speech`;
+  return parsed.toString();
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The utterance `body` asks for, with `offered` voices (empty: any) and `fallbackVoice` for a
+ * request that names none. `model` and anything else a client sends are ignored.
+ */
+export function parseSpeechRequest(body: unknown, offered: readonly string[], fallbackVoice: string | undefined, inputCharsMax: number): SpeechRequest {
+  if (!isRecord(body)) throw new SpeakError(400, 'bad-request', 'The request body must be a JSON object.');
+  const { input, voice, response_format: format, speed } = body;
+  if (typeof input !== 'string' || input.trim() === '') {
+    throw new SpeakError(400, 'bad-request', 'input must be the text to say, a non-empty string.', 'input');
+  }
+  if (input.length > inputCharsMax) {
+    throw new SpeakError(413, 'too-large', `input is ${String(input.length)} characters; at most ${String(inputCharsMax)} are said at once.`, 'input');
+  }
+  if (voice !== undefined && voice !== null && typeof voice !== 'string') {
+    throw new SpeakError(400, 'bad-request', 'voice must be a string.', 'voice');
+  }
+  const chosen = typeof voice === 'string' && voice !== '' ? voice : fallbackVoice;
+  if (chosen === undefined) throw new SpeakError(400, 'bad-request', 'voice is required: no default voice is configured.', 'voice');
+  if (offered.length > 0 && !offered.includes(chosen)) {
+    throw new SpeakError(400, 'bad-request', `voice "${chosen}" is not offered here; choose one of ${offered.join(', ')}.`, 'voice');
+  }
+  if (format !== undefined && format !== null && !SPEECH_FORMATS.includes(format as SpeechFormat)) {
+    throw new SpeakError(400, 'bad-request', `response_format must be one of ${SPEECH_FORMATS.join(', ')}.`, 'response_format');
+  }
+  if (speed !== undefined && speed !== null && (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.25 || speed > 4)) {
+    throw new SpeakError(400, 'bad-request', 'speed must be a number from 0.25 to 4.', 'speed');
+  }
+  return {
+    input,
+    voice: chosen,
+    responseFormat: (format ?? 'pcm') as SpeechFormat,
+    ...(typeof speed === 'number' ? { speed } : {}),
+  };
+}
+
+export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
+  const bodyBytesMax = deps.bodyBytesMax ?? SPEAK_DEFAULTS.bodyBytesMax;
+  const inputCharsMax = deps.inputCharsMax ?? SPEAK_DEFAULTS.inputCharsMax;
+  const fetchUpstream = deps.fetch ?? fetch;
+  const { endpoint } = deps;
+  // A bad COPILOT_TTS_URL is found at start, not on the first utterance.
+  const url = endpoint === undefined ? undefined : speechUrl(endpoint.url);
+
+  const app = new Hono();
+
+  app.post(
+    '/api/speak',
+    bodyLimit({
+      maxSize: bodyBytesMax,
+      onError: () => {
+        throw new SpeakError(413, 'too-large', `The request body is larger than ${String(bodyBytesMax)} bytes.`);
+      },
+    }),
+    async (c) => {
+      const grant = await deps.authorize(c);
+      if (endpoint === undefined || url === undefined) throw new SpeakError(404, 'no-endpoint', '');
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch (error) {
+        throw new SpeakError(400, 'bad-request', 'The request body is not valid JSON.', undefined, undefined, { cause: error });
+      }
+      const botVoices = deps.voicesFor?.(grant) ?? [];
+      const offered = botVoices.length > 0 ? botVoices : (endpoint.voices ?? []);
+      const fallbackVoice = endpoint.voice !== undefined && (offered.length === 0 || offered.includes(endpoint.voice)) ? endpoint.voice : offered[0];
+      const speech = parseSpeechRequest(body, offered, fallbackVoice, inputCharsMax);
+
+      const signal = c.req.raw.signal;
+      let upstream: Response;
+      try {
+        upstream = await fetchUpstream(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(endpoint.key === undefined || endpoint.key === '' ? {} : { authorization: `Bearer ${endpoint.key}` }),
+          },
+          body: JSON.stringify({
+            ...(endpoint.model === undefined ? {} : { model: endpoint.model }),
+            input: speech.input,
+            voice: speech.voice,
+            response_format: speech.responseFormat,
+            ...(speech.speed === undefined ? {} : { speed: speech.speed }),
+          }),
+          // The client leaving aborts the upstream request, and with it the read of its body.
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) return new Response(null, { status: 499 });
+        throw new SpeakError(502, 'upstream-unreachable', 'The voice endpoint could not be reached.', undefined, undefined, { cause: error });
+      }
+      if (!upstream.ok || upstream.body === null) {
+        await upstream.body?.cancel().catch(() => undefined);
+        throw new SpeakError(502, 'upstream', `The voice endpoint answered ${String(upstream.status)}.`, undefined, upstream.status);
+      }
+      return new Response(upstream.body, {
+        status: 200,
+        headers: {
+          'content-type': upstream.headers.get('content-type') ?? FORMAT_TYPES[speech.responseFormat],
+          'cache-control': 'no-store',
+        },
+      });
+    },
+  );
+
+  app.onError((error, c) => {
+    if (error instanceof SpeakError) {
+      if (error.code === 'no-endpoint') return c.json({ error: error.code }, 404);
+      return c.json(
+        {
+          error: error.code,
+          message: error.message,
+          ...(error.field === undefined ? {} : { field: error.field }),
+          ...(error.upstreamStatus === undefined ? {} : { status: error.upstreamStatus }),
+        },
+        error.status,
+      );
+    }
+    if (error instanceof HTTPException && error.status === 401) {
+      return c.json({ error: 'unauthorized', message: error.message || 'The grant was refused.' }, 401);
+    }
+    if (error instanceof HTTPException) return c.json({ error: 'bad-request', message: error.message }, error.status);
+    console.error(JSON.stringify({ event: 'speak.failed', error: error.name }));
+    return c.json({ error: 'server', message: 'Something went wrong on the server.' }, 500);
+  });
+
+  return app;
+}

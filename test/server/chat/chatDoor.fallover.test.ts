@@ -1,0 +1,150 @@
+import { APIError } from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLOSING_SENTENCES } from '../../../server/chat/answer';
+import { ask, provider, startDoor } from './door';
+import type { RunningDoor } from './door';
+import { answering, delay, startUpstream, unreachableUrl } from './localServers';
+import type { Listening, Script } from './localServers';
+
+let running: (RunningDoor | Listening)[] = [];
+const track = <T extends RunningDoor | Listening>(server: T): T => {
+  running.push(server);
+  return server;
+};
+afterEach(async () => {
+  await Promise.all(running.map((server) => server.close()));
+  running = [];
+});
+
+const failing = (status: number, code: string | null = null): Script => (reply) => {
+  reply.fail(status, code, 'Incorrect API key provided: sk-alpha-secret-key');
+};
+
+/** Two providers: `alpha` scripted by the test, `beta` answering "From beta." */
+async function twoProviders(alpha: Script) {
+  const first = track(await startUpstream(alpha));
+  const second = track(await startUpstream(answering(['From ', 'beta.'])));
+  const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)], firstTokenMs: 300 }));
+  return { first, second, door };
+}
+
+async function streamed(door: RunningDoor, question = 'Hello?') {
+  const { data: stream, response } = await door.client.chat.completions.create({ ...ask(question), stream: true }).withResponse();
+  let text = '';
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? '';
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  return { text, finish, provider: response.headers.get('x-confab-provider') };
+}
+
+describe('the chat door, falling over to the next provider', () => {
+  it.each([
+    [401, 'a bad key'],
+    [402, 'no credits'],
+    [403, 'a key without permission'],
+    [404, 'a model it does not have'],
+    [429, 'a rate limit'],
+    [500, 'its server failing'],
+    [503, 'its server down'],
+  ])('asks the next provider when the first answers %i (%s), and says which answered', async (status) => {
+    const { second, door } = await twoProviders(failing(status));
+    expect(await streamed(door)).toEqual({ text: 'From beta.', finish: 'stop', provider: 'beta' });
+    expect(second.received).toHaveLength(1);
+    expect(door.logs).toContainEqual(expect.objectContaining({ event: 'provider.fell-over', provider: 'alpha', failure: 'status', status }));
+    expect((await door.ledger.nextSettle()).provider).toBe('beta');
+    expect((await door.nextAnswered()).provider).toBe('beta');
+  });
+
+  it('asks the next provider when a 400 says the model is missing', async () => {
+    const { door } = await twoProviders(failing(400, 'model_not_found'));
+    expect((await streamed(door)).provider).toBe('beta');
+    expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'alpha', failure: 'status', status: 400, code: 'model_not_found' });
+  });
+
+  it('asks the next provider when the first cannot be reached', async () => {
+    const second = track(await startUpstream(answering(['Reached.'])));
+    const door = track(await startDoor({ providers: [provider('alpha', `${await unreachableUrl()}/v1`), provider('beta', second.baseUrl)] }));
+    expect(await streamed(door)).toMatchObject({ text: 'Reached.', provider: 'beta' });
+    expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'alpha', failure: 'unreachable' });
+  });
+
+  it('asks the next provider when the first sends no token in time, hanging up on the first', async () => {
+    const { first, door } = await twoProviders((reply) => {
+      reply.open();
+    });
+    expect((await streamed(door)).provider).toBe('beta');
+    expect(await (await first.next()).closed).toBe(true);
+    expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'alpha', failure: 'timeout' });
+  });
+
+  it('asks the next provider when the first breaks off before its first token', async () => {
+    const { door } = await twoProviders(async (reply) => {
+      reply.open();
+      await delay(20);
+      reply.destroy();
+    });
+    expect((await streamed(door)).provider).toBe('beta');
+    expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'alpha', failure: 'stream' });
+  });
+
+  it('does not ask again when the request is malformed (400): it answers 502 in OpenAI’s error shape', async () => {
+    const { second, door } = await twoProviders(failing(400, 'invalid_value'));
+    const error = await door.client.chat.completions.create({ ...ask('Hello?'), stream: true }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(APIError);
+    const api = error as APIError;
+    expect(api.status).toBe(502);
+    expect(api.code).toBe('provider_refused_request');
+    expect(api.message).toContain('"alpha" answered 400 (invalid_value)');
+    expect(second.received).toHaveLength(0);
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: null, ended: 'failed', costUsd: 0 });
+  });
+
+  it('answers 502 naming each provider and its status when none answers — and never a key or the provider’s words', async () => {
+    const first = track(await startUpstream(failing(401)));
+    const second = track(await startUpstream(failing(429)));
+    const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)] }));
+    const response = await fetch(`${door.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer grant-ok', 'content-type': 'application/json' },
+      body: JSON.stringify(ask('Anyone?')),
+    });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { message: string; type: string; code: string } };
+    expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
+    expect(body.error.message).toContain('"alpha" answered 401');
+    expect(body.error.message).toContain('"beta" answered 429');
+    expect(JSON.stringify(body)).not.toMatch(/secret|Incorrect/);
+  });
+
+  it('ends the answer with a closing sentence, not another provider, when the provider breaks after its first token', async () => {
+    const { second, door } = await twoProviders(async (reply) => {
+      reply.token('The answer is');
+      await delay(20);
+      reply.destroy();
+    });
+    const result = await streamed(door);
+    expect(result).toEqual({ text: `The answer is — ${CLOSING_SENTENCES.broke}`, finish: 'stop', provider: 'alpha' });
+    expect(second.received).toHaveLength(0);
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'broke' });
+  });
+
+  it("asks the bot's own provider first with the bot's model; a fallback uses its own model", async () => {
+    const first = track(await startUpstream(failing(503)));
+    const second = track(await startUpstream(answering(['Fallback.'])));
+    const door = track(
+      await startDoor({
+        providers: [provider('alpha', second.baseUrl, 'alpha-own'), provider('beta', first.baseUrl, 'beta-own')],
+        bot: { provider: 'beta', model: 'beta-special' },
+      }),
+    );
+    const completion = await door.client.chat.completions.create(ask('Who answers?'));
+    expect((await first.next()).body.model).toBe('beta-special');
+    expect((await second.next()).body.model).toBe('alpha-own');
+    expect(completion.model).toBe('alpha-own');
+  });
+});

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLOSING_SENTENCES } from '../../../server/chat/answer';
+import { ask, provider, startDoor } from './door';
+import type { RunningDoor } from './door';
+import { answering, startUpstream, talkingUntilClosed } from './localServers';
+import type { Listening } from './localServers';
+
+let running: (RunningDoor | Listening)[] = [];
+const track = <T extends RunningDoor | Listening>(server: T): T => {
+  running.push(server);
+  return server;
+};
+afterEach(async () => {
+  await Promise.all(running.map((server) => server.close()));
+  running = [];
+});
+
+const REFUSAL = 'You have asked a lot in the last minute; try me again in a moment.';
+
+async function streamed(door: RunningDoor) {
+  const { data: stream, response } = await door.client.chat.completions.create({ ...ask('Go on'), stream: true }).withResponse();
+  const pieces: string[] = [];
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    const content = chunk.choices[0]?.delta.content;
+    if (content) pieces.push(content);
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  return { pieces, text: pieces.join(''), finish, provider: response.headers.get('x-confab-provider') };
+}
+
+describe('the chat door, within its limits', () => {
+  it('says a refusal as the answer, in the stream, and asks no provider', async () => {
+    const upstream = track(await startUpstream(answering(['Never.'])));
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], refuse: REFUSAL }));
+    expect(await streamed(door)).toEqual({ pieces: [REFUSAL], text: REFUSAL, finish: 'stop', provider: 'none' });
+    expect(upstream.received).toHaveLength(0);
+    expect(door.ledger.reserved).toEqual([{ person: 'person-1', nowMs: expect.any(Number) as number }]);
+    expect(door.ledger.settled).toEqual([]);
+    expect(door.answered).toEqual([]);
+  });
+
+  it('says a refusal as the whole completion when the caller does not stream', async () => {
+    const door = track(await startDoor({ providers: [], refuse: REFUSAL }));
+    const completion = await door.client.chat.completions.create(ask('Again?'));
+    expect(completion.choices[0]?.message.content).toBe(REFUSAL);
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it("stops an answer that runs past its minutes, hangs up on the provider, and says why", async () => {
+    const upstream = track(await startUpstream(talkingUntilClosed('word ')));
+    // 0.005 minutes is 300 ms.
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], limits: { minutes: 0.005 } }));
+    const started = Date.now();
+    const result = await streamed(door);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(result.pieces.length).toBeGreaterThan(2);
+    // The last word ended mid-sentence, so the closing sentence follows a dash.
+    expect(result.pieces.at(-1)).toBe(`— ${CLOSING_SENTENCES.minutes}`);
+    expect(result.finish).toBe('length');
+    expect(await (await upstream.next()).closed).toBe(true);
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'minutes' });
+  });
+
+  it('says the minutes ran out when they do before the first token', async () => {
+    const upstream = track(
+      await startUpstream((reply) => {
+        reply.open();
+      }),
+    );
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], limits: { minutes: 0.002 } }));
+    expect(await streamed(door)).toEqual({ pieces: [CLOSING_SENTENCES.minutes], text: CLOSING_SENTENCES.minutes, finish: 'length', provider: 'none' });
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: null, ended: 'minutes', costUsd: 0 });
+  });
+
+  it('stops an answer once its running cost passes its spend, and hangs up on the provider', async () => {
+    const upstream = track(await startUpstream(talkingUntilClosed('abcd')));
+    // A dollar per completion token (four characters) and nothing for the prompt: the third token passes $2.50.
+    const door = track(
+      await startDoor({
+        providers: [provider('alpha', upstream.baseUrl)],
+        prices: { 'alpha-model': { promptUsdPerMillion: 0, completionUsdPerMillion: 1_000_000 } },
+        limits: { spend: 2.5 },
+      }),
+    );
+    const result = await streamed(door);
+    expect(result.pieces).toEqual(['abcd', 'abcd', 'abcd', ` — ${CLOSING_SENTENCES.spend}`]);
+    expect(result.finish).toBe('length');
+    expect(await (await upstream.next()).closed).toBe(true);
+    const spent = await door.ledger.nextSettle();
+    expect(spent).toMatchObject({ ended: 'spend', completionTokens: 3, estimated: true });
+    expect(spent.costUsd).toBeCloseTo(3, 10);
+  });
+
+  it('passes on that the provider itself stopped at its length', async () => {
+    const upstream = track(
+      await startUpstream((reply) => {
+        reply.token('Cut');
+        reply.finish('length');
+        reply.done();
+      }),
+    );
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)] }));
+    expect(await streamed(door)).toMatchObject({ text: 'Cut', finish: 'length' });
+    expect(await door.ledger.nextSettle()).toMatchObject({ ended: 'length' });
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * The chat door on a real port with fakes for what others own: grants (`Bearer grant-ok`), one
+ * bot, a ledger that records reservations and settlements, and a log that keeps its lines. The
+ * caller is the official `openai` client, as a voice worker would hold it.
+ */
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import OpenAI from 'openai';
+import { chatDoor } from '../../../server/chat/chatDoor';
+import type { AnswerSpend, AnsweredTurn, DoorDeps, DoorLogLine, DoorTurn, Reservation } from '../../../server/chat/chatDoor';
+import type { ChatMessage } from '../../../server/chat/chatRequest';
+import type { PriceTable } from '../../../server/chat/prices';
+import type { Provider } from '../../../server/chat/upstream';
+import { deferred, serveApp } from './localServers';
+import type { Deferred } from './localServers';
+
+export const GRANT = 'grant-ok';
+export const BOT_PROMPT = 'You are Sage, a calm companion. Answer in two short sentences.';
+
+export interface TestGrant {
+  bot: string;
+  person: string;
+  limits: { spend?: number; minutes?: number; steps?: number };
+  expiresAt: number;
+}
+
+export interface TestBot {
+  slug: string;
+  prompt: string;
+  memory: 'none' | 'thread' | 'person' | 'person+recall';
+  provider?: string;
+  model?: string;
+}
+
+export interface DoorSetup {
+  providers?: Provider[];
+  live?: boolean;
+  prices?: PriceTable;
+  limits?: TestGrant['limits'];
+  bot?: Partial<TestBot>;
+  /** The ledger refuses every turn with this sentence. */
+  refuse?: string;
+  context?: DoorDeps<TestGrant, TestBot>['context'];
+  firstTokenMs?: number;
+  standInWordMs?: number;
+  sleep?: DoorDeps<TestGrant, TestBot>['sleep'];
+}
+
+export interface FakeLedger {
+  reserved: { person: string; nowMs: number }[];
+  settled: { reservation: string; spend: AnswerSpend }[];
+  /** Resolves with the next settlement. */
+  nextSettle: () => Promise<AnswerSpend>;
+}
+
+export interface RunningDoor {
+  url: string;
+  client: OpenAI;
+  ledger: FakeLedger;
+  logs: DoorLogLine[];
+  answered: AnsweredTurn<TestGrant, TestBot>[];
+  /** Resolves with the next `afterAnswer` turn. */
+  nextAnswered: () => Promise<AnsweredTurn<TestGrant, TestBot>>;
+  close: () => Promise<void>;
+}
+
+/** A queue of values, each taken once, in order. */
+function queue<T>() {
+  const values: T[] = [];
+  const waiters: Deferred<T>[] = [];
+  let taken = 0;
+  return {
+    push(value: T) {
+      values.push(value);
+      const waiter = waiters.shift();
+      if (waiter !== undefined) {
+        taken += 1;
+        waiter.resolve(value);
+      }
+    },
+    next(): Promise<T> {
+      if (taken < values.length) return Promise.resolve(values[taken++] as T);
+      const waiter = deferred<T>();
+      waiters.push(waiter);
+      return waiter.promise;
+    },
+  };
+}
+
+export function provider(name: string, baseUrl: string, model = `${name}-model`): Provider {
+  return { name, baseUrl, apiKey: `sk-${name}-secret-key`, model };
+}
+
+export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
+  const bot: TestBot = { slug: 'sage', prompt: BOT_PROMPT, memory: 'thread', ...setup.bot };
+  const settlements = queue<AnswerSpend>();
+  const answers = queue<AnsweredTurn<TestGrant, TestBot>>();
+  const ledger: FakeLedger = { reserved: [], settled: [], nextSettle: () => settlements.next() };
+  const logs: DoorLogLine[] = [];
+  const answered: AnsweredTurn<TestGrant, TestBot>[] = [];
+  let reservations = 0;
+
+  const deps: DoorDeps<TestGrant, TestBot> = {
+    authorize: (c) => {
+      if (c.req.header('authorization') !== `Bearer ${GRANT}`) throw new HTTPException(401, { message: "This conversation's grant is not valid; start again." });
+      return Promise.resolve({ bot: 'sage', person: 'person-1', limits: setup.limits ?? {}, expiresAt: Date.now() + 60_000 });
+    },
+    botOf: (slug) => (slug === bot.slug ? bot : undefined),
+    providers: setup.providers ?? [],
+    live: setup.live ?? true,
+    prices: setup.prices ?? {},
+    ledger: {
+      reserve: ({ grant, nowMs }): Promise<Reservation> => {
+        ledger.reserved.push({ person: grant.person, nowMs });
+        if (setup.refuse !== undefined) return Promise.resolve({ ok: false, sentence: setup.refuse });
+        reservations += 1;
+        return Promise.resolve({ ok: true, reservation: `r${reservations}` });
+      },
+      settle: (reservation, spend) => {
+        ledger.settled.push({ reservation, spend });
+        settlements.push(spend);
+        return Promise.resolve();
+      },
+    },
+    afterAnswer: (turn) => {
+      answered.push(turn);
+      answers.push(turn);
+      return Promise.resolve();
+    },
+    clock: () => Date.now(),
+    log: (line) => logs.push(line),
+    standInWordMs: setup.standInWordMs ?? 1,
+    ...(setup.context === undefined ? {} : { context: setup.context }),
+    ...(setup.firstTokenMs === undefined ? {} : { firstTokenMs: setup.firstTokenMs }),
+    ...(setup.sleep === undefined ? {} : { sleep: setup.sleep }),
+  };
+  const app = new Hono();
+  app.route('/v1', chatDoor(deps));
+  const server = await serveApp(app);
+  return {
+    url: server.url,
+    client: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: GRANT, maxRetries: 0 }),
+    ledger,
+    logs,
+    answered,
+    nextAnswered: () => answers.next(),
+    close: server.close,
+  };
+}
+
+/** A context that adds a recalled line, as `person+recall` memory would. */
+export const recalling = (line: string) => (turn: DoorTurn<TestGrant, TestBot>): Promise<ChatMessage[]> =>
+  Promise.resolve([{ role: 'system', content: `Recalled: ${line}` }, ...turn.messages]);
+
+/** Server-sent events of a raw response: each event's data, in order. */
+export async function sseData(response: Response): Promise<string[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((event) => event.trim() !== '')
+    .map((event) => {
+      const lines = event.split('\n');
+      if (!lines.every((line) => line.startsWith('data: '))) throw new Error(`Not a data-only event: ${JSON.stringify(event)}`);
+      return lines.map((line) => line.slice(6)).join('\n');
+    });
+}
+
+export const ask = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user' as const, content }] });
