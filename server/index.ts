@@ -1,24 +1,58 @@
 /**
- * The one entry that reads the environment and listens. Everything else is `createApp`.
+ * The one entry that reads the environment and listens. Everything else is `createApp` and
+ * `createBackend`, built from what this file reads.
  */
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
+import { createBackend } from './backend';
+import { readBackendConfig } from './backendConfig';
+import { BotFileError, loadBots } from './bots';
 import { ConfigError, readConfig } from './config';
+import { openDatabase } from './db/database';
+import { loadGrantSecret } from './grants';
+import { endpointEmbedder, hashEmbedder } from './memory/embed';
+import { readPersonMode } from './person';
 
-try {
-  const config = readConfig(process.env);
-  const app = createApp({ config });
+async function main(): Promise<void> {
+  const env = process.env;
+  const config = readConfig(env);
+  const backend = readBackendConfig(env);
+  const bots = await loadBots(backend.botsDir);
+  const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
+  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl } : { dataDir: join(backend.dataDir, 'pglite') });
+  const embedder = backend.embedder.kind === 'hash' ? hashEmbedder : endpointEmbedder(backend.embedder);
+  const api = createBackend({
+    db,
+    bots,
+    grantSecret,
+    personMode: readPersonMode(env),
+    providers: backend.providers,
+    live: backend.live,
+    prices: backend.prices,
+    speech: backend.speech,
+    embedder,
+    clock: Date.now,
+  });
+  const app = createApp({ config, api });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
-    console.warn(`Confab is running at http://${host}:${info.port}/`);
+    const answering = backend.live && backend.providers.length > 0 ? `live (${backend.providers.map((p) => p.name).join(', ')})` : 'the stand-in (nothing is bought until AGENTS_LIVE=1)';
+    console.warn(`Confab is running at http://${host}:${info.port}/ — ${bots.size} bot(s), answers from ${answering}.`);
   });
-  const close = () => server.close(() => process.exit(0));
+  const close = () => {
+    server.close(() => {
+      void db.close().then(() => process.exit(0));
+    });
+  };
   process.on('SIGINT', close);
   process.on('SIGTERM', close);
-} catch (error) {
-  if (error instanceof ConfigError) {
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof BotFileError) {
     console.error(error.message);
     process.exit(1);
   }
   throw error;
-}
+});

@@ -1,0 +1,139 @@
+/**
+ * The backend's settings, read from the environment in one place (`server/index.ts` calls this;
+ * nothing else reads the environment). Every setting has a default that costs nothing: no provider
+ * is called until one is configured AND `AGENTS_LIVE=1`.
+ */
+import { resolve } from 'node:path';
+import type { Provider } from './chat/upstream';
+import type { PriceTable } from './chat/prices';
+import { ConfigError } from './config';
+import type { SpeakEndpoint } from './speak';
+
+export interface BackendConfig {
+  /** `DATABASE_URL`: Postgres with pgvector (Supabase or any). Unset: PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  /** `CONFAB_DATA_DIR`, default `.data`: the embedded database and the generated grant secret. */
+  dataDir: string;
+  /** `CONFAB_BOTS_DIR`, default `bots`. */
+  botsDir: string;
+  /** The OpenAI-shaped chat endpoints, tried in order. */
+  providers: Provider[];
+  /** `AGENTS_LIVE=1`: providers are really called (and paid for). Otherwise the stand-in answers. */
+  live: boolean;
+  prices: PriceTable;
+  /** The paid voice behind `/api/speak`, when `COPILOT_TTS_URL` is set. */
+  speech: SpeakEndpoint | undefined;
+  embedder: { kind: 'hash' } | { kind: 'endpoint'; baseUrl: string; apiKey: string; model: string };
+}
+
+/**
+ * USD per million tokens. `*` prices any model not named, deliberately high, so a spend ceiling
+ * still holds for a model nobody priced; name your models in `CONFAB_PRICES` for true costs.
+ */
+export const DEFAULT_PRICES: PriceTable = Object.freeze({
+  'gpt-4o-mini': { promptUsdPerMillion: 0.15, completionUsdPerMillion: 0.6 },
+  'gpt-4.1-mini': { promptUsdPerMillion: 0.4, completionUsdPerMillion: 1.6 },
+  'gpt-4o': { promptUsdPerMillion: 2.5, completionUsdPerMillion: 10 },
+  '*': { promptUsdPerMillion: 10, completionUsdPerMillion: 30 },
+});
+
+function parseJson(name: string, value: string, what: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (cause) {
+    throw new ConfigError(`${name} is not valid JSON; it must be ${what}.`, { cause });
+  }
+}
+
+const PROVIDERS_SHAPE =
+  'a JSON array of {"name", "baseUrl", "model", "keyEnv"} where keyEnv names the variable that holds that provider\'s key';
+
+function readProviders(env: Record<string, string | undefined>): Provider[] {
+  const listed = env.CONFAB_PROVIDERS?.trim();
+  if (listed) {
+    const raw = parseJson('CONFAB_PROVIDERS', listed, PROVIDERS_SHAPE);
+    if (!Array.isArray(raw) || raw.length === 0) throw new ConfigError(`CONFAB_PROVIDERS must be ${PROVIDERS_SHAPE}.`);
+    return raw.map((entry: unknown, i) => {
+      const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+      for (const field of ['name', 'baseUrl', 'model', 'keyEnv']) {
+        if (typeof e[field] !== 'string' || e[field] === '') {
+          throw new ConfigError(`CONFAB_PROVIDERS[${i}].${field} must be a non-empty string; each entry is {"name", "baseUrl", "model", "keyEnv"}.`);
+        }
+      }
+      const keyEnv = e.keyEnv as string;
+      const apiKey = env[keyEnv];
+      if (!apiKey) throw new ConfigError(`CONFAB_PROVIDERS[${i}] names ${keyEnv} for its key, but ${keyEnv} is not set.`);
+      if (!/^https?:\/\//.test(e.baseUrl as string)) throw new ConfigError(`CONFAB_PROVIDERS[${i}].baseUrl must be an http(s) URL.`);
+      return { name: e.name as string, baseUrl: e.baseUrl as string, model: e.model as string, apiKey };
+    });
+  }
+  if (env.OPENAI_API_KEY) {
+    return [
+      {
+        name: 'openai',
+        baseUrl: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+        model: env.OPENAI_MODEL || 'gpt-4o-mini',
+        apiKey: env.OPENAI_API_KEY,
+      },
+    ];
+  }
+  return [];
+}
+
+function readPrices(env: Record<string, string | undefined>): PriceTable {
+  const given = env.CONFAB_PRICES?.trim();
+  if (!given) return DEFAULT_PRICES;
+  const shape = 'a JSON object of model → {"promptUsdPerMillion", "completionUsdPerMillion"}';
+  const raw = parseJson('CONFAB_PRICES', given, shape);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`CONFAB_PRICES must be ${shape}.`);
+  const prices: Record<string, { promptUsdPerMillion: number; completionUsdPerMillion: number }> = { ...DEFAULT_PRICES };
+  for (const [model, price] of Object.entries(raw as Record<string, unknown>)) {
+    const p = (typeof price === 'object' && price !== null ? price : {}) as Record<string, unknown>;
+    const prompt = p.promptUsdPerMillion;
+    const completion = p.completionUsdPerMillion;
+    if (typeof prompt !== 'number' || typeof completion !== 'number' || prompt < 0 || completion < 0) {
+      throw new ConfigError(`CONFAB_PRICES["${model}"] must be {"promptUsdPerMillion": n, "completionUsdPerMillion": n} with n ≥ 0.`);
+    }
+    prices[model] = { promptUsdPerMillion: prompt, completionUsdPerMillion: completion };
+  }
+  return prices;
+}
+
+function readSpeech(env: Record<string, string | undefined>): SpeakEndpoint | undefined {
+  const url = env.COPILOT_TTS_URL?.trim();
+  if (!url) return undefined;
+  if (!/^https?:\/\//.test(url)) throw new ConfigError(`COPILOT_TTS_URL must be an http(s) URL (a base such as https://api.openai.com/v1, or the speech path itself).`);
+  const voices = env.COPILOT_TTS_VOICES?.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return {
+    url,
+    ...(env.COPILOT_TTS_KEY ? { key: env.COPILOT_TTS_KEY } : {}),
+    ...(env.COPILOT_TTS_MODEL ? { model: env.COPILOT_TTS_MODEL } : {}),
+    ...(env.COPILOT_TTS_VOICE ? { voice: env.COPILOT_TTS_VOICE } : {}),
+    ...(voices && voices.length > 0 ? { voices } : {}),
+  };
+}
+
+function readEmbedder(env: Record<string, string | undefined>): BackendConfig['embedder'] {
+  const kind = env.CONFAB_EMBEDDER?.trim() || 'hash';
+  if (kind === 'hash') return { kind };
+  if (kind !== 'endpoint') throw new ConfigError(`CONFAB_EMBEDDER is "${kind}"; set it to hash (offline, the default) or endpoint.`);
+  const baseUrl = env.CONFAB_EMBEDDINGS_URL;
+  const apiKey = env.CONFAB_EMBEDDINGS_KEY;
+  if (!baseUrl || !apiKey) {
+    throw new ConfigError('CONFAB_EMBEDDER=endpoint needs CONFAB_EMBEDDINGS_URL (an OpenAI-shaped base URL) and CONFAB_EMBEDDINGS_KEY.');
+  }
+  return { kind, baseUrl, apiKey, model: env.CONFAB_EMBEDDINGS_MODEL || 'text-embedding-3-small' };
+}
+
+export function readBackendConfig(env: Record<string, string | undefined>, cwd = process.cwd()): BackendConfig {
+  return {
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    dataDir: resolve(cwd, env.CONFAB_DATA_DIR || '.data'),
+    botsDir: resolve(cwd, env.CONFAB_BOTS_DIR || 'bots'),
+    providers: readProviders(env),
+    live: env.AGENTS_LIVE === '1',
+    prices: readPrices(env),
+    speech: readSpeech(env),
+    embedder: readEmbedder(env),
+  };
+}

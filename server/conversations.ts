@@ -1,0 +1,91 @@
+/**
+ * The person's own conversations and memories, under their session. Every query runs as that person
+ * (`asPerson`), so row level security — not these handlers — is what keeps one person out of
+ * another's rows; a handler never takes a person id from the request.
+ */
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Bot } from './bots';
+import type { Database } from './db/database';
+import { RefusedError } from './db/errors';
+import { addLine, listLines } from './db/lines';
+import type { Speaker } from './db/lines';
+import { forgetMemory, listMemories } from './db/memories';
+import { createThread, deleteThread, listThreads } from './db/threads';
+import { flag, readJson, text } from './json';
+import type { PersonEnv } from './person';
+
+/** The longest line kept, in characters: a spoken sentence is far shorter; this stops abuse. */
+export const LINE_MAX_CHARS = 4096;
+
+export interface ConversationDeps {
+  db: Database;
+  bots: ReadonlyMap<string, Bot>;
+}
+
+const notFound = (what: string) => new HTTPException(404, { message: `There is no such ${what} of yours.` });
+
+export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonEnv> {
+  const routes = new Hono<PersonEnv>();
+  const knownBot = (slug: string): string => {
+    if (!bots.has(slug)) throw new HTTPException(404, { message: `There is no bot called "${slug}".` });
+    return slug;
+  };
+
+  routes.post('/threads', async (c) => {
+    const bot = knownBot(text(await readJson(c), 'bot', { maxChars: 64 }));
+    const person = c.get('person');
+    const thread = await db.asPerson(person, (tx) => createThread(tx, { person, bot }));
+    return c.json({ id: thread.id, bot: thread.bot, createdAt: thread.createdAt }, 201);
+  });
+
+  routes.get('/threads', async (c) => {
+    const bot = knownBot(c.req.query('bot') ?? '');
+    const threads = await db.asPerson(c.get('person'), (tx) => listThreads(tx, { bot }));
+    return c.json({ threads });
+  });
+
+  routes.post('/threads/:id/lines', async (c) => {
+    const body = await readJson(c);
+    const who = text(body, 'who', { maxChars: 16 });
+    if (who !== 'person' && who !== 'assistant') throw new HTTPException(400, { message: 'who must be "person" or "assistant".' });
+    const said = text(body, 'text', { maxChars: LINE_MAX_CHARS });
+    if (said.trim() === '') throw new HTTPException(400, { message: 'text must not be blank.' });
+    const clientId = text(body, 'clientId', { maxChars: 128 });
+    const person = c.get('person');
+    try {
+      const line = await db.asPerson(person, (tx) =>
+        addLine(tx, { threadId: c.req.param('id'), person, who: who as Speaker, text: said, clientId, interrupted: flag(body, 'interrupted') }),
+      );
+      return c.json(line, 201);
+    } catch (error) {
+      if (error instanceof RefusedError) throw notFound('conversation');
+      throw error;
+    }
+  });
+
+  routes.get('/threads/:id/lines', async (c) => {
+    const lines = await db.asPerson(c.get('person'), (tx) => listLines(tx, c.req.param('id')));
+    return c.json({ lines });
+  });
+
+  routes.delete('/threads/:id', async (c) => {
+    const gone = await db.asPerson(c.get('person'), (tx) => deleteThread(tx, c.req.param('id')));
+    if (!gone) throw notFound('conversation');
+    return c.body(null, 204);
+  });
+
+  routes.get('/memories', async (c) => {
+    const bot = knownBot(c.req.query('bot') ?? '');
+    const memories = await db.asPerson(c.get('person'), (tx) => listMemories(tx, { bot }));
+    return c.json({ memories });
+  });
+
+  routes.delete('/memories/:id', async (c) => {
+    const gone = await db.asPerson(c.get('person'), (tx) => forgetMemory(tx, c.req.param('id')));
+    if (!gone) throw notFound('memory');
+    return c.body(null, 204);
+  });
+
+  return routes;
+}

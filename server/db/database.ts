@@ -1,0 +1,225 @@
+/**
+ * One interface over the two engines Confab stores in: PGlite (Postgres in WebAssembly, with pgvector)
+ * inside the server process by default, or a real Postgres through `pg` when `DATABASE_URL` is set.
+ * Every query runs in a transaction, either as the server or as one person; the same migrations run
+ * on both at open.
+ *
+ * Do not nest transactions: calling `asServer`/`asPerson` inside another one waits for a connection
+ * (PGlite: for the queue) that the outer one holds, and never returns.
+ */
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { DatabaseError, toDatabaseError } from './errors';
+import { migrate, readMigrations } from './migrate';
+import type { Engine, Session } from './migrate';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PoolClient } from 'pg';
+
+export interface Queryable {
+  /**
+   * One statement with `$1…` parameters; values are never interpolated into the SQL. `R` is the row
+   * shape the caller selected, taken on trust as with `pg` itself — the driver cannot check it.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export interface Database {
+  /**
+   * A transaction as the server itself: the tables' owner, which row level security does not
+   * restrict. For what no person may write — memories, usage, reservations — and for migrations.
+   * Every query in it names its person explicitly.
+   */
+  asServer<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A transaction as one person: `app.person` is set for the transaction and the role is
+   * `confab_person`, so the policies confine every read and write to that person's rows. The person
+   * is whoever the server authenticated — never a value taken from a request body.
+   */
+  asPerson<T>(person: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Waits for transactions in progress, then closes the engine; later calls reject. */
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A Postgres connection string (`DATABASE_URL`). When set, `pg` is used and `dataDir` is ignored. */
+  url?: string;
+  /** PGlite's data folder, created when missing; `memory://` keeps nothing. Default `.data/pglite`. */
+  dataDir?: string;
+  /** Folder of `NNN_name.sql` migrations. Default: `migrations/` beside this file. */
+  migrationsDir?: string;
+  /** Most connections the `pg` pool opens to the server. Default 10. */
+  poolSize?: number;
+}
+
+export const DATABASE_DEFAULTS = Object.freeze({
+  dataDir: '.data/pglite',
+  migrationsDir: fileURLToPath(new URL('./migrations', import.meta.url)),
+  poolSize: 10,
+});
+
+/** The role every person's transaction runs as; created by the first migration. */
+export const PERSON_ROLE = 'confab_person';
+
+/** Opens the engine the options name and brings its schema up to date before anything else runs. */
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  const settings = { ...DATABASE_DEFAULTS, ...withoutUndefined(options) };
+  if (!Number.isInteger(settings.poolSize) || settings.poolSize < 1) {
+    throw new RangeError(`poolSize is ${settings.poolSize}; give a whole number of connections, 1 or more.`);
+  }
+  const migrations = await readMigrations(settings.migrationsDir);
+  const engine = options.url !== undefined && options.url !== '' ? await openPostgres(options.url, settings.poolSize) : await openPglite(settings.dataDir);
+  try {
+    await migrate(engine, migrations);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  return overEngine(engine);
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function overEngine(engine: Engine): Database {
+  // Callers get a view with `query` only: multi-statement `exec` is for migrations.
+  const view = (tx: Session): Queryable => ({ query: (sql, params) => tx.query(sql, params) });
+  return {
+    asServer: (fn) => engine.transaction((tx) => fn(view(tx))),
+    asPerson: (person, fn) => {
+      if (typeof person !== 'string' || person === '') {
+        // An empty person would match every row whose person is '' — and `app.person` reads '' once a
+        // transaction-local setting has ended — so it is refused before any query.
+        return Promise.reject(new TypeError('asPerson needs the authenticated person, a non-empty string.'));
+      }
+      return engine.transaction(async (tx) => {
+        await tx.query("select set_config('app.person', $1, true)", [person]);
+        await tx.query(`set local role ${PERSON_ROLE}`);
+        return fn(view(tx));
+      });
+    },
+    close: () => engine.close(),
+  };
+}
+
+/** The SQL's first words, for an error message: the statement, never its parameters. */
+function describe(sql: string): string {
+  const words = sql.replace(/\s+/g, ' ').trim();
+  return `Query "${words.length > 60 ? `${words.slice(0, 60)}…` : words}"`;
+}
+
+async function openPglite(dataDir: string): Promise<Engine> {
+  // Loaded only here, so a deployment on Postgres never loads the WebAssembly engine.
+  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
+  let db: PGlite;
+  try {
+    db = await PGlite.create({ dataDir, extensions: { vector } });
+  } catch (error) {
+    throw toDatabaseError(error, `Opening PGlite in ${dataDir}`);
+  }
+  const session = (tx: Transaction): Session => ({
+    query: (async (sql: string, params?: unknown[]) => {
+      try {
+        const result = await tx.query(sql, params);
+        return { rows: result.rows };
+      } catch (error) {
+        throw toDatabaseError(error, describe(sql));
+      }
+    }) as Session['query'],
+    async exec(sql: string) {
+      try {
+        await tx.exec(sql);
+      } catch (error) {
+        throw toDatabaseError(error, 'A migration');
+      }
+    },
+  });
+  // PGlite is one Postgres session. Two transactions must never interleave their statements on it,
+  // so they run one after another, in the order they were asked for.
+  let tail: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  return {
+    transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
+      const run = tail.then(() => db.transaction((tx) => fn(session(tx))));
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tail;
+      await db.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Engine> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server dropped is discarded by the pool, and the next checkout opens a
+  // new one; without a listener the event would end the process instead.
+  pool.on('error', () => undefined);
+  const session = (client: PoolClient): Session => ({
+    query: (async (sql: string, params?: unknown[]) => {
+      try {
+        const result = await client.query<Record<string, unknown>>(sql, params);
+        return { rows: result.rows };
+      } catch (error) {
+        throw toDatabaseError(error, describe(sql));
+      }
+    }) as Session['query'],
+    async exec(sql: string) {
+      try {
+        // No parameters: the simple protocol, which runs a file of several statements.
+        await client.query(sql);
+      } catch (error) {
+        throw toDatabaseError(error, 'A migration');
+      }
+    },
+  });
+  let closed = false;
+  const engine: Engine = {
+    async transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
+      if (closed) throw new DatabaseError('The database is closed.');
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw toDatabaseError(error, 'Connecting to Postgres');
+      }
+      const tx = session(client);
+      let broken: Error | undefined;
+      try {
+        await tx.query('begin');
+        const result = await fn(tx);
+        await tx.query('commit');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('rollback');
+        } catch (rollbackError) {
+          // A connection that cannot roll back is not handed to the next request.
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        }
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  try {
+    await engine.transaction((tx) => tx.query('select 1'));
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return engine;
+}

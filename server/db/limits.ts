@@ -1,0 +1,127 @@
+/**
+ * A bot's ceilings on what one person may have from it over rolling windows, and the sentence a
+ * refusal is told in. Pure: `reservations.ts` does the counting.
+ */
+
+/** What one rolling window allows. An omitted field has no ceiling. */
+export interface WindowCeiling {
+  /** Answers begun in the window: a whole number, 0 or more. 0 refuses every answer. */
+  answers?: number;
+  /**
+   * US dollars spent in the window: the recorded cost of answers that finished plus what is held for
+   * answers still running. 0 or more; 0 refuses every answer.
+   */
+  spend?: number;
+}
+
+/**
+ * A person's ceilings for one bot, over rolling windows ending now. Each is independent, and an
+ * answer is admitted only when every one of them has room. Counted per person and bot: the ceilings
+ * come from the bot's file, so what a person had from another bot does not count against this one.
+ * Other keys (a bot file's per-answer `steps`, `spend`, `minutes`) are ignored, so a bot's limits
+ * can be passed as they are.
+ */
+export interface PersonLimits {
+  perMinute?: WindowCeiling;
+  perHour?: WindowCeiling;
+  perDay?: WindowCeiling;
+  perWeek?: WindowCeiling;
+  /** A month is 30 days. */
+  perMonth?: WindowCeiling;
+}
+
+export type LimitWindow = keyof PersonLimits;
+
+/** Each window's length in milliseconds. */
+export const WINDOW_MS: Readonly<Record<LimitWindow, number>> = Object.freeze({
+  perMinute: 60_000,
+  perHour: 3_600_000,
+  perDay: 86_400_000,
+  perWeek: 7 * 86_400_000,
+  perMonth: 30 * 86_400_000,
+});
+
+const WINDOW_WORDS: Readonly<Record<LimitWindow, string>> = {
+  perMinute: 'a minute',
+  perHour: 'an hour',
+  perDay: 'a day',
+  perWeek: 'a week',
+  perMonth: '30 days',
+};
+
+export const LIMIT_WINDOWS = Object.keys(WINDOW_MS) as LimitWindow[];
+
+/**
+ * Refuses limits no answer could be counted against: an unknown field in a window, a negative or
+ * fractional answer count, a negative or non-finite spend, or a per-answer hold larger than a spend
+ * ceiling (no answer would ever fit). The message names the field.
+ */
+export function validateLimits(limits: PersonLimits, holdUsd = 0): void {
+  if (!(Number.isFinite(holdUsd) && holdUsd >= 0)) throw new RangeError(`holdUsd is ${holdUsd}; give US dollars, 0 or more.`);
+  for (const window of LIMIT_WINDOWS) {
+    const ceiling: unknown = limits[window];
+    if (ceiling === undefined) continue;
+    if (typeof ceiling !== 'object' || ceiling === null) throw new RangeError(`limits.${window} must be { answers?, spend? }.`);
+    for (const [field, value] of Object.entries(ceiling) as [string, unknown][]) {
+      if (value === undefined) continue;
+      if (field === 'answers') {
+        if (!(typeof value === 'number' && Number.isInteger(value) && value >= 0)) {
+          throw new RangeError(`limits.${window}.answers is ${show(value)}; give a whole number of answers, 0 or more.`);
+        }
+      } else if (field === 'spend') {
+        if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+          throw new RangeError(`limits.${window}.spend is ${show(value)}; give US dollars, 0 or more.`);
+        }
+        if (value > 0 && holdUsd > value) {
+          throw new RangeError(`One answer holds $${holdUsd}, more than limits.${window}.spend ($${value}); no answer could ever fit.`);
+        }
+      } else {
+        throw new RangeError(`limits.${window}.${field} is not a ceiling; use answers or spend.`);
+      }
+    }
+  }
+}
+
+function show(value: unknown): string {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
+
+export interface Refusal {
+  ok: false;
+  /** The window that refused; when several do, the one that frees up last. */
+  window: LimitWindow;
+  kind: 'answers' | 'spend';
+  /** The ceiling that was reached: answers, or US dollars. */
+  ceiling: number;
+  /** When an answer fits again, or null when this ceiling admits none at all. */
+  freesAt: Date | null;
+  /** What to tell the person, with no figures from anybody else. */
+  sentence: string;
+}
+
+/** The refusal's sentence: which ceiling, and when it frees up, counted from `now`. */
+export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date): string {
+  const span = WINDOW_WORDS[refusal.window];
+  if (refusal.freesAt === null) {
+    return refusal.kind === 'answers' ? 'This bot is set to give no answers at all.' : 'This bot is set to spend nothing, so it cannot answer.';
+  }
+  const wait = waitWords(refusal.freesAt.getTime() - now.getTime());
+  return refusal.kind === 'answers'
+    ? `That is as many answers as this bot gives in ${span} (${refusal.ceiling}); the next one frees up in ${wait}.`
+    : `That is all this bot may spend in ${span} (${dollars(refusal.ceiling)}); it frees up in ${wait}.`;
+}
+
+/** Dollars and cents, or the exact figure when a ceiling is smaller than a cent. */
+function dollars(usd: number): string {
+  return usd >= 0.01 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd}`;
+}
+
+/** A wait in words, rounded up so that the promise holds: "40 seconds", "12 minutes", "3 hours", "2 days". */
+export function waitWords(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (seconds < 90) return unit(seconds, 'second');
+  if (seconds < 90 * 60) return unit(Math.ceil(seconds / 60), 'minute');
+  if (seconds < 36 * 3600) return unit(Math.ceil(seconds / 3600), 'hour');
+  return unit(Math.ceil(seconds / 86_400), 'day');
+}

@@ -1,0 +1,107 @@
+/**
+ * The lines of a conversation, saved one by one as they are said — a conversation has no end to save
+ * it at. Run these in the person's transaction (`asPerson`).
+ */
+import type { Queryable } from './database';
+import { RefusedError } from './errors';
+import { isUuid, onlyRow } from './rows';
+
+export type Speaker = 'person' | 'assistant';
+
+export interface Line {
+  id: string;
+  threadId: string;
+  who: Speaker;
+  text: string;
+  /** The page's own id for the line; saving the same one again returns this line. */
+  clientId: string;
+  /** The assistant was talked over before it finished this line. */
+  interrupted: boolean;
+  createdAt: Date;
+}
+
+export interface NewLine {
+  threadId: string;
+  /** The transaction's person; a line in anybody else's name, or thread, is refused. */
+  person: string;
+  who: Speaker;
+  text: string;
+  clientId: string;
+  interrupted?: boolean;
+}
+
+interface LineRow {
+  id: string;
+  thread_id: string;
+  who: Speaker;
+  text: string;
+  client_id: string;
+  interrupted: boolean;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, thread_id, who, text, client_id, interrupted, created_at';
+
+/**
+ * Saves a line, or answers the line already saved under the same `clientId` in that thread — a retry
+ * after a lost response must not say a thing twice. Throws `RefusedError` when the thread is not the
+ * person's or does not exist (the same answer for both).
+ */
+export async function addLine(tx: Queryable, line: NewLine): Promise<Line> {
+  if (!isUuid(line.threadId)) throw new RefusedError('Adding a line failed: no such thread.');
+  const inserted = await tx.query<LineRow>(
+    `insert into lines (thread_id, person, who, text, client_id, interrupted)
+     values ($1, $2, $3, $4, $5, $6)
+     on conflict (thread_id, client_id) do nothing
+     returning ${COLUMNS}`,
+    [line.threadId, line.person, line.who, line.text, line.clientId, line.interrupted ?? false],
+  );
+  const row = inserted.rows[0];
+  if (row !== undefined) return fromRow(row);
+  const existing = await tx.query<LineRow>(`select ${COLUMNS} from lines where thread_id = $1 and client_id = $2`, [line.threadId, line.clientId]);
+  return fromRow(onlyRow(existing.rows, 'Finding the line saved under that clientId'));
+}
+
+/** A conversation's lines in the order they were said; none when the thread is not the person's. */
+export async function listLines(tx: Queryable, threadId: string): Promise<Line[]> {
+  if (!isUuid(threadId)) return [];
+  const { rows } = await tx.query<LineRow>(`select ${COLUMNS} from lines where thread_id = $1 order by seq`, [threadId]);
+  return rows.map(fromRow);
+}
+
+/** Most earlier questions `pastQuestions` answers. */
+export const PAST_QUESTIONS_MAX = 200;
+
+/**
+ * What the person asked one bot before, across all their conversations with it: their latest
+ * `limit` lines, returned oldest first so the live conversation sits nearest the question. For
+ * `memory: person`. Always the person's own history, whoever runs it — the person is in the query.
+ */
+export async function pastQuestions(tx: Queryable, query: { person: string; bot: string; limit: number }): Promise<string[]> {
+  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > PAST_QUESTIONS_MAX) {
+    throw new RangeError(`pastQuestions limit is ${query.limit}; give a whole number from 1 to ${PAST_QUESTIONS_MAX}.`);
+  }
+  const { rows } = await tx.query<{ text: string }>(
+    `select text from (
+       select l.text, l.seq from lines l join threads t on t.id = l.thread_id
+        where l.person = $1 and l.who = 'person' and t.bot = $2
+        order by l.seq desc
+        limit $3
+     ) latest
+     order by seq`,
+    [query.person, query.bot, query.limit],
+  );
+  return rows.map((row) => row.text);
+}
+
+function fromRow(row: LineRow): Line {
+  return {
+    id: row.id,
+    threadId: row.thread_id,
+    who: row.who,
+    text: row.text,
+    clientId: row.client_id,
+    interrupted: row.interrupted,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * What each answer used — provider, model, tokens and cost — recorded by the server once the answer is
+ * done. A person may read their own rows (`usage_read`), never write them.
+ */
+import type { Queryable } from './database';
+import { RefusedError } from './errors';
+import { isUuid, onlyRow } from './rows';
+
+export interface UsageRecord {
+  /** The admission from `reserveAnswer`; recording settles its hold. Omit for an answer never reserved. */
+  reservationId?: string;
+  person: string;
+  bot: string;
+  /** Which configured provider answered, e.g. `openai` or `stand-in`. */
+  provider: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** US dollars, from the configured price table; 0 for the stand-in. */
+  costUsd: number;
+  /** When the answer began; its spend counts in the windows from here. */
+  startedAt: Date;
+}
+
+export interface Spend {
+  /** Answers with usage recorded. */
+  answers: number;
+  /** US dollars. */
+  costUsd: number;
+  /** Prompt and completion tokens together. */
+  tokens: number;
+}
+
+/**
+ * Records one answer's usage and, in the same statement, replaces its reservation's hold with that
+ * cost. Server only. A reservation of another person's is refused (`RefusedError`), and so is a
+ * second record for one reservation (`DatabaseError`, unique violation).
+ */
+export async function recordUsage(tx: Queryable, usage: UsageRecord): Promise<{ id: string }> {
+  for (const [field, value] of [['promptTokens', usage.promptTokens], ['completionTokens', usage.completionTokens]] as const) {
+    if (!Number.isInteger(value) || value < 0) throw new RangeError(`${field} is ${value}; give a whole number of tokens, 0 or more.`);
+  }
+  if (usage.reservationId !== undefined && !isUuid(usage.reservationId)) throw new RefusedError('Recording usage failed: no such reservation.');
+  if (!(Number.isFinite(usage.costUsd) && usage.costUsd >= 0)) throw new RangeError(`costUsd is ${usage.costUsd}; give US dollars, 0 or more.`);
+  const { rows } = await tx.query<{ id: string }>(
+    `with settled as (
+       update reservations set hold = 0 where id = $1::uuid and person = $2 returning id
+     )
+     insert into usage (reservation_id, person, bot, provider, model, prompt_tokens, completion_tokens, cost, started_at)
+     values ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9)
+     returning id`,
+    [
+      usage.reservationId ?? null,
+      usage.person,
+      usage.bot,
+      usage.provider,
+      usage.model,
+      usage.promptTokens,
+      usage.completionTokens,
+      usage.costUsd,
+      usage.startedAt,
+    ],
+  );
+  return { id: onlyRow(rows, 'Recording usage').id };
+}
+
+/** What the person's answers used since a moment, from every bot or from one. */
+export async function spendSince(tx: Queryable, query: { person: string; bot?: string; since: Date }): Promise<Spend> {
+  const { rows } = await tx.query<{ answers: number; cost_usd: number; tokens: number }>(
+    `select count(*)::int as answers,
+            coalesce(sum(cost), 0)::float8 as cost_usd,
+            coalesce(sum(prompt_tokens + completion_tokens), 0)::float8 as tokens
+       from usage
+      where person = $1 and ($2::text is null or bot = $2) and started_at >= $3`,
+    [query.person, query.bot ?? null, query.since],
+  );
+  const row = onlyRow(rows, 'Adding up usage');
+  return { answers: row.answers, costUsd: row.cost_usd, tokens: row.tokens };
+}

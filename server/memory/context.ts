@@ -1,0 +1,74 @@
+/**
+ * What a bot is given beyond the prompt, by its file's `memory:` — and the one thing it writes:
+ * - `none`: the question alone;
+ * - `thread`: the conversation the page sent (the default);
+ * - `person`: and what this person asked this bot before, in other conversations, oldest first;
+ * - `person+recall`: and what they told this bot before, found by meaning (nearest neighbours over
+ *   their own rows, capped by count and by a distance floor). The only kind that writes: each thing
+ *   the person says through the door is kept with its vector, by the server, never by a client.
+ */
+import type { ChatMessage, ConversationMessage } from '../chat/chatRequest';
+import type { MemoryKind } from '../bots';
+import type { Database } from '../db/database';
+import { pastQuestions } from '../db/lines';
+import { recall, rememberLine } from '../db/memories';
+import type { Embedder } from './embed';
+
+/** How many memories one answer may be given. */
+export const RECALL_LIMIT = 5;
+/**
+ * The distance floor, as cosine distance (0 same, 1 unrelated): past it a memory is not recalled.
+ * For the hash embedder two remarks sharing a name or a topic word sit near 0.6–0.8 and unrelated
+ * ones near 1.0; recalling an unrelated remark is worse than recalling nothing.
+ */
+export const RECALL_MAX_DISTANCE = 0.85;
+/** How many earlier questions `person` memory carries. */
+export const PAST_QUESTIONS = 20;
+/** The shortest remark worth keeping, in characters ("ok", "yes" are not memories). */
+export const REMEMBER_MIN_CHARS = 12;
+
+export interface MemoryTurn {
+  person: string;
+  bot: string;
+  memory: MemoryKind;
+  messages: readonly ConversationMessage[];
+}
+
+function lastQuestion(messages: readonly ConversationMessage[]): string {
+  return [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+}
+
+function note(heading: string, items: readonly string[]): ChatMessage {
+  return { role: 'system', content: `${heading}\n${items.map((i) => `- ${i}`).join('\n')}` };
+}
+
+export function memoryContext(db: Database, embedder: Embedder) {
+  return async function context(turn: MemoryTurn): Promise<ChatMessage[]> {
+    const question = lastQuestion(turn.messages);
+    if (turn.memory === 'none') return [{ role: 'user', content: question }];
+    const conversation: ChatMessage[] = turn.messages.map((m) => ({ ...m }));
+    if (turn.memory === 'thread') return conversation;
+    const asked = await db.asServer((tx) => pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS }));
+    const earlier = asked.filter((q) => !turn.messages.some((m) => m.role === 'user' && m.content === q));
+    const notes: ChatMessage[] = earlier.length > 0 ? [note('In earlier conversations this person asked you, oldest first:', earlier)] : [];
+    if (turn.memory === 'person+recall' && question.trim() !== '') {
+      const embedding = await embedder.embed(question);
+      const recalled = await db.asServer((tx) =>
+        recall(tx, { person: turn.person, bot: turn.bot, embedder: embedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE }),
+      );
+      const told = recalled.map((m) => m.text).filter((t) => t !== question);
+      if (told.length > 0) notes.push(note('Things this person told you before that may matter now:', told));
+    }
+    return [...notes, ...conversation];
+  };
+}
+
+/** Keeps what the person just said, for `person+recall` bots only. */
+export function memoryWriter(db: Database, embedder: Embedder) {
+  return async function remember(turn: { person: string; bot: string; memory: MemoryKind; question: string }): Promise<void> {
+    const said = turn.question.trim();
+    if (turn.memory !== 'person+recall' || said.length < REMEMBER_MIN_CHARS) return;
+    const embedding = await embedder.embed(said);
+    await db.asServer((tx) => rememberLine(tx, { person: turn.person, bot: turn.bot, text: said, embedder: embedder.name, embedding }));
+  };
+}
