@@ -32,7 +32,7 @@ export interface ApiDeps extends SessionDeps {
   personal?: Hono<PersonEnv>;
   /** The chat door, mounted under /v1 (grant only). */
   door?: Hono;
-  /** The speak proxy, mounted under /api (grant only). */
+  /** The speak proxy, serving POST /api/speak (grant only). */
   speak?: Hono;
 }
 
@@ -110,7 +110,7 @@ const PERSONAL_PATHS = ['/api/start', '/api/threads', '/api/threads/*', '/api/me
 
 function mountApi(app: Hono, api: ApiDeps): void {
   if (api.door) app.route('/v1', api.door);
-  if (api.speak) app.route('/api', api.speak);
+  if (api.speak) app.route('/', api.speak);
   const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock });
   for (const path of PERSONAL_PATHS) app.use(path, who);
   app.route('/api', sessionRoutes(api));

@@ -76,7 +76,7 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   if (vector === null) return [];
   // The approximate index yields candidates before the person/bot/embedder filter; the iterative scan
   // keeps fetching until `limit` rows pass it, instead of answering too few. For this transaction only.
-  //X
+  await tx.query("select set_config('hnsw.iterative_scan', 'relaxed_order', true)");
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
        select id, bot, text, embedder, created_at, (embedding <=> $4::vector)::float8 as distance
