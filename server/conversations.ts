@@ -55,7 +55,7 @@ export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonE
     const person = c.get('person');
     try {
       const line = await db.asPerson(person, (tx) =>
-        addLine(tx, { threadId: c.req.param('id'), person, who: who as Speaker, text: said, clientId, interrupted: flag(body, 'interrupted') }),
+        addLine(tx, { threadId: c.req.param('id'), person, who: who, text: said, clientId, interrupted: flag(body, 'interrupted') }),
       );
       return c.json(line, 201);
     } catch (error) {
