@@ -9,7 +9,6 @@ import type { Bot } from './bots';
 import type { Database } from './db/database';
 import { RefusedError } from './db/errors';
 import { addLine, listLines } from './db/lines';
-import type { Speaker } from './db/lines';
 import { forgetMemory, listMemories } from './db/memories';
 import { createThread, deleteThread, listThreads } from './db/threads';
 import { flag, readJson, text } from './json';
