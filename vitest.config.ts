@@ -7,6 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
+    // Opening an embedded Postgres (PGlite, WebAssembly) and migrating it takes seconds on a busy
+    // 2-core machine; a generous hook timeout keeps a slow start from reading as a failure.
+    hookTimeout: 60_000,
+    testTimeout: 30_000,
     coverage: {
       provider: 'v8',
       include: ['src/core/**/*.ts'],
