@@ -44,7 +44,10 @@ export interface Database {
 export interface DatabaseOptions {
   /** A Postgres connection string (`DATABASE_URL`). When set, `pg` is used and `dataDir` is ignored. */
   url?: string;
-  /** PGlite's data folder, created when missing; `memory://` keeps nothing. Default `.data/pglite`. */
+  /**
+   * PGlite's data folder, created when missing; `memory://` keeps nothing. Default `.data/pglite`.
+   * One process per folder: PGlite is a single session, so several servers share a `url` instead.
+   */
   dataDir?: string;
   /** Folder of `NNN_name.sql` migrations. Default: `migrations/` beside this file. */
   migrationsDir?: string;
@@ -104,7 +107,7 @@ function overEngine(engine: Engine): Database {
 }
 
 /** The SQL's first words, for an error message: the statement, never its parameters. */
-function describe(sql: string): string {
+function statement(sql: string): string {
   const words = sql.replace(/\s+/g, ' ').trim();
   return `Query "${words.length > 60 ? `${words.slice(0, 60)}…` : words}"`;
 }
@@ -125,7 +128,7 @@ async function openPglite(dataDir: string): Promise<Engine> {
         const result = await tx.query(sql, params);
         return { rows: result.rows };
       } catch (error) {
-        throw toDatabaseError(error, describe(sql));
+        throw toDatabaseError(error, statement(sql));
       }
     }) as Session['query'],
     async exec(sql: string) {
@@ -168,7 +171,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Engine> {
         const result = await client.query<Record<string, unknown>>(sql, params);
         return { rows: result.rows };
       } catch (error) {
-        throw toDatabaseError(error, describe(sql));
+        throw toDatabaseError(error, statement(sql));
       }
     }) as Session['query'],
     async exec(sql: string) {
@@ -215,11 +218,5 @@ async function openPostgres(url: string, poolSize: number): Promise<Engine> {
       await pool.end();
     },
   };
-  try {
-    await engine.transaction((tx) => tx.query('select 1'));
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
   return engine;
 }

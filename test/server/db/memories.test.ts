@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../server/db/database';
+import { forgetMemory, listMemories, recall, rememberLine } from '../../../server/db/memories';
+import type { RecallQuery } from '../../../server/db/memories';
+import { seededRandom } from '../../helpers/random';
+import { axis, DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, towards } from './fixtures';
+
+describe('memories', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+  }, OPENING_MS);
+  afterAll(() => db.close());
+
+  const remember = (person: string, text: string, embedding: Float32Array, options: { bot?: string; embedder?: string } = {}) =>
+    db.asServer((tx) => rememberLine(tx, { person, bot: options.bot ?? 'demo', text, embedder: options.embedder ?? 'hash-v1', embedding }));
+  const recallFor = (person: string, query: Partial<RecallQuery> = {}) =>
+    db.asServer((tx) => recall(tx, { person, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 0.5, ...query }));
+
+  it('recalls the nearest of the person’s memories for that bot and embedder, nearest first', async () => {
+    const ana = somebody();
+    const bob = somebody();
+    await remember(ana, 'far', towards(0, 1, Math.PI / 3)); // distance 0.5
+    await remember(ana, 'near', towards(0, 1, 0.2));
+    await remember(ana, 'exact', axis(0));
+    await remember(ana, 'for another bot', axis(0), { bot: 'coach' });
+    await remember(ana, 'by another embedder', axis(0), { embedder: 'endpoint' });
+    await remember(bob, "bob's", axis(0));
+    const recalled = await recallFor(ana);
+    expect(recalled.map((m) => m.text)).toEqual(['exact', 'near', 'far']);
+    expect(recalled[0]?.distance).toBeCloseTo(0, 6);
+    expect(recalled[1]?.distance).toBeCloseTo(1 - Math.cos(0.2), 6);
+  });
+
+  it('recalls nothing past the distance floor, however near it is compared with the rest', async () => {
+    const ana = somebody();
+    await remember(ana, 'unrelated', axis(7));
+    await remember(ana, 'slightly related', towards(0, 1, 1.2)); // distance ≈ 0.64
+    expect(await recallFor(ana, { maxDistance: 0.5 })).toEqual([]);
+    expect((await recallFor(ana, { maxDistance: 0.7 })).map((m) => m.text)).toEqual(['slightly related']);
+  });
+
+  it('answers at most the limit', async () => {
+    const ana = somebody();
+    for (let i = 0; i < 8; i++) await remember(ana, `memory ${i}`, towards(0, 1, i * 0.05));
+    expect((await recallFor(ana, { limit: 3 })).map((m) => m.text)).toEqual(['memory 0', 'memory 1', 'memory 2']);
+  });
+
+  it('recalls the person’s own memories from a haystack of other people’s', async () => {
+    const ana = somebody();
+    await db.asServer(async (tx) => {
+      for (let i = 0; i < 300; i++) {
+        await rememberLine(tx, { person: somebody('crowd'), bot: 'demo', text: 'crowd', embedder: 'hash-v1', embedding: towards(0, 1 + (i % 50), 0.01 * (i % 7)) });
+      }
+    });
+    await remember(ana, 'mine', towards(0, 3, 0.3));
+    expect((await recallFor(ana)).map((m) => m.text)).toEqual(['mine']);
+  });
+
+  it('keeps nothing for a zero vector, finds nothing for one, and refuses a vector of the wrong width', async () => {
+    const ana = somebody();
+    expect(await remember(ana, '…', new Float32Array(384))).toBeNull();
+    expect(await recallFor(ana, { embedding: new Float32Array(384) })).toEqual([]);
+    await expect(remember(ana, 'short', new Float32Array(3))).rejects.toThrow(RangeError);
+    await expect(remember(ana, 'broken', axis(0).map((v, i) => (i === 1 ? Number.NaN : v)))).rejects.toThrow(RangeError);
+    await expect(recallFor(ana, { limit: 0 })).rejects.toThrow(RangeError);
+    await expect(recallFor(ana, { maxDistance: 3 })).rejects.toThrow(RangeError);
+  });
+
+  it('accepts a plain array of numbers as well as a Float32Array', async () => {
+    const ana = somebody();
+    await db.asServer((tx) => rememberLine(tx, { person: ana, bot: 'demo', text: 'array', embedder: 'hash-v1', embedding: Array.from(axis(0)) }));
+    expect((await recallFor(ana, { embedding: Array.from(axis(0)) })).map((m) => m.text)).toEqual(['array']);
+  });
+
+  it('lists the person’s memories for one bot newest first, and forgets one so it is never recalled again', async () => {
+    const ana = somebody();
+    await remember(ana, 'older', axis(0));
+    await remember(ana, 'newer', axis(0));
+    await remember(ana, 'for the coach', axis(0), { bot: 'coach' });
+    const listed = await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }));
+    expect(listed.map((m) => m.text)).toEqual(['newer', 'older']);
+    const older = listed[1]?.id ?? '';
+    expect(await db.asPerson(ana, (tx) => forgetMemory(tx, older))).toBe(true);
+    expect(await db.asPerson(ana, (tx) => forgetMemory(tx, older))).toBe(false);
+    expect(await db.asPerson(ana, (tx) => forgetMemory(tx, 'not-a-uuid'))).toBe(false);
+    expect((await recallFor(ana)).map((m) => m.text)).toEqual(['newer']);
+  });
+});
+
+describe('recall through the approximate index', { timeout: DB_TEST_MS }, () => {
+  it('finds the person’s rows past a crowd of nearer ones, rather than answering none', async () => {
+    // A database of its own: the HNSW graph is built from this test's rows alone.
+    const own = await openMemoryDatabase();
+    const ana = somebody();
+    const random = seededRandom(4);
+    await own.asServer(async (tx) => {
+      // 200 other people's memories, every one nearer the query than the person's own.
+      for (let i = 0; i < 200; i++) {
+        const near = axis(0).map((v) => v + (random() - 0.5) * 0.05);
+        await rememberLine(tx, { person: somebody('crowd'), bot: 'demo', text: 'crowd', embedder: 'hash-v1', embedding: near });
+      }
+      await rememberLine(tx, { person: ana, bot: 'demo', text: 'mine', embedder: 'hash-v1', embedding: towards(0, 100, 0.6) });
+    });
+    const rolledBack = new Error('rolled back');
+    const seen: { plan: string; texts: string[] } = { plan: '', texts: [] };
+    // Without the per-person index the planner has only the HNSW index to order by; dropped for this
+    // transaction alone, which is then rolled back.
+    await expect(
+      own.asServer(async (tx) => {
+        await tx.query('drop index memories_owner');
+        await tx.query('set local enable_seqscan = off');
+        const plan = await tx.query<{ 'QUERY PLAN': string }>(
+          `explain select id from memories where person = 'x' and bot = 'demo' and embedder = 'hash-v1' order by embedding <=> $1::vector limit 5`,
+          [`[${Array.from(axis(0)).join(',')}]`],
+        );
+        seen.plan = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+        seen.texts = (await recall(tx, { person: ana, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 0.5 })).map((m) => m.text);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    await own.close();
+    expect(seen.plan).toContain('memories_nearest');
+    expect(seen.texts).toEqual(['mine']);
+  });
+});

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../server/db/database';
+import type { PersonLimits } from '../../../server/db/limits';
+import { releaseReservation, reserveAnswer } from '../../../server/db/reservations';
+import type { Admission, ReserveRequest } from '../../../server/db/reservations';
+import { recordUsage, spendSince } from '../../../server/db/usage';
+import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from './fixtures';
+
+const T0 = new Date('2026-03-02T10:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+  }, OPENING_MS);
+  afterAll(() => db.close());
+
+  const reserve = (request: Partial<ReserveRequest> & { person: string; limits: PersonLimits }) =>
+    db.asServer((tx) => reserveAnswer(tx, { bot: 'demo', now: T0, ...request }));
+  const admitted = async (request: Parameters<typeof reserve>[0]): Promise<Admission> => {
+    const result = await reserve(request);
+    if (!result.ok) throw new Error(`refused: ${result.sentence}`);
+    return result;
+  };
+  const finish = (person: string, reservation: Admission, costUsd: number, bot = 'demo') =>
+    db.asServer((tx) =>
+      recordUsage(tx, {
+        reservationId: reservation.reservationId,
+        person,
+        bot,
+        provider: 'stand-in',
+        model: 'script',
+        promptTokens: 100,
+        completionTokens: 50,
+        costUsd,
+        startedAt: reservation.reservedAt,
+      }),
+    );
+
+  it('admits answers up to a window’s ceiling, then refuses and says when the next one frees up', async () => {
+    const ana = somebody();
+    const limits = { perHour: { answers: 3 } };
+    await admitted({ person: ana, limits, now: at(0) });
+    await admitted({ person: ana, limits, now: at(10 * MINUTE) });
+    await admitted({ person: ana, limits, now: at(20 * MINUTE) });
+    const refused = await reserve({ person: ana, limits, now: at(30 * MINUTE) });
+    expect(refused).toEqual({
+      ok: false,
+      window: 'perHour',
+      kind: 'answers',
+      ceiling: 3,
+      freesAt: at(HOUR),
+      sentence: 'That is as many answers as this bot gives in an hour (3); the next one frees up in 30 minutes.',
+    });
+    // The window rolls: once the first answer is an hour old there is room again.
+    await admitted({ person: ana, limits, now: at(HOUR + 1) });
+  });
+
+  it('counts per person and per bot', async () => {
+    const ana = somebody();
+    const bob = somebody();
+    const limits = { perMinute: { answers: 1 } };
+    await admitted({ person: ana, limits });
+    await admitted({ person: bob, limits });
+    await admitted({ person: ana, bot: 'coach', limits });
+    expect((await reserve({ person: ana, limits })).ok).toBe(false);
+  });
+
+  it('names the window that frees up last when several refuse', async () => {
+    const ana = somebody();
+    const limits = { perMinute: { answers: 1 }, perDay: { answers: 2 } };
+    await admitted({ person: ana, limits, now: at(0) });
+    await admitted({ person: ana, limits, now: at(2 * MINUTE) });
+    const refused = await reserve({ person: ana, limits, now: at(2 * MINUTE + 1000) });
+    expect(refused).toMatchObject({ ok: false, window: 'perDay', kind: 'answers', freesAt: at(24 * HOUR) });
+    if (refused.ok) throw new Error('expected a refusal');
+    expect(refused.sentence).toBe('That is as many answers as this bot gives in a day (2); the next one frees up in 24 hours.');
+  });
+
+  it('adds spend up exactly: an answer that fits to the cent is admitted, and then the window is full', async () => {
+    const ana = somebody();
+    const limits = { perDay: { spend: 0.6 } };
+    await finish(ana, await admitted({ person: ana, limits, now: at(0) }), 0.1);
+    await finish(ana, await admitted({ person: ana, limits, now: at(HOUR) }), 0.2);
+    // 0.1 + 0.2 + 0.3 is more than 0.6 in floating point; in dollars and cents it is exactly 0.6.
+    await admitted({ person: ana, limits, holdUsd: 0.3, now: at(2 * HOUR) });
+    const refused = await reserve({ person: ana, limits, holdUsd: 0.01, now: at(2 * HOUR) });
+    expect(refused).toMatchObject({ ok: false, window: 'perDay', kind: 'spend', ceiling: 0.6, freesAt: at(24 * HOUR) });
+    if (refused.ok) throw new Error('expected a refusal');
+    expect(refused.sentence).toBe('That is all this bot may spend in a day ($0.60); it frees up in 22 hours.');
+  });
+
+  it('holds an answer’s most possible cost while it runs, and lets it go when usage is recorded', async () => {
+    const ana = somebody();
+    const limits = { perDay: { spend: 0.1 } };
+    const first = await admitted({ person: ana, limits, holdUsd: 0.05 });
+    await admitted({ person: ana, limits, holdUsd: 0.05 });
+    // Two answers running hold the whole ceiling, though neither has spent anything yet.
+    expect(await reserve({ person: ana, limits, holdUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
+    await finish(ana, first, 0.01);
+    await admitted({ person: ana, limits, holdUsd: 0.04 });
+  });
+
+  it('frees a hold when nothing was bought, while the answer still counts', async () => {
+    const ana = somebody();
+    const limits = { perHour: { answers: 2, spend: 0.05 } };
+    const failed = await admitted({ person: ana, limits, holdUsd: 0.05 });
+    expect(await reserve({ person: ana, limits, holdUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
+    expect(await db.asServer((tx) => releaseReservation(tx, failed.reservationId))).toBe(true);
+    await admitted({ person: ana, limits, holdUsd: 0.05 });
+    expect(await reserve({ person: ana, limits })).toMatchObject({ ok: false, kind: 'answers' });
+    expect(await db.asServer((tx) => releaseReservation(tx, 'not-a-uuid'))).toBe(false);
+  });
+
+  it('says when spend frees up: when enough of the oldest spending has left the window', async () => {
+    const ana = somebody();
+    const limits = { perHour: { spend: 1 } };
+    await finish(ana, await admitted({ person: ana, limits, now: at(0) }), 0.4);
+    await finish(ana, await admitted({ person: ana, limits, now: at(10 * MINUTE) }), 0.4);
+    await finish(ana, await admitted({ person: ana, limits, now: at(20 * MINUTE) }), 0.2);
+    // 1.00 spent; an answer holding 0.50 fits once 0.80 has gone, i.e. when the 10-minute answer leaves.
+    expect(await reserve({ person: ana, limits, holdUsd: 0.5, now: at(30 * MINUTE) })).toMatchObject({ ok: false, freesAt: at(HOUR + 10 * MINUTE) });
+    await admitted({ person: ana, limits, holdUsd: 0.5, now: at(HOUR + 10 * MINUTE + 1) });
+  });
+
+  it('admits nothing under a ceiling of 0, and says it never frees up', async () => {
+    const ana = somebody();
+    expect(await reserve({ person: ana, limits: { perMonth: { answers: 0 } } })).toMatchObject({ ok: false, freesAt: null, sentence: 'This bot is set to give no answers at all.' });
+    expect(await reserve({ person: ana, limits: { perMonth: { spend: 0 } } })).toMatchObject({ ok: false, freesAt: null });
+  });
+
+  it('counts an answer stamped ahead of this server’s clock, as another server’s may be', async () => {
+    const ana = somebody();
+    const limits = { perMinute: { answers: 1 } };
+    await admitted({ person: ana, limits, now: at(5000) });
+    expect((await reserve({ person: ana, limits, now: at(0) })).ok).toBe(false);
+  });
+
+  it('refuses limits no answer could be counted against', async () => {
+    const ana = somebody();
+    await expect(reserve({ person: ana, limits: { perDay: { answers: 1.5 } } })).rejects.toThrow('limits.perDay.answers is 1.5');
+    await expect(reserve({ person: ana, limits: { perDay: { spend: -1 } } })).rejects.toThrow('limits.perDay.spend is -1');
+    await expect(reserve({ person: ana, limits: { perDay: { spend: 0.01 } }, holdUsd: 0.05 })).rejects.toThrow('no answer could ever fit');
+  });
+
+  it('admits exactly the ceiling when twenty ask at once', async () => {
+    const ana = somebody();
+    const limits = { perMinute: { answers: 5 } };
+    const results = await Promise.all(Array.from({ length: 20 }, () => reserve({ person: ana, limits })));
+    expect(results.filter((r) => r.ok)).toHaveLength(5);
+  });
+});
+
+describe('usage', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+  }, OPENING_MS);
+  afterAll(() => db.close());
+
+  const record = (person: string, bot: string, costUsd: number, startedAt: Date) =>
+    db.asServer((tx) => recordUsage(tx, { person, bot, provider: 'openai', model: 'gpt', promptTokens: 30, completionTokens: 12, costUsd, startedAt }));
+
+  it('adds up answers, cost and tokens since a moment, for one bot or all', async () => {
+    const ana = somebody();
+    await record(ana, 'demo', 0.25, at(0));
+    await record(ana, 'demo', 0.5, at(HOUR));
+    await record(ana, 'coach', 0.125, at(HOUR));
+    await record(somebody(), 'demo', 9, at(HOUR));
+    expect(await db.asServer((tx) => spendSince(tx, { person: ana, since: at(0) }))).toEqual({ answers: 3, costUsd: 0.875, tokens: 126 });
+    expect(await db.asServer((tx) => spendSince(tx, { person: ana, bot: 'demo', since: at(1) }))).toEqual({ answers: 1, costUsd: 0.5, tokens: 42 });
+    expect(await db.asServer((tx) => spendSince(tx, { person: somebody(), since: at(0) }))).toEqual({ answers: 0, costUsd: 0, tokens: 0 });
+  });
+
+  it('records an answer once per reservation, and refuses nonsense figures', async () => {
+    const ana = somebody();
+    const reservation = await db.asServer((tx) => reserveAnswer(tx, { person: ana, bot: 'demo', limits: {}, now: T0 }));
+    if (!reservation.ok) throw new Error('refused');
+    const usage = { reservationId: reservation.reservationId, person: ana, bot: 'demo', provider: 'p', model: 'm', promptTokens: 1, completionTokens: 1, costUsd: 0, startedAt: T0 };
+    await db.asServer((tx) => recordUsage(tx, usage));
+    await expect(db.asServer((tx) => recordUsage(tx, usage))).rejects.toMatchObject({ name: 'DatabaseError', code: '23505' });
+    await expect(db.asServer((tx) => recordUsage(tx, { ...usage, reservationId: undefined, promptTokens: -1 }))).rejects.toThrow(RangeError);
+    await expect(db.asServer((tx) => recordUsage(tx, { ...usage, reservationId: undefined, costUsd: Number.NaN }))).rejects.toThrow(RangeError);
+  });
+});
