@@ -26,6 +26,8 @@ import type { Talk } from '../src/core/speech/talk';
 import { VOICES } from '../src/core/voice/style';
 import { LANGUAGES_V3 } from '../src/core/voice/text';
 import type { Language } from '../src/core/voice/text';
+import { LIMIT_WINDOWS, validateLimits } from './db/limits';
+import type { PersonLimits } from './db/limits';
 
 /** Who speaks a bot's answers: the page's own engine, or the deployment's speech endpoint. */
 export const SPEAKERS = ['browser', 'endpoint'] as const;
@@ -43,40 +45,17 @@ export type OrbShape = (typeof ORB_SHAPES)[number];
 export const MEMORY_KINDS = ['none', 'thread', 'person', 'person+recall'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
-/** Rolling windows a person's answers and spend are counted over. */
-export const LIMIT_WINDOWS = ['perMinute', 'perHour', 'perDay', 'perWeek', 'perMonth'] as const;
-export type LimitWindow = (typeof LIMIT_WINDOWS)[number];
-
-/** Each window's length in milliseconds; rolling, not calendar (a month is thirty days). */
-export const WINDOW_MS: Readonly<Record<LimitWindow, number>> = Object.freeze({
-  perMinute: 60_000,
-  perHour: 3_600_000,
-  perDay: 86_400_000,
-  perWeek: 7 * 86_400_000,
-  perMonth: 30 * 86_400_000,
-});
-
-/** A ceiling over one rolling window, per person per bot. Every field given must hold. */
-export interface WindowCeiling {
-  /** Most answers in the window; a whole number from 1. Unset: answers are not counted here. */
-  answers?: number;
-  /** Most spend in the window, in USD, from 0. Unset: spend is not counted here. */
-  spend?: number;
-}
-
-/** A bot's ceilings, carried in every grant so nothing downstream can raise them. */
-export interface BotLimits {
+/**
+ * A bot's ceilings, carried in every grant so nothing downstream can raise them: per answer, and
+ * per person over the rolling windows the database counts (`db/limits.ts`).
+ */
+export interface BotLimits extends PersonLimits {
   /** Most model calls for one answer; a whole number from 1 to 64. Default 4. */
   steps: number;
   /** Most spend on one answer, in USD, from 0 to 100. Default 0.05. */
   spend: number;
   /** Longest one answer may take, in minutes, above 0 and up to 60. Default 2. */
   minutes: number;
-  perMinute?: WindowCeiling;
-  perHour?: WindowCeiling;
-  perDay?: WindowCeiling;
-  perWeek?: WindowCeiling;
-  perMonth?: WindowCeiling;
 }
 
 /**
@@ -330,6 +309,12 @@ function readLimits(file: string, value: unknown): BotLimits {
       'limits',
       `caps no spend over any window; give one a spend (e.g. perDay: { spend: 1.00 }) — a per-answer budget does not stop one person asking two hundred times. Windows: ${LIMIT_WINDOWS.join(', ')}.`,
     );
+  }
+  try {
+    // Each answer holds its per-answer spend while it runs, so a window must have room for one.
+    validateLimits(limits, limits.spend);
+  } catch (cause) {
+    throw new BotFileError(file, 'limits', `cannot admit a single answer: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
   return limits;
 }

@@ -16,7 +16,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { BOT_SLUG } from '../src/core/route';
 import { ConfigError } from './config';
-import { LIMIT_WINDOWS } from './bots';
+import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
 
 export interface GrantClaims {

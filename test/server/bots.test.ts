@@ -108,6 +108,7 @@ describe('bot files', () => {
     ['a window counts fractional answers', 'limits: { perDay: { answers: 1.5, spend: 1 } }', 'limits.perDay.answers', 'whole number'],
     ['a window sets nothing', 'limits: { perDay: {} }', 'limits.perDay', 'sets nothing'],
     ['no window caps spend', 'limits: { perMinute: { answers: 5 } }', 'limits', 'caps no spend'],
+    ['a window cannot hold one answer’s spend', 'limits: { spend: 0.5, perDay: { spend: 0.1 } }', 'limits', 'cannot admit a single answer'],
     ['the provider is empty', 'provider: ""', 'provider', 'a string'],
     ['the model is a list', 'model: [a, b]', 'model', 'a string'],
     ['the greeting is too long', `greeting: ${'a'.repeat(600)}`, 'greeting', '1 to 500'],
