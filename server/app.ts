@@ -98,7 +98,8 @@ export function createApp({ config, api }: AppDeps): Hono {
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return c.json({ error: error.message }, error.status);
-    console.error('Unexpected server error:', error.name);
+    // One JSON line, the error's name only: a message may quote what somebody said.
+    console.error(JSON.stringify({ event: 'request.failed', method: c.req.method, error: error.name }));
     return c.json({ error: 'Something went wrong on the server.' }, 500);
   });
 

@@ -37,8 +37,16 @@ async function main(): Promise<void> {
   const app = createApp({ config, api });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
-    const answering = backend.live && backend.providers.length > 0 ? `live (${backend.providers.map((p) => p.name).join(', ')})` : 'the stand-in (nothing is bought until AGENTS_LIVE=1)';
-    console.warn(`Confab is running at http://${host}:${info.port}/ — ${bots.size} bot(s), answers from ${answering}.`);
+    const live = backend.live && backend.providers.length > 0;
+    console.error(
+      JSON.stringify({
+        event: 'server.listening',
+        url: `http://${host}:${info.port}/`,
+        bots: bots.size,
+        answers: live ? backend.providers.map((p) => p.name) : 'stand-in (nothing is bought until AGENTS_LIVE=1)',
+        database: backend.databaseUrl ? 'postgres' : 'pglite',
+      }),
+    );
   });
   const close = () => {
     server.close(() => {
