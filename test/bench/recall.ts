@@ -1,0 +1,254 @@
+/**
+ * Recall over a full memories table: how long does the nearest-neighbour read a `person+recall` bot
+ * makes before every answer take when the table holds 100 000 memories?
+ *
+ * The table: 1 000 ordinary persons × 3 bots × 30 remarks each, and one heavy person with 10 000
+ * remarks to the demo bot — generated varied sentences (test/helpers/benchRemarks.ts) with their
+ * hash-embedder vectors, in an in-memory PGlite with the real migrations. Bulk loading drops the
+ * hnsw index, inserts 1 000 rows per statement (one `unnest` of parameter arrays) and builds the
+ * index again with the migration's own definition (the same index; built row by row as memories
+ * arrive it took some four times as long here), then ANALYZE, as a long-running database would have.
+ *
+ * Timed: `recall` under `asServer` (its transaction, the iterative-scan setting and the query),
+ * exactly as the memory context calls it (limit RECALL_LIMIT, floor RECALL_MAX_DISTANCE), for
+ * questions and remarks from the same vocabulary, over three kinds of person: the heavy one, ordinary
+ * ones (random person and bot), and new ones with no memories at all (every person's first turn).
+ * The embedding is timed apart, and so is an empty transaction (`select 1` under `asServer`),
+ * interleaved with the recalls: what PGlite costs before any memory is read. The plans are read with
+ * EXPLAIN ANALYZE of the very statement `recall` sends, and the heavy person's answers are compared
+ * with an exact search (index scans off): the share of the exact nearest the index found too,
+ * counting one at the same distance as found (the remarks repeat themselves, as people do).
+ */
+import { performance } from 'node:perf_hooks';
+import { openDatabase } from '../../server/db/database';
+import type { Database, Queryable } from '../../server/db/database';
+import { recall } from '../../server/db/memories';
+import type { RecallQuery, Recalled } from '../../server/db/memories';
+import { RECALL_LIMIT, RECALL_MAX_DISTANCE } from '../../server/memory/context';
+import { hashEmbedder } from '../../server/memory/embed';
+import { question, remark } from '../helpers/benchRemarks';
+import { seededRandom } from '../helpers/random';
+import type { Random } from '../helpers/random';
+import { roundMs, spread } from '../helpers/benchTimings';
+
+const SEED = 0x5eed_4ec1;
+const PERSONS = 1_000;
+const BOTS = ['demo', 'coach', 'tutor'] as const;
+const PER_PERSON_BOT = 30;
+const HEAVY = 'person-heavy';
+const HEAVY_MEMORIES = 10_000;
+const MEMORIES = PERSONS * BOTS.length * PER_PERSON_BOT + HEAVY_MEMORIES;
+const BATCH_ROWS = 1_000;
+/** Queries per kind of person; 700 in all. */
+const QUERIES = { heavy: 250, ordinary: 350, fresh: 100 } as const;
+/** Untimed queries first, so the figures are not the first compile's. */
+const WARM_UP = 30;
+/** Heavy-person queries checked against an exact search. */
+const EXACT_CHECKS = 100;
+const TARGET_P95_MS = 20;
+/** The migration's index, rebuilt after the bulk load. */
+const INDEX_SQL = 'create index memories_nearest on memories using hnsw (embedding vector_cosine_ops)';
+
+/** pgvector's text form, as `rememberLine` writes it. */
+function vectorText(v: Float32Array): string {
+  return `[${Array.from(v).join(',')}]`;
+}
+
+interface Row {
+  person: string;
+  bot: string;
+  text: string;
+}
+
+function* rows(random: Random): Generator<Row> {
+  for (let p = 0; p < PERSONS; p++) {
+    for (const bot of BOTS) {
+      for (let i = 0; i < PER_PERSON_BOT; i++) yield { person: personName(p), bot, text: remark(random) };
+    }
+  }
+  for (let i = 0; i < HEAVY_MEMORIES; i++) yield { person: HEAVY, bot: 'demo', text: remark(random) };
+}
+
+const personName = (i: number) => `person-${String(i).padStart(4, '0')}`;
+
+async function insertBatch(db: Database, batch: readonly Row[]): Promise<void> {
+  const vectors: string[] = [];
+  for (const row of batch) vectors.push(vectorText(await hashEmbedder.embed(row.text)));
+  await db.asServer((tx) =>
+    tx.query(
+      `insert into memories (person, bot, text, embedder, embedding)
+       select person, bot, text, $4, embedding::vector from unnest($1::text[], $2::text[], $3::text[], $5::text[]) as given (person, bot, text, embedding)`,
+      [batch.map((r) => r.person), batch.map((r) => r.bot), batch.map((r) => r.text), hashEmbedder.name, vectors],
+    ),
+  );
+}
+
+interface Load {
+  insertMs: number;
+  indexMs: number;
+  analyzeMs: number;
+}
+
+async function load(db: Database, random: Random): Promise<Load> {
+  await db.asServer((tx) => tx.query('drop index memories_nearest'));
+  let started = performance.now();
+  let batch: Row[] = [];
+  for (const row of rows(random)) {
+    batch.push(row);
+    if (batch.length === BATCH_ROWS) {
+      await insertBatch(db, batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await insertBatch(db, batch);
+  const insertMs = performance.now() - started;
+  started = performance.now();
+  await db.asServer(async (tx) => {
+    // The graph of 100 000 384-wide vectors is some 200 MB; built in memory it takes a fraction of the time.
+    await tx.query("select set_config('maintenance_work_mem', '512MB', true)");
+    await tx.query(INDEX_SQL);
+  });
+  const indexMs = performance.now() - started;
+  started = performance.now();
+  await db.asServer((tx) => tx.query('analyze memories'));
+  return { insertMs, indexMs, analyzeMs: performance.now() - started };
+}
+
+type Kind = keyof typeof QUERIES;
+
+function queryFor(kind: Kind, random: Random, embedding: Float32Array): RecallQuery {
+  const base = { embedder: hashEmbedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE };
+  if (kind === 'heavy') return { ...base, person: HEAVY, bot: 'demo' };
+  const bot = BOTS[Math.floor(random() * BOTS.length)] ?? 'demo';
+  if (kind === 'fresh') return { ...base, person: `person-new-${Math.floor(random() * 1e9)}`, bot };
+  return { ...base, person: personName(Math.floor(random() * PERSONS)), bot };
+}
+
+/** Half questions, half remarks like the ones stored (the person saying something again). */
+const textFor = (random: Random) => (random() < 0.5 ? question(random) : remark(random));
+
+/** `tx`, with every statement but settings run first as EXPLAIN ANALYZE, its plan kept. */
+function explaining(tx: Queryable, plans: string[][]): Queryable {
+  return {
+    async query(sql, params) {
+      if (!sql.trimStart().startsWith('select set_config')) {
+        const { rows: lines } = await tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) ${sql}`, params);
+        plans.push(lines.map((line) => line['QUERY PLAN']));
+      }
+      return tx.query(sql, params);
+    },
+  };
+}
+
+/** The plan's scan, sort and limit lines and its execution time; the sort key, a whole vector, left out. */
+function planSummary(plan: readonly string[]): string[] {
+  return plan.map((line) => line.trim()).filter((line) => /Scan|Sort(?! Key)|Limit|Execution Time/.test(line));
+}
+
+/** Recall as the exact search would answer it: no index scans, so every row of the person is compared. */
+async function exactRecall(db: Database, query: RecallQuery): Promise<Recalled[]> {
+  return db.asServer(async (tx) => {
+    await tx.query("select set_config('enable_indexscan', 'off', true)");
+    await tx.query("select set_config('enable_bitmapscan', 'off', true)");
+    return recall(tx, query);
+  });
+}
+
+export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms: number; [figure: string]: unknown }> {
+  const random = seededRandom(SEED);
+  const db = await openDatabase({ dataDir: 'memory://' });
+  try {
+    const loaded = await load(db, random);
+    const { rows: counted } = await db.asServer((tx) => tx.query<{ n: number }>('select count(*)::int as n from memories'));
+    const memories = counted[0]?.n ?? 0;
+    if (memories !== MEMORIES) throw new Error(`The load left ${memories} memories, not ${MEMORIES}.`);
+
+    for (let i = 0; i < WARM_UP; i++) {
+      const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
+      const embedding = await hashEmbedder.embed(textFor(random));
+      await db.asServer((tx) => recall(tx, queryFor(kind, random, embedding)));
+    }
+
+    // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
+    const order: Kind[] = [];
+    for (const [kind, n] of Object.entries(QUERIES) as [Kind, number][]) for (let i = 0; i < n; i++) order.push(kind);
+    order.sort(() => random() - 0.5);
+    const timings: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
+    const found: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
+    const embedMs: number[] = [];
+    const emptyMs: number[] = [];
+    const heavyQueries: { query: RecallQuery; found: Recalled[] }[] = [];
+    for (const kind of order) {
+      const text = textFor(random);
+      let started = performance.now();
+      const embedding = await hashEmbedder.embed(text);
+      embedMs.push(performance.now() - started);
+      const query = queryFor(kind, random, embedding);
+      started = performance.now();
+      const recalled = await db.asServer((tx) => recall(tx, query));
+      timings[kind].push(performance.now() - started);
+      started = performance.now();
+      await db.asServer((tx) => tx.query('select 1'));
+      emptyMs.push(performance.now() - started);
+      found[kind].push(recalled.length);
+      if (kind === 'heavy' && heavyQueries.length < EXACT_CHECKS) heavyQueries.push({ query, found: recalled });
+    }
+
+    // How many of the exact search's answers the index found too: the exact k-th counts as found when
+    // the index answered at least k memories as near, so a tie at the same distance counts.
+    let exactFound = 0;
+    let exactTotal = 0;
+    for (const { query, found: approximate } of heavyQueries) {
+      const exact = await exactRecall(db, query);
+      exactTotal += exact.length;
+      exactFound += exact.filter((m, k) => approximate.filter((a) => a.distance <= m.distance + 1e-6).length > k).length;
+    }
+
+    const plans: Record<Kind, string[]> = { heavy: [], ordinary: [], fresh: [] };
+    for (const kind of Object.keys(plans) as Kind[]) {
+      const kept: string[][] = [];
+      const embedding = await hashEmbedder.embed(question(random));
+      await db.asServer((tx) => recall(explaining(tx, kept), queryFor(kind, random, embedding)));
+      plans[kind] = planSummary(kept.flat());
+    }
+    const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes('memories_nearest'))]));
+
+    const all = [...timings.heavy, ...timings.ordinary, ...timings.fresh];
+    const overall = spread(all);
+    const mean = (values: readonly number[]) => roundMs(values.reduce((s, v) => s + v, 0) / Math.max(1, values.length));
+    return {
+      bench: 'recall',
+      memories,
+      p95Ms: overall.p95,
+      p50Ms: overall.p50,
+      maxMs: overall.max,
+      queries: all.length,
+      targetP95Ms: TARGET_P95_MS,
+      limit: RECALL_LIMIT,
+      maxDistance: RECALL_MAX_DISTANCE,
+      byPerson: {
+        heavy: { memories: HEAVY_MEMORIES, ...spread(timings.heavy), recalledMean: mean(found.heavy) },
+        ordinary: { memoriesPerBot: PER_PERSON_BOT, ...spread(timings.ordinary), recalledMean: mean(found.ordinary) },
+        fresh: { memories: 0, ...spread(timings.fresh), recalledMean: mean(found.fresh) },
+      },
+      embedMs: spread(embedMs),
+      emptyTransactionMs: spread(emptyMs),
+      hnswUsed,
+      plans,
+      heavyAgreementWithExact: exactTotal === 0 ? null : roundMs(exactFound / exactTotal, 3),
+      load: {
+        persons: PERSONS + 1,
+        bots: BOTS.length,
+        batchRows: BATCH_ROWS,
+        insertMs: Math.round(loaded.insertMs),
+        rowsPerSecond: Math.round(memories / (loaded.insertMs / 1000)),
+        hnswBuildMs: Math.round(loaded.indexMs),
+        analyzeMs: Math.round(loaded.analyzeMs),
+      },
+      engine: 'PGlite in memory (memory://), pgvector hnsw, one connection',
+      seed: SEED,
+    };
+  } finally {
+    await db.close();
+  }
+}
