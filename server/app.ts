@@ -14,6 +14,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
+import type { PageConfig } from '../src/core/voice/api';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
@@ -34,11 +35,6 @@ export interface ApiDeps extends SessionDeps {
   door?: Hono;
   /** The speak proxy, serving POST /api/speak (grant only). */
   speak?: Hono;
-}
-
-/** What the page needs to know of the server's settings; nothing secret. */
-export interface PageConfig {
-  model: { version: ServerConfig['modelVersion']; base: ServerConfig['modelBase'] };
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';

@@ -8,7 +8,7 @@ import manifestJson from '../models/manifest.json';
 import type { LoadRequest, SpeakRequest, TtsApi } from '../src/core/voice/api';
 import { parseManifest } from '../src/core/voice/manifest';
 import { fetchLoad, fetchVoiceFile } from './modelFiles';
-import { createTtsService } from './ttsService';
+import { createTtsService, NotLoadedError } from './ttsService';
 import type { EngineOptions } from './supertonic';
 import { MODEL_CACHE_NAME } from './weights';
 
@@ -48,7 +48,7 @@ async function serviceFor(request: LoadRequest): Promise<TtsApi> {
 }
 
 function loaded(): TtsApi {
-  if (!service) throw new Error('The voice model is not loaded yet; call load() first.');
+  if (!service) throw new NotLoadedError();
   return service;
 }
 

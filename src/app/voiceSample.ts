@@ -6,9 +6,8 @@
  */
 import { chunkAll } from '../core/speech/chunker';
 import { TALK } from '../core/speech/talk';
-import type { LoadProgress, LoadResult, TtsApi } from '../core/voice/api';
+import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../core/voice/api';
 import { DEFAULT_SPEED } from '../core/voice/config';
-import type { PageConfig } from '../platform/apiClient';
 import { PcmPlayer } from '../platform/pcmPlayer';
 
 export const SAMPLE_TEXT = 'Hello! This is how I sound. Everything I say is made here, on your own device.';

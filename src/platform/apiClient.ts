@@ -2,12 +2,8 @@
  * The page's calls to its own server. Each answer is checked for the shape the page relies on, so
  * a mismatched server is a clear error rather than an undefined deep in the page.
  */
-import type { ModelBase } from '../core/voice/manifest';
-import type { ModelVersion } from '../core/voice/text';
-
-export interface PageConfig {
-  model: { version: ModelVersion; base: ModelBase };
-}
+import type { PageConfig } from '../core/voice/api';
+import { isModelVersion } from '../core/voice/manifest';
 
 /** The server could not be reached or answered something the page cannot use. */
 export class ApiError extends Error {
@@ -19,7 +15,7 @@ function isPageConfig(value: unknown): value is PageConfig {
   const model = (value as { model?: unknown }).model;
   if (typeof model !== 'object' || model === null) return false;
   const { version, base } = model as { version?: unknown; base?: unknown };
-  if (version !== 'supertonic-3' && version !== 'supertonic-2') return false;
+  if (!isModelVersion(version)) return false;
   if (typeof base !== 'object' || base === null) return false;
   const kind = (base as { kind?: unknown }).kind;
   return kind === 'hub' || (kind === 'mirror' && typeof (base as { url?: unknown }).url === 'string');

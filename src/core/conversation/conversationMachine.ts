@@ -258,6 +258,12 @@ const decisions = {
   }),
 };
 
+/**
+ * The recogniser may run: the microphone is the way in (and held, in push-and-hold), and the turn is
+ * the person's or is being thought about — never while assistant audio is audible.
+ */
+const listenable = and(['heard', or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking')])]);
+
 export const conversationMachine = named.extend({ actions: decisions }).createMachine({
   id: 'conversation',
   type: 'parallel',
@@ -369,7 +375,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       states: {
         off: {
           always: {
-            guard: and(['heard', or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking')])]),
+            guard: listenable,
             target: 'on',
           },
         },
@@ -377,9 +383,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
           initial: 'running',
           exit: 'stopRecogniser',
           always: {
-            guard: not(
-              and(['heard', or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking')])]),
-            ),
+            guard: not(listenable),
             target: 'off',
           },
           states: {

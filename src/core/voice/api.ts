@@ -6,6 +6,11 @@
 import type { ModelBase } from './manifest';
 import type { Language, ModelVersion } from './text';
 
+/** What the server tells the page about the voice model (`GET /api/config`); nothing secret. */
+export interface PageConfig {
+  model: { version: ModelVersion; base: ModelBase };
+}
+
 export interface LoadRequest {
   version: ModelVersion;
   /** Where the files come from: the model's hub at the manifest's revision, or a mirror. */
