@@ -28,7 +28,7 @@ import { openFirstAnswering } from './fallover';
 import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable, TokenUsage } from './prices';
 import { realSleep, standInAnswer, standInReason, wordByWord } from './standIn';
-import type { Sleep } from './standIn';
+import type { Sleep, StandInReason } from './standIn';
 import { providerOrder } from './upstream';
 import type { Provider, ProviderChoice } from './upstream';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
@@ -177,6 +177,9 @@ const stderrLog = (line: DoorLogLine): void => {
   console.error(JSON.stringify(line));
 };
 
+/** Where an answer comes from: the stand-in, saying why, or a provider, given this context. */
+type AnswerSource = { standIn: StandInReason } | { context: Promise<ChatMessage[]> };
+
 /** How a turn ended, for settling: an answer's result, or no answer at all. */
 type Ending = Omit<AnswerResult, 'ended'> & { ended: AnswerEnded | 'failed' };
 
@@ -227,6 +230,12 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       const bot = deps.botOf(grant.bot);
       if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
 
+      const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages };
+      const standInWhy = standInReason(deps.providers.length, deps.live);
+      // What follows the prompt is gathered while the turn is admitted: both read the database, and
+      // on Postgres they run side by side. A refused turn's context is read and dropped.
+      const source: AnswerSource = standInWhy === undefined ? { context: context(turn) } : { standIn: standInWhy };
+      if ('context' in source) source.context.catch(() => undefined);
       const startedMs = deps.clock();
       const reserved = await deps.ledger.reserve({ grant, nowMs: startedMs });
       if (!reserved.ok) {
@@ -287,7 +296,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
 
       let answer: Answer;
       try {
-        answer = await startAnswer({ grant, bot, messages: request.messages }, controller, spend);
+        answer = await startAnswer(turn, source, controller, spend);
       } catch (error) {
         const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
         if (why === undefined || why === 'client') {
@@ -320,16 +329,16 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
 
   /**
    * The answer to `turn`: the stand-in's while nothing may be bought, else the first provider's to
-   * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when `context` does.
+   * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when gathering the
+   * context did.
    */
-  async function startAnswer(turn: DoorTurn<G, B>, controller: AbortController, spendUsd: number | undefined): Promise<Answer> {
-    const reason = standInReason(deps.providers.length, deps.live);
-    if (reason !== undefined) {
-      const text = standInAnswer(reason, lastQuestion(turn.messages));
+  async function startAnswer(turn: DoorTurn<G, B>, source: AnswerSource, controller: AbortController, spendUsd: number | undefined): Promise<Answer> {
+    if ('standIn' in source) {
+      const text = standInAnswer(source.standIn, lastQuestion(turn.messages));
       return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal), promptTokens: 0, bought: false };
     }
     const { prompt: system } = turn.bot;
-    const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...(await context(turn))];
+    const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...(await source.context)];
     const promptTokens = estimateTokens(prompt.reduce((sum, message) => sum + message.content.length, 0));
     const open = await openFirstAnswering(providerOrder(deps.providers, turn.bot), prompt, {
       signal: controller.signal,

@@ -77,12 +77,11 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   }
   const vector = vectorLiteral(query.embedding);
   if (vector === null) return [];
-  // The approximate index yields candidates before the person/bot/embedder filter; the iterative scan
-  // keeps fetching until `limit` rows pass it, instead of answering too few. For this transaction only.
-  await tx.query("select set_config('hnsw.iterative_scan', 'relaxed_order', true)");
-  // A wider candidate list than pgvector's default 40: at 40 a person with 10,000 memories got only
-  // 68–75 % of their true nearest ones back (npm run bench -- recall, heavyAgreementWithExact).
-  await tx.query(`select set_config('hnsw.ef_search', '${RECALL_EF_SEARCH}', true)`);
+  // For this transaction only, in one statement: the approximate index yields candidates before the
+  // person/bot/embedder filter, and the iterative scan keeps fetching until `limit` rows pass it,
+  // instead of answering too few; and a wider candidate list than pgvector's default 40, at which a
+  // person with 10,000 memories got only 68–75 % of their true nearest ones back (npm run bench -- recall).
+  await tx.query("select set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [String(RECALL_EF_SEARCH)]);
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
        select id, bot, text, embedder, created_at, (embedding <=> $4::vector)::float8 as distance

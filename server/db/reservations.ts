@@ -46,33 +46,114 @@ const RESERVE_LOCK = 0x43_4f_4e_46; // "CONF"
 export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Promise<Admission | Refusal> {
   const holdUsd = request.holdUsd ?? 0;
   validateLimits(request.limits, holdUsd);
+  const windows = LIMIT_WINDOWS.filter((window) => request.limits[window] !== undefined);
   await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [RESERVE_LOCK, request.person]);
-
-  const refusals: Omit<Refusal, 'ok' | 'sentence'>[] = [];
-  for (const window of LIMIT_WINDOWS) {
-    const ceiling = request.limits[window];
-    if (ceiling === undefined) continue;
-    const since = new Date(request.now.getTime() - WINDOW_MS[window]);
-    if (ceiling.answers !== undefined) {
-      const freesAt = await answersRefusal(tx, request, window, since, ceiling.answers);
-      if (freesAt !== undefined) refusals.push({ window, kind: 'answers', ceiling: ceiling.answers, freesAt });
-    }
-    if (ceiling.spend !== undefined) {
-      const freesAt = await spendRefusal(tx, request, window, since, ceiling.spend, holdUsd);
-      if (freesAt !== undefined) refusals.push({ window, kind: 'spend', ceiling: ceiling.spend, freesAt });
-    }
-  }
-
-  const last = refusals.reduce<(typeof refusals)[number] | undefined>((latest, r) => (latest === undefined || freesLater(r.freesAt, latest.freesAt) ? r : latest), undefined);
-  if (last !== undefined) return { ok: false, ...last, sentence: refusalSentence(last, request.now) };
-
-  const { rows } = await tx.query<{ id: string; reserved_at: Date }>(
-    'insert into reservations (person, bot, reserved_at, hold) values ($1, $2, $3, $4) returning id, reserved_at',
-    [request.person, request.bot, request.now, holdUsd],
-  );
+  // Every window is counted, and the reservation written when all have room, in one statement: each
+  // statement on the answer's path costs a round trip (PGlite: a call into the engine).
+  const { rows } = await tx.query<{ id: string | null; reserved_at: Date | null; refusals: RefusalRow[] | null }>(ADMIT_SQL, [
+    request.person,
+    request.bot,
+    windows,
+    windows.map((window) => new Date(request.now.getTime() - WINDOW_MS[window])),
+    windows.map((window) => request.limits[window]?.answers ?? null),
+    windows.map((window) => request.limits[window]?.spend ?? null),
+    request.now,
+    holdUsd,
+  ]);
   const row = onlyRow(rows, 'Reserving an answer');
-  return { ok: true, reservationId: row.id, reservedAt: row.reserved_at };
+  if (row.id !== null && row.reserved_at !== null) return { ok: true, reservationId: row.id, reservedAt: row.reserved_at };
+
+  const refusals = (row.refusals ?? []).flatMap((refused) => refusalsOf(refused));
+  const last = refusals.reduce<(typeof refusals)[number] | undefined>((latest, r) => (latest === undefined || freesLater(r.freesAt, latest.freesAt) ? r : latest), undefined);
+  if (last === undefined) throw new Error('Reserving an answer: the database neither admitted nor refused it.');
+  return { ok: false, ...last, sentence: refusalSentence(last, request.now) };
 }
+
+/** One window that is full, as the statement reports it (JSON: dates are ISO strings). */
+interface RefusalRow {
+  window: LimitWindow;
+  answers_ceiling: number | null;
+  answers_full: boolean;
+  nth_newest: string | null;
+  spend_ceiling: number | null;
+  spend_full: boolean;
+  spend_frees_from: string | null;
+}
+
+/**
+ * Each window's refusals, with when they free up: for answers, the moment the `ceiling`-th newest
+ * answer leaves the window; for spend, the moment enough of the oldest spending has left it; null
+ * for a ceiling of 0, which frees never.
+ */
+function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
+  const window = row.window;
+  const later = (from: string | null, ceiling: number) => (ceiling === 0 || from === null ? null : new Date(Date.parse(from) + WINDOW_MS[window]));
+  const refusals: Omit<Refusal, 'ok' | 'sentence'>[] = [];
+  if (row.answers_full && row.answers_ceiling !== null) {
+    refusals.push({ window, kind: 'answers', ceiling: row.answers_ceiling, freesAt: later(row.nth_newest, row.answers_ceiling) });
+  }
+  if (row.spend_full && row.spend_ceiling !== null) {
+    const ceiling = row.spend_ceiling;
+    refusals.push({ window, kind: 'spend', ceiling, freesAt: later(row.spend_frees_from, ceiling) });
+  }
+  return refusals;
+}
+
+/**
+ * $1 person, $2 bot, then one array element per window with a ceiling: $3 its name, $4 where it
+ * starts, $5 its answers ceiling, $6 its spend ceiling (USD); $7 now, $8 the hold (USD).
+ *
+ * A window is full of answers when it already holds `answers` of them; of spend when what it spent
+ * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
+ * is compared as numeric, so cents add up exactly. Rows stamped after now still count (clock skew).
+ * The reservation is inserted only when no window is full; the row returns its id, or the full
+ * windows as JSON.
+ */
+const ADMIT_SQL = `
+with windows as (
+  select * from unnest($3::text[], $4::timestamptz[], $5::int[], $6::numeric[]) as w(name, since, answers, spend)
+),
+held as (
+  select reserved_at as at, hold from reservations
+   where person = $1 and bot = $2 and reserved_at > (select min(since) from windows)
+),
+spending as (
+  select at, hold as amount from held where hold > 0
+  union all
+  select started_at, cost from usage
+   where person = $1 and bot = $2 and started_at > (select min(since) from windows) and cost > 0
+),
+checked as (
+  select w.name as window, w.answers as answers_ceiling, w.spend as spend_ceiling,
+         coalesce(a.count >= w.answers, false) as answers_full,
+         a.nth_newest,
+         coalesce(s.spent >= w.spend or s.spent + $8::numeric > w.spend, false) as spend_full,
+         f.frees_from as spend_frees_from
+    from windows w
+    cross join lateral (
+      select count(*) as count,
+             (select at from held where at > w.since order by at desc offset greatest(w.answers - 1, 0) limit 1) as nth_newest
+        from held where at > w.since
+    ) a
+    cross join lateral (select coalesce(sum(amount), 0) as spent from spending where at > w.since) s
+    left join lateral (
+      select at as frees_from
+        from (select at, sum(amount) over (order by at rows unbounded preceding) as gone from spending where at > w.since) leaving
+       where s.spent - gone < w.spend and s.spent - gone + $8::numeric <= w.spend
+       order by at limit 1
+    ) f on true
+),
+full_windows as (
+  select * from checked where answers_full or spend_full
+),
+admitted as (
+  insert into reservations (person, bot, reserved_at, hold)
+  select $1, $2, $7, $8 where not exists (select 1 from full_windows)
+  returning id, reserved_at
+)
+select (select id from admitted) as id,
+       (select reserved_at from admitted) as reserved_at,
+       (select json_agg(full_windows) from full_windows) as refusals`;
 
 /**
  * Lets go of an admitted answer's hold when nothing was bought (every provider failed, or the person
@@ -88,57 +169,4 @@ export async function releaseReservation(tx: Queryable, reservationId: string): 
 function freesLater(a: Date | null, b: Date | null): boolean {
   if (a === null) return b !== null;
   return b !== null && a.getTime() > b.getTime();
-}
-
-/**
- * Undefined when the window has room for one more answer; otherwise when it will — the moment the
- * `ceiling`-th newest answer leaves the window — or null for a ceiling of 0.
- */
-async function answersRefusal(tx: Queryable, request: ReserveRequest, window: LimitWindow, since: Date, ceiling: number): Promise<Date | null | undefined> {
-  const { rows } = await tx.query<{ answers: number; nth_newest: Date | null }>(
-    `select (select count(*)::int from reservations where person = $1 and bot = $2 and reserved_at > $3) as answers,
-            (select reserved_at from reservations where person = $1 and bot = $2 and reserved_at > $3
-              order by reserved_at desc offset greatest($4::int - 1, 0) limit 1) as nth_newest`,
-    [request.person, request.bot, since, ceiling],
-  );
-  const row = onlyRow(rows, 'Counting answers');
-  if (row.answers < ceiling) return undefined;
-  if (ceiling === 0 || row.nth_newest === null) return null;
-  return new Date(row.nth_newest.getTime() + WINDOW_MS[window]);
-}
-
-/**
- * Undefined when the window's spend (recorded costs plus holds) leaves room for this answer's hold;
- * otherwise when it will, the moment enough of the oldest spending leaves the window; null for a
- * ceiling of 0. Compared in SQL as numeric, so cents add up exactly.
- */
-async function spendRefusal(
-  tx: Queryable,
-  request: ReserveRequest,
-  window: LimitWindow,
-  since: Date,
-  ceilingUsd: number,
-  holdUsd: number,
-): Promise<Date | null | undefined> {
-  const { rows } = await tx.query<{ refused: boolean; frees_from: Date | null }>(
-    `with spending as (
-       select reserved_at as at, hold as amount from reservations
-        where person = $1 and bot = $2 and reserved_at > $3 and hold > 0
-       union all
-       select started_at, cost from usage
-        where person = $1 and bot = $2 and started_at > $3 and cost > 0
-     ),
-     total as (select coalesce(sum(amount), 0) as spent from spending),
-     leaving as (select at, sum(amount) over (order by at rows unbounded preceding) as gone from spending)
-     select (spent >= $4::numeric or spent + $5::numeric > $4::numeric) as refused,
-            (select at from leaving
-              where spent - gone < $4::numeric and spent - gone + $5::numeric <= $4::numeric
-              order by at limit 1) as frees_from
-       from total`,
-    [request.person, request.bot, since, ceilingUsd, holdUsd],
-  );
-  const row = onlyRow(rows, 'Adding up spend');
-  if (!row.refused) return undefined;
-  if (ceilingUsd === 0 || row.frees_from === null) return null;
-  return new Date(row.frees_from.getTime() + WINDOW_MS[window]);
 }

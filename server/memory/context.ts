@@ -48,17 +48,20 @@ export function memoryContext(db: Database, embedder: Embedder) {
     if (turn.memory === 'none') return [{ role: 'user', content: question }];
     const conversation: ChatMessage[] = turn.messages.map((m) => ({ ...m }));
     if (turn.memory === 'thread') return conversation;
-    const asked = await db.asServer((tx) => pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS }));
+    // The question's vector first: an embedder may be a network call, never made inside a transaction.
+    const recalling = turn.memory === 'person+recall' && question.trim() !== '';
+    const embedding = recalling ? await embedder.embed(question) : undefined;
+    const { asked, recalled } = await db.asServer(async (tx) => ({
+      asked: await pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS }),
+      recalled:
+        embedding === undefined
+          ? []
+          : await recall(tx, { person: turn.person, bot: turn.bot, embedder: embedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE }),
+    }));
     const earlier = asked.filter((q) => !turn.messages.some((m) => m.role === 'user' && m.content === q));
     const notes: ChatMessage[] = earlier.length > 0 ? [note('In earlier conversations this person asked you, oldest first:', earlier)] : [];
-    if (turn.memory === 'person+recall' && question.trim() !== '') {
-      const embedding = await embedder.embed(question);
-      const recalled = await db.asServer((tx) =>
-        recall(tx, { person: turn.person, bot: turn.bot, embedder: embedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE }),
-      );
-      const told = recalled.map((m) => m.text).filter((t) => t !== question);
-      if (told.length > 0) notes.push(note('Things this person told you before that may matter now:', told));
-    }
+    const told = recalled.map((m) => m.text).filter((t) => t !== question);
+    if (told.length > 0) notes.push(note('Things this person told you before that may matter now:', told));
     return [...notes, ...conversation];
   };
 }
