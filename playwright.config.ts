@@ -3,8 +3,11 @@ import { E2E_MODELS_DIR } from './test/e2e/tinyModels';
 
 /**
  * Browser tests run in Debian's Chromium (never a downloaded browser) against the real server
- * serving the built page, exactly as `npm start` does, on a port of their own.
+ * serving the built page, exactly as `npm start` does, on a port of their own. The build is the
+ * product's plus the harness pages of test/e2e/harness (`vite build --mode e2e`).
  */
+/** Where `vite build --mode e2e` writes the page and the harness pages (see vite.config.ts). */
+const E2E_DIST_DIR = 'test-results/e2e-dist';
 const port = Number(process.env.E2E_PORT ?? 8797);
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -38,7 +41,7 @@ export default defineConfig({
   webServer: {
     command: 'tsx server/index.ts',
     url: `http://127.0.0.1:${port}/api/health`,
-    env: { PORT: String(port), HOST: '127.0.0.1', CONFAB_MODELS_DIR: E2E_MODELS_DIR, CONFAB_MODEL_BASE: '/models' },
+    env: { PORT: String(port), HOST: '127.0.0.1', CONFAB_DIST: E2E_DIST_DIR, CONFAB_MODELS_DIR: E2E_MODELS_DIR, CONFAB_MODEL_BASE: '/models' },
     reuseExistingServer: false,
     timeout: 60_000,
   },

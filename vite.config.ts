@@ -1,8 +1,23 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
 import vue from '@vitejs/plugin-vue';
 import { VitePWA } from 'vite-plugin-pwa';
 
-export default defineConfig({
+/**
+ * The browser tests' build (`vite build --mode e2e`): the product page plus the harness pages in
+ * test/e2e/harness, which drive the real platform modules on their own; written apart from `dist`,
+ * so the product build never holds them.
+ */
+const HARNESS_DIR = 'test/e2e/harness';
+const E2E_OUT_DIR = 'test-results/e2e-dist';
+
+function harnessPages(): Record<string, string> {
+  const pages = readdirSync(HARNESS_DIR).filter((name) => name.endsWith('.html'));
+  return Object.fromEntries(pages.map((name) => [`harness-${name.slice(0, -'.html'.length)}`, `${HARNESS_DIR}/${name}`]));
+}
+
+export default defineConfig(({ mode }) => ({
+  ...(mode === 'e2e' ? { build: { outDir: E2E_OUT_DIR, emptyOutDir: true, rolldownOptions: { input: { main: 'index.html', ...harnessPages() } } } } : {}),
   plugins: [
     vue(),
     VitePWA({
@@ -34,4 +49,4 @@ export default defineConfig({
   ],
   worker: { format: 'es' },
   server: { host: '127.0.0.1' },
-});
+}));
