@@ -9,7 +9,8 @@ import { VitePWA } from 'vite-plugin-pwa';
  * so the product build never holds them.
  */
 const HARNESS_DIR = 'test/e2e/harness';
-const E2E_OUT_DIR = 'test-results/e2e-dist';
+/** `E2E_DIST` moves it, so two builds can run side by side. */
+const E2E_OUT_DIR = process.env.E2E_DIST ?? 'test-results/e2e-dist';
 
 function harnessPages(): Record<string, string> {
   const pages = readdirSync(HARNESS_DIR).filter((name) => name.endsWith('.html'));

@@ -9,7 +9,8 @@ import { VOICES } from '../../src/core/voice/style';
 import { SHARED_SUPERTONIC } from '../helpers/supertonicData';
 import { buildTinyGraphs } from '../helpers/tinySupertonic';
 
-export const E2E_MODELS_DIR = resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-models');
+/** `E2E_MODELS` moves it, so two runs can go side by side. */
+export const E2E_MODELS_DIR = process.env.E2E_MODELS ?? resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-models');
 
 export default function globalSetup(): void {
   const version = 'supertonic-3';
