@@ -26,24 +26,13 @@ import type { Talk } from '../src/core/speech/talk';
 import { VOICES } from '../src/core/voice/style';
 import { LANGUAGES_V3 } from '../src/core/voice/text';
 import type { Language } from '../src/core/voice/text';
+import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
+import type { BotVoice, MemoryKind, PublicBot } from '../src/core/bot';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import type { PersonLimits } from './db/limits';
 
-/** Who speaks a bot's answers: the page's own engine, or the deployment's speech endpoint. */
-export const SPEAKERS = ['browser', 'endpoint'] as const;
-export type Speaker = (typeof SPEAKERS)[number];
-
-/** The five shapes the orb can take; the page draws each. */
-export const ORB_SHAPES = ['halo', 'ribbon', 'bloom', 'tide', 'lattice'] as const;
-export type OrbShape = (typeof ORB_SHAPES)[number];
-
-/**
- * What a bot remembers: `none` the question alone, `thread` the conversation the page sends,
- * `person` also what this person asked this bot before, `person+recall` also what they told it,
- * found by meaning — the only kind that writes anything down.
- */
-export const MEMORY_KINDS = ['none', 'thread', 'person', 'person+recall'] as const;
-export type MemoryKind = (typeof MEMORY_KINDS)[number];
+export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
+export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../src/core/bot';
 
 /**
  * A bot's ceilings, carried in every grant so nothing downstream can raise them: per answer, and
@@ -73,22 +62,6 @@ export const DEFAULT_LIMITS: Readonly<BotLimits> = Object.freeze({
   perMonth: Object.freeze({ spend: 10 }),
 });
 
-/** How a bot sounds and looks: the talk timings (see `Talk`) plus who speaks and how. */
-export interface BotVoice extends Talk {
-  /** Who speaks: `browser` (the page's own engine, default) or `endpoint` (`/api/speak`). */
-  by: Speaker;
-  /** The orb's shape until the reader picks their own. Default `halo`. */
-  visual: OrbShape;
-  /**
-   * The voices offered, the first being the default. `browser`: names from `VOICES`, default all
-   * ten. `endpoint`: the endpoint's own names; empty (the default) offers the deployment's
-   * `COPILOT_TTS_VOICES`.
-   */
-  voices: string[];
-  /** The language spoken and recognised until the reader picks another. Default `en`. */
-  language: Language;
-}
-
 export interface Bot {
   /** The file name without `.md`, and the `/voice/<slug>` path. */
   slug: string;
@@ -106,16 +79,6 @@ export interface Bot {
   /** The model to ask that provider for; unset: the provider entry's own. */
   model?: string;
   /** What the bot says first, before anybody speaks. */
-  greeting?: string;
-}
-
-/** The part of a bot a page may see: never the prompt, the provider, the model or the limits. */
-export interface PublicBot {
-  slug: string;
-  name: string;
-  voice: BotVoice;
-  memory: MemoryKind;
-  languages: Language[];
   greeting?: string;
 }
 

@@ -33,6 +33,7 @@ export function sessionRoutes({ bots, grantSecret, clock }: SessionDeps): Hono<P
     const claims = grantClaims(bot, c.get('person'), clock());
     return c.json<StartAnswer>({ grant: signGrant(grantSecret, claims), expiresAt: claims.expiresAt, bot: publicBot(bot) });
   });
+  routes.get('/bots', (c) => c.json({ bots: [...bots.values()].map(publicBot).sort((a, b) => a.name.localeCompare(b.name)) }));
   routes.get('/bots/:slug', (c) => {
     const bot = bots.get(c.req.param('slug'));
     if (!bot) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });

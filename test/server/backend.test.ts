@@ -107,6 +107,14 @@ describe('the API', () => {
     expect(browser.cookie).toMatch(/^confab_person=/);
   });
 
+  it('lists the bots a page may offer, by name, with their public part only', async () => {
+    const res = await new Browser(app).call('/api/bots', { method: 'GET' });
+    const body = (await res.json()) as { bots: { slug: string; name: string }[] };
+    expect(body.bots.map((b) => b.slug)).toEqual([...bots.values()].sort((a, b) => a.name.localeCompare(b.name)).map((b) => b.slug));
+    expect(body.bots.find((b) => b.slug === 'demo')).toMatchObject({ name: 'Sage', memory: 'person+recall', voice: { by: 'browser' } });
+    expect(JSON.stringify(body)).not.toMatch(/prompt|You are Sage|limits/);
+  });
+
   it('says plainly when the bot does not exist or the request is malformed', async () => {
     const browser = new Browser(app);
     expect((await browser.call('/api/start', { body: { bot: 'nobody' } })).status).toBe(404);
