@@ -1,0 +1,160 @@
+/**
+ * The browser's speech recogniser (Web Speech API) behind a small interface, so the machine never
+ * sees the API's quirks and tests can put a fake in its place (by defining `SpeechRecognition` on
+ * the page before it loads).
+ *
+ * Continuous, with interim results, in the reader's language. The recogniser opens its own
+ * microphone capture, which the page's echo cancellation does not touch — that is why the machine
+ * stops it whenever the assistant is audible. Chrome ends a continuous session by itself after a
+ * silence; that is reported as `ended` and the machine starts it again. The recogniser may send
+ * audio to its browser's vendor, which the page says before it first listens.
+ */
+import type { RecogniserError } from '../core/conversation/events';
+
+export interface RecogniserEvents {
+  /** Words not yet committed to: the live line. */
+  interim: (text: string) => void;
+  /** A committed transcript: the question. */
+  final: (text: string) => void;
+  /** The session ended by itself (not by `stop`). */
+  ended: () => void;
+  failed: (error: RecogniserError) => void;
+}
+
+export interface Recogniser {
+  /** Starts listening in `language` (a Supertonic language code such as `en`, or a BCP 47 tag). */
+  start(language: string): void;
+  /** Stops listening; what was already said still arrives as `final`, nothing else from this session. */
+  stop(): void;
+  on<K extends keyof RecogniserEvents>(event: K, listener: RecogniserEvents[K]): () => void;
+}
+
+/** The parts of the Web Speech API's recognition object the adapter uses. */
+interface SpeechRecognitionLike extends EventTarget {
+  continuous: boolean;
+  interimResults: boolean;
+  lang: string;
+  maxAlternatives: number;
+  start(): void;
+  stop(): void;
+  abort(): void;
+  onresult: ((event: SpeechResultEventLike) => void) | null;
+  onerror: ((event: { error: string }) => void) | null;
+  onend: (() => void) | null;
+}
+
+interface SpeechResultEventLike {
+  resultIndex: number;
+  results: ArrayLike<{ isFinal: boolean; 0?: { transcript: string } }>;
+}
+
+type RecognitionConstructor = new () => SpeechRecognitionLike;
+
+/** The browser's recogniser constructor, or undefined where there is none (Firefox). */
+function recognitionIn(scope: object): RecognitionConstructor | undefined {
+  const found = (scope as { SpeechRecognition?: unknown; webkitSpeechRecognition?: unknown }).SpeechRecognition ?? (scope as { webkitSpeechRecognition?: unknown }).webkitSpeechRecognition;
+  return typeof found === 'function' ? (found as RecognitionConstructor) : undefined;
+}
+
+/** Whether this browser has a speech recogniser at all. */
+export function hasRecogniser(scope: object = globalThis): boolean {
+  return recognitionIn(scope) !== undefined;
+}
+
+/**
+ * The tag the recogniser is asked for: the browser's own regional variant when it speaks the same
+ * language (`en` on an `en-GB` browser listens for British English), else the code as given.
+ */
+export function recognitionLanguage(language: string, browserLanguages: readonly string[]): string {
+  if (language.includes('-')) return language;
+  const regional = browserLanguages.find((tag) => tag.toLowerCase().startsWith(`${language.toLowerCase()}-`));
+  return regional ?? language;
+}
+
+/** The Web Speech recogniser; undefined where the browser has none. */
+export function webSpeechRecogniser(scope: object = globalThis, browserLanguages: readonly string[] = navigator.languages): Recogniser | undefined {
+  const Recognition = recognitionIn(scope);
+  if (Recognition === undefined) return undefined;
+  const listeners: { [K in keyof RecogniserEvents]: Set<RecogniserEvents[K]> } = { interim: new Set(), final: new Set(), ended: new Set(), failed: new Set() };
+  const emit = <K extends keyof RecogniserEvents>(event: K, ...args: Parameters<RecogniserEvents[K]>) => {
+    for (const listener of listeners[event]) (listener as (...a: Parameters<RecogniserEvents[K]>) => void)(...args);
+  };
+
+  /** The session now, if any; a stopped one is dropped at once, so its late events say nothing. */
+  let session: SpeechRecognitionLike | undefined;
+  /** Sessions asked to stop whose `end` has not come: a new one waits for it (Chrome refuses two). */
+  let stopping: SpeechRecognitionLike | undefined;
+  let wanted: string | undefined;
+
+  const open = (language: string) => {
+    const recognition = new Recognition();
+    recognition.continuous = true;
+    recognition.interimResults = true;
+    recognition.maxAlternatives = 1;
+    recognition.lang = recognitionLanguage(language, browserLanguages);
+    recognition.onresult = (event) => {
+      // A stopping session still hands over what it had heard (the end of a held sentence), but
+      // its unfinished words are no longer live.
+      const live = session === recognition;
+      if (!live && stopping !== recognition) return;
+      let interim = '';
+      for (let i = event.resultIndex; i < event.results.length; i += 1) {
+        const result = event.results[i];
+        const text = result?.[0]?.transcript ?? '';
+        if (result?.isFinal === true) {
+          if (text.trim() !== '') emit('final', text.trim());
+        } else {
+          interim += text;
+        }
+      }
+      if (live && interim.trim() !== '') emit('interim', interim.trim());
+    };
+    recognition.onerror = (event) => {
+      if (session !== recognition) return;
+      session = undefined;
+      emit('failed', event.error);
+    };
+    recognition.onend = () => {
+      if (stopping === recognition) {
+        stopping = undefined;
+        if (wanted !== undefined && session === undefined) open(wanted);
+        return;
+      }
+      if (session !== recognition) return;
+      session = undefined;
+      emit('ended');
+    };
+    session = recognition;
+    try {
+      recognition.start();
+    } catch {
+      session = undefined;
+      emit('failed', 'aborted');
+    }
+  };
+
+  return {
+    start(language) {
+      wanted = language;
+      if (session !== undefined) {
+        if (session.lang === recognitionLanguage(language, browserLanguages)) return;
+        this.stop();
+        wanted = language;
+      }
+      if (stopping === undefined) open(language);
+    },
+    stop() {
+      wanted = undefined;
+      const current = session;
+      if (current === undefined) return;
+      session = undefined;
+      stopping = current;
+      // `stop`, not `abort`: what was said before the stop (a held sentence) still arrives as final.
+      current.stop();
+    },
+    on(event, listener) {
+      listeners[event].add(listener);
+      return () => listeners[event].delete(listener);
+    },
+  };
+}

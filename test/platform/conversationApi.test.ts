@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ConversationApiError, conversationApi, retryable } from '../../src/platform/conversationApi';
+
+const bot = { slug: 'demo', name: 'Sage', memory: 'person+recall', languages: ['en'], voice: { by: 'browser', visual: 'halo', language: 'en', voices: ['F1'], gapMs: 120, steps: 8, opening: 8, words: 12, pieceChars: 300 } };
+
+function answering(status: number, body?: unknown) {
+  const calls: { url: string; init?: RequestInit }[] = [];
+  const fetcher = ((url: string, init?: RequestInit) => {
+    calls.push({ url, init });
+    return Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status }));
+  }) as typeof fetch;
+  return { fetcher, calls };
+}
+
+describe('the conversation API client', () => {
+  it('starts a conversation and checks the answer’s shape', async () => {
+    const { fetcher, calls } = answering(200, { grant: 'g.s', expiresAt: 1, bot });
+    await expect(conversationApi(fetcher).start('demo')).resolves.toMatchObject({ grant: 'g.s', bot: { name: 'Sage' } });
+    expect(calls[0]).toMatchObject({ url: '/api/start', init: { method: 'POST', body: '{"bot":"demo"}' } });
+    await expect(conversationApi(answering(200, { grant: 'g' }).fetcher).start('demo')).rejects.toThrow(/shape this page does not understand/);
+  });
+
+  it('saves a line, lists threads, lines and memories, and forgets them by id, escaping what goes in a path', async () => {
+    const line = { id: 'l', threadId: 't/1', who: 'person', text: 'hi', clientId: 'c', interrupted: false, createdAt: 'now' };
+    const saving = answering(201, line);
+    await expect(conversationApi(saving.fetcher).addLine('t/1', { who: 'person', text: 'hi', clientId: 'c' })).resolves.toEqual(line);
+    expect(saving.calls[0]?.url).toBe('/api/threads/t%2F1/lines');
+    await expect(conversationApi(answering(200, { threads: [{ id: 't', bot: 'demo', title: 'hi', createdAt: 'a', lastLineAt: 'b' }] }).fetcher).threads('demo')).resolves.toHaveLength(1);
+    await expect(conversationApi(answering(200, { memories: [{ id: 'm', bot: 'demo', text: 'I like tea', createdAt: 'a' }] }).fetcher).memories('demo')).resolves.toHaveLength(1);
+    const forgetting = answering(204);
+    await conversationApi(forgetting.fetcher).forgetMemory('m');
+    expect(forgetting.calls[0]?.init?.method).toBe('DELETE');
+  });
+
+  it('calls an unreachable or overloaded server retryable, and a refusal not, with the server’s own sentence', async () => {
+    const offline = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
+    const error = await conversationApi(offline).createThread('demo').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConversationApiError);
+    expect(retryable(error)).toBe(true);
+    expect(retryable(await conversationApi(answering(503, {}).fetcher).threads('demo').catch((e: unknown) => e))).toBe(true);
+    const refused = await conversationApi(answering(404, { error: 'There is no such conversation of yours.' }).fetcher).addLine('t', { who: 'person', text: 'x', clientId: 'c' }).catch((e: unknown) => e);
+    expect(retryable(refused)).toBe(false);
+    expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('There is no such conversation of yours.') as unknown });
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { AnswerError, streamAnswer } from '../../src/platform/doorClient';
+
+const encoder = new TextEncoder();
+const chunk = (content: string) => `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+
+/** A fetch answering with an SSE body sent in the given raw pieces; records the request and whether the body was cancelled. */
+function sse(pieces: string[], status = 200) {
+  const seen: { init?: RequestInit; cancelled: boolean; pulls: number } = { cancelled: false, pulls: 0 };
+  const fetcher = ((_input: unknown, init?: RequestInit) => {
+    seen.init = init;
+    let i = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        seen.pulls += 1;
+        const piece = pieces[i++];
+        if (piece === undefined) controller.close();
+        else controller.enqueue(encoder.encode(piece));
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    return Promise.resolve(new Response(body, { status, headers: { 'content-type': 'text/event-stream' } }));
+  }) as typeof fetch;
+  return { fetcher, seen };
+}
+
+async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const text of iterable) out.push(text);
+  return out;
+}
+
+describe('the door client', () => {
+  it('asks with the grant for a stream and yields each token as it lands, events split anywhere', async () => {
+    const whole = chunk('Hello') + ': keep-alive\n\n' + chunk(' there.') + 'data: [DONE]\n\n';
+    const { fetcher, seen } = sse([whole.slice(0, 7), whole.slice(7, 40), whole.slice(40, 41), whole.slice(41)]);
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const texts = await collect(streamAnswer({ grant: 'g.1', messages, signal: new AbortController().signal }, fetcher));
+    expect(texts).toEqual(['Hello', ' there.']);
+    expect(new Headers(seen.init?.headers).get('authorization')).toBe('Bearer g.1');
+    expect(JSON.parse(seen.init?.body as string)).toMatchObject({ stream: true, messages });
+  });
+
+  it('cancels the body when aborted, and throws the abort rather than an answer error', async () => {
+    const { fetcher, seen } = sse([chunk('One.'), chunk(' Two.'), chunk(' Three.'), 'data: [DONE]\n\n']);
+    const controller = new AbortController();
+    const texts: string[] = [];
+    const reason = new Error('barge-in');
+    await expect(
+      (async () => {
+        for await (const text of streamAnswer({ grant: 'g', messages: [], signal: controller.signal }, fetcher)) {
+          texts.push(text);
+          controller.abort(reason);
+        }
+      })(),
+    ).rejects.toBe(reason);
+    expect(texts).toEqual(['One.']);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it('calls a stream that ends without [DONE] broken, and a garbled event too', async () => {
+    await expect(collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse([chunk('Half')]).fetcher))).rejects.toMatchObject({ failure: 'broken' });
+    await expect(collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse(['data: {nope\n\n']).fetcher))).rejects.toBeInstanceOf(AnswerError);
+  });
+
+  it('tells an expired grant from a refusal and from an unreachable server', async () => {
+    const answering = (status: number, body: unknown) => (() => Promise.resolve(new Response(JSON.stringify(body), { status }))) as typeof fetch;
+    const ask = (fetcher: typeof fetch) => collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, fetcher));
+    await expect(ask(answering(401, { error: { message: 'bad grant' } }))).rejects.toMatchObject({ failure: 'expired' });
+    await expect(ask(answering(400, { error: { message: 'messages must be an array.' } }))).rejects.toMatchObject({ failure: 'refused', message: expect.stringContaining('messages must be an array.') as unknown });
+    await expect(ask(answering(502, {}))).rejects.toMatchObject({ failure: 'unreachable' });
+    await expect(ask((() => Promise.reject(new TypeError('network'))))).rejects.toMatchObject({ failure: 'unreachable' });
+  });
+});
