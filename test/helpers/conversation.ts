@@ -85,10 +85,16 @@ export class Scenario {
   }
 
   /** `listening`, `thinking` or `speaking`. */
-  get turn(): 'listening' | 'thinking' | 'speaking' {
+  get turn(): 'listening' | 'thinking' | 'speaking' | 'greeting' {
     const s = this.snapshot;
     if (s.matches({ turn: 'listening' })) return 'listening';
+    if (s.matches({ turn: 'greeting' })) return 'greeting';
     return s.matches({ turn: { answering: 'speaking' } }) ? 'speaking' : 'thinking';
+  }
+
+  /** The bot greets, as a new conversation opens. */
+  greets(text: string): this {
+    return this.send({ type: 'bot.greets', text });
   }
 
   /** Whether the recogniser is running, as the machine's start and stop effects left it. */

@@ -15,7 +15,7 @@
  */
 import { and, assign, fromCallback, not, or, setup, stateIn } from 'xstate';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
-import { endText, pushText, startChunking } from '../speech/chunker';
+import { chunkAll, endText, pushText, startChunking } from '../speech/chunker';
 import { isSelfEcho, rememberedUtterances } from '../speech/selfEcho';
 import { resolveTalk } from '../speech/talk';
 import type {
@@ -146,6 +146,7 @@ const named = setup({
     holding: ({ context }) => context.hold,
     turnOver: ({ context }) => context.answerEnded && allSettled(context),
     nothingYet: ({ context }) => context.answer === '' && !context.answerEnded,
+    fresh: ({ context }) => context.lines.length === 0 && context.question === null,
     nonBlank: ({ event }) => event.type === 'user.interim' && event.text.trim() !== '',
     transientRecogniser: ({ event }) => event.type === 'recogniser.failed' && transient.includes(event.error),
     speechTurnedOff: ({ context, event }) => event.type === 'settings.changed' && event.speech === false && context.speech,
@@ -177,6 +178,15 @@ const decisions = {
       problem: null,
     });
     enqueue({ type: 'saveLine', params: { role: 'user', text: question, utteranceId } });
+  }),
+  /** The greeting is an answer to nothing: the whole of it is known, so it is cut and spoken at once. */
+  greet: decide(({ context, event, enqueue }) => {
+    if (event.type !== 'bot.greets') return;
+    const utteranceId = context.utteranceId + 1;
+    const text = event.text.trim();
+    const opened = { ...context, utteranceId, question: null, answer: text, chunker: startChunking(context.talk), pieces: [], settled: [], answerEnded: true, problem: null };
+    enqueue.assign({ ...opened, lines: settledLines(opened, false) });
+    speakPieces(opened, chunkAll(text, context.talk), enqueue);
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
@@ -260,9 +270,12 @@ const decisions = {
 
 /**
  * The recogniser may run: the microphone is the way in (and held, in push-and-hold), and the turn is
- * the person's or is being thought about — never while assistant audio is audible.
+ * the person's, or an answer or greeting has not yet made a sound — never while assistant audio is audible.
  */
-const listenable = and(['heard', or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking')])]);
+const listenable = and([
+  'heard',
+  or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking'), stateIn('#conversation.turn.greeting.waiting')]),
+]);
 
 export const conversationMachine = named.extend({ actions: decisions }).createMachine({
   id: 'conversation',
@@ -270,11 +283,11 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
   context: ({ input }) => {
     const talk = resolveTalk(input.talk);
     return {
-      utteranceId: 0,
+      utteranceId: Math.max(0, ...(input.lines ?? []).map((line) => line.utteranceId)),
       liveLine: '',
       question: null,
       answer: '',
-      lines: [],
+      lines: [...(input.lines ?? [])],
       typing: !input.recogniser ? 'unsupported' : input.muted === true ? 'muted' : null,
       hold: input.hold ?? false,
       held: false,
@@ -325,6 +338,29 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { target: 'answering', actions: 'ask' },
             ],
             'talk.press': { actions: assign({ held: ({ context }) => context.hold }) },
+            'bot.greets': { guard: 'fresh', target: 'greeting', actions: 'greet' },
+          },
+        },
+        greeting: {
+          always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+          on: {
+            'audio.ended': { guard: 'current', actions: 'settlePiece' },
+            'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
+            'user.interrupted': { target: 'listening', actions: 'bargeIn' },
+            'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', assign({ held: true })] },
+            'user.said': [{ guard: 'blank' }, { guard: 'selfEcho' }, { target: 'answering', actions: ['bargeIn', 'ask'] }],
+            'settings.changed': { guard: 'speechTurnedOff', target: 'listening', actions: ['silence', 'applySettings', 'finishTurn'] },
+          },
+          initial: 'waiting',
+          states: {
+            // Until its first sound the person may still be heard, as while an answer is thought about.
+            waiting: {
+              on: {
+                'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
+                'audio.started': { guard: 'current', target: 'speaking' },
+              },
+            },
+            speaking: {},
           },
         },
         answering: {

@@ -84,7 +84,13 @@ export type ConversationEvent =
    * utterance; the machine re-speaks what was not yet heard on the device and stays there.
    */
   | { type: 'speaker.failed'; utteranceId: number; piece: number; voice: Voice; reason: string }
-  | { type: 'settings.changed'; speech?: boolean; hold?: boolean };
+  | { type: 'settings.changed'; speech?: boolean; hold?: boolean }
+  /**
+   * The bot's greeting from its file, for a new conversation: shown and spoken like an answer
+   * (and talked over like one). Only taken while nothing has been said; send it after the first
+   * user gesture, since browsers block audio before one.
+   */
+  | { type: 'bot.greets'; text: string };
 
 /** How a conversation starts; every field but `recogniser` has a default. */
 export interface ConversationInput {
@@ -100,6 +106,11 @@ export interface ConversationInput {
   voice?: Voice;
   /** The bot file's talk block over the defaults. */
   talk?: Partial<Talk>;
+  /**
+   * A conversation reopened from the drawer: its lines so far, oldest first. The next question
+   * continues it, and its utterance ids carry on after the largest here.
+   */
+  lines?: readonly Line[];
 }
 
 export interface ConversationContext {

@@ -128,3 +128,27 @@ describe('a turn', () => {
     expect(c.turn).toBe('listening');
   });
 });
+
+describe('a conversation reopened from the drawer', () => {
+  const earlier = [
+    { role: 'user' as const, text: 'My cat is called Miso.', utteranceId: 1 },
+    { role: 'assistant' as const, text: 'What a lovely name.', utteranceId: 1 },
+    { role: 'user' as const, text: 'She is nine.', utteranceId: 2 },
+    { role: 'assistant' as const, text: 'A fine age for a cat.', utteranceId: 2, interrupted: true },
+  ];
+
+  it('starts with its lines and sends them with the next question, which continues it', () => {
+    const c = conversation({ lines: earlier }).user('What is her name?');
+    expect(c.context.utteranceId).toBe(3);
+    expect(c.stream.request.messages).toEqual([
+      { role: 'user', content: 'My cat is called Miso.' },
+      { role: 'assistant', content: 'What a lovely name.' },
+      { role: 'user', content: 'She is nine.' },
+      { role: 'assistant', content: 'A fine age for a cat.' },
+      { role: 'user', content: 'What is her name?' },
+    ]);
+    c.bot('Miso.');
+    expect(c.context.lines.slice(0, 4)).toEqual(earlier);
+    expect(c.context.lines.at(-1)).toEqual({ role: 'assistant', text: 'Miso.', utteranceId: 3 });
+  });
+});
