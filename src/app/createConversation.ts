@@ -1,0 +1,264 @@
+/**
+ * The one place that plugs real adapters into the conversation machine. The machine decides
+ * everything (src/core/conversation); this file only turns its named effects into calls on the
+ * ports and the ports' reports into its events:
+ *
+ * - the recogniser's interim and final words → `user.interim` / `user.said`; start/stop effects;
+ * - the speaker voices each piece (on-device or endpoint) and the player reports it audible and
+ *   played out → `audio.started` / `audio.ended`; a failing voice → `speaker.failed`;
+ * - the hearing (microphone level + echo gate) → `user.interrupted`;
+ * - the door streams the answer → `answer.delta` / `answer.done` / `answer.failed`, aborted when the
+ *   machine leaves the answer (barge-in), so tokens flow into the chunker and the first sentence is
+ *   spoken before the answer ends;
+ * - each line is kept the moment it is said.
+ *
+ * The ports are interfaces, so the whole junction runs in Node tests with fakes; the page builds
+ * the real ones (src/app/conversationPage.ts).
+ */
+import { createActor, fromCallback } from 'xstate';
+import { conversationMachine } from '../core/conversation/conversationMachine';
+import type { AnswerRequest, ConversationActor, ConversationSnapshot, SpeakRequest } from '../core/conversation/conversationMachine';
+import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
+
+/** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
+export interface RecogniserPort {
+  start(language: string): void;
+  stop(): void;
+  on(event: 'interim' | 'final', listener: (text: string) => void): () => void;
+  on(event: 'ended', listener: () => void): () => void;
+  on(event: 'failed', listener: (error: RecogniserError) => void): () => void;
+}
+
+/** A piece that could not be voiced. */
+export interface SpeakerFailure {
+  utteranceId: number;
+  piece: number;
+  voice: Voice;
+  reason: string;
+}
+
+/** The voices: each piece is synthesised or fetched and handed to the player in order. */
+export interface SpeakerPort {
+  speak(request: SpeakRequest): void;
+  /** Nothing more of this utterance may reach the player. */
+  cancel(utteranceId: number): void;
+  onFailed(listener: (failure: SpeakerFailure) => void): () => void;
+}
+
+/** The player as the conversation uses it (src/platform/audio/player.ts). */
+export interface PlayerPort {
+  stop(): void;
+  on(event: 'started' | 'ended', listener: (key: { utteranceId: number; piece: number }) => void): () => void;
+}
+
+/** The microphone level and echo gate: says when the person talks over the assistant. */
+export interface HearingPort {
+  onBargeIn(listener: () => void): () => void;
+}
+
+export interface ConversationPorts {
+  /** Undefined where the browser has no recogniser: the conversation is typed. */
+  recogniser: RecogniserPort | undefined;
+  speaker: SpeakerPort;
+  player: PlayerPort;
+  /** Undefined until (or unless) the microphone's level can be read. */
+  hearing?: HearingPort;
+  /** The answer's text as it streams; must stop (and cancel the request) when `signal` aborts. */
+  answer: (messages: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<string>;
+  /** Keeps one line as it is said. */
+  keep: (line: Line) => void;
+  /** The recogniser's language now (the reader's setting). */
+  language: () => string;
+}
+
+/** What the page shows, read from the machine. */
+export interface ConversationView {
+  /** What the turn is doing: whose it is, and whether the assistant is thinking, greeting or audible. */
+  phase: 'listening' | 'thinking' | 'speaking' | 'greeting';
+  /** The one big line: interim words, then the question while it is thought about. */
+  liveLine: string;
+  /** The written conversation, settled lines only. */
+  lines: readonly Line[];
+  /** Why only typing works, or null while the microphone is the way in. */
+  typing: TypingReason | null;
+  hold: boolean;
+  held: boolean;
+  speech: boolean;
+  /** Whether the recogniser is listening now. */
+  listening: boolean;
+  problem: Problem | null;
+}
+
+export interface Conversation {
+  view(): ConversationView;
+  /** Calls `listener` with each new view; returns the unsubscribe. */
+  subscribe(listener: (view: ConversationView) => void): () => void;
+  /** Typed text: goes exactly where a spoken sentence goes. */
+  type(text: string): void;
+  /** The talk control (push-and-hold) went down / came up. */
+  press(): void;
+  release(): void;
+  mute(): void;
+  unmute(): void;
+  /** The page's own microphone could not be opened. */
+  microphoneRefused(missing: boolean, reason: string): void;
+  /** Speaks the bot's greeting, for a conversation with nothing in it yet. */
+  greet(text: string): void;
+  settings(change: { speech?: boolean; hold?: boolean }): void;
+  /** Stops everything: the recogniser, the answer, the audio, the listeners. */
+  stop(): void;
+  /** The machine itself, for tests and tools. */
+  readonly actor: ConversationActor;
+}
+
+export function viewOf(snapshot: ConversationSnapshot): ConversationView {
+  const { context } = snapshot;
+  const phase = snapshot.matches({ turn: 'listening' })
+    ? 'listening'
+    : snapshot.matches({ turn: 'greeting' })
+      ? 'greeting'
+      : snapshot.matches({ turn: { answering: 'speaking' } })
+        ? 'speaking'
+        : 'thinking';
+  return {
+    phase,
+    liveLine: context.liveLine,
+    lines: context.lines,
+    typing: context.typing,
+    hold: context.hold,
+    held: context.held,
+    speech: context.speech,
+    listening: snapshot.matches({ ear: 'on' }),
+    problem: context.problem,
+  };
+}
+
+export function createConversation(ports: ConversationPorts, input: ConversationInput): Conversation {
+  const subscriptions: (() => void)[] = [];
+  const send = (event: ConversationEvent) => {
+    actor.send(event);
+  };
+
+  const machine = conversationMachine.provide({
+    actions: {
+      startRecogniser: () => ports.recogniser?.start(ports.language()),
+      stopRecogniser: () => ports.recogniser?.stop(),
+      speak: (_, request) => {
+        ports.speaker.speak(request);
+      },
+      stopAudio: () => {
+        ports.player.stop();
+      },
+      cancelUtterance: (_, { utteranceId }) => {
+        ports.speaker.cancel(utteranceId);
+      },
+      saveLine: (_, line) => {
+        ports.keep(line);
+      },
+    },
+    actors: {
+      streamAnswer: fromCallback<ConversationEvent, AnswerRequest>(({ input: request, sendBack }) => {
+        const controller = new AbortController();
+        void (async () => {
+          try {
+            for await (const text of ports.answer(request.messages, controller.signal)) {
+              if (controller.signal.aborted) return;
+              sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text });
+            }
+            if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId });
+          } catch (error) {
+            if (controller.signal.aborted) return;
+            sendBack({ type: 'answer.failed', utteranceId: request.utteranceId, reason: error instanceof Error ? error.message : 'The answer stopped.' });
+          }
+        })();
+        // Leaving the answer (barge-in, a new question) aborts the request, and the door its upstream.
+        return () => {
+          controller.abort(new DOMException('The person talked over the answer.', 'AbortError'));
+        };
+      }),
+    },
+  });
+
+  const actor = createActor(machine, { input });
+
+  const { recogniser, hearing } = ports;
+  if (recogniser !== undefined) {
+    subscriptions.push(
+      recogniser.on('interim', (text) => {
+        send({ type: 'user.interim', text });
+      }),
+      recogniser.on('final', (text) => {
+        send({ type: 'user.said', text, via: 'voice' });
+      }),
+      recogniser.on('ended', () => {
+        send({ type: 'recogniser.ended' });
+      }),
+      recogniser.on('failed', (error) => {
+        send({ type: 'recogniser.failed', error });
+      }),
+    );
+  }
+  subscriptions.push(
+    ports.player.on('started', ({ utteranceId, piece }) => {
+      send({ type: 'audio.started', utteranceId, piece });
+    }),
+    ports.player.on('ended', ({ utteranceId, piece }) => {
+      send({ type: 'audio.ended', utteranceId, piece });
+    }),
+    ports.speaker.onFailed((failure) => {
+      send({ type: 'speaker.failed', ...failure });
+    }),
+  );
+  if (hearing !== undefined) {
+    subscriptions.push(
+      hearing.onBargeIn(() => {
+        send({ type: 'user.interrupted' });
+      }),
+    );
+  }
+
+  actor.start();
+
+  return {
+    view: () => viewOf(actor.getSnapshot()),
+    subscribe(listener) {
+      const subscription = actor.subscribe((snapshot) => {
+        listener(viewOf(snapshot));
+      });
+      return () => {
+        subscription.unsubscribe();
+      };
+    },
+    type(text) {
+      send({ type: 'user.said', text, via: 'keyboard' });
+    },
+    press: () => {
+      send({ type: 'talk.press' });
+    },
+    release: () => {
+      send({ type: 'talk.release' });
+    },
+    mute: () => {
+      send({ type: 'mic.mute' });
+    },
+    unmute: () => {
+      send({ type: 'mic.unmute' });
+    },
+    microphoneRefused(missing, reason) {
+      send({ type: 'mic.refused', missing, reason });
+    },
+    greet(text) {
+      send({ type: 'bot.greets', text });
+    },
+    settings(change) {
+      send({ type: 'settings.changed', ...change });
+    },
+    stop() {
+      for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
+      actor.stop();
+      recogniser?.stop();
+      ports.player.stop();
+    },
+    actor,
+  };
+}

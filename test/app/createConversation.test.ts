@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { createConversation } from '../../src/app/createConversation';
+import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
+import type { SpeakRequest } from '../../src/core/conversation/conversationMachine';
+import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../src/core/conversation/events';
+
+/** A tiny event hub for the fakes. */
+function hub<T extends unknown[]>() {
+  const listeners = new Set<(...args: T) => void>();
+  return {
+    on(listener: (...args: T) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    emit(...args: T) {
+      for (const listener of listeners) listener(...args);
+    },
+    get size() {
+      return listeners.size;
+    },
+  };
+}
+
+/** An answer the test releases token by token; records whether it was aborted. */
+class ScriptedAnswer {
+  readonly asked: (readonly ChatMessage[])[] = [];
+  aborted = false;
+  private waiting: ((value: string | null) => void) | undefined;
+  private queued: (string | null)[] = [];
+
+  port = (messages: readonly ChatMessage[], signal: AbortSignal): AsyncIterable<string> => {
+    this.asked.push(messages);
+    signal.addEventListener('abort', () => {
+      this.aborted = true;
+      this.waiting?.(null);
+    });
+    const next = () =>
+      new Promise<string | null>((resolve) => {
+        const queued = this.queued.shift();
+        if (queued !== undefined) resolve(queued);
+        else this.waiting = resolve;
+      });
+    return {
+      [Symbol.asyncIterator]: async function* () {
+        for (let token = await next(); token !== null && !signal.aborted; token = await next()) yield token;
+      },
+    };
+  };
+
+  send(token: string | null) {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve(token);
+    } else this.queued.push(token);
+  }
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function setUp(input: Partial<ConversationInput> = {}) {
+  const interim = hub<[string]>();
+  const final = hub<[string]>();
+  const ended = hub<[]>();
+  const failed = hub<[RecogniserError]>();
+  const started = hub<[{ utteranceId: number; piece: number }]>();
+  const played = hub<[{ utteranceId: number; piece: number }]>();
+  const speakerFailed = hub<[SpeakerFailure]>();
+  const bargeIn = hub<[]>();
+  const log: string[] = [];
+  const spoken: SpeakRequest[] = [];
+  const kept: Line[] = [];
+  const answer = new ScriptedAnswer();
+  const ports: ConversationPorts = {
+    recogniser: {
+      start: (language: string) => log.push(`recogniser on ${language}`),
+      stop: () => log.push('recogniser off'),
+      on: ((event: string, listener: (...args: never[]) => void) => {
+        const source = { interim, final, ended, failed }[event];
+        if (source === undefined) throw new Error(event);
+        return source.on(listener);
+      }),
+    },
+    speaker: {
+      speak: (request) => spoken.push(request),
+      cancel: (utteranceId) => log.push(`cancel ${utteranceId}`),
+      onFailed: (listener) => speakerFailed.on(listener),
+    },
+    player: {
+      stop: () => log.push('player stop'),
+      on: (event, listener) => (event === 'started' ? started : played).on(listener),
+    },
+    hearing: { onBargeIn: (listener) => bargeIn.on(listener) },
+    answer: answer.port,
+    keep: (line) => kept.push(line),
+    language: () => 'en',
+  };
+  const conversation = createConversation(ports, { recogniser: true, ...input });
+  return { conversation, interim, final, ended, failed, started, played, speakerFailed, bargeIn, log, spoken, kept, answer };
+}
+
+describe('the conversation’s junction', () => {
+  it('turns words into a question, streams its answer into the voice before it ends, and keeps both lines', async () => {
+    const t = setUp();
+    expect(t.log).toEqual(['recogniser on en']);
+    t.interim.emit('what is the');
+    expect(t.conversation.view().liveLine).toBe('what is the');
+    t.final.emit('What is the time?');
+    expect(t.conversation.view()).toMatchObject({ phase: 'thinking', liveLine: 'What is the time?' });
+    expect(t.kept).toEqual([{ role: 'user', text: 'What is the time?', utteranceId: 1 }]);
+    t.answer.send('It is noon. ');
+    await settle();
+    expect(t.answer.asked[0]).toEqual([{ role: 'user', content: 'What is the time?' }]);
+    expect(t.spoken).toEqual([{ utteranceId: 1, piece: 0, text: 'It is noon.', voice: 'device', steps: 8 }]);
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    expect(t.conversation.view().phase).toBe('speaking');
+    expect(t.log.at(-1)).toBe('recogniser off');
+    t.answer.send('Lunch time.');
+    t.answer.send(null);
+    await settle();
+    t.played.emit({ utteranceId: 1, piece: 0 });
+    t.started.emit({ utteranceId: 1, piece: 1 });
+    t.played.emit({ utteranceId: 1, piece: 1 });
+    expect(t.conversation.view().phase).toBe('listening');
+    expect(t.kept.at(-1)).toEqual({ role: 'assistant', text: 'It is noon. Lunch time.', utteranceId: 1 });
+    expect(t.log.at(-1)).toBe('recogniser on en');
+  });
+
+  it('on barge-in stops the player, cancels the utterance, aborts the answer and gives the turn back', async () => {
+    const t = setUp();
+    t.final.emit('Tell me a long story.');
+    t.answer.send('Once upon a time there was a fox. ');
+    await settle();
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    t.bargeIn.emit();
+    await settle();
+    expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
+    expect(t.answer.aborted).toBe(true);
+    expect(t.conversation.view().phase).toBe('listening');
+    expect(t.kept.at(-1)).toMatchObject({ role: 'assistant', interrupted: true });
+    t.answer.send('too late');
+    await settle();
+    expect(t.spoken).toHaveLength(1);
+  });
+
+  it('sends typed text exactly where speech goes', async () => {
+    const t = setUp();
+    t.conversation.mute();
+    expect(t.conversation.view().typing).toBe('muted');
+    t.conversation.type('Typed, not said.');
+    await settle();
+    expect(t.answer.asked[0]).toEqual([{ role: 'user', content: 'Typed, not said.' }]);
+  });
+
+  it('turns a failing endpoint voice into a device voice for the same piece, and stays there', async () => {
+    const t = setUp({ voice: 'endpoint' });
+    t.final.emit('Hello?');
+    t.answer.send('Hi there. ');
+    await settle();
+    expect(t.spoken).toEqual([expect.objectContaining({ piece: 0, text: 'Hi there.', voice: 'endpoint' })]);
+    t.speakerFailed.emit({ utteranceId: 1, piece: 0, voice: 'endpoint', reason: 'The paid voice answered 502.' });
+    expect(t.spoken.slice(1)).toEqual([expect.objectContaining({ piece: 0, text: 'Hi there.', voice: 'device' })]);
+    expect(t.conversation.view().problem).toMatchObject({ kind: 'speaker' });
+    t.answer.send('How are you? ');
+    t.answer.send(null);
+    await settle();
+    expect(t.spoken.at(-1)).toMatchObject({ piece: 1, text: 'How are you?', voice: 'device' });
+  });
+
+  it('says a refused microphone once, keeps the page standing and takes typing', () => {
+    const t = setUp();
+    t.conversation.microphoneRefused(false, 'The microphone was refused, so this conversation is typed.');
+    expect(t.conversation.view()).toMatchObject({ typing: 'refused', problem: { kind: 'microphone' } });
+  });
+
+  it('stops listening to everything when stopped', () => {
+    const t = setUp();
+    t.conversation.stop();
+    expect(t.log).toEqual(expect.arrayContaining(['recogniser off', 'player stop']));
+    expect([t.interim.size, t.final.size, t.started.size, t.bargeIn.size, t.speakerFailed.size]).toEqual([0, 0, 0, 0, 0]);
+  });
+});
