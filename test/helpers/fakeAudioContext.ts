@@ -20,8 +20,16 @@ export interface FakeGain {
   connected: boolean;
 }
 
-export class FakeAudioContext {
+export class FakeAudioContext extends EventTarget {
   currentTime = 0;
+  state: 'suspended' | 'running' | 'closed' = 'running';
+
+  /** Moves to `state` and says so, as a real context does. */
+  setState(state: 'suspended' | 'running'): void {
+    this.state = state;
+    this.dispatchEvent(new Event('statechange'));
+  }
+
   readonly sources: FakeSource[] = [];
   readonly destination = {};
   private readonly gains: FakeGain[] = [];

@@ -142,15 +142,28 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     emit('started', piece.key);
   }
 
-  /** Reports `started` when the clock reaches `atS`; the sound itself is already scheduled. */
+  /**
+   * Reports `started` when the clock reaches `atS`; the sound itself is already scheduled. A
+   * suspended context (no gesture yet, or the system took the audio away) has a stopped clock, so
+   * nothing is reported until it runs again: a piece is not "heard" while nothing can be.
+   */
   function announceStart(piece: Piece, atS: number): void {
-    const waitMs = (atS - context.currentTime) * 1000;
     const report = () => {
       // A late timer for a piece that already played out (a busy page) reports nothing.
       if (piece.dropped || piece.started) return;
       setAudible(true);
       reportStart(piece);
     };
+    if (context.state === 'suspended') {
+      const resumed = () => {
+        if (context.state !== 'running') return;
+        context.removeEventListener('statechange', resumed);
+        if (!piece.dropped) announceStart(piece, atS);
+      };
+      context.addEventListener('statechange', resumed);
+      return;
+    }
+    const waitMs = (atS - context.currentTime) * 1000;
     if (waitMs <= 0) {
       report();
       return;

@@ -190,4 +190,16 @@ describe('the audio player', () => {
     advanceTo(0.2);
     expect(heard).toEqual([]);
   });
+
+  it('says nothing is heard while the context is suspended, and reports the start once it runs', () => {
+    const { context, player, events, advanceTo } = setUp();
+    context.setState('suspended');
+    player.play(key(0), tone(0.2), RATE);
+    advanceTo(0); // the suspended clock does not move
+    vi.advanceTimersByTime(500);
+    expect(events).toEqual([]);
+    expect(player.audible).toBe(false);
+    context.setState('running');
+    expect(events).toEqual(['audible', 'started 1.0']);
+  });
 });
