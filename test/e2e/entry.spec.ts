@@ -17,9 +17,16 @@ test('serves the entry page with its manifest and an installable service worker'
 });
 
 test('answers a deep link to a bot with the page, which names the bot', async ({ page }) => {
-  const response = await page.goto('/voice/sage');
+  const response = await page.goto('/voice/demo');
   expect(response?.status()).toBe(200);
-  await expect(page.getByTestId('bot')).toHaveText('sage');
+  await expect(page.getByTestId('bot-name')).toHaveText('Sage');
+});
+
+test('says plainly when a bot is not here, and lists the ones that are', async ({ page }) => {
+  await page.goto('/voice/nobody');
+  await expect(page.getByTestId('page-problem')).toContainText('There is no bot called “nobody” here.');
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: 'Talk to Sage' })).toHaveAttribute('href', '/voice/demo');
 });
 
 test('says plainly when a path is no page', async ({ page }) => {

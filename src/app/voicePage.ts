@@ -1,0 +1,612 @@
+/**
+ * Everything behind `/voice/<bot>`, for the page to show: the grant and the bot, the reader's
+ * settings, the on-device engine and its download, the conversation (createConversation), the
+ * drawer's conversations and memories, and the lines waiting to be saved.
+ *
+ * It builds the real adapters and hands them to the conversation; it holds no decision of the
+ * conversation's own. Its state is one plain object, replaced on each change, for the UI to mirror.
+ */
+import type { PublicBot } from '../core/bot';
+import type { ChatMessage, Line } from '../core/conversation/events';
+import type { Settings } from '../core/settings';
+import { defaultSettings } from '../core/settings';
+import { VOICES } from '../core/voice/style';
+import type { LoadProgress, PageConfig, TtsApi } from '../core/voice/api';
+import { fetchPageConfig } from '../platform/apiClient';
+import { audioContextInGesture, existingAudioContext } from '../platform/audio/audioContext';
+import { createAudioPlayer } from '../platform/audio/player';
+import type { AudioPlayer } from '../platform/audio/player';
+import type { MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
+import { conversationApi, retryable } from '../platform/conversationApi';
+import type { ConversationApi, Memory, SavedLine, ThreadSummary } from '../platform/conversationApi';
+import { AnswerError, streamAnswer } from '../platform/doorClient';
+import { createOutbox } from '../platform/outbox';
+import type { Outbox } from '../platform/outbox';
+import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
+import type { Recogniser } from '../platform/recogniser';
+import { loadSettings, saveSettings } from '../platform/settingsStore';
+import { createDeviceSpeaker } from '../platform/speakers/deviceSpeaker';
+import { createEndpointSpeaker } from '../platform/speakers/endpointSpeaker';
+import { routeByVoice } from '../platform/speakers/routeByVoice';
+import type { Speaker } from '../platform/speakers/speaker';
+import { TtsClient } from '../platform/ttsClient';
+import { createConversation } from './createConversation';
+import type { Conversation, ConversationView, HearingPort } from './createConversation';
+import { Hearing, listenWithMicrophone } from './hearing';
+
+export type { Memory, ThreadSummary } from '../platform/conversationApi';
+export type { ConversationView } from './createConversation';
+
+/** The on-device engine: not needed (an endpoint speaks), downloading, ready, or failed. */
+export type EngineState =
+  | { kind: 'not-needed' }
+  | { kind: 'starting' }
+  | { kind: 'downloading'; bytesDone: number; bytesTotal: number }
+  | { kind: 'ready'; onDevice: 'webgpu' | 'wasm' }
+  | { kind: 'failed'; reason: string };
+
+export interface VoicePageState {
+  /** Loading the grant; ready; no such bot; the server unreachable (offline); broken. */
+  phase: 'loading' | 'ready' | 'missing' | 'unreachable' | 'failed';
+  /** A sentence for the person when `phase` is not ready. */
+  reason: string | null;
+  bot: PublicBot | null;
+  settings: Settings | null;
+  /** The voices the cog offers (an empty list is not shown). */
+  voices: readonly string[];
+  engine: EngineState;
+  conversation: ConversationView | null;
+  /** The greeting shown before the first gesture lets it be spoken; null once it is the machine's. */
+  greeting: string | null;
+  /** Whether the person has been told that the browser's recogniser may send audio to its vendor. */
+  toldAboutListening: boolean;
+  /** Whether audio can play (a gesture has started it). */
+  audioReady: boolean;
+  threads: readonly ThreadSummary[];
+  /** The conversation on screen, once the server has it. */
+  threadId: string | null;
+  /** Null for bots that keep no memories; else the list, once asked for. */
+  memories: readonly Memory[] | null;
+  /** A sentence when the drawer's lists could not be had or changed. */
+  drawerProblem: string | null;
+  /** Lines said but not yet saved on the server. */
+  waitingLines: number;
+}
+
+export interface VoicePage {
+  state(): VoicePageState;
+  subscribe(listener: (state: VoicePageState) => void): () => void;
+  /** Any pointer or key gesture on the page: starts audio (and the greeting) where the browser requires one. */
+  gesture(): void;
+  /** The person has read that the recogniser may send audio to its vendor: listening may start. */
+  startListening(): void;
+  type(text: string): void;
+  press(): void;
+  release(): void;
+  mute(): void;
+  unmute(): void;
+  changeSettings(change: Partial<Settings>): void;
+  refreshThreads(): Promise<void>;
+  openThread(threadId: string): Promise<void>;
+  newConversation(): void;
+  forgetThread(threadId: string): Promise<void>;
+  loadMemories(): Promise<void>;
+  forgetMemory(memoryId: string): Promise<void>;
+  /** The assistant's output level now, 0..1, for the orb. */
+  assistantLevel(): number;
+  /** The microphone's level now, 0..1, for the orb. */
+  microphoneLevel(): number;
+  /** Whether assistant audio is sounding now. */
+  assistantAudible(): boolean;
+  dispose(): void;
+}
+
+export interface VoicePageOptions {
+  /** How the page reaches its own API (the person cookie; in Supabase mode a fetch that adds the token). */
+  fetch?: typeof fetch;
+  /** Microphone options over the product's defaults (tests turn off gain control). */
+  microphone?: Partial<MicrophoneOptions>;
+  /** Where "told about listening" is remembered. Default `localStorage`. */
+  storage?: Pick<Storage, 'getItem' | 'setItem'>;
+}
+
+/** localStorage key: the listening disclosure has been read on this device. */
+const TOLD_KEY = 'confab.toldAboutListening';
+/** A grant is renewed this long before it runs out. */
+const GRANT_MARGIN_MS = 60_000;
+
+function sentenceOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function storageOrNull(): Pick<Storage, 'getItem' | 'setItem'> | null {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The lines of a kept conversation as the machine numbers them: each question starts an utterance. */
+export function linesOf(saved: readonly SavedLine[]): Line[] {
+  let utteranceId = 0;
+  let last: 'person' | 'assistant' | null = null;
+  return saved.map((line) => {
+    if (line.who === 'person' || last !== 'person') utteranceId += 1;
+    last = line.who;
+    const role = line.who === 'person' ? 'user' : 'assistant';
+    return line.interrupted ? { role, text: line.text, utteranceId, interrupted: true } : { role, text: line.text, utteranceId };
+  });
+}
+
+export async function openVoicePage(slug: string, options: VoicePageOptions = {}): Promise<VoicePage> {
+  const api: ConversationApi = conversationApi(options.fetch);
+  const storage = options.storage ?? storageOrNull();
+  const listeners = new Set<(state: VoicePageState) => void>();
+  let state: VoicePageState = {
+    phase: 'loading',
+    reason: null,
+    bot: null,
+    settings: null,
+    voices: [],
+    engine: { kind: 'starting' },
+    conversation: null,
+    greeting: null,
+    toldAboutListening: storage?.getItem(TOLD_KEY) === 'yes',
+    audioReady: existingAudioContext()?.state === 'running',
+    threads: [],
+    threadId: null,
+    memories: null,
+    drawerProblem: null,
+    waitingLines: 0,
+  };
+  const update = (change: Partial<VoicePageState>) => {
+    state = { ...state, ...change };
+    for (const listener of listeners) listener(state);
+  };
+
+  let disposed = false;
+  let grant: { token: string; expiresAt: number } | null = null;
+  let config: PageConfig | null = null;
+  let tts: TtsClient | null = null;
+  let player: AudioPlayer | null = null;
+  let speaker: Speaker | null = null;
+  let outbox: Outbox | null = null;
+  let conversation: Conversation | null = null;
+  let unsubscribeConversation: (() => void) | null = null;
+  let microphone: MicrophoneLevel | null = null;
+  let microphoneOpening = false;
+  let micLevel = 0;
+  const recogniser: Recogniser | undefined = webSpeechRecogniser();
+  const bargeIns = new Set<() => void>();
+  const hearingPort: HearingPort = {
+    onBargeIn(listener) {
+      bargeIns.add(listener);
+      return () => bargeIns.delete(listener);
+    },
+  };
+  let hearing: Hearing | null = null;
+
+  /** The conversation's lines go to the outbox under one local thread, made on the first line. */
+  let localThread: Promise<string> | null = null;
+  let conversationKey = crypto.randomUUID();
+  let heardFromPerson = false;
+  let heldBack: Line[] = [];
+
+  // ---- the grant and the bot -------------------------------------------------------------------
+
+  async function freshGrant(): Promise<string> {
+    if (grant !== null && grant.expiresAt - Date.now() > GRANT_MARGIN_MS) return grant.token;
+    const started = await api.start(slug);
+    grant = { token: started.grant, expiresAt: started.expiresAt };
+    return started.grant;
+  }
+
+  try {
+    const [started, pageConfig] = await Promise.all([api.start(slug), fetchPageConfig(options.fetch)]);
+    grant = { token: started.grant, expiresAt: started.expiresAt };
+    config = pageConfig;
+    const bot = started.bot;
+    const voices = bot.voice.by === 'browser' ? (bot.voice.voices.length > 0 ? bot.voice.voices.filter((v) => (VOICES as readonly string[]).includes(v)) : [...VOICES]) : bot.voice.voices;
+    const settings = await loadSettings(bot, voices).catch(() => defaultSettings(bot, voices));
+    update({ phase: 'ready', bot, voices, settings, memories: bot.memory === 'person+recall' ? [] : null, greeting: bot.greeting ?? null });
+  } catch (error) {
+    const missing = error instanceof Error && 'status' in error && (error as { status?: number }).status === 404;
+    const unreachable = retryable(error);
+    update({
+      phase: missing ? 'missing' : unreachable ? 'unreachable' : 'failed',
+      reason: missing ? `There is no bot called “${slug}” here.` : unreachable ? 'Confab’s server cannot be reached. Check the connection; this page will work again once it can.' : sentenceOf(error),
+      engine: { kind: 'not-needed' },
+    });
+    return standingPage(() => state, listeners);
+  }
+
+  const bot = state.bot as PublicBot;
+  const settingsNow = () => state.settings ?? defaultSettings(bot, state.voices);
+
+  // ---- the engine starts as the page mounts, where the on-device voice will speak --------------
+
+  let engineLoad: Promise<unknown> | null = null;
+  if (bot.voice.by === 'browser') void startEngine();
+  else update({ engine: { kind: 'not-needed' } });
+
+  /** Starts (once) downloading or reading the model from the cache, with progress. */
+  function startEngine(): Promise<unknown> {
+    if (engineLoad !== null) return engineLoad;
+    const client = (tts ??= new TtsClient());
+    const model = (config as PageConfig).model;
+    update({ engine: { kind: 'starting' } });
+    engineLoad = client
+      .load({ version: model.version, base: model.base, voices: [settingsNow().voice || 'F1'], preferWebGpu: true }, (progress: LoadProgress) => {
+        if (!disposed) update({ engine: { kind: 'downloading', bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal } });
+      })
+      .then((loaded) => {
+        if (!disposed) update({ engine: { kind: 'ready', onDevice: loaded.executionProvider } });
+      })
+      .catch((error: unknown) => {
+        const reason = `The voice could not be started: ${sentenceOf(error)}`;
+        if (!disposed) update({ engine: { kind: 'failed', reason } });
+        throw new Error(reason, { cause: error });
+      });
+    engineLoad.catch(() => undefined);
+    return engineLoad;
+  }
+
+  /**
+   * The on-device engine as the device speaker uses it: a piece waits for the model to be ready
+   * (the first download can take minutes), and a bot whose site voice speaks starts the engine
+   * only when that voice has failed — a working endpoint never costs the page the model.
+   */
+  const deviceEngine: Pick<TtsApi, 'speak' | 'cancel'> = {
+    async speak(request) {
+      await startEngine();
+      return (tts as TtsClient).speak(request);
+    },
+    cancel: (utteranceId) => tts?.cancel(utteranceId) ?? Promise.resolve(),
+  };
+
+  // ---- keeping lines -------------------------------------------------------------------------
+
+  try {
+    outbox = await createOutbox({ api });
+    outbox.onPending((count) => {
+      update({ waitingLines: count });
+    });
+    outbox.onRefused((refusal) => {
+      update({ drawerProblem: `A line could not be saved: ${refusal.reason}` });
+    });
+    update({ waitingLines: outbox.pending() });
+  } catch (error) {
+    update({ drawerProblem: `Lines cannot be kept on this device: ${sentenceOf(error)}` });
+  }
+
+  function keep(line: Line): void {
+    const box = outbox;
+    if (box === null) return;
+    // A greeting alone is not a conversation: it is kept only once the person has said something.
+    if (line.role === 'assistant' && !heardFromPerson) {
+      heldBack.push(line);
+      return;
+    }
+    const lines = line.role === 'user' && !heardFromPerson ? [...heldBack, line] : [line];
+    if (line.role === 'user') {
+      heardFromPerson = true;
+      heldBack = [];
+    }
+    localThread ??= box.startThread(bot.slug);
+    const key = conversationKey;
+    void localThread
+      .then(async (threadId) => {
+        for (const said of lines) {
+          await box.addLine(threadId, {
+            who: said.role === 'user' ? 'person' : 'assistant',
+            text: said.text,
+            clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
+            ...(said.interrupted === true ? { interrupted: true } : {}),
+          });
+        }
+        if (state.threadId === null) {
+          const serverId = await box.serverThreadId(threadId);
+          if (serverId !== undefined && key === conversationKey) update({ threadId: serverId });
+        }
+      })
+      .catch((error: unknown) => {
+        update({ drawerProblem: `A line could not be kept on this device: ${sentenceOf(error)}` });
+      });
+  }
+
+  // ---- the answer through the door ---------------------------------------------------------------
+
+  async function* answer(messages: readonly ChatMessage[], signal: AbortSignal): AsyncGenerator<string> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        yield* streamAnswer({ grant: await freshGrant(), messages, signal }, options.fetch);
+        return;
+      } catch (error) {
+        // A grant that ran out is renewed once; the person never hears about it.
+        if (!(error instanceof AnswerError && error.failure === 'expired' && attempt === 0)) throw error;
+        grant = null;
+      }
+    }
+  }
+
+  // ---- sound: the player, the speakers, the microphone -------------------------------------------
+
+  const speakerFailures = new Set<(failure: { utteranceId: number; piece: number; voice: 'device' | 'endpoint'; reason: string }) => void>();
+
+  /** The on-device voice's name: the reader's pick where the device speaks, else its first voice. */
+  const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
+
+  /** The player exists once there is an AudioContext; events wait on this hub until then. */
+  const playerEvents = { started: new Set<(key: { utteranceId: number; piece: number }) => void>(), ended: new Set<(key: { utteranceId: number; piece: number }) => void>() };
+
+  function ensurePlayer(context: AudioContext): AudioPlayer {
+    if (player !== null) return player;
+    const made = createAudioPlayer(context, { gapMs: bot.voice.gapMs });
+    made.on('started', (key) => {
+      for (const listener of playerEvents.started) listener(key);
+    });
+    made.on('ended', (key) => {
+      for (const listener of playerEvents.ended) listener(key);
+    });
+    player = made;
+    hearing = new Hearing(made, () => {
+      for (const listener of bargeIns) listener();
+    });
+    hearing.onHeard((frame) => {
+      micLevel = frame.level;
+    });
+    const device = createDeviceSpeaker({ tts: deviceEngine, player: made, voice: () => ({ name: deviceVoice(), lang: settingsNow().language, speed: settingsNow().speed }) });
+    const endpoint = createEndpointSpeaker({ player: made, grant: freshGrant, voice: () => ({ name: bot.voice.by === 'endpoint' && settingsNow().voice !== '' ? settingsNow().voice : undefined, speed: settingsNow().speed }) });
+    speaker = routeByVoice({ device, endpoint });
+    speaker.onFailed((failure) => {
+      for (const listener of speakerFailures) listener(failure);
+    });
+    return made;
+  }
+
+  async function openMicrophone(context: AudioContext): Promise<void> {
+    if (microphone !== null || microphoneOpening || hearing === null || recogniser === undefined) return;
+    microphoneOpening = true;
+    try {
+      microphone = await listenWithMicrophone(
+        hearing,
+        context,
+        (event) => {
+          conversation?.microphoneRefused(event.missing, event.reason);
+        },
+        options.microphone ?? {},
+      );
+    } finally {
+      microphoneOpening = false;
+    }
+  }
+
+  // ---- the conversation ------------------------------------------------------------------------
+
+  function startConversation(lines: readonly Line[] = []): void {
+    unsubscribeConversation?.();
+    conversation?.stop();
+    const settings = settingsNow();
+    const made = createConversation(
+      {
+        recogniser,
+        speaker: {
+          speak: (request) => {
+            // Before any gesture the context may be suspended: the piece waits in it, unheard (and the
+            // machine keeps listening), until a tap lets it play.
+            ensurePlayer(audioContextInGesture());
+            speaker?.speak(request);
+          },
+          cancel: (utteranceId) => {
+            speaker?.cancel(utteranceId);
+          },
+          onFailed: (listener) => {
+            speakerFailures.add(listener);
+            return () => speakerFailures.delete(listener);
+          },
+        },
+        player: {
+          stop: () => player?.stop(),
+          on: (event, listener) => {
+            playerEvents[event].add(listener);
+            return () => playerEvents[event].delete(listener);
+          },
+        },
+        hearing: hearingPort,
+        answer,
+        keep,
+        language: () => settingsNow().language,
+      },
+      {
+        recogniser: recogniser !== undefined,
+        speech: settings.speech,
+        hold: settings.hearing === 'hold',
+        muted: !state.toldAboutListening,
+        voice: bot.voice.by === 'endpoint' ? 'endpoint' : 'device',
+        talk: { steps: bot.voice.steps, opening: bot.voice.opening, words: bot.voice.words, gapMs: bot.voice.gapMs },
+        lines,
+      },
+    );
+    conversation = made;
+    unsubscribeConversation = made.subscribe((view) => {
+      update({ conversation: view });
+    });
+    update({ conversation: made.view() });
+  }
+
+  function greetIfFresh(): void {
+    const greeting = state.greeting;
+    if (greeting === null || conversation === null || state.conversation?.lines.length !== 0) return;
+    conversation.greet(greeting);
+    update({ greeting: null });
+  }
+
+  startConversation();
+  if (state.audioReady) greetIfFresh();
+  void refreshThreads();
+
+  // ---- the drawer ------------------------------------------------------------------------------
+
+  async function refreshThreads(): Promise<void> {
+    try {
+      update({ threads: await api.threads(bot.slug) });
+    } catch (error) {
+      update({ drawerProblem: sentenceOf(error) });
+    }
+  }
+
+  function newConversation(): void {
+    conversationKey = crypto.randomUUID();
+    localThread = null;
+    heardFromPerson = false;
+    heldBack = [];
+    player?.stop();
+    update({ threadId: null, greeting: bot.greeting ?? null, drawerProblem: null });
+    startConversation();
+    if (state.audioReady) greetIfFresh();
+  }
+
+  function pageOf(): VoicePage {
+    return {
+      state: () => state,
+      subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      gesture() {
+        if (state.phase !== 'ready') return;
+        const context = audioContextInGesture();
+        ensurePlayer(context);
+        const ready = () => {
+          if (context.state !== 'running' || disposed) return;
+          context.removeEventListener('statechange', ready);
+          update({ audioReady: true });
+          greetIfFresh();
+          if (state.toldAboutListening) void openMicrophone(context);
+        };
+        if (context.state === 'running') ready();
+        else context.addEventListener('statechange', ready);
+      },
+      startListening() {
+        storage?.setItem(TOLD_KEY, 'yes');
+        update({ toldAboutListening: true });
+        conversation?.unmute();
+        const context = existingAudioContext();
+        if (context !== undefined) void openMicrophone(context);
+      },
+      type: (text) => conversation?.type(text),
+      press: () => conversation?.press(),
+      release: () => conversation?.release(),
+      mute: () => conversation?.mute(),
+      unmute: () => {
+        if (!state.toldAboutListening) return;
+        conversation?.unmute();
+        const context = existingAudioContext();
+        if (context !== undefined) void openMicrophone(context);
+      },
+      changeSettings(change) {
+        const next = { ...settingsNow(), ...change };
+        update({ settings: next });
+        void saveSettings(bot.slug, next).catch(() => undefined);
+        if (change.language !== undefined && state.conversation?.listening === true) recogniser?.start(change.language);
+        if (change.speech !== undefined || change.hearing !== undefined) {
+          conversation?.settings({ ...(change.speech === undefined ? {} : { speech: change.speech }), ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }) });
+        }
+      },
+      refreshThreads,
+      async openThread(threadId) {
+        try {
+          const saved = await api.lines(threadId);
+          conversationKey = crypto.randomUUID();
+          heardFromPerson = true;
+          heldBack = [];
+          localThread = outbox === null ? null : outbox.adoptThread(threadId);
+          player?.stop();
+          update({ threadId, greeting: null, drawerProblem: null });
+          startConversation(linesOf(saved));
+        } catch (error) {
+          update({ drawerProblem: sentenceOf(error) });
+        }
+      },
+      newConversation,
+      async forgetThread(threadId) {
+        try {
+          await api.forgetThread(threadId);
+          update({ threads: state.threads.filter((t) => t.id !== threadId) });
+          if (state.threadId === threadId) newConversation();
+        } catch (error) {
+          update({ drawerProblem: sentenceOf(error) });
+        }
+      },
+      async loadMemories() {
+        if (bot.memory !== 'person+recall') return;
+        try {
+          update({ memories: await api.memories(bot.slug) });
+        } catch (error) {
+          update({ drawerProblem: sentenceOf(error) });
+        }
+      },
+      async forgetMemory(memoryId) {
+        try {
+          await api.forgetMemory(memoryId);
+          update({ memories: (state.memories ?? []).filter((m) => m.id !== memoryId) });
+        } catch (error) {
+          update({ drawerProblem: sentenceOf(error) });
+        }
+      },
+      assistantLevel: () => player?.level() ?? 0,
+      microphoneLevel: () => micLevel,
+      assistantAudible: () => player?.audible ?? false,
+      dispose() {
+        disposed = true;
+        unsubscribeConversation?.();
+        conversation?.stop();
+        microphone?.stop();
+        speaker?.dispose();
+        player?.dispose();
+        outbox?.close();
+        void tts?.dispose();
+        listeners.clear();
+      },
+    };
+  }
+
+  return pageOf();
+}
+
+/** The page of a bot that could not be started: it shows why, and nothing else works. */
+function standingPage(state: () => VoicePageState, listeners: Set<(state: VoicePageState) => void>): VoicePage {
+  const nothing = () => undefined;
+  const none = () => Promise.resolve();
+  return {
+    state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    gesture: nothing,
+    startListening: nothing,
+    type: nothing,
+    press: nothing,
+    release: nothing,
+    mute: nothing,
+    unmute: nothing,
+    changeSettings: nothing,
+    refreshThreads: none,
+    openThread: none,
+    newConversation: nothing,
+    forgetThread: none,
+    loadMemories: none,
+    forgetMemory: none,
+    assistantLevel: () => 0,
+    microphoneLevel: () => 0,
+    assistantAudible: () => false,
+    dispose: () => {
+      listeners.clear();
+    },
+  };
+}
+
+/** Whether this browser can listen at all (Firefox cannot): the page says so before anything else. */
+export const canListen = (): boolean => hasRecogniser();
