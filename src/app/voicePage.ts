@@ -268,7 +268,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   // ---- keeping lines -------------------------------------------------------------------------
 
   try {
-    outbox = await createOutbox({ api });
+    outbox = await createOutbox({ api, retryable });
     outbox.onPending((count) => {
       update({ waitingLines: count });
     });

@@ -8,6 +8,9 @@
  */
 import type { PublicBot } from '../core/bot';
 
+/** How long one call may take before it counts as the server being unreachable. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
 /** Why a call failed: worth retrying later, or refused for good. */
 export type ApiFailure = 'unreachable' | 'refused';
 
@@ -97,6 +100,8 @@ export function conversationApi(fetcher: typeof fetch = (input, init) => fetch(i
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
         headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
         credentials: 'same-origin',
+        // A request that never answers would hold up every line queued behind it.
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       });
     } catch (cause) {

@@ -1,0 +1,112 @@
+/**
+ * The page's one IndexedDB database, `confab`: what this device keeps for itself. `settings` holds
+ * the reader's choices per bot; `outbox` the thread creations and lines not yet on the server, in
+ * the order they were said; `threads` which server conversation each local thread id became.
+ *
+ * Every connection yields to a newer version of the page opening the database (it closes on
+ * `versionchange`), so an upgrade in one tab is never blocked by another tab left open.
+ */
+import { wrap } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import type { OutboxRecord, ThreadLink } from './outbox';
+
+/** The database's name. */
+export const LOCAL_DB_NAME = 'confab';
+
+/** The schema version; `upgrade` brings any older database up to it. */
+export const LOCAL_DB_VERSION = 1;
+
+/** The stores and their keys. */
+export interface LocalDbSchema extends DBSchema {
+  /** Keyed by bot slug. Values are whatever an earlier page wrote: read them through `reconcileSettings`. */
+  settings: { key: string; value: unknown };
+  /** Keyed by an increasing number, so the order kept is the order said. */
+  outbox: { key: number; value: OutboxRecord; indexes: { kind: OutboxRecord['kind'] } };
+  /** Keyed by the local thread id. */
+  threads: { key: string; value: ThreadLink };
+}
+
+/** An open connection to the page's database. */
+export type LocalDb = IDBPDatabase<LocalDbSchema>;
+
+/** IndexedDB is missing or would not open (private browsing, storage turned off, a quota). */
+export class LocalDbError extends Error {
+  override readonly name = 'LocalDbError';
+}
+
+/**
+ * Opens (creating or upgrading) the database through `factory`, by default the browser's own
+ * (`null` where it has none). Rejects with `LocalDbError` when there is no IndexedDB or it refuses
+ * to open.
+ */
+export function openLocalDb(factory: IDBFactory | null = browserIndexedDb(), name: string = LOCAL_DB_NAME): Promise<LocalDb> {
+  if (factory === null) {
+    return Promise.reject(new LocalDbError('This browser offers no IndexedDB here (private browsing, or storage turned off), so nothing can be kept on this device.'));
+  }
+  let request: IDBOpenDBRequest;
+  try {
+    request = factory.open(name, LOCAL_DB_VERSION);
+  } catch (cause) {
+    return Promise.reject(new LocalDbError('This browser would not open its IndexedDB storage, so nothing can be kept on this device.', { cause }));
+  }
+  request.addEventListener('upgradeneeded', (event) => {
+    upgrade(request.result, event.oldVersion);
+  });
+  return (wrap(request) as Promise<LocalDb>).then(
+    (db) => {
+      db.addEventListener('versionchange', () => {
+        db.close();
+      });
+      return db;
+    },
+    (cause: unknown) => {
+      throw new LocalDbError('This browser’s IndexedDB storage failed to open (it may be full or turned off), so nothing can be kept on this device.', { cause });
+    },
+  );
+}
+
+let shared: Promise<LocalDb> | undefined;
+
+/**
+ * The page's shared connection, opened on first use. A failure is not remembered, and neither is a
+ * connection that closes (another tab upgrading, the browser clearing storage): the next call opens
+ * afresh.
+ */
+export function localDb(): Promise<LocalDb> {
+  if (shared !== undefined) return shared;
+  const opening = openLocalDb().then(
+    (db) => {
+      const forget = () => {
+        if (shared === opening) shared = undefined;
+      };
+      db.addEventListener('versionchange', forget);
+      db.addEventListener('close', forget);
+      return db;
+    },
+    (error: unknown) => {
+      if (shared === opening) shared = undefined;
+      throw error;
+    },
+  );
+  shared = opening;
+  return opening;
+}
+
+/** Each step takes a database from the version before it; a fresh database runs them all. */
+function upgrade(db: IDBDatabase, oldVersion: number): void {
+  if (oldVersion < 1) {
+    db.createObjectStore('settings');
+    const outbox = db.createObjectStore('outbox', { autoIncrement: true });
+    outbox.createIndex('kind', 'kind');
+    db.createObjectStore('threads', { keyPath: 'localThreadId' });
+  }
+}
+
+/** The browser's IndexedDB, or `null` where there is none or touching it throws (some private modes). */
+function browserIndexedDb(): IDBFactory | null {
+  try {
+    return (globalThis as { indexedDB?: IDBFactory | null }).indexedDB ?? null;
+  } catch {
+    return null;
+  }
+}

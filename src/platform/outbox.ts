@@ -1,0 +1,524 @@
+/**
+ * Lines are kept as they are said, because a conversation has no end: the tab is closed, the
+ * laptop is shut. Every line is written to this device first and sent after, so a server that
+ * cannot be reached, a reload or a closed tab loses nothing: what waited is sent when it can be.
+ *
+ * A conversation may be started while the server is out of reach, so thread creations wait here
+ * too, under a local id; lines name that local id, and the server's id is recorded (on the device,
+ * so a reload mid-way carries on) once the thread exists. Everything goes in the order it was said:
+ * a thread's creation before its lines, its lines one after another. A line carries its own
+ * `clientId` and the server answers a repeated one with the line it already has, so a send whose
+ * answer was lost is safe to repeat.
+ */
+import { localDb } from './localDb';
+import type { LocalDb } from './localDb';
+
+/** One line as the server takes it. */
+export interface OutboxLine {
+  who: 'person' | 'assistant';
+  /** What was said (for an interrupted answer: what had been spoken). Never blank. */
+  text: string;
+  /** The page's own id for the line; sending it twice keeps one line. */
+  clientId: string;
+  /** An answer cut short by the person speaking over it. */
+  interrupted?: boolean;
+}
+
+/** A waiting thread creation: the conversation `localThreadId`, with the bot `bot` (a slug). */
+export interface ThreadCreation {
+  kind: 'thread';
+  localThreadId: string;
+  bot: string;
+}
+
+/** A waiting line of the conversation `localThreadId`. */
+export interface LineDelivery {
+  kind: 'line';
+  localThreadId: string;
+  line: OutboxLine;
+}
+
+/** What waits in the outbox, kept in the order said. */
+export type OutboxRecord = ThreadCreation | LineDelivery;
+
+/** Which server conversation a local thread id is. */
+export interface ThreadLink {
+  localThreadId: string;
+  serverThreadId: string;
+}
+
+/**
+ * The server's threads and lines routes, as the outbox needs them. A failure should carry the
+ * HTTP `status` it was answered with (none when the server was not reached) so `isRetryable` can
+ * tell waiting from refusal.
+ */
+export interface OutboxApi {
+  /** `POST /api/threads {bot}`: creates a conversation and answers its id. */
+  createThread(bot: string): Promise<{ id: string }>;
+  /** `POST /api/threads/:id/lines`: keeps one line; a repeated `clientId` answers the line already kept. */
+  addLine(serverThreadId: string, line: OutboxLine): Promise<unknown>;
+}
+
+/** Something the server will never accept, dropped from the outbox and reported once. */
+export type Refusal =
+  | { kind: 'thread'; localThreadId: string; bot: string; reason: string; error: unknown }
+  | { kind: 'line'; localThreadId: string; line: OutboxLine; reason: string; error: unknown };
+
+/** Starts a timer and cancels one; the handle is whatever `setTimeout` gave back. */
+export interface OutboxTimer {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** How an outbox is made; only `api` is required. */
+export interface OutboxOptions {
+  /** The server's threads and lines routes. */
+  api: OutboxApi;
+  /**
+   * Opens the database; default the page's shared `confab` connection. When it cannot be opened
+   * (private browsing) the outbox keeps what waits in memory for as long as the page is open, and
+   * says so with `durable: false`.
+   */
+  db?: () => Promise<LocalDb>;
+  /** Whether a failed send may succeed later (kept and retried) or never will (dropped, reported). Default `isRetryable`. */
+  retryable?: (error: unknown) => boolean;
+  /** The clock retries wait on. Default the global `setTimeout`. */
+  timer?: OutboxTimer;
+  /** Calls `listener` whenever the network comes back; answers a way to stop. Default the window's `online` event. */
+  onOnline?: (listener: () => void) => () => void;
+  /**
+   * Runs one flush so that no other tab flushes the same database at the same time (two tabs
+   * would both create a waiting thread). Default a Web Lock where the browser has them.
+   */
+  exclusive?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Makes a local thread id. Default `crypto.randomUUID` (random bytes where the page is not a secure context). */
+  newId?: () => string;
+  /** Wait before the first retry, in milliseconds; each failed retry doubles it. Default 1,000. */
+  retryFirstMs?: number;
+  /** Longest wait between retries, in milliseconds. Default 60,000. */
+  retryMaxMs?: number;
+}
+
+/** The retry timings when none are given. */
+export const OUTBOX_DEFAULTS = { retryFirstMs: 1_000, retryMaxMs: 60_000 } as const;
+
+/** The page's side of keeping lines: everything said is kept here first, then sent in order. */
+export interface Outbox {
+  /** Whether what waits survives a reload; false where the device would not keep it (private browsing). */
+  readonly durable: boolean;
+  /** Queues the creation of a conversation with `bot` (a slug) and answers its local id once kept. */
+  startThread(bot: string): Promise<string>;
+  /** Takes a conversation the server already has (opened from the drawer); answers the local id its lines name. */
+  adoptThread(serverThreadId: string): Promise<string>;
+  /** Keeps `line` on this device (resolved once kept), then tries to send it. */
+  addLine(localThreadId: string, line: OutboxLine): Promise<void>;
+  /** Sends everything waiting, in order, until done or the server cannot be reached. Concurrent calls share the work. */
+  flush(): Promise<void>;
+  /** Lines waiting to be saved (thread creations are not counted: nobody said them). */
+  pending(): number;
+  /** The server's id for a local thread, once it exists there. */
+  serverThreadId(localThreadId: string): Promise<string | undefined>;
+  /** Calls `listener` with the new count whenever `pending()` changes; answers a way to stop. */
+  onPending(listener: (count: number) => void): () => void;
+  /** Calls `listener` for each thing the server refused and the outbox dropped; answers a way to stop. */
+  onRefused(listener: (refusal: Refusal) => void): () => void;
+  /** Calls `listener` when sending in the background failed on this device's storage (it is retried); answers a way to stop. */
+  onFailed(listener: (error: OutboxStorageError) => void): () => void;
+  /** Stops retrying and listening for the network; what waits stays kept for the next outbox. */
+  close(): void;
+}
+
+/** This device's storage failed while keeping or reading what waits to be sent. */
+export class OutboxStorageError extends Error {
+  override readonly name = 'OutboxStorageError';
+}
+
+/** A line or thread that can never be saved: blank, without an id, or in a conversation never started here. */
+export class OutboxLineError extends Error {
+  override readonly name = 'OutboxLineError';
+}
+
+/** An outbox option a developer must fix; names it and what it accepts. */
+export class OutboxOptionError extends Error {
+  override readonly name = 'OutboxOptionError';
+}
+
+/**
+ * Whether a send that failed with `error` may succeed later: not reached at all (no `status`), a
+ * timeout (408), too many requests (429) or the server's own failure (5xx). Any other answer in
+ * 4xx is a refusal that no retry will change — a conversation forgotten on another device, say.
+ */
+export function isRetryable(error: unknown): boolean {
+  const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  if (typeof status !== 'number') return true;
+  return status < 400 || status >= 500 || status === 408 || status === 429;
+}
+
+/** The wait before retry number `attempt` (0 first), doubling from `firstMs` up to `maxMs`. */
+export function retryDelayMs(attempt: number, firstMs: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** attempt);
+}
+
+/**
+ * Opens the outbox over this device's storage, then sends whatever an earlier page left waiting.
+ * Throws `OutboxOptionError` for retry timings that are not positive with `retryMaxMs ≥ retryFirstMs`.
+ */
+export async function createOutbox(options: OutboxOptions): Promise<Outbox> {
+  const retryFirstMs = options.retryFirstMs ?? OUTBOX_DEFAULTS.retryFirstMs;
+  const retryMaxMs = options.retryMaxMs ?? OUTBOX_DEFAULTS.retryMaxMs;
+  if (!(Number.isFinite(retryFirstMs) && retryFirstMs > 0)) {
+    throw new OutboxOptionError(`retryFirstMs is ${retryFirstMs}; it must be a positive number of milliseconds.`);
+  }
+  if (!(Number.isFinite(retryMaxMs) && retryMaxMs >= retryFirstMs)) {
+    throw new OutboxOptionError(`retryMaxMs is ${retryMaxMs}; it must be a number of milliseconds no smaller than retryFirstMs (${retryFirstMs}).`);
+  }
+  const shelf = await openShelf(options.db ?? localDb);
+  const outbox = new QueuedOutbox(shelf, {
+    api: options.api,
+    retryable: options.retryable ?? isRetryable,
+    timer: options.timer ?? globalTimer,
+    exclusive: options.exclusive ?? webLock,
+    newId: options.newId ?? newLocalId,
+    retryFirstMs,
+    retryMaxMs,
+  });
+  await outbox.start(options.onOnline ?? windowOnline);
+  return outbox;
+}
+
+/** Where records wait: IndexedDB, or memory when the device keeps nothing. */
+interface Shelf {
+  readonly durable: boolean;
+  add(record: OutboxRecord): Promise<void>;
+  link(link: ThreadLink): Promise<void>;
+  /** The oldest record waiting, with its key. */
+  first(): Promise<{ key: number; record: OutboxRecord } | undefined>;
+  /** Removes a record, and records `link` with it in one step (a thread that now exists). */
+  settle(key: number, link?: ThreadLink): Promise<void>;
+  serverThreadId(localThreadId: string): Promise<string | undefined>;
+  lineCount(): Promise<number>;
+}
+
+/** The outbox on IndexedDB when it answers, else in memory. */
+async function openShelf(open: () => Promise<LocalDb>): Promise<Shelf> {
+  const shelf = dbShelf(open);
+  try {
+    await shelf.lineCount();
+    return shelf;
+  } catch {
+    // No storage is a fact of this browser, not a failure: lines still go, they just cannot wait past the page.
+    return memoryShelf();
+  }
+}
+
+async function kept<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (cause) {
+    throw new OutboxStorageError('This device’s storage failed while keeping unsent lines (it may be full or turned off); lines said now are kept only if the server can be reached before the page closes.', { cause });
+  }
+}
+
+function dbShelf(open: () => Promise<LocalDb>): Shelf {
+  return {
+    durable: true,
+    add: (record) =>
+      kept(async () => {
+        await (await open()).add('outbox', record);
+      }),
+    link: (link) =>
+      kept(async () => {
+        await (await open()).put('threads', link);
+      }),
+    first: () =>
+      kept(async () => {
+        const cursor = await (await open()).transaction('outbox').store.openCursor();
+        return cursor === null ? undefined : { key: cursor.key, record: cursor.value };
+      }),
+    settle: (key, link) =>
+      kept(async () => {
+        const tx = (await open()).transaction(['outbox', 'threads'], 'readwrite');
+        await Promise.all([
+          tx.objectStore('outbox').delete(key),
+          link === undefined ? undefined : tx.objectStore('threads').put(link),
+          tx.done,
+        ]);
+      }),
+    serverThreadId: (localThreadId) => kept(async () => (await (await open()).get('threads', localThreadId))?.serverThreadId),
+    lineCount: () => kept(async () => (await open()).countFromIndex('outbox', 'kind', 'line')),
+  };
+}
+
+function memoryShelf(): Shelf {
+  const records = new Map<number, OutboxRecord>();
+  const links = new Map<string, string>();
+  let nextKey = 1;
+  return {
+    durable: false,
+    add: (record) => {
+      records.set(nextKey++, record);
+      return Promise.resolve();
+    },
+    link: ({ localThreadId, serverThreadId }) => {
+      links.set(localThreadId, serverThreadId);
+      return Promise.resolve();
+    },
+    // A Map iterates in insertion order, which is key order here.
+    first: () => {
+      const [entry] = records;
+      return Promise.resolve(entry === undefined ? undefined : { key: entry[0], record: entry[1] });
+    },
+    settle: (key, link) => {
+      records.delete(key);
+      if (link !== undefined) links.set(link.localThreadId, link.serverThreadId);
+      return Promise.resolve();
+    },
+    serverThreadId: (localThreadId) => Promise.resolve(links.get(localThreadId)),
+    lineCount: () => Promise.resolve([...records.values()].filter((record) => record.kind === 'line').length),
+  };
+}
+
+interface Dependencies {
+  api: OutboxApi;
+  retryable: (error: unknown) => boolean;
+  timer: OutboxTimer;
+  exclusive: <T>(run: () => Promise<T>) => Promise<T>;
+  newId: () => string;
+  retryFirstMs: number;
+  retryMaxMs: number;
+}
+
+/** What sending one record came to. */
+type Sent = { kind: 'sent'; link?: ThreadLink } | { kind: 'waiting' } | { kind: 'refused'; refusal: Refusal };
+
+class QueuedOutbox implements Outbox {
+  readonly #shelf: Shelf;
+  readonly #deps: Dependencies;
+  readonly #pendingListeners = new Set<(count: number) => void>();
+  readonly #refusedListeners = new Set<(refusal: Refusal) => void>();
+  readonly #failedListeners = new Set<(error: OutboxStorageError) => void>();
+  #count = 0;
+  /** The flush in progress; a flush asked for meanwhile sets `#again` and is served by it. */
+  #running: Promise<void> | undefined;
+  #again = false;
+  #attempt = 0;
+  #retryHandle: unknown;
+  #retryArmed = false;
+  #stopOnline: (() => void) | undefined;
+  #closed = false;
+
+  constructor(shelf: Shelf, deps: Dependencies) {
+    this.#shelf = shelf;
+    this.#deps = deps;
+  }
+
+  get durable(): boolean {
+    return this.#shelf.durable;
+  }
+
+  /** Counts what an earlier page left, listens for the network, and starts sending it. */
+  async start(onOnline: (listener: () => void) => () => void): Promise<void> {
+    await this.#recount();
+    this.#stopOnline = onOnline(() => {
+      this.#flushInBackground();
+    });
+    this.#flushInBackground();
+  }
+
+  async startThread(bot: string): Promise<string> {
+    if (bot.trim() === '') throw new OutboxLineError('A conversation needs the bot it is with; the bot’s name was empty.');
+    const localThreadId = this.#deps.newId();
+    await this.#shelf.add({ kind: 'thread', localThreadId, bot });
+    this.#flushInBackground();
+    return localThreadId;
+  }
+
+  async adoptThread(serverThreadId: string): Promise<string> {
+    if (serverThreadId === '') throw new OutboxLineError('A conversation from the server needs its id; the id was empty.');
+    // Server ids never collide with the local ids made here, so an adopted thread is its own local id.
+    await this.#shelf.link({ localThreadId: serverThreadId, serverThreadId });
+    return serverThreadId;
+  }
+
+  async addLine(localThreadId: string, line: OutboxLine): Promise<void> {
+    if (line.text.trim() === '') throw new OutboxLineError('A line with no words cannot be saved; only what was said is kept.');
+    if (line.clientId === '') throw new OutboxLineError('A line needs its clientId, or sending it again would keep it twice.');
+    const { who, text, clientId } = line;
+    // A plain copy: a reactive proxy from the page cannot be stored, and nothing else belongs on disk.
+    const copy: OutboxLine = line.interrupted === undefined ? { who, text, clientId } : { who, text, clientId, interrupted: line.interrupted };
+    await this.#shelf.add({ kind: 'line', localThreadId, line: copy });
+    await this.#recount();
+    this.#flushInBackground();
+  }
+
+  flush(): Promise<void> {
+    this.#again = true;
+    this.#running ??= this.#drain();
+    return this.#running;
+  }
+
+  pending(): number {
+    return this.#count;
+  }
+
+  serverThreadId(localThreadId: string): Promise<string | undefined> {
+    return this.#shelf.serverThreadId(localThreadId);
+  }
+
+  onPending(listener: (count: number) => void): () => void {
+    return subscribe(this.#pendingListeners, listener);
+  }
+
+  onRefused(listener: (refusal: Refusal) => void): () => void {
+    return subscribe(this.#refusedListeners, listener);
+  }
+
+  onFailed(listener: (error: OutboxStorageError) => void): () => void {
+    return subscribe(this.#failedListeners, listener);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#disarmRetry();
+    this.#stopOnline?.();
+    this.#stopOnline = undefined;
+  }
+
+  /** Passes until no flush was asked for during the last one, then arms (or clears) the retry. */
+  async #drain(): Promise<void> {
+    let waiting = false;
+    try {
+      while (this.#again) {
+        this.#again = false;
+        waiting = await this.#deps.exclusive(() => this.#pass());
+      }
+    } catch (error) {
+      waiting = true;
+      throw error;
+    } finally {
+      // No await between the loop's last check and here, so a flush asked for after it starts anew.
+      this.#running = undefined;
+      this.#afterDrain(waiting);
+    }
+  }
+
+  /** Sends the oldest record until none is left (false) or the server cannot be reached (true). */
+  async #pass(): Promise<boolean> {
+    for (;;) {
+      if (this.#closed) return false;
+      const next = await this.#shelf.first();
+      if (next === undefined) return false;
+      const sent = await this.#send(next.record);
+      if (sent.kind === 'waiting') return true;
+      await this.#shelf.settle(next.key, sent.kind === 'sent' ? sent.link : undefined);
+      await this.#recount();
+      if (sent.kind === 'refused') for (const listener of this.#refusedListeners) listener(sent.refusal);
+    }
+  }
+
+  async #send(record: OutboxRecord): Promise<Sent> {
+    if (record.kind === 'thread') {
+      try {
+        const { id } = await this.#deps.api.createThread(record.bot);
+        return { kind: 'sent', link: { localThreadId: record.localThreadId, serverThreadId: id } };
+      } catch (error) {
+        if (this.#deps.retryable(error)) return { kind: 'waiting' };
+        const reason = 'The server would not start this conversation, so what was said in it could not be saved.';
+        return { kind: 'refused', refusal: { ...record, reason, error } };
+      }
+    }
+    const { localThreadId, line } = record;
+    const serverThreadId = await this.#shelf.serverThreadId(localThreadId);
+    if (serverThreadId === undefined) {
+      // Its creation went first and is gone without a server id: it was refused, or never kept here.
+      const reason = 'This line’s conversation could not be saved, so the line could not be either.';
+      const error = new OutboxLineError(`The conversation ${localThreadId} was never saved on the server, so its lines cannot be.`);
+      return { kind: 'refused', refusal: { kind: 'line', localThreadId, line, reason, error } };
+    }
+    try {
+      await this.#deps.api.addLine(serverThreadId, line);
+      return { kind: 'sent' };
+    } catch (error) {
+      if (this.#deps.retryable(error)) return { kind: 'waiting' };
+      const reason = 'The server would not keep this line; its conversation may have been forgotten on another device.';
+      return { kind: 'refused', refusal: { kind: 'line', localThreadId, line, reason, error } };
+    }
+  }
+
+  async #recount(): Promise<void> {
+    const count = await this.#shelf.lineCount();
+    if (count === this.#count) return;
+    this.#count = count;
+    for (const listener of this.#pendingListeners) listener(count);
+  }
+
+  /** A flush nobody awaits: a storage failure is told to `onFailed` and retried like an unreachable server. */
+  #flushInBackground(): void {
+    if (this.#closed) return;
+    this.flush().catch((error: unknown) => {
+      const failure = error instanceof OutboxStorageError ? error : new OutboxStorageError('Sending unsaved lines failed on this device; it will be tried again.', { cause: error });
+      for (const listener of this.#failedListeners) listener(failure);
+    });
+  }
+
+  /** While anything waits, the next try is on a timer that backs off; once all is sent, none is. */
+  #afterDrain(waiting: boolean): void {
+    this.#disarmRetry();
+    if (!waiting) {
+      this.#attempt = 0;
+      return;
+    }
+    if (this.#closed) return;
+    const delayMs = retryDelayMs(this.#attempt, this.#deps.retryFirstMs, this.#deps.retryMaxMs);
+    this.#attempt += 1;
+    this.#retryArmed = true;
+    this.#retryHandle = this.#deps.timer.setTimeout(() => {
+      this.#retryArmed = false;
+      this.#flushInBackground();
+    }, delayMs);
+  }
+
+  #disarmRetry(): void {
+    if (!this.#retryArmed) return;
+    this.#retryArmed = false;
+    this.#deps.timer.clearTimeout(this.#retryHandle);
+  }
+}
+
+function subscribe<T>(listeners: Set<(value: T) => void>, listener: (value: T) => void): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
+const globalTimer: OutboxTimer = {
+  setTimeout: (callback, delayMs) => globalThis.setTimeout(callback, delayMs),
+  clearTimeout: (handle) => {
+    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
+  },
+};
+
+/** The window's `online` event; nothing to listen to where there is no window (a worker, a test). */
+function windowOnline(listener: () => void): () => void {
+  const target = globalThis as Partial<Pick<Window, 'addEventListener' | 'removeEventListener'>>;
+  if (typeof target.addEventListener !== 'function' || typeof target.removeEventListener !== 'function') return () => undefined;
+  target.addEventListener('online', listener);
+  return () => {
+    target.removeEventListener?.('online', listener);
+  };
+}
+
+/** One flush at a time across every tab of this page, where the browser has Web Locks. */
+function webLock<T>(run: () => Promise<T>): Promise<T> {
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  return locks === undefined ? run() : locks.request('confab-outbox', run);
+}
+
+/** A fresh local thread id. `randomUUID` exists only in secure contexts; a page over plain http still needs ids. */
+function newLocalId(): string {
+  const { randomUUID } = crypto as Partial<Crypto>;
+  if (randomUUID !== undefined) return randomUUID.call(crypto);
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `local-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
