@@ -14,7 +14,8 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
-import type { PageConfig } from '../src/core/voice/api';
+import type { PageAuth, PageConfig } from '../src/core/voice/api';
+import { ConfigError } from './config';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
@@ -22,7 +23,7 @@ import { sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 
 export interface AppDeps {
-  config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'>;
+  config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'> & Partial<Pick<ServerConfig, 'supabaseAnonKey'>>;
   /** The API; without it the server serves the page alone. */
   api?: ApiDeps;
 }
@@ -42,6 +43,7 @@ const REVALIDATE = 'no-cache';
 
 export function createApp({ config, api }: AppDeps): Hono {
   const app = new Hono();
+  const auth = api === undefined ? undefined : pageAuth(api.personMode, config.supabaseAnonKey);
 
   app.use('*', async (c, next) => {
     await next();
@@ -56,7 +58,7 @@ export function createApp({ config, api }: AppDeps): Hono {
 
   app.get('/api/health', (c) => c.json({ ok: true }));
   app.get('/api/config', (c) =>
-    c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase } }),
+    c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase }, ...(auth === undefined ? {} : { auth }) }),
   );
   if (api) mountApi(app, api);
   app.all('/api/*', () => {
@@ -100,6 +102,18 @@ export function createApp({ config, api }: AppDeps): Hono {
   });
 
   return app;
+}
+
+/**
+ * How the page signs in, from the server's own mode: the project URL and its public anon key in
+ * Supabase mode — never the JWT secret the server verifies tokens with.
+ */
+function pageAuth(mode: PersonMode, anonKey: string | undefined): PageAuth {
+  if (mode.kind === 'local') return { kind: 'local' };
+  if (anonKey === undefined || anonKey === '') {
+    throw new ConfigError("Supabase mode needs SUPABASE_ANON_KEY, the project's anon (publishable) key (Settings → API), so the page can sign in.");
+  }
+  return { kind: 'supabase', url: mode.url, anonKey };
 }
 
 /** The session routes: the only ones that know who is asking (a cookie, or a Supabase token). */

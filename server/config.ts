@@ -27,6 +27,11 @@ export interface ServerConfig {
   modelBase: ModelBase;
   /** Which Supertonic the page loads. `CONFAB_MODEL_VERSION`, default `supertonic-3`. */
   modelVersion: ModelVersion;
+  /**
+   * The Supabase project's anon (publishable) key, which the page signs in with; public by design.
+   * `SUPABASE_ANON_KEY`, required when `SUPABASE_URL` is set, unset otherwise.
+   */
+  supabaseAnonKey: string | undefined;
 }
 
 export const SERVER_DEFAULTS = Object.freeze({
@@ -66,5 +71,45 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     modelsDir: folder(env.CONFAB_MODELS_DIR, SERVER_DEFAULTS.modelsDir),
     modelBase,
     modelVersion: version,
+    supabaseAnonKey: readSupabaseAnonKey(env),
   };
+}
+
+/**
+ * `SUPABASE_ANON_KEY`, checked to be a key that may be public: it is sent to every browser, so the
+ * project's JWT secret or its service-role (secret) key there would hand anyone the whole project.
+ */
+function readSupabaseAnonKey(env: Record<string, string | undefined>): string | undefined {
+  const given = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const key = given('SUPABASE_ANON_KEY');
+  if (given('SUPABASE_URL') === undefined) {
+    if (key !== undefined) {
+      throw new ConfigError('SUPABASE_ANON_KEY is set but SUPABASE_URL is not; set SUPABASE_URL to the project URL (https://<project>.supabase.co), or unset both for local mode.');
+    }
+    return undefined;
+  }
+  if (key === undefined) {
+    throw new ConfigError("SUPABASE_URL is set but SUPABASE_ANON_KEY is not; set it to the project's anon (publishable) key (Settings → API), which the page signs in with.");
+  }
+  if (key === given('SUPABASE_JWT_SECRET') || key.startsWith('sb_secret_') || jwtRole(key) === 'service_role') {
+    throw new ConfigError(
+      "SUPABASE_ANON_KEY holds a secret key, and it would be sent to every browser; set it to the project's anon (publishable) key (Settings → API), never its JWT secret or service-role key.",
+    );
+  }
+  return key;
+}
+
+/** The `role` claim of a legacy Supabase API key (a JWT), read without verifying it; undefined otherwise. */
+function jwtRole(key: string): unknown {
+  const payload = key.split('.')[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return typeof claims === 'object' && claims !== null ? (claims as { role?: unknown }).role : undefined;
+  } catch {
+    return undefined;
+  }
 }

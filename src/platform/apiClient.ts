@@ -2,7 +2,7 @@
  * The page's calls to its own server. Each answer is checked for the shape the page relies on, so
  * a mismatched server is a clear error rather than an undefined deep in the page.
  */
-import type { PageConfig } from '../core/voice/api';
+import type { PageAuth, PageConfig } from '../core/voice/api';
 import { isModelVersion } from '../core/voice/manifest';
 
 /** The server could not be reached or answered something the page cannot use. */
@@ -18,7 +18,15 @@ function isPageConfig(value: unknown): value is PageConfig {
   if (!isModelVersion(version)) return false;
   if (typeof base !== 'object' || base === null) return false;
   const kind = (base as { kind?: unknown }).kind;
-  return kind === 'hub' || (kind === 'mirror' && typeof (base as { url?: unknown }).url === 'string');
+  if (!(kind === 'hub' || (kind === 'mirror' && typeof (base as { url?: unknown }).url === 'string'))) return false;
+  const auth = (value as { auth?: unknown }).auth;
+  return auth === undefined || isPageAuth(auth);
+}
+
+function isPageAuth(value: unknown): value is PageAuth {
+  if (typeof value !== 'object' || value === null) return false;
+  const { kind, url, anonKey } = value as { kind?: unknown; url?: unknown; anonKey?: unknown };
+  return kind === 'local' || (kind === 'supabase' && typeof url === 'string' && url !== '' && typeof anonKey === 'string' && anonKey !== '');
 }
 
 export async function fetchPageConfig(fetcher: typeof fetch = fetch): Promise<PageConfig> {

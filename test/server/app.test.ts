@@ -143,4 +143,29 @@ describe('server configuration', () => {
     expect(() => readConfig({ CONFAB_MODEL_VERSION: 'supertonic-9' })).toThrow(/supertonic-3 or supertonic-2/);
     expect(() => readConfig({ CONFAB_MODEL_BASE: 'ftp://x' })).toThrow(ConfigError);
   });
+
+  it('takes the Supabase anon key the page signs in with, only alongside SUPABASE_URL', () => {
+    const url = 'https://abcd.supabase.co';
+    expect(readConfig({}).supabaseAnonKey).toBeUndefined();
+    expect(readConfig({ SUPABASE_URL: url, SUPABASE_ANON_KEY: ' sb_publishable_abc ' }).supabaseAnonKey).toBe('sb_publishable_abc');
+    expect(() => readConfig({ SUPABASE_URL: url })).toThrow(/SUPABASE_URL is set but SUPABASE_ANON_KEY is not/);
+    expect(() => readConfig({ SUPABASE_ANON_KEY: 'sb_publishable_abc' })).toThrow(/SUPABASE_ANON_KEY is set but SUPABASE_URL is not/);
+  });
+
+  it('refuses a secret key where the public anon key goes, without repeating it', () => {
+    const url = 'https://abcd.supabase.co';
+    const secret = 'the-project-jwt-secret-of-more-than-32-chars';
+    const legacyKey = (role: string) =>
+      ['{"alg":"HS256","typ":"JWT"}', JSON.stringify({ iss: 'supabase', role })].map((part) => Buffer.from(part).toString('base64url')).join('.') + '.signature';
+    for (const env of [
+      { SUPABASE_URL: url, SUPABASE_JWT_SECRET: secret, SUPABASE_ANON_KEY: secret },
+      { SUPABASE_URL: url, SUPABASE_ANON_KEY: 'sb_secret_0123456789' },
+      { SUPABASE_URL: url, SUPABASE_ANON_KEY: legacyKey('service_role') },
+    ]) {
+      expect(() => readConfig(env)).toThrow(ConfigError);
+      expect(() => readConfig(env)).toThrow(/SUPABASE_ANON_KEY holds a secret key/);
+      expect(() => readConfig(env)).not.toThrow(env.SUPABASE_ANON_KEY);
+    }
+    expect(readConfig({ SUPABASE_URL: url, SUPABASE_ANON_KEY: legacyKey('anon') }).supabaseAnonKey).toBe(legacyKey('anon'));
+  });
 });

@@ -6,10 +6,28 @@
 import type { ModelBase } from './manifest';
 import type { Language, ModelVersion } from './text';
 
-/** What the server tells the page about the voice model (`GET /api/config`); nothing secret. */
+/** What the server tells the page about the voice model and sign-in (`GET /api/config`); nothing secret. */
 export interface PageConfig {
   model: { version: ModelVersion; base: ModelBase };
+  /** How the page says who is asking; absent when the server runs without its API, which is local. */
+  auth?: PageAuth;
 }
+
+/**
+ * Who is asking, as the page must know it: `local` (the server's HttpOnly person cookie does
+ * everything) or `supabase` (the page signs in with supabase-js and sends the access token). The
+ * anon key is public by design (Row Level Security guards the project, not the key); the project's
+ * JWT secret and service-role key never reach the page.
+ */
+export type PageAuth =
+  | { kind: 'local' }
+  | {
+      kind: 'supabase';
+      /** The project URL without a trailing slash, e.g. `https://abcd.supabase.co`. */
+      url: string;
+      /** The project's anon (publishable) key, which supabase-js sends as `apikey`. */
+      anonKey: string;
+    };
 
 export interface LoadRequest {
   version: ModelVersion;
