@@ -16,7 +16,7 @@ const layer = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'models/', 'test-results/', 'playwright-report/', 'dev-dist/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'models/', 'test-results/', 'playwright-report/', 'dev-dist/', 'e2e-build/', 'bench-results/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...vue.configs['flat/recommended'],

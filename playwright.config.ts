@@ -7,7 +7,7 @@ import { E2E_MODELS_DIR } from './test/e2e/tinyModels';
  * product's plus the harness pages of test/e2e/harness (`vite build --mode e2e`).
  */
 /** Where `vite build --mode e2e` writes the page and the harness pages (see vite.config.ts). */
-const E2E_DIST_DIR = process.env.E2E_DIST ?? 'test-results/e2e-dist';
+const E2E_DIST_DIR = process.env.E2E_DIST ?? 'e2e-build/dist';
 const port = Number(process.env.E2E_PORT ?? 8797);
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

@@ -10,7 +10,7 @@ import { VitePWA } from 'vite-plugin-pwa';
  */
 const HARNESS_DIR = 'test/e2e/harness';
 /** `E2E_DIST` moves it, so two builds can run side by side. */
-const E2E_OUT_DIR = process.env.E2E_DIST ?? 'test-results/e2e-dist';
+const E2E_OUT_DIR = process.env.E2E_DIST ?? 'e2e-build/dist';
 
 function harnessPages(): Record<string, string> {
   const pages = readdirSync(HARNESS_DIR).filter((name) => name.endsWith('.html'));

@@ -10,7 +10,7 @@ import { SHARED_SUPERTONIC } from '../helpers/supertonicData';
 import { buildTinyGraphs } from '../helpers/tinySupertonic';
 
 /** `E2E_MODELS` moves it, so two runs can go side by side. */
-export const E2E_MODELS_DIR = process.env.E2E_MODELS ?? resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-models');
+export const E2E_MODELS_DIR = process.env.E2E_MODELS ?? resolve(import.meta.dirname, '..', '..', 'e2e-build', 'models');
 
 export default function globalSetup(): void {
   const version = 'supertonic-3';
