@@ -31,7 +31,7 @@ import { routeByVoice } from '../platform/speakers/routeByVoice';
 import type { Speaker } from '../platform/speakers/speaker';
 import { TtsClient } from '../platform/ttsClient';
 import { createConversation } from './createConversation';
-import type { Conversation, ConversationView, HearingPort } from './createConversation';
+import type { Conversation, ConversationView, HearingPort, SpeakerFailure } from './createConversation';
 import { Hearing, listenWithMicrophone } from './hearing';
 
 export type { Memory, ThreadSummary } from '../platform/conversationApi';
@@ -112,6 +112,8 @@ export interface VoicePageOptions {
 
 /** localStorage key: the listening disclosure has been read on this device. */
 const TOLD_KEY = 'confab.toldAboutListening';
+/** How many utterance ids each conversation of a page has to itself (see `startConversation`). */
+const UTTERANCE_RANGE = 1_000_000;
 /** A grant is renewed this long before it runs out. */
 const GRANT_MARGIN_MS = 60_000;
 
@@ -332,7 +334,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- sound: the player, the speakers, the microphone -------------------------------------------
 
-  const speakerFailures = new Set<(failure: { utteranceId: number; piece: number; voice: 'device' | 'endpoint'; reason: string }) => void>();
+  const speakerFailures = new Set<(failure: SpeakerFailure) => void>();
 
   /** The on-device voice's name: the reader's pick where the device speaks, else its first voice. */
   const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
@@ -384,10 +386,19 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the conversation ------------------------------------------------------------------------
 
+  /**
+   * Each conversation's utterance ids start again from its lines, but the worker and the speakers
+   * live as long as the page and remember what was cancelled: so each conversation's ids are
+   * shifted into a range of their own before they leave it, and shifted back on the way in.
+   */
+  let utteranceBase = 0;
+
   function startConversation(lines: readonly Line[] = []): void {
     unsubscribeConversation?.();
     conversation?.stop();
     const settings = settingsNow();
+    const base = (utteranceBase += UTTERANCE_RANGE);
+    const inward = (utteranceId: number) => (utteranceId > base && utteranceId < base + UTTERANCE_RANGE ? utteranceId - base : null);
     const made = createConversation(
       {
         recogniser,
@@ -396,21 +407,29 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
             // Before any gesture the context may be suspended: the piece waits in it, unheard (and the
             // machine keeps listening), until a tap lets it play.
             ensurePlayer(audioContextInGesture());
-            speaker?.speak(request);
+            speaker?.speak({ ...request, utteranceId: base + request.utteranceId });
           },
           cancel: (utteranceId) => {
-            speaker?.cancel(utteranceId);
+            speaker?.cancel(base + utteranceId);
           },
           onFailed: (listener) => {
-            speakerFailures.add(listener);
-            return () => speakerFailures.delete(listener);
+            const mine = (failure: SpeakerFailure) => {
+              const utteranceId = inward(failure.utteranceId);
+              if (utteranceId !== null) listener({ ...failure, utteranceId });
+            };
+            speakerFailures.add(mine);
+            return () => speakerFailures.delete(mine);
           },
         },
         player: {
           stop: () => player?.stop(),
           on: (event, listener) => {
-            playerEvents[event].add(listener);
-            return () => playerEvents[event].delete(listener);
+            const mine = (key: { utteranceId: number; piece: number }) => {
+              const utteranceId = inward(key.utteranceId);
+              if (utteranceId !== null) listener({ utteranceId, piece: key.piece });
+            };
+            playerEvents[event].add(mine);
+            return () => playerEvents[event].delete(mine);
           },
         },
         hearing: hearingPort,
