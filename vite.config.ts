@@ -44,7 +44,19 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api\//, /^\/v1\//, /^\/models\//],
-        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The shell, and the voice engine's WebAssembly for the processor (WASM) path, which every
+        // device can run; the WebGPU build (asyncify) is cached the first time it is used. Model
+        // files are never precached: the worker keeps them in its own cache as they download.
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}', 'assets/ort-wasm-simd-threaded-*.wasm'],
+        globIgnores: ['test/**', '**/harness-*.js'],
+        maximumFileSizeToCacheInBytes: 20 * 1024 * 1024,
+        runtimeCaching: [
+          {
+            urlPattern: ({ url }) => url.pathname.startsWith('/assets/') && url.pathname.endsWith('.wasm'),
+            handler: 'CacheFirst',
+            options: { cacheName: 'confab-engine', expiration: { maxEntries: 4 } },
+          },
+        ],
       },
     }),
   ],

@@ -39,3 +39,24 @@ test('runs cross-origin isolated so the voice engine may use threads', async ({ 
   await page.goto('/');
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
 });
+
+test('works offline as an installed app: the shell loads from the service worker and says the server is unreachable', async ({ page, context }) => {
+  await page.goto('/voice/demo');
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  // The voice engine's WebAssembly is in the precache; model files are not.
+  const precached = await page.evaluate(async () => {
+    const urls: string[] = [];
+    for (const name of await caches.keys()) {
+      for (const request of await (await caches.open(name)).keys()) urls.push(new URL(request.url).pathname);
+    }
+    return urls;
+  });
+  expect(precached.some((path) => /\/assets\/ort-wasm-simd-threaded-[\w-]+\.wasm$/.test(path))).toBe(true);
+  expect(precached.some((path) => path.startsWith('/models/'))).toBe(false);
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.getByTestId('page-problem')).toContainText('could not be reached');
+  await context.setOffline(false);
+});
