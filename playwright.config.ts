@@ -9,10 +9,17 @@ import { E2E_MODELS_DIR } from './test/e2e/tinyModels';
 /** Where `vite build --mode e2e` writes the page and the harness pages (see vite.config.ts). */
 const E2E_DIST_DIR = process.env.E2E_DIST ?? 'e2e-build/dist';
 const port = Number(process.env.E2E_PORT ?? 8797);
+/**
+ * The test server's database and grant secret: one folder per port, never the developer's `.data`,
+ * so runs side by side (each on its own port) never open one embedded database twice.
+ */
+const E2E_DATA_DIR = process.env.E2E_DATA ?? `.data/e2e-${String(port)}`;
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: 'test/e2e',
+  // Emptied at the start of every run; `E2E_OUTPUT` moves it so two runs can go side by side.
+  outputDir: process.env.E2E_OUTPUT ?? 'test-results',
   globalSetup: './test/e2e/tinyModels.ts',
   fullyParallel: false,
   workers: 1,
@@ -41,7 +48,7 @@ export default defineConfig({
   webServer: {
     command: 'tsx server/index.ts',
     url: `http://127.0.0.1:${port}/api/health`,
-    env: { PORT: String(port), HOST: '127.0.0.1', CONFAB_DIST: E2E_DIST_DIR, CONFAB_MODELS_DIR: E2E_MODELS_DIR, CONFAB_MODEL_BASE: '/models' },
+    env: { PORT: String(port), HOST: '127.0.0.1', CONFAB_DATA_DIR: E2E_DATA_DIR, CONFAB_DIST: E2E_DIST_DIR, CONFAB_MODELS_DIR: E2E_MODELS_DIR, CONFAB_MODEL_BASE: '/models' },
     reuseExistingServer: false,
     timeout: 60_000,
   },
