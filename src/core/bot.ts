@@ -3,6 +3,8 @@
  * to the bot: who speaks, which shape the orb takes, what it remembers, and the public part of the
  * file (never its prompt, provider, model or limits).
  */
+import { ORB_SHAPES as SHAPES } from './orb/orbShapes';
+import type { OrbShapeId } from './orb/orbShapes';
 import type { Talk } from './speech/talk';
 import type { Language } from './voice/text';
 
@@ -10,9 +12,9 @@ import type { Language } from './voice/text';
 export const SPEAKERS = ['browser', 'endpoint'] as const;
 export type Speaker = (typeof SPEAKERS)[number];
 
-/** The five shapes the orb can take; the page draws each. */
-export const ORB_SHAPES = ['halo', 'ribbon', 'bloom', 'tide', 'lattice'] as const;
-export type OrbShape = (typeof ORB_SHAPES)[number];
+/** The five shapes the orb can take, by id (src/core/orb/orbShapes.ts draws and names them). */
+export const ORB_SHAPES: readonly OrbShapeId[] = Object.freeze(SHAPES.map((shape) => shape.id));
+export type OrbShape = OrbShapeId;
 
 /**
  * What a bot remembers: `none` the question alone, `thread` the conversation the page sends,
