@@ -89,7 +89,10 @@ function settledLines(context: ConversationContext, interrupted: boolean): Line[
   if (question !== null && !lines.some((l) => l.role === 'user' && l.utteranceId === utteranceId)) {
     lines.push({ role: 'user', text: question, utteranceId });
   }
-  const spoken = answer.trim();
+  // Talked over, the line is what was heard of it — every piece that began to sound — unless none
+  // had, when it is what had been written on the screen.
+  const heard = context.pieces.filter((_, piece) => context.heard[piece] === true).join(' ');
+  const spoken = (interrupted && heard !== '' ? heard : answer).trim();
   if (spoken !== '') {
     const line: Line = interrupted
       ? { role: 'assistant', text: spoken, utteranceId, interrupted: true }
@@ -174,6 +177,7 @@ const decisions = {
       chunker: startChunking(context.talk),
       pieces: [],
       settled: [],
+      heard: [],
       answerEnded: false,
       problem: null,
     });
@@ -184,7 +188,7 @@ const decisions = {
     if (event.type !== 'bot.greets') return;
     const utteranceId = context.utteranceId + 1;
     const text = event.text.trim();
-    const opened = { ...context, utteranceId, question: null, answer: text, chunker: startChunking(context.talk), pieces: [], settled: [], answerEnded: true, problem: null };
+    const opened = { ...context, utteranceId, question: null, answer: text, chunker: startChunking(context.talk), pieces: [], settled: [], heard: [], answerEnded: true, problem: null };
     enqueue.assign({ ...opened, lines: settledLines(opened, false) });
     speakPieces(opened, chunkAll(text, context.talk), enqueue);
   }),
@@ -217,6 +221,9 @@ const decisions = {
       problem: { kind: 'answer', reason: `No answer came within ${seconds} seconds; ask again.` },
     });
   }),
+  hearPiece: set({
+    heard: ({ context, event }) => (event.type === 'audio.started' ? context.heard.map((was, i) => was || i === event.piece) : context.heard),
+  }),
   settlePiece: set({
     settled: ({ context, event }) =>
       event.type === 'audio.ended' ? context.settled.map((done, i) => done || i === event.piece) : context.settled,
@@ -247,6 +254,7 @@ const decisions = {
       recentlySpoken: remembered(context),
       pieces: [],
       settled: [],
+      heard: [],
       answerEnded: true,
     });
   }),
@@ -254,7 +262,7 @@ const decisions = {
   finishTurn: decide(({ context, enqueue }) => {
     const said = context.lines.find((l) => l.role === 'assistant' && l.utteranceId === context.utteranceId);
     if (said) enqueue({ type: 'saveLine', params: said });
-    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [] });
+    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [], heard: [] });
   }),
   silence: decide(({ context, enqueue }) => {
     if (context.pieces.length > 0) enqueue('stopAudio');
@@ -297,6 +305,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       chunker: startChunking(talk),
       pieces: [],
       settled: [],
+      heard: [],
       answerEnded: false,
       recentlySpoken: [],
       problem: null,
@@ -344,6 +353,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
         greeting: {
           always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
           on: {
+            'audio.started': { guard: 'current', actions: 'hearPiece' },
             'audio.ended': { guard: 'current', actions: 'settlePiece' },
             'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
             'user.interrupted': { target: 'listening', actions: 'bargeIn' },
@@ -357,7 +367,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             waiting: {
               on: {
                 'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
-                'audio.started': { guard: 'current', target: 'speaking' },
+                'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
               },
             },
             speaking: {},
@@ -380,6 +390,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'answer.delta': { guard: 'current', actions: 'takeDelta' },
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
+            'audio.started': { guard: 'current', actions: 'hearPiece' },
             'audio.ended': { guard: 'current', actions: 'settlePiece' },
             'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
             'user.interrupted': { target: 'listening', actions: 'bargeIn' },
@@ -395,7 +406,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             thinking: {
               on: {
                 'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
-                'audio.started': { guard: 'current', target: 'speaking' },
+                'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
               },
               after: {
                 answerPatience: { guard: 'nothingYet', actions: 'giveUpWaiting' },
@@ -455,6 +466,7 @@ function speakPieces(context: ConversationContext, pieces: readonly string[], en
   enqueue.assign({
     pieces: [...context.pieces, ...pieces],
     settled: [...context.settled, ...pieces.map(() => false)],
+    heard: [...context.heard, ...pieces.map(() => false)],
   });
   pieces.forEach((text, i) => {
     enqueue({ type: 'speak', params: request(context, start + i, text, context.voice) });

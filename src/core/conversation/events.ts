@@ -136,6 +136,8 @@ export interface ConversationContext {
   pieces: string[];
   /** Which pieces have finished: played out, or lost to a failure with no fallback left. */
   settled: boolean[];
+  /** Which pieces began to sound: what an interrupted answer is kept as. */
+  heard: boolean[];
   /** The answer text has ended (done, failed or timed out); the turn returns once audio drains. */
   answerEnded: boolean;
   /** What the assistant said in its last few utterances, for the self-echo check. */

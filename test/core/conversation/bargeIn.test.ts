@@ -96,3 +96,21 @@ describe('barge-in', () => {
     expect(c.streams).toHaveLength(2);
   });
 });
+
+describe('an interrupted answer as it is kept', () => {
+  it('is what was heard of it: the pieces that began to sound, not the text that had arrived', () => {
+    const c = conversation()
+      .user('Tell me about the sea.')
+      .bot('The sea is wide. It covers most of the planet and holds most of its life. Its deepest point is eleven kilometres down.');
+    expect(c.spoken.map((s) => s.piece)).toEqual([0, 1]);
+    c.starts(0).interrupt();
+    const kept = c.effects.filter((e) => e.type === 'saveLine').at(-1);
+    expect(kept).toEqual({ type: 'saveLine', params: { role: 'assistant', text: 'The sea is wide.', utteranceId: 1, interrupted: true } });
+    expect(c.context.lines.at(-1)?.text).toBe('The sea is wide.');
+  });
+
+  it('is what was written when none of it had sounded yet', () => {
+    const c = conversation().user('Hi.').deltas('Hello there, how ').interrupt();
+    expect(c.context.lines.at(-1)).toEqual({ role: 'assistant', text: 'Hello there, how', utteranceId: 1, interrupted: true });
+  });
+});
