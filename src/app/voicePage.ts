@@ -62,6 +62,8 @@ export interface VoicePageState {
   toldAboutListening: boolean;
   /** Whether audio can play (a gesture has started it). */
   audioReady: boolean;
+  /** Whether assistant audio is sounding now, as the player reports it. */
+  audible: boolean;
   threads: readonly ThreadSummary[];
   /** The conversation on screen, once the server has it. */
   threadId: string | null;
@@ -156,6 +158,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     greeting: null,
     toldAboutListening: storage?.getItem(TOLD_KEY) === 'yes',
     audioReady: existingAudioContext()?.state === 'running',
+    audible: false,
     threads: [],
     threadId: null,
     memories: null,
@@ -178,6 +181,11 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   let unsubscribeConversation: (() => void) | null = null;
   let microphone: MicrophoneLevel | null = null;
   let microphoneOpening = false;
+  /**
+   * The microphone was refused or lost. A tap does not ask for it again (each ask would say the
+   * refusal again, at every question typed); only the person unmuting does.
+   */
+  let microphoneRefused = false;
   let micLevel = 0;
   const recogniser: Recogniser | undefined = webSpeechRecogniser();
   const bargeIns = new Set<() => void>();
@@ -194,6 +202,12 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   let conversationKey = crypto.randomUUID();
   let heardFromPerson = false;
   let heldBack: Line[] = [];
+  /**
+   * The page is going away (a reload, a closed tab): the outbox's IndexedDB write and its send may
+   * not finish before it does, so a line kept now is also sent at once in a request that outlives
+   * the page. Its clientId is the outbox's, so if both arrive the server keeps one.
+   */
+  let leaving = false;
 
   // ---- the grant and the bot -------------------------------------------------------------------
 
@@ -225,6 +239,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   const bot = state.bot as PublicBot;
   const settingsNow = () => state.settings ?? defaultSettings(bot, state.voices);
+  /** The on-device voice's name: the reader's pick where the device speaks, else its first voice (an endpoint bot's pick names the endpoint's voice). */
+  const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
 
   // ---- the engine starts as the page mounts, where the on-device voice will speak --------------
 
@@ -239,7 +255,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     const model = (config as PageConfig).model;
     update({ engine: { kind: 'starting' } });
     engineLoad = client
-      .load({ version: model.version, base: model.base, voices: [settingsNow().voice || 'F1'], preferWebGpu: true }, (progress: LoadProgress) => {
+      .load({ version: model.version, base: model.base, voices: [deviceVoice()], preferWebGpu: true }, (progress: LoadProgress) => {
         if (!disposed) update({ engine: { kind: 'downloading', bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal } });
       })
       .then((loaded) => {
@@ -297,18 +313,27 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     }
     localThread ??= box.startThread(bot.slug);
     const key = conversationKey;
+    const toSave = lines.map((said) => ({
+      who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
+      text: said.text,
+      clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
+      ...(said.interrupted === true ? { interrupted: true } : {}),
+    }));
+    const serverThread = state.threadId;
+    if (leaving && serverThread !== null) {
+      // Best effort by nature: the page may be gone before any answer; the outbox still has the line.
+      for (const one of toSave) void api.addLine(serverThread, one, { keepalive: true }).catch(() => undefined);
+    }
     void localThread
       .then(async (threadId) => {
-        for (const said of lines) {
-          await box.addLine(threadId, {
-            who: said.role === 'user' ? 'person' : 'assistant',
-            text: said.text,
-            clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
-            ...(said.interrupted === true ? { interrupted: true } : {}),
-          });
-        }
+        for (const one of toSave) await box.addLine(threadId, one);
         if (state.threadId === null) {
-          const serverId = await box.serverThreadId(threadId);
+          // Kept on the device is not yet on the server: the server's id exists once the send is through.
+          let serverId = await box.serverThreadId(threadId);
+          if (serverId === undefined) {
+            await box.flush();
+            serverId = await box.serverThreadId(threadId);
+          }
           if (serverId !== undefined && key === conversationKey) update({ threadId: serverId });
         }
       })
@@ -336,9 +361,6 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   const speakerFailures = new Set<(failure: SpeakerFailure) => void>();
 
-  /** The on-device voice's name: the reader's pick where the device speaks, else its first voice. */
-  const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
-
   /** The player exists once there is an AudioContext; events wait on this hub until then. */
   const playerEvents = { started: new Set<(key: { utteranceId: number; piece: number }) => void>(), ended: new Set<(key: { utteranceId: number; piece: number }) => void>() };
 
@@ -350,6 +372,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     });
     made.on('ended', (key) => {
       for (const listener of playerEvents.ended) listener(key);
+    });
+    made.on('audible', (audible) => {
+      if (!disposed) update({ audible });
     });
     player = made;
     hearing = new Hearing(made, () => {
@@ -375,9 +400,14 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         hearing,
         context,
         (event) => {
+          // A capture that ended by itself is let go, so unmuting can open a new one.
+          microphone = null;
+          microphoneRefused = true;
           conversation?.microphoneRefused(event.missing, event.reason);
         },
         options.microphone ?? {},
+        undefined,
+        player?.output,
       );
     } finally {
       microphoneOpening = false;
@@ -465,6 +495,17 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   if (state.audioReady) greetIfFresh();
   void refreshThreads();
 
+  // A reload or a closed tab mid-answer cuts the answer like a barge-in, so its line is kept.
+  const onPageHide = () => {
+    leaving = true;
+    conversation?.interrupt();
+  };
+  const onPageShow = () => {
+    leaving = false;
+  };
+  globalThis.addEventListener('pagehide', onPageHide);
+  globalThis.addEventListener('pageshow', onPageShow);
+
   // ---- the drawer ------------------------------------------------------------------------------
 
   async function refreshThreads(): Promise<void> {
@@ -502,7 +543,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           context.removeEventListener('statechange', ready);
           update({ audioReady: true });
           greetIfFresh();
-          if (state.toldAboutListening) void openMicrophone(context);
+          if (state.toldAboutListening && !microphoneRefused) void openMicrophone(context);
         };
         if (context.state === 'running') ready();
         else context.addEventListener('statechange', ready);
@@ -511,6 +552,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         storage?.setItem(TOLD_KEY, 'yes');
         update({ toldAboutListening: true });
         conversation?.unmute();
+        microphoneRefused = false;
         const context = existingAudioContext();
         if (context !== undefined) void openMicrophone(context);
       },
@@ -521,6 +563,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       unmute: () => {
         if (!state.toldAboutListening) return;
         conversation?.unmute();
+        microphoneRefused = false;
         const context = existingAudioContext();
         if (context !== undefined) void openMicrophone(context);
       },
@@ -579,6 +622,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       assistantAudible: () => player?.audible ?? false,
       dispose() {
         disposed = true;
+        globalThis.removeEventListener('pagehide', onPageHide);
+        globalThis.removeEventListener('pageshow', onPageShow);
         unsubscribeConversation?.();
         conversation?.stop();
         microphone?.stop();

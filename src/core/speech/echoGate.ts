@@ -126,6 +126,13 @@ export interface EchoGateOptions {
   turnMargin: number;
   /** Milliseconds of assistant audio over which `turnMargin` eases back to 1. Default 500. */
   turnSettleMs: number;
+  /**
+   * When frames carry the assistant's own output level (`assistantLevel`), how far back, in
+   * milliseconds, the loudest output is taken as what the microphone may be hearing now: the output
+   * reaches the microphone late (output and input latency, the room), so the bar follows the
+   * loudest output of this window. Default 200.
+   */
+  referenceMs: number;
 }
 
 /** The defaults, each explained on its field in `EchoGateOptions`. */
@@ -146,6 +153,7 @@ export const ECHO_GATE: Readonly<EchoGateOptions> = Object.freeze({
   coldMargin: 1.75,
   turnMargin: 1.25,
   turnSettleMs: 500,
+  referenceMs: 200,
 });
 
 /**
@@ -159,6 +167,18 @@ export const FULL_SCALE = 0.97;
  * frame late must not turn one loud frame into a held one, nor teach the leak for a whole stall.
  */
 const LONGEST_FRAME_MS = 25;
+
+/**
+ * Leak ratios (microphone level over output level) are kept in the level histogram divided by this,
+ * so a microphone that reads up to four times louder than the output still fits under 1.
+ */
+const RATIO_SCALE = 4;
+
+/** The share of remembered audio whose leak ratio lies over the ratio's peak (see `ratioOf`). */
+const RATIO_PEAK_SHARE = 0.03;
+
+/** The quietest output, 0..1, whose leak is worth learning from: under it the ratio is mostly noise. */
+const REFERENCE_MIN = 0.02;
 
 /** How often, in milliseconds, the gate notes what it learned, so a barge-in can hand back a picture from before the person began. */
 const CHECKPOINT_MS = 100;
@@ -193,6 +213,7 @@ const LIMITS: Record<keyof EchoGateOptions, readonly [min: number, max: number]>
   coldMargin: [1, 8],
   turnMargin: [1, 4],
   turnSettleMs: [0, 60_000],
+  referenceMs: [10, 2000],
 };
 
 /**
@@ -259,6 +280,13 @@ export interface EchoGateState {
   readonly recent: readonly HeardFrame[];
   /** True once a barge-in was reported for this stretch of assistant audio; cleared after `tailMs` of silence. */
   readonly interrupted: boolean;
+  /**
+   * What the gate learned of the leak as a share of the assistant's own output level (microphone
+   * level over output level, divided by `RATIO_SCALE`), from frames that carried the output level.
+   */
+  readonly ratio: LeakPicture;
+  /** The output levels of the last `referenceMs`, oldest first; empty when frames carry none. */
+  readonly reference: readonly { readonly atMs: number; readonly level: number }[];
   /** The picture as it was at the last checkpoint and the one before, with the time of the last. */
   readonly checkpoint: { readonly last: LeakPicture; readonly previous: LeakPicture; readonly atMs: number | null };
 }
@@ -271,6 +299,13 @@ export interface EchoGateFrame {
   atMs: number;
   /** Whether assistant audio was playing during the frame. */
   assistantAudible: boolean;
+  /**
+   * The assistant's own output level during the frame (the player's analyser), 0..1, when the
+   * caller has it. With it the gate judges the microphone against what is being played right now —
+   * the leak is a share of the output, loud syllables and quiet ones alike — instead of against the
+   * leak's remembered peak alone, which a first answer's opening syllables set too low.
+   */
+  assistantLevel?: number;
 }
 
 const NOTHING: readonly number[] = Object.freeze(new Array<number>(BINS).fill(0));
@@ -286,6 +321,8 @@ export function startEchoGate(options: Partial<EchoGateOptions> = {}): EchoGateS
     lastAudibleAtMs: null,
     recent: [],
     interrupted: false,
+    ratio: EMPTY,
+    reference: [],
     checkpoint: { last: EMPTY, previous: EMPTY, atMs: null },
   };
 }
@@ -348,7 +385,32 @@ function barFor(state: EchoGateState, peak: number): number {
  * scale: nothing the microphone can read clears it (see `canBargeIn`).
  */
 export function barOf(state: EchoGateState): number {
-  return barFor(state, leakOf(state));
+  const reference = referenceLevel(state.reference);
+  const byLevel = barFor(state, leakOf(state));
+  return reference !== null && state.ratio.heardMs > 0 ? Math.max(byLevel, barFor(state, expectedLeak(state, reference))) : byLevel;
+}
+
+/** The loudest output level of the remembered reference frames, or null when frames carry none. */
+function referenceLevel(reference: EchoGateState['reference']): number | null {
+  if (reference.length === 0) return null;
+  let loudest = 0;
+  for (const r of reference) loudest = Math.max(loudest, r.level);
+  return loudest;
+}
+
+/**
+ * The leak ratio's peak: the share of the output the microphone hears back, at its loud end — the
+ * top 3 % of it, since the share swings with the sound (a small speaker drops a vowel's bass and
+ * plays a hiss in full), where the leak's level swings only with loudness.
+ */
+export function ratioOf(state: EchoGateState): number {
+  const { options, ratio } = state;
+  return RATIO_SCALE * levelWithTail(ratio, Math.max(RATIO_PEAK_SHARE * ratio.heardMs, options.peakMinMs));
+}
+
+/** The leak the microphone may hear now, from the output of the last `referenceMs` and the learned ratio. */
+function expectedLeak(state: EchoGateState, reference: number): number {
+  return ratioOf(state) * reference;
 }
 
 /**
@@ -458,6 +520,8 @@ export function hearFrame(
   const ms = Math.min(dtMs, LONGEST_FRAME_MS);
   const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
   const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= options.tailMs;
+  const reference = frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, options.referenceMs);
+  const output = referenceLevel(reference);
 
   if (!listening) {
     const leak = forget(state.leak, dtMs, options.idleForgetMs);
@@ -466,6 +530,8 @@ export function hearFrame(
       state: {
         options,
         leak,
+        ratio: forget(state.ratio, dtMs, options.idleForgetMs),
+        reference,
         turnMs: 0,
         lastAtMs: frame.atMs,
         lastAudibleAtMs,
@@ -477,21 +543,28 @@ export function hearFrame(
   }
 
   const recent = remember(state.recent, { atMs: frame.atMs, level, ms }, options.minOverMs);
-  const moved: EchoGateState = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent };
+  const moved: EchoGateState = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent, reference };
   if (state.interrupted) return { bargeIn: false, state: moved };
 
   const held = heldLevel(recent, options.minOverMs, options.bridgeMs);
+  /** The ratio this frame would teach, when the output is loud enough to learn from. */
+  const ratioHeard = output !== null && output >= REFERENCE_MIN ? Math.min(1, (held ?? level) / output / RATIO_SCALE) : null;
   if (warmingUp(state)) {
     if (!frame.assistantAudible) return { bargeIn: false, state: moved };
     const leak = learn(state.leak, held ?? level, ms, options.memoryMs);
+    const ratio = ratioHeard === null ? state.ratio : learn(state.ratio, ratioHeard, ms, options.memoryMs);
     return {
       bargeIn: false,
-      state: { ...moved, leak, turnMs: state.turnMs + ms, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } },
+      state: { ...moved, leak, ratio, turnMs: state.turnMs + ms, checkpoint: { last: leak, previous: leak, atMs: frame.atMs } },
     };
   }
 
   const peak = leakOf(state);
-  const bar = barFor(state, peak);
+  const judgedByOutput = output !== null && state.ratio.heardMs > 0;
+  // Judged by the output as well, a person must be over both bars: the level one is fooled by a
+  // first answer's loud later syllables, the output one by a sound the room returns more of than
+  // usual (a hiss a small speaker plays in full where it drops a vowel's bass); rarely both at once.
+  const bar = judgedByOutput ? Math.max(barFor(state, peak), barFor(state, expectedLeak(state, output))) : barFor(state, peak);
   if (held !== null && held > bar) {
     const leak = state.checkpoint.previous;
     return {
@@ -500,21 +573,33 @@ export function hearFrame(
     };
   }
 
-  const plausible = held !== null && held <= options.riseLimit * peak;
   const suspect = recent.some((f) => f.level > bar);
-  if (!frame.assistantAudible || !plausible || suspect) return { bargeIn: false, state: moved };
+  if (!frame.assistantAudible || held === null || suspect) return { bargeIn: false, state: moved };
+  // A frame teaches only what is plausible as leak: not much louder than the leak's peak level, and,
+  // judged by the output, not much more of it than the share the room gives back.
+  const plausibleLevel = held <= options.riseLimit * peak;
+  const plausibleRatio = ratioHeard !== null && RATIO_SCALE * ratioHeard <= options.riseLimit * Math.max(ratioOf(state), REFERENCE_MIN);
+  if (!plausibleLevel && !plausibleRatio) return { bargeIn: false, state: moved };
 
-  const leak = learn(state.leak, held, ms, options.memoryMs);
+  const leak = plausibleLevel ? learn(state.leak, held, ms, options.memoryMs) : state.leak;
+  const ratio = plausibleRatio ? learn(state.ratio, ratioHeard, ms, options.memoryMs) : state.ratio;
   const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
   return {
     bargeIn: false,
     state: {
       ...moved,
       leak,
+      ratio,
       turnMs: state.turnMs + ms,
       checkpoint: due ? { last: leak, previous: state.checkpoint.last, atMs: frame.atMs } : state.checkpoint,
     },
   };
+}
+
+/** The output levels of the last `spanMs` up to `atMs`, with this frame's, oldest first. */
+function keepReference(reference: EchoGateState['reference'], atMs: number, level: number, spanMs: number): EchoGateState['reference'] {
+  const heard = Number.isFinite(level) ? Math.min(1, Math.max(0, level)) : 0;
+  return [...reference.filter((r) => atMs - r.atMs < spanMs && r.atMs <= atMs), { atMs, level: heard }];
 }
 
 /**

@@ -23,22 +23,37 @@ declare function registerProcessor(
   processor: new (options: AudioWorkletNodeOptions) => AudioWorkletProcessor,
 ): void;
 
-/** Posts each frame's peak to the page; it outputs nothing and keeps running until disconnected. */
+/**
+ * Posts each frame's peak to the page; it outputs nothing and keeps running until disconnected.
+ * Its first input is the microphone; a second one, when connected, is the assistant's own output,
+ * metered in the same frames so the echo gate compares the two sample for sample.
+ */
 class LevelMeter extends AudioWorkletProcessor {
   readonly #framer: PeakFramer;
+  readonly #reference: PeakFramer;
+  readonly #references: number[] = [];
 
   constructor(options: AudioWorkletNodeOptions) {
     super(options);
     const { frameSamples } = options.processorOptions as LevelMeterOptions;
     this.#framer = new PeakFramer(frameSamples);
+    this.#reference = new PeakFramer(frameSamples);
   }
 
   process(inputs: Float32Array[][]): boolean {
     const channels = inputs[0] ?? [];
+    const reference = inputs[1];
     // A render quantum is 128 samples; an input with no channels (nothing arriving yet) is silence.
     const blockLength = channels[0]?.length ?? 128;
+    // Both framers see the same blocks, so they complete the same frames at the same samples.
+    if (reference !== undefined) {
+      this.#reference.push(reference, blockLength, currentFrame, (message: LevelMeterMessage) => {
+        this.#references.push(message.peak);
+      });
+    }
     this.#framer.push(channels, blockLength, currentFrame, (message: LevelMeterMessage) => {
-      this.port.postMessage(message);
+      const peak = this.#references.shift();
+      this.port.postMessage(peak === undefined ? message : { ...message, reference: peak });
     });
     return true;
   }

@@ -23,6 +23,11 @@ export interface LevelMeterMessage {
   peak: number;
   /** The audio-clock sample frame just after the frame's last sample (the context's `currentFrame` scale). */
   endSample: number;
+  /**
+   * Peak |sample| of the second input (the assistant's own output) over the very same samples, when
+   * one is connected: the echo gate's reference, aligned to the microphone sample for sample.
+   */
+  reference?: number;
 }
 
 /**

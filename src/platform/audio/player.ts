@@ -56,6 +56,8 @@ export interface AudioPlayer {
   readonly drained: boolean;
   /** The output's level now: the peak |sample| over the last ~10 ms at the output, 0..1. */
   level(): number;
+  /** Everything the player sends out passes through this node: the echo gate's reference. */
+  readonly output: AudioNode;
   /** Silence between pieces, in ms; applies to pieces not yet scheduled. */
   gapMs: number;
   /** Listens; returns the unsubscribe. */
@@ -291,6 +293,7 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     get drained() {
       return queue.length === 0 && live === 0;
     },
+    output: analyser,
     level() {
       analyser.getFloatTimeDomainData(window);
       let peak = 0;

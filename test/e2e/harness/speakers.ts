@@ -115,6 +115,7 @@ function logged(real: AudioPlayer): AudioPlayer {
       real.gapMs = value;
     },
     level: () => real.level(),
+    output: real.output,
     on: (event, listener) => real.on(event, listener),
     dispose() {
       real.dispose();

@@ -91,6 +91,9 @@ export class RecordingPlayer implements AudioPlayer {
     return this.live.size === 0;
   }
 
+  /** Nothing is connected to it: no test here meters the output. */
+  readonly output = {} as AudioNode;
+
   level(): number {
     return 0;
   }

@@ -1,0 +1,151 @@
+/**
+ * Hearing a person over the assistant: the one place that joins the microphone's level frames,
+ * whether the assistant is audible (from the player), and the echo gate.
+ *
+ * While the assistant is audible the recogniser is stopped (it opens a capture of its own that
+ * echo cancellation does not touch), so barge-in is heard here, from the level of the page's own
+ * echo-cancelled stream. Every frame goes to the gate with whether assistant audio was sounding;
+ * a barge-in calls back, and the app sends the machine `user.interrupted`, whose effects stop the
+ * player, cancel the utterance in the worker and abort the answer stream.
+ *
+ * One gate lives as long as the hearing does, across answers and across the microphone being
+ * muted and reopened: it has learned how loudly this room leaks, and the next answer should start
+ * with that bar rather than a cold one.
+ */
+import type { ConversationEvent } from '../core/conversation/events';
+import { EchoGate } from '../core/speech/echoGate';
+import type { EchoGateOptions } from '../core/speech/echoGate';
+import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
+import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
+
+/**
+ * The gate's options for a real room, over its defaults. On real speech in Chromium (espeak answers
+ * through a high-passed, reverberant leak: test/e2e/bargeIn.spec.ts) a first answer's second piece
+ * can be louder than anything in its first; with the default `settleMs` (2 s, tuned on simulated
+ * envelopes) the margin had narrowed by then and the leak's loudest syllable tripped it at 0.5 and
+ * 0.7 leaks. Six seconds keeps the first answer or two on the wider margin.
+ */
+export const ROOM_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ settleMs: 6000 });
+
+/** Whether assistant audio is sounding now, and how loud it is going out; the player is one. */
+export interface AssistantAudio {
+  readonly audible: boolean;
+  /** The output's level now, 0..1: the gate judges the microphone against it. */
+  level(): number;
+}
+
+/** One microphone frame as the gate judged it. */
+export interface HeardFrame extends LevelFrame {
+  /** Whether assistant audio was sounding when the frame was judged. */
+  readonly assistantAudible: boolean;
+  /** Whether this frame completed a barge-in. */
+  readonly bargeIn: boolean;
+}
+
+/** Judges microphone frames against what the room leaks of the assistant's own voice. */
+export class Hearing {
+  readonly #gate: EchoGate;
+  readonly #assistant: AssistantAudio;
+  readonly #onBargeIn: (frame: HeardFrame) => void;
+  readonly #heard = new Set<(frame: HeardFrame) => void>();
+
+  /**
+   * `onBargeIn` is called with the frame that completed a barge-in: a person held clearly over the
+   * leak while the assistant was audible (or just after). `gate` adjusts the echo gate's options.
+   * Throws `EchoGateOptionError` for a gate option a person must fix.
+   */
+  constructor(assistant: AssistantAudio, onBargeIn: (frame: HeardFrame) => void, gate: Partial<EchoGateOptions> = {}) {
+    this.#gate = new EchoGate({ ...ROOM_GATE, ...gate });
+    this.#assistant = assistant;
+    this.#onBargeIn = onBargeIn;
+  }
+
+  /**
+   * Judges one frame, tells every `onHeard` listener, then calls back on a barge-in. Frames must
+   * come in time order (one clock for every microphone this hearing listens to).
+   */
+  hear(frame: LevelFrame): HeardFrame {
+    const assistantAudible = this.#assistant.audible;
+    // The output level metered with the frame, sample for sample, is the better reference; the
+    // player's level read now is the fallback for a meter that has none.
+    const assistantLevel = frame.assistantLevel ?? this.#assistant.level();
+    const bargeIn = this.#gate.hear({ level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel });
+    const heard: HeardFrame = { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, bargeIn };
+    for (const listener of this.#heard) listener(heard);
+    if (bargeIn) this.#onBargeIn(heard);
+    return heard;
+  }
+
+  /** Hears every frame of `source` from now on; the returned function stops that. */
+  listenTo(source: LevelSource): () => void {
+    return source.onFrame((frame) => this.hear(frame));
+  }
+
+  /** Calls `listener` with every frame as judged (for the orb and for tests); returns the unsubscribe. */
+  onHeard(listener: (frame: HeardFrame) => void): () => void {
+    this.#heard.add(listener);
+    return () => this.#heard.delete(listener);
+  }
+
+  /** The level a person must hold over right now, 0..1 (over 1 when nothing the microphone reads can clear it). */
+  get bar(): number {
+    return this.#gate.bar;
+  }
+
+  /** False when the leak is so loud no voice can be told from it: the page can suggest headphones or a lower volume. */
+  get canBargeIn(): boolean {
+    return this.#gate.bar < 1;
+  }
+}
+
+/** The machine's event for a microphone that cannot be used. */
+export type MicRefused = Extract<ConversationEvent, { type: 'mic.refused' }>;
+
+/**
+ * The machine's `mic.refused` for a microphone that could not be opened: refused by the person or
+ * the browser, or missing (no device, one that would not open, or a browser that cannot) — either
+ * way the conversation goes on typed.
+ */
+export function micRefused(error: MicrophoneError): MicRefused {
+  return { type: 'mic.refused', missing: error.problem !== 'refused', reason: error.message };
+}
+
+/** The reason given when the capture ends by itself after it was opened. */
+export const MICROPHONE_LOST =
+  'The microphone stopped (it was unplugged or its permission was taken back), so this conversation is typed. Unmute to try it again.';
+
+/** How `listenWithMicrophone` opens it; a test supplies its own. */
+export type OpenMicrophone = (context: AudioContext, options: Partial<MicrophoneOptions>, reference?: AudioNode) => Promise<MicrophoneLevel>;
+
+/**
+ * Opens the page's microphone on `context` and lets `hearing` hear it. Resolves with the open
+ * microphone (stop it to release the device), or with null after handing `onRefused` the machine's
+ * event when it could not be opened; a capture that ends by itself later is handed over the same
+ * way. Errors that are not the microphone's are thrown.
+ */
+export async function listenWithMicrophone(
+  hearing: Hearing,
+  context: AudioContext,
+  onRefused: (event: MicRefused) => void,
+  options: Partial<MicrophoneOptions> = {},
+  open: OpenMicrophone = (opening, chosen, output) => openMicrophoneLevel(opening, chosen, undefined, output),
+  /** The assistant's output (the player's `output`), metered in the same frames as the microphone. */
+  reference?: AudioNode,
+): Promise<MicrophoneLevel | null> {
+  let microphone: MicrophoneLevel;
+  try {
+    microphone = await open(context, options, reference);
+  } catch (error) {
+    if (error instanceof MicrophoneError) {
+      onRefused(micRefused(error));
+      return null;
+    }
+    throw error;
+  }
+  hearing.listenTo(microphone);
+  microphone.onEnded(() => {
+    microphone.stop();
+    onRefused({ type: 'mic.refused', missing: true, reason: MICROPHONE_LOST });
+  });
+  return microphone;
+}

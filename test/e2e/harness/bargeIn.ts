@@ -1,0 +1,208 @@
+/**
+ * The barge-in harness: the real player, the real microphone level and the real hearing, on the
+ * page's one AudioContext, with barge-in wired to `player.stop()` as the machine's `stopAudio`
+ * would be. The "assistant" is a known answer fetched from `/test-speech/`; the microphone is
+ * Chromium's fake capture device playing a WAV made for the scenario (test/e2e/speech).
+ *
+ * The capture WAV starts when getUserMedia is called and opens with a marker tone; the page plays
+ * the answer `leadMs` after the marker's start, so the leak in the WAV and the player's output run
+ * on one timeline, and a moment in the WAV can be placed on the audio clock.
+ */
+import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
+import type { HeardFrame, MicRefused } from '../../../src/app/hearing';
+import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
+import { MICROPHONE } from '../../../src/platform/audio/microphone';
+import { createAudioPlayer } from '../../../src/platform/audio/player';
+
+/** What one run plays and how it listens. */
+export interface BargeInRun {
+  /** The answer's pieces, in order, as URLs. */
+  pieces: string[];
+  /** The player's gap between pieces, in ms. */
+  gapMs: number;
+  /** From the marker's first sample to the answer's first sample, in ms (as the WAV was made). */
+  leadMs: number;
+  /** The marker's peak level; a frame over half of it is the marker. */
+  markerLevel: number;
+  /** Whether the capture asks for the browser's echo cancellation (AGC and noise suppression are off). */
+  echoCancellation: boolean;
+  /** How long to keep listening after the assistant falls silent, in ms. */
+  afterMs: number;
+}
+
+/** One buffer source the player started: when, and for how long, on the audio clock in ms. */
+export interface ScheduledSource {
+  atMs: number;
+  durationMs: number;
+}
+
+/** Everything the page saw, times on the AudioContext's clock in ms. */
+export interface BargeInReport {
+  sampleRateHz: number;
+  /** Milliseconds per level frame. */
+  frameMs: number;
+  /** What the browser granted for the capture. */
+  settings: { echoCancellation: boolean | null; autoGainControl: boolean | null; noiseSuppression: boolean | null; sampleRate: number | null };
+  /** The end of the first frame over the marker threshold: the marker began within the `frameMs` before it. */
+  markerAtMs: number;
+  /** Every frame the hearing judged, in order. */
+  frames: HeardFrame[];
+  /** Every source the player started, in order. */
+  sources: ScheduledSource[];
+  /** When the player's audible changed, and to what. */
+  audible: { atMs: number; audible: boolean }[];
+  /** When `player.stop()` returned after a barge-in; null when none. */
+  stoppedAtMs: number | null;
+  /** The first time after the stop that the player's own output level read 0; null when none. */
+  silentAtMs: number | null;
+  /** The player's output level and audible 50 ms after the stop; null when none. */
+  afterStop: { level: number; audible: boolean } | null;
+  /** The gate's bar when the run ended. */
+  bar: number;
+  /** The machine events handed over for a microphone that could not be used. */
+  refusals: MicRefused[];
+}
+
+/** What the page exposes on `window.harness`. */
+export interface BargeInHarness {
+  run(config: BargeInRun): Promise<BargeInReport>;
+}
+
+/** How long a run waits for the capture's marker before it says the fake microphone is not set up. */
+const MARKER_PATIENCE_MS = 5000;
+/** How long after a stop the player's level is read for the record. */
+const AFTER_STOP_MS = 50;
+
+/**
+ * The page's context, seen through a proxy that notes every buffer source the player starts: the
+ * player's own schedule, read rather than inferred.
+ */
+function notingStarts(context: AudioContext, sources: ScheduledSource[]): AudioContext {
+  return new Proxy(context, {
+    get(target, key) {
+      if (key === 'createBufferSource') {
+        return () => {
+          const source = target.createBufferSource();
+          const start = source.start.bind(source);
+          source.start = (when = 0) => {
+            sources.push({ atMs: when * 1000, durationMs: (source.buffer?.duration ?? 0) * 1000 });
+            start(when);
+          };
+          return source;
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+async function decode(context: AudioContext, url: string): Promise<AudioBuffer> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`The harness could not fetch ${url} (${response.status}); the test set-up should serve it.`);
+  return context.decodeAudioData(await response.arrayBuffer());
+}
+
+async function run(config: BargeInRun): Promise<BargeInReport> {
+  const context = audioContextInGesture();
+  await context.resume();
+  const sources: ScheduledSource[] = [];
+  const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
+  const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
+  const nowMs = () => context.currentTime * 1000;
+
+  const audible: BargeInReport['audible'] = [];
+  let sounded = (): void => undefined;
+  let fellSilent = (): void => undefined;
+  const hasSounded = new Promise<void>((resolve) => (sounded = resolve));
+  const isSilent = new Promise<void>((resolve) => (fellSilent = resolve));
+  player.on('audible', (now) => {
+    audible.push({ atMs: nowMs(), audible: now });
+    if (now) sounded();
+    else fellSilent();
+  });
+
+  let stoppedAtMs: number | null = null;
+  let silentAtMs: number | null = null;
+  let afterStop: BargeInReport['afterStop'] = null;
+  const watchSilence = async () => {
+    const until = nowMs() + AFTER_STOP_MS;
+    while (nowMs() < until) {
+      if (silentAtMs === null && player.level() === 0) silentAtMs = nowMs();
+      await sleep(1);
+    }
+    afterStop = { level: player.level(), audible: player.audible };
+  };
+  let watching: Promise<void> = Promise.resolve();
+  const hearing = new Hearing(player, () => {
+    player.stop();
+    stoppedAtMs = nowMs();
+    watching = watchSilence();
+  });
+
+  const frames: HeardFrame[] = [];
+  hearing.onHeard((frame) => frames.push(frame));
+  const marker = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`No marker reached the microphone in ${MARKER_PATIENCE_MS} ms; launch Chromium with --use-file-for-fake-audio-capture.`));
+    }, MARKER_PATIENCE_MS);
+    const stop = hearing.onHeard((frame) => {
+      if (frame.level < config.markerLevel / 2) return;
+      clearTimeout(timer);
+      stop();
+      resolve(frame.atMs);
+    });
+  });
+
+  const refusals: MicRefused[] = [];
+  const microphone = await listenWithMicrophone(
+    hearing,
+    context,
+    (event) => refusals.push(event),
+    { echoCancellation: config.echoCancellation, autoGainControl: false, noiseSuppression: false },
+    undefined,
+    player.output,
+  );
+  const settingsOf = (s: MediaTrackSettings | undefined): BargeInReport['settings'] => ({
+    echoCancellation: typeof s?.echoCancellation === 'boolean' ? s.echoCancellation : null,
+    autoGainControl: s?.autoGainControl ?? null,
+    noiseSuppression: s?.noiseSuppression ?? null,
+    sampleRate: s?.sampleRate ?? null,
+  });
+  const report = (markerAtMs: number): BargeInReport => ({
+    sampleRateHz: context.sampleRate,
+    frameMs: MICROPHONE.frameMs,
+    settings: settingsOf(microphone?.settings),
+    markerAtMs,
+    frames,
+    sources,
+    audible,
+    stoppedAtMs,
+    silentAtMs,
+    afterStop,
+    bar: hearing.bar,
+    refusals,
+  });
+  if (microphone === null) return report(Number.NaN);
+
+  const markerAtMs = await marker;
+  // The marker began within the frame that first heard it; the answer goes `leadMs` after that.
+  await sleep(markerAtMs - MICROPHONE.frameMs + config.leadMs - nowMs());
+  buffers.forEach((buffer, piece) => {
+    player.play({ utteranceId: 1, piece }, buffer.getChannelData(0), buffer.sampleRate);
+  });
+  await hasSounded;
+  await isSilent;
+  await sleep(config.afterMs);
+  await watching;
+  microphone.stop();
+  player.dispose();
+  return report(markerAtMs);
+}
+
+const harness: BargeInHarness = { run };
+Object.assign(window, { harness });
