@@ -13,7 +13,7 @@
  * - each line is kept the moment it is said.
  *
  * The ports are interfaces, so the whole junction runs in Node tests with fakes; the page builds
- * the real ones (src/app/conversationPage.ts).
+ * the real ones (src/app/voicePage.ts).
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
@@ -100,6 +100,11 @@ export interface Conversation {
   release(): void;
   mute(): void;
   unmute(): void;
+  /**
+   * The person has gone (the page is closing or reloading): an answer or greeting under way is cut
+   * as a barge-in cuts it, so what was said of it is kept, marked interrupted. Nothing otherwise.
+   */
+  interrupt(): void;
   /** The page's own microphone could not be opened. */
   microphoneRefused(missing: boolean, reason: string): void;
   /** Speaks the bot's greeting, for a conversation with nothing in it yet. */
@@ -243,6 +248,9 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     },
     unmute: () => {
       send({ type: 'mic.unmute' });
+    },
+    interrupt: () => {
+      send({ type: 'user.interrupted' });
     },
     microphoneRefused(missing, reason) {
       send({ type: 'mic.refused', missing, reason });

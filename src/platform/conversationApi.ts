@@ -82,7 +82,11 @@ export interface ConversationApi {
   createThread(bot: string): Promise<{ id: string }>;
   threads(bot: string): Promise<ThreadSummary[]>;
   lines(threadId: string): Promise<SavedLine[]>;
-  addLine(threadId: string, line: LineToSave): Promise<SavedLine>;
+  /**
+   * Keeps one line. `keepalive`: the request outlives the page (sent as it closes or reloads); the
+   * browser caps such a body at 64 KB, which a line never reaches.
+   */
+  addLine(threadId: string, line: LineToSave, options?: { keepalive?: boolean }): Promise<SavedLine>;
   forgetThread(threadId: string): Promise<void>;
   memories(bot: string): Promise<Memory[]>;
   forgetMemory(memoryId: string): Promise<void>;
@@ -93,7 +97,7 @@ export interface ConversationApi {
  * mode; the person cookie needs nothing).
  */
 export function conversationApi(fetcher: typeof fetch = (input, init) => fetch(input, init)): ConversationApi {
-  async function call(what: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<unknown> {
+  async function call(what: string, path: string, init: { method?: string; body?: unknown; keepalive?: boolean } = {}): Promise<unknown> {
     let response: Response;
     try {
       response = await fetcher(path, {
@@ -103,6 +107,7 @@ export function conversationApi(fetcher: typeof fetch = (input, init) => fetch(i
         // A request that never answers would hold up every line queued behind it.
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        ...(init.keepalive === true ? { keepalive: true } : {}),
       });
     } catch (cause) {
       throw new ConversationApiError(`Confab’s server could not be reached to ${what}; it will be tried again when the connection is back.`, 'unreachable', undefined, { cause });
@@ -147,8 +152,9 @@ export function conversationApi(fetcher: typeof fetch = (input, init) => fetch(i
       const body = shaped('open that conversation', await call('open that conversation', `/api/threads/${encodeURIComponent(threadId)}/lines`), hasArray('lines', isSavedLine));
       return body.lines;
     },
-    async addLine(threadId, line) {
-      return shaped('save a line', await call('save a line', `/api/threads/${encodeURIComponent(threadId)}/lines`, { body: line }), isSavedLine);
+    async addLine(threadId, line, options = {}) {
+      const init = options.keepalive === true ? { body: line, keepalive: true } : { body: line };
+      return shaped('save a line', await call('save a line', `/api/threads/${encodeURIComponent(threadId)}/lines`, init), isSavedLine);
     },
     async forgetThread(threadId) {
       await call('forget that conversation', `/api/threads/${encodeURIComponent(threadId)}`, { method: 'DELETE' });

@@ -167,6 +167,18 @@ describe('the conversation’s junction', () => {
     expect(t.spoken.at(-1)).toMatchObject({ piece: 1, text: 'How are you?', voice: 'device' });
   });
 
+  it('cuts an answer under way when the person leaves, keeping what was heard of it', async () => {
+    const t = setUp();
+    t.final.emit('Tell me about tides.');
+    t.answer.send('The moon pulls the sea. ');
+    await settle();
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    t.conversation.interrupt();
+    await settle();
+    expect(t.answer.aborted).toBe(true);
+    expect(t.kept.at(-1)).toEqual({ role: 'assistant', text: 'The moon pulls the sea.', utteranceId: 1, interrupted: true });
+  });
+
   it('says a refused microphone once, keeps the page standing and takes typing', () => {
     const t = setUp();
     t.conversation.microphoneRefused(false, 'The microphone was refused, so this conversation is typed.');

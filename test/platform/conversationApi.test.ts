@@ -27,6 +27,10 @@ describe('the conversation API client', () => {
     expect(saving.calls[0]?.url).toBe('/api/threads/t%2F1/lines');
     await expect(conversationApi(answering(200, { threads: [{ id: 't', bot: 'demo', title: 'hi', createdAt: 'a', lastLineAt: 'b' }] }).fetcher).threads('demo')).resolves.toHaveLength(1);
     await expect(conversationApi(answering(200, { memories: [{ id: 'm', bot: 'demo', text: 'I like tea', createdAt: 'a' }] }).fetcher).memories('demo')).resolves.toHaveLength(1);
+    const leaving = answering(201, line);
+    await conversationApi(leaving.fetcher).addLine('t/1', { who: 'person', text: 'hi', clientId: 'c' }, { keepalive: true });
+    expect(leaving.calls[0]?.init?.keepalive).toBe(true);
+    expect(saving.calls[0]?.init?.keepalive).toBeUndefined();
     const forgetting = answering(204);
     await conversationApi(forgetting.fetcher).forgetMemory('m');
     expect(forgetting.calls[0]?.init?.method).toBe('DELETE');

@@ -1,0 +1,42 @@
+/**
+ * (2) Barge-in while the assistant speaks, heard the way a person is heard: from the level of the
+ * page's own microphone, through the echo gate. Chromium's fake capture plays a file that keeps
+ * quiet for a moment after the page opens the microphone, then talks for two seconds.
+ *
+ * The moment is made certain rather than timed: the question is typed before the person has let
+ * the page listen (the microphone is not open yet), and only once the answer is audible does the
+ * person press "Start listening" — which opens the microphone, and so starts the file, in the
+ * middle of an answer that lasts many seconds more.
+ */
+import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, expect, linesInDb, openVoice, orb, said, surface, test, threadsInDb, turnBack } from './fixtures';
+
+test.use({ mic: 'talks' });
+test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
+
+test('(2) stops the answer when the person talks over it, keeps it as interrupted, and answers the next question', async ({ page, speech }) => {
+  await openVoice(page);
+  // The first tap lets audio play; the greeting is spoken, and until listening is allowed the page is typed to.
+  await page.getByTestId('bot-name').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'muted', { timeout: ANSWER_PATIENCE_MS });
+  await page.getByTestId('typing').fill('Tell me a long story about the sea.');
+  await page.getByTestId('send').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'speaking', { timeout: ANSWER_PATIENCE_MS });
+  await expect(surface(page)).toHaveAttribute('data-audible', 'true');
+
+  await page.getByTestId('start-listening').click();
+  // The person talks over it: the turn is theirs, the audio has stopped, and what was said of the
+  // answer is marked cut (an answer that simply ended would not be).
+  await expect(orb(page)).toHaveAttribute('data-state', /^(listening|hearing)$/, { timeout: ANSWER_PATIENCE_MS });
+  await expect(surface(page)).toHaveAttribute('data-audible', 'false');
+  const cut = page.getByTestId('transcript').locator('li[data-role="assistant"]').nth(1);
+  await expect(cut).toContainText('Interrupted');
+
+  await speech.final('What happened next?');
+  await expect(said(page, 'assistant').nth(2)).toContainText('I heard you say: "What happened next?"', { timeout: ANSWER_PATIENCE_MS });
+  await turnBack(page);
+
+  const [thread] = await threadsInDb(page.request);
+  await expect
+    .poll(async () => (await linesInDb(page.request, thread?.id ?? '')).map((l) => `${l.who}${l.interrupted ? ' (interrupted)' : ''}`))
+    .toEqual(['assistant', 'person', 'assistant (interrupted)', 'person', 'assistant']);
+});

@@ -1,0 +1,24 @@
+/**
+ * (4) A browser with no recogniser (Firefox): the page is typed to from the start, and what is typed
+ * goes exactly where speech goes — answered aloud, written down, kept.
+ */
+import { PAGE_TEST_TIMEOUT_MS, expect, linesInDb, openVoice, said, test, threadsInDb } from './fixtures';
+import { typeAndHear } from './typed';
+
+test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
+test.use({ recogniser: false });
+
+test('(4) offers typing from the start and answers what is typed aloud, keeping both lines', async ({ page }) => {
+  await openVoice(page);
+  // Nothing can listen, so nothing asks to: no disclosure, and the button says why.
+  await expect(page.getByTestId('disclosure')).toHaveCount(0);
+  await expect(page.getByTestId('mic')).toHaveAccessibleName('This browser cannot listen; type instead');
+  await expect(page.getByTestId('typing')).toHaveAttribute('placeholder', 'This browser cannot listen; type here');
+
+  await typeAndHear(page, 'Is anybody there?', 1);
+  await expect(said(page, 'user')).toHaveText(['Is anybody there?']);
+
+  const [thread] = await threadsInDb(page.request);
+  expect(thread?.title).toBe('Is anybody there?');
+  await expect.poll(async () => (await linesInDb(page.request, thread?.id ?? '')).map((l) => l.who)).toEqual(['assistant', 'person', 'assistant']);
+});
