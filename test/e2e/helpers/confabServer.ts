@@ -30,14 +30,17 @@ function sharedServerEnv(): Record<string, string> {
 }
 
 /** What differs from the shared server; everything else is as `npm start` has it, in memory. */
-export type ConfabServerOptions = Partial<Pick<BackendDeps, 'speech' | 'providers' | 'live'>>;
+export interface ConfabServerOptions extends Partial<Pick<BackendDeps, 'speech' | 'providers' | 'live'>> {
+  /** The bot files. Default the shipped bots/. */
+  botsDir?: string;
+}
 
 /** Starts the server; `close` stops it and its database. */
 export async function startConfabServer(options: ConfabServerOptions = {}): Promise<Listening> {
   const db = await openDatabase({ dataDir: 'memory://' });
   const api = createBackend({
     db,
-    bots: await loadBots(resolve(ROOT, 'bots')),
+    bots: await loadBots(options.botsDir ?? resolve(ROOT, 'bots')),
     grantSecret: randomBytes(32),
     personMode: { kind: 'local' },
     providers: options.providers ?? [],

@@ -5,33 +5,13 @@
  * The default fake device beeps every second, which the echo gate rightly hears as a person talking
  * over the assistant; these pages need a microphone that says nothing unless a test wants it to.
  */
-import { writeFileSync } from 'node:fs';
+import { writeWav } from '../speech/wav';
 
 const RATE_HZ = 16_000;
 
-/** Writes mono 16-bit PCM at 16 kHz. */
-function writeWav(path: string, samples: Float32Array): void {
-  const bytes = Buffer.alloc(44 + samples.length * 2);
-  bytes.write('RIFF', 0, 'ascii');
-  bytes.writeUInt32LE(36 + samples.length * 2, 4);
-  bytes.write('WAVE', 8, 'ascii');
-  bytes.write('fmt ', 12, 'ascii');
-  bytes.writeUInt32LE(16, 16);
-  bytes.writeUInt16LE(1, 20);
-  bytes.writeUInt16LE(1, 22);
-  bytes.writeUInt32LE(RATE_HZ, 24);
-  bytes.writeUInt32LE(RATE_HZ * 2, 28);
-  bytes.writeUInt16LE(2, 32);
-  bytes.writeUInt16LE(16, 34);
-  bytes.write('data', 36, 'ascii');
-  bytes.writeUInt32LE(samples.length * 2, 40);
-  samples.forEach((sample, i) => bytes.writeInt16LE(Math.round(Math.max(-1, Math.min(1, sample)) * 32767), 44 + i * 2));
-  writeFileSync(path, bytes);
-}
-
 /** One second of silence; Chromium loops it, so the microphone is silent for as long as it is open. */
 export function writeSilence(path: string): string {
-  writeWav(path, new Float32Array(RATE_HZ));
+  writeWav(path, { samples: new Float32Array(RATE_HZ), rateHz: RATE_HZ });
   return path;
 }
 
@@ -52,6 +32,6 @@ export function writeTalkAfter(path: string, options: { quietMs: number; talkMs:
     const syllable = 0.55 + 0.45 * Math.sin(2 * Math.PI * 4 * t);
     samples[i] = options.level * syllable * (voiced / 2.2);
   }
-  writeWav(path, samples);
+  writeWav(path, { samples, rateHz: RATE_HZ });
   return `${path}%noloop`;
 }

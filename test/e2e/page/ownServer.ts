@@ -1,65 +1,18 @@
 /**
- * A Confab server a spec starts for itself, for what the shared one (playwright.config.ts's
+ * A Confab server a page spec starts for itself, for what the shared one (playwright.config.ts's
  * webServer, which other specs rely on as it is) must not have: a bot whose site voice speaks and a
- * voice endpoint that fails, or a live provider. It is the real server assembled the way
- * server/index.ts assembles it (`createBackend` + `createApp`) over an in-memory database, serving
- * the same e2e build and tiny models as the shared one, on 127.0.0.1 and a port of its own.
+ * voice endpoint that fails, or a live provider. The real server (test/e2e/helpers/confabServer.ts)
+ * over the page tests' own bots.
  */
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import config from '../../../playwright.config';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
-import type { BackendDeps } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
-import { loadBots } from '../../../server/bots';
-import { readConfig } from '../../../server/config';
-import { openDatabase } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
-import { serveApp } from '../../server/chat/localServers';
+import { startConfabServer } from '../helpers/confabServer';
+import type { ConfabServerOptions } from '../helpers/confabServer';
 import type { Listening } from '../../server/chat/localServers';
-
-const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 /** The bots of the page's own tests: Sage as in bots/, and Studio, whose site voice speaks. */
 export const TEST_BOTS_DIR = resolve(import.meta.dirname, '..', 'bots');
 
-/** Where the shared server finds the e2e build and the tiny models. */
-function sharedServerEnv(): Record<string, string> {
-  const server = config.webServer;
-  const one = Array.isArray(server) ? server[0] : server;
-  if (one?.env === undefined) throw new Error('playwright.config.ts has no webServer env to copy the build and model folders from.');
-  return one.env;
-}
-
-export interface OwnServerOptions extends Partial<Pick<BackendDeps, 'speech' | 'providers' | 'live'>> {
-  /** The bot files. Default test/e2e/bots. */
-  botsDir?: string;
-}
-
-/** Starts the server; `close` stops it and its database. */
-export async function startOwnServer(options: OwnServerOptions = {}): Promise<Listening> {
-  const db = await openDatabase({ dataDir: 'memory://' });
-  const api = createBackend({
-    db,
-    bots: await loadBots(options.botsDir ?? TEST_BOTS_DIR),
-    grantSecret: randomBytes(32),
-    personMode: { kind: 'local' },
-    providers: options.providers ?? [],
-    live: options.live ?? false,
-    prices: DEFAULT_PRICES,
-    speech: options.speech,
-    embedder: hashEmbedder,
-    clock: Date.now,
-    log: () => undefined,
-  });
-  const app = createApp({ config: readConfig(sharedServerEnv(), ROOT), api });
-  const server = await serveApp(app);
-  return {
-    url: server.url,
-    close: async () => {
-      await server.close();
-      await db.close();
-    },
-  };
+/** Starts the server over the page tests' bots (or `botsDir`); `close` stops it and its database. */
+export function startOwnServer(options: ConfabServerOptions = {}): Promise<Listening> {
+  return startConfabServer({ botsDir: TEST_BOTS_DIR, ...options });
 }
