@@ -85,6 +85,11 @@ export async function pastQuestions(tx: Queryable, query: { person: string; bot:
     `select text from (
        select l.text, l.seq from lines l join threads t on t.id = l.thread_id
         where l.person = $1 and l.who = 'person' and t.bot = $2
+          -- Words the person told this bot to forget are not handed back to it as a question.
+          and not exists (
+            select 1 from forgotten f
+             where f.person = l.person and f.bot = t.bot and f.digest = sha256(convert_to(l.text, 'UTF8'))
+          )
         order by l.seq desc
         limit $3
      ) latest

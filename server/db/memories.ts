@@ -105,8 +105,13 @@ export async function listMemories(tx: Queryable, filter: { bot: string }): Prom
 /** Forgets one memory of the person's; false when there is no such memory of theirs. Run under `asPerson`. */
 export async function forgetMemory(tx: Queryable, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const { rows } = await tx.query('delete from memories where id = $1 returning id', [id]);
-  return rows.length > 0;
+  const { rows } = await tx.query<{ person: string; bot: string; text: string }>('delete from memories where id = $1 returning person, bot, text', [id]);
+  const gone = rows[0];
+  if (gone === undefined) return false;
+  // The words go, and a digest of them stays, so the same words in the person's earlier questions
+  // are not handed to the bot either (see `pastQuestions`).
+  await tx.query("insert into forgotten (person, bot, digest) values ($1, $2, sha256(convert_to($3, 'UTF8'))) on conflict do nothing", [gone.person, gone.bot, gone.text]);
+  return true;
 }
 
 interface MemoryRow {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../../server/db/database';
 import { addLine, listLines, pastQuestions } from '../../../server/db/lines';
 import type { Speaker } from '../../../server/db/lines';
+import { forgetMemory, listMemories, rememberLine } from '../../../server/db/memories';
 import { TITLE_MAX_CHARS, createThread, deleteThread, listThreads, titleOf } from '../../../server/db/threads';
+import { hashEmbedder } from '../../../server/memory/embed';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from './fixtures';
 
 describe('threads and lines', { timeout: DB_TEST_MS }, () => {
@@ -123,6 +125,29 @@ describe('threads and lines', { timeout: DB_TEST_MS }, () => {
     expect(await db.asServer((tx) => pastQuestions(tx, { person: ana, bot: 'demo', limit: 2 }))).toEqual(['Q2', 'Q3']);
     expect(await db.asPerson(ana, (tx) => pastQuestions(tx, { person: bob, bot: 'demo', limit: 10 }))).toEqual([]);
     await expect(db.asServer((tx) => pastQuestions(tx, { person: ana, bot: 'demo', limit: 0 }))).rejects.toThrow(RangeError);
+  });
+
+  it('leaves out of the earlier questions the words the person told that bot to forget, and only those', async () => {
+    const ana = somebody();
+    const bob = somebody();
+    const secret = 'My bank PIN is 4321.';
+    for (const person of [ana, bob]) {
+      await db.asPerson(person, async (tx) => {
+        const t = await createThread(tx, { person, bot: 'demo' });
+        await say(tx, person, t.id, 'person', secret);
+        await say(tx, person, t.id, 'person', 'What is the weather?');
+      });
+    }
+    const embedding = await hashEmbedder.embed(secret);
+    await db.asServer((tx) => rememberLine(tx, { person: ana, bot: 'demo', text: secret, embedder: 'hash-v1', embedding }));
+    const [memory] = await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }));
+    expect(await db.asPerson(ana, (tx) => forgetMemory(tx, memory?.id ?? ''))).toBe(true);
+    expect(await db.asServer((tx) => pastQuestions(tx, { person: ana, bot: 'demo', limit: 10 }))).toEqual(['What is the weather?']);
+    expect(await db.asServer((tx) => pastQuestions(tx, { person: bob, bot: 'demo', limit: 10 }))).toEqual([secret, 'What is the weather?']);
+    // The words themselves are kept nowhere but in the person's own transcript.
+    const kept = await db.asServer((tx) => tx.query<{ n: number }>('select count(*)::int as n from forgotten where person = $1', [ana]));
+    expect(kept.rows[0]?.n).toBe(1);
+    expect(JSON.stringify((await db.asServer((tx) => tx.query('select * from forgotten where person = $1', [ana]))).rows)).not.toContain('PIN');
   });
 });
 

@@ -113,6 +113,14 @@ describe('row level security', { timeout: DB_TEST_MS }, () => {
       expect(await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }))).toHaveLength(1);
     });
 
+    it("neither reads another person's forgotten digests nor writes one in their name", async () => {
+      await db.asServer((tx) => tx.query("insert into forgotten (person, bot, digest) values ($1, 'demo', sha256('x'::bytea))", [ana]));
+      expect((await db.asPerson(bob, (tx) => tx.query('select digest from forgotten'))).rows).toEqual([]);
+      expect((await db.asPerson(ana, (tx) => tx.query('select digest from forgotten'))).rows).toHaveLength(1);
+      await expect(db.asPerson(bob, (tx) => tx.query("insert into forgotten (person, bot, digest) values ($1, 'demo', sha256('y'::bytea))", [ana]))).rejects.toBeInstanceOf(RefusedError);
+      await expect(db.asPerson(ana, (tx) => tx.query('delete from forgotten'))).rejects.toBeInstanceOf(RefusedError);
+    });
+
     it('refuses every update of lines, threads and memories — nobody edits what was said', async () => {
       for (const sql of [
         "update lines set text = 'edited' where id = $1",
