@@ -200,8 +200,18 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   /** The conversation's lines go to the outbox under one local thread, made on the first line. */
   let localThread: Promise<string> | null = null;
   let conversationKey = crypto.randomUUID();
-  let heardFromPerson = false;
-  let heldBack: Line[] = [];
+  /**
+   * The assistant's lines said before the person said anything (a greeting), held until they do;
+   * null once they have, when every line is kept as it is said.
+   */
+  let heldBack: Line[] | null = [];
+
+  /** The lines that follow go to a conversation of their own: `thread`, or one made on the first line. */
+  function keepingInto(thread: Promise<string> | null, heard: boolean): void {
+    conversationKey = crypto.randomUUID();
+    localThread = thread;
+    heldBack = heard ? null : [];
+  }
   /**
    * The page is going away (a reload, a closed tab): the outbox's IndexedDB write and its send may
    * not finish before it does, so a line kept now is also sent at once in a request that outlives
@@ -302,15 +312,12 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     const box = outbox;
     if (box === null) return;
     // A greeting alone is not a conversation: it is kept only once the person has said something.
-    if (line.role === 'assistant' && !heardFromPerson) {
+    if (line.role === 'assistant' && heldBack !== null) {
       heldBack.push(line);
       return;
     }
-    const lines = line.role === 'user' && !heardFromPerson ? [...heldBack, line] : [line];
-    if (line.role === 'user') {
-      heardFromPerson = true;
-      heldBack = [];
-    }
+    const lines = heldBack === null ? [line] : [...heldBack, line];
+    heldBack = null;
     localThread ??= box.startThread(bot.slug);
     const key = conversationKey;
     const toSave = lines.map((said) => ({
@@ -517,10 +524,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   }
 
   function newConversation(): void {
-    conversationKey = crypto.randomUUID();
-    localThread = null;
-    heardFromPerson = false;
-    heldBack = [];
+    keepingInto(null, false);
     player?.stop();
     update({ threadId: null, greeting: bot.greeting ?? null, drawerProblem: null });
     startConversation();
@@ -580,10 +584,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       async openThread(threadId) {
         try {
           const saved = await api.lines(threadId);
-          conversationKey = crypto.randomUUID();
-          heardFromPerson = true;
-          heldBack = [];
-          localThread = outbox === null ? null : outbox.adoptThread(threadId);
+          keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true);
           player?.stop();
           update({ threadId, greeting: null, drawerProblem: null });
           startConversation(linesOf(saved));

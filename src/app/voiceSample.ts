@@ -8,7 +8,7 @@ import { chunkAll } from '../core/speech/chunker';
 import { TALK } from '../core/speech/talk';
 import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../core/voice/api';
 import { DEFAULT_SPEED } from '../core/voice/config';
-import { PcmPlayer } from '../platform/pcmPlayer';
+import { createAudioPlayer } from '../platform/audio/player';
 
 export const SAMPLE_TEXT = 'Hello! This is how I sound. Everything I say is made here, on your own device.';
 
@@ -43,12 +43,11 @@ export class VoiceSample {
 
   /** Speaks the sample; `context` must have been created or resumed in the click that asked. */
   async speak(context: AudioContext, utteranceId: number): Promise<SampleResult> {
-    const player = new PcmPlayer(context, TALK.gapMs);
+    const player = createAudioPlayer(context, { gapMs: TALK.gapMs });
     const startedAt = this.now();
     let firstPieceMs = 0;
     let samples = 0;
     let sampleRateHz = 0;
-    const playing: Promise<void>[] = [];
     const pieces = chunkAll(SAMPLE_TEXT);
     for (const [index, text] of pieces.entries()) {
       const spoken = await this.tts.speak({
@@ -64,9 +63,17 @@ export class VoiceSample {
       if (index === 0) firstPieceMs = this.now() - startedAt;
       samples += spoken.samples.length;
       sampleRateHz = spoken.sampleRateHz;
-      playing.push(player.play(new Float32Array(spoken.samples), spoken.sampleRateHz));
+      player.play({ utteranceId, piece: index }, new Float32Array(spoken.samples), spoken.sampleRateHz);
     }
-    await Promise.all(playing);
+    // Every piece is queued by now, so the player drains when the last one has played out.
+    if (!player.drained) {
+      await new Promise<void>((resolve) => {
+        player.on('ended', () => {
+          if (player.drained) resolve();
+        });
+      });
+    }
+    player.dispose();
     return { pieces: pieces.length, samples, sampleRateHz, firstPieceMs };
   }
 }
