@@ -7,6 +7,7 @@
  */
 import type { ModelPrice, TokenUsage } from './prices';
 import { costUsd, estimateTokens } from './prices';
+import type { ToolCallAccumulator } from './toolCalls';
 import type { OpenUpstream } from './upstream';
 
 /** How an answer ended. */
@@ -54,8 +55,14 @@ export interface AnswerResult {
   usage?: TokenUsage;
 }
 
-/** The pieces of an answer; its return value says how it ended. */
-export type AnswerPieces = AsyncGenerator<string, AnswerResult, undefined>;
+/** One of the door's own SSE events, sent beside the text (see `DOOR_EVENTS`). */
+export interface DoorEvent {
+  event: string;
+  data: unknown;
+}
+
+/** The pieces of an answer — text, and the door's own events — and, returned, how it ended. */
+export type AnswerPieces = AsyncGenerator<string | DoorEvent, AnswerResult, undefined>;
 
 export interface LimitOptions {
   /** The answer's signal; aborted with an `AnswerStop`. `limitedAnswer` aborts it itself for `spend`. */
@@ -66,10 +73,12 @@ export interface LimitOptions {
   price?: ModelPrice;
   /** Estimated prompt tokens, counted into the running cost. */
   promptTokens: number;
+  /** Where the answer's tool-call pieces are gathered; without it they are dropped. */
+  toolCalls?: ToolCallAccumulator;
 }
 
 /** `open`'s answer, cut short by the limits in `options` or by the provider breaking. */
-export async function* limitedAnswer(open: OpenUpstream, options: LimitOptions): AnswerPieces {
+export async function* limitedAnswer(open: Pick<OpenUpstream, 'events'>, options: LimitOptions): AsyncGenerator<string, AnswerResult, undefined> {
   const { signal } = options.controller;
   let modelChars = 0;
   let usage: TokenUsage | undefined;
@@ -80,6 +89,7 @@ export async function* limitedAnswer(open: OpenUpstream, options: LimitOptions):
     for await (const event of open.events) {
       if (event.type === 'usage') usage = event.usage;
       else if (event.type === 'finish') length = event.reason === 'length';
+      else if (event.type === 'tool-call') options.toolCalls?.push(event.piece);
       else {
         modelChars += event.text.length;
         said = event.text;
@@ -106,7 +116,7 @@ export async function* limitedAnswer(open: OpenUpstream, options: LimitOptions):
 
 /** An answer that is one sentence: a refusal, or a limit that ran out before the first token. */
 // eslint-disable-next-line @typescript-eslint/require-await -- an answer like any other, though nothing in it waits
-export async function* sentenceAnswer(sentence: string, ended: AnswerEnded): AnswerPieces {
+export async function* sentenceAnswer(sentence: string, ended: AnswerEnded): AsyncGenerator<string, AnswerResult, undefined> {
   yield sentence;
   return { ended, modelChars: 0 };
 }

@@ -18,6 +18,10 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
+import { openAiTools } from '../verbs/project';
+import type { Verb } from '../verbs/verb';
+import { actingAnswer } from './acting';
+import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
 import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
@@ -27,10 +31,11 @@ import type { ProviderFailure } from './errors';
 import { openFirstAnswering } from './fallover';
 import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable, TokenUsage } from './prices';
-import { realSleep, standInAnswer, standInReason, wordByWord } from './standIn';
+import { realSleep, STAND_IN_MODEL, standInAnswer, standInReason, wordByWord } from './standIn';
 import type { Sleep, StandInReason } from './standIn';
+import { standInModel } from './standInModel';
 import { providerOrder } from './upstream';
-import type { Provider, ProviderChoice } from './upstream';
+import type { PromptMessage, Provider, ProviderChoice } from './upstream';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
 import type { AnswerHeader } from './wire';
 
@@ -60,8 +65,7 @@ export interface DoorBot extends ProviderChoice {
 
 /** The provider name recorded for the stand-in's answers. */
 export const STAND_IN = 'stand-in';
-/** The `model` a stand-in's answer reports. */
-export const STAND_IN_MODEL = 'confab-stand-in';
+export { STAND_IN_MODEL } from './standIn';
 /** The `model` a refusal reports. */
 export const REFUSAL_MODEL = 'confab';
 
@@ -99,6 +103,20 @@ export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
   bot: B;
   /** The client's user and assistant turns. */
   messages: readonly ConversationMessage[];
+}
+
+/** A turn as `acting` sees it: with what the page says of the conversation and the person's clock. */
+export interface ActingTurn<G extends DoorGrant, B extends DoorBot> extends DoorTurn<G, B> {
+  /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
+  conversation: string | undefined;
+  /** `x-confab-time-zone`, when it names a real IANA zone; else `UTC`. */
+  timeZone: string;
+}
+
+/** What a turn may do: the verbs offered to the model, and the loop's means of running them. */
+export interface TurnPlan {
+  verbs: readonly Verb[];
+  acting: TurnActing;
 }
 
 /** A turn that was answered, for whatever is written afterwards (memories). */
@@ -158,6 +176,11 @@ export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partia
    * its failures are logged by name.
    */
   afterAnswer?: (turn: AnsweredTurn<G, B>) => Promise<void>;
+  /**
+   * What this turn may do: the verbs in its scope and how they run. Unset, or undefined for a turn,
+   * the model is offered no tools and only talks.
+   */
+  acting?: (turn: ActingTurn<G, B>) => Promise<TurnPlan | undefined>;
   /** Now, in ms since the epoch. */
   clock: () => number;
   /** How providers are reached. Default: the global `fetch`. */
@@ -231,6 +254,10 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
 
       const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages };
+      const plan = deps.acting === undefined
+        ? Promise.resolve(undefined)
+        : deps.acting({ ...turn, conversation: conversationOf(c.req.header('x-confab-conversation')), timeZone: timeZoneOf(c.req.header('x-confab-time-zone')) });
+      plan.catch(() => undefined);
       const standInWhy = standInReason(deps.providers.length, deps.live);
       // What follows the prompt is gathered while the turn is admitted: both read the database, and
       // on Postgres they run side by side. A refused turn's context is read and dropped.
@@ -296,7 +323,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
 
       let answer: Answer;
       try {
-        answer = await startAnswer(turn, source, controller, spend);
+        answer = await startAnswer(turn, source, controller, spend, await plan);
       } catch (error) {
         const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
         if (why === undefined || why === 'client') {
@@ -332,37 +359,60 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
    * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when gathering the
    * context did.
    */
-  async function startAnswer(turn: DoorTurn<G, B>, source: AnswerSource, controller: AbortController, spendUsd: number | undefined): Promise<Answer> {
+  async function startAnswer(turn: DoorTurn<G, B>, source: AnswerSource, controller: AbortController, spendUsd: number | undefined, plan: TurnPlan | undefined): Promise<Answer> {
     if ('standIn' in source) {
-      const text = standInAnswer(source.standIn, lastQuestion(turn.messages));
-      return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal), promptTokens: 0, bought: false };
+      if (plan === undefined) {
+        const text = standInAnswer(source.standIn, lastQuestion(turn.messages));
+        return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal), promptTokens: 0, bought: false };
+      }
+      const why = source.standIn;
+      const model = (messages: readonly PromptMessage[]) =>
+        standInModel(messages, { reason: why, verbs: plan.verbs, wordMs: options.standInWordMs, sleep, signal: controller.signal });
+      const pieces = actingAnswer(model(turn.messages), turn.messages, plan.acting, {
+        controller,
+        next: (messages) => Promise.resolve(model(messages)),
+        limits: () => ({ promptTokens: 0 }),
+        costOf: () => 0,
+        sleep,
+      });
+      return { provider: STAND_IN, model: STAND_IN_MODEL, pieces, promptTokens: 0, bought: false };
     }
     const { prompt: system } = turn.bot;
     const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...(await source.context)];
     const promptTokens = estimateTokens(prompt.reduce((sum, message) => sum + message.content.length, 0));
-    const open = await openFirstAnswering(providerOrder(deps.providers, turn.bot), prompt, {
-      signal: controller.signal,
-      fetch: fetchUpstream,
-      firstTokenMs: options.firstTokenMs,
-      onFallover: (error) => {
-        log({
-          event: 'provider.fell-over',
-          provider: error.provider,
-          failure: error.failure,
-          ...(error.status === undefined ? {} : { status: error.status }),
-          ...(error.code === undefined ? {} : { code: error.code }),
-        });
-      },
-    });
-    const limits = { controller, promptTokens, ...(spendUsd === undefined ? {} : { spendUsd }) };
-    const price = priceOf(deps.prices, open.model);
-    return {
-      provider: open.provider.name,
-      model: open.model,
-      pieces: limitedAnswer(open, price === undefined ? limits : { ...limits, price }),
-      promptTokens,
-      bought: true,
+    const tools = plan === undefined || plan.verbs.length === 0 ? undefined : openAiTools(plan.verbs);
+    const ask = (messages: readonly PromptMessage[]) =>
+      openFirstAnswering(providerOrder(deps.providers, turn.bot), messages, {
+        signal: controller.signal,
+        fetch: fetchUpstream,
+        firstTokenMs: options.firstTokenMs,
+        ...(tools === undefined ? {} : { tools }),
+        onFallover: (error) => {
+          log({
+            event: 'provider.fell-over',
+            provider: error.provider,
+            failure: error.failure,
+            ...(error.status === undefined ? {} : { status: error.status }),
+            ...(error.code === undefined ? {} : { code: error.code }),
+          });
+        },
+      });
+    const open = await ask(prompt);
+    const limitsFor = (model: string, spentUsd: number) => {
+      const price = priceOf(deps.prices, model);
+      const left = spendUsd === undefined ? undefined : Math.max(0, spendUsd - spentUsd);
+      return { promptTokens, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
     };
+    const pieces = plan === undefined || tools === undefined
+      ? limitedAnswer(open, { controller, ...limitsFor(open.model, 0) })
+      : actingAnswer(open, prompt, plan.acting, {
+          controller,
+          next: ask,
+          limits: limitsFor,
+          costOf: (model, usage) => costUsd(priceOf(deps.prices, model), usage),
+          sleep,
+        });
+    return { provider: open.provider.name, model: open.model, pieces, promptTokens, bought: true };
   }
 
   /**
@@ -385,7 +435,8 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     if (!request.stream) {
       let next = first;
       while (!next.done) {
-        text += next.value;
+        // A whole completion has no place for the door's own events; its text is all.
+        if (typeof next.value === 'string') text += next.value;
         next = await answer.pieces.next();
       }
       const usage = await settle(next.value);
@@ -399,9 +450,14 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         let next = first;
         let role = true;
         while (!next.done) {
-          text += next.value;
-          await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: next.value } : { content: next.value }, null) });
-          role = false;
+          const piece = next.value;
+          if (typeof piece === 'string') {
+            text += piece;
+            await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: piece } : { content: piece }, null) });
+            role = false;
+          } else {
+            await stream.writeSSE({ event: piece.event, data: JSON.stringify(piece.data) });
+          }
           next = await answer.pieces.next();
         }
         const result = next.value;
@@ -453,6 +509,23 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   });
 
   return app;
+}
+
+const CONVERSATION_KEY = /^[A-Za-z0-9:_-]{1,128}$/;
+
+/** The page's conversation key, when it is well formed. */
+function conversationOf(header: string | undefined): string | undefined {
+  return header !== undefined && CONVERSATION_KEY.test(header) ? header : undefined;
+}
+
+/** An IANA time zone the runtime knows, or `UTC`. */
+export function timeZoneOf(header: string | undefined): string {
+  if (header === undefined || header === '' || header.length > 64) return 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: header }).resolvedOptions().timeZone;
+  } catch {
+    return 'UTC';
+  }
 }
 
 function nameOf(error: unknown): string {

@@ -3,10 +3,9 @@
  * that is its own, the next is asked instead, and so on. A failure that is not its own (a
  * malformed request) stops there: asking again would only be two bills and twice the wait.
  */
-import type { ChatMessage } from './chatRequest';
 import { NoProviderAnswered, ProviderError } from './errors';
 import { openUpstream } from './upstream';
-import type { Attempt, OpenOptions, OpenUpstream } from './upstream';
+import type { Attempt, OpenOptions, OpenUpstream, PromptMessage } from './upstream';
 
 export interface FalloverOptions extends OpenOptions {
   /** Told of each provider passed over, before the next is asked. */
@@ -18,7 +17,7 @@ export interface FalloverOptions extends OpenOptions {
  * provider's own, with `NoProviderAnswered` when every one failed for its own reasons, or with
  * `signal.reason` once `signal` has aborted.
  */
-export async function openFirstAnswering(attempts: readonly Attempt[], messages: readonly ChatMessage[], options: FalloverOptions): Promise<OpenUpstream> {
+export async function openFirstAnswering(attempts: readonly Attempt[], messages: readonly PromptMessage[], options: FalloverOptions): Promise<OpenUpstream> {
   const failures: ProviderError[] = [];
   for (const attempt of attempts) {
     try {

@@ -6,6 +6,9 @@
  * timing is exercised too.
  */
 
+/** The `model` a stand-in's answer reports. */
+export const STAND_IN_MODEL = 'confab-stand-in';
+
 /** Why the stand-in is answering. */
 export type StandInReason =
   /** No provider is configured at all. */

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from './chatRequest';
 import { ProviderError, UpstreamStreamError } from './errors';
+import type { ToolCallPiece } from './toolCalls';
 import type { TokenUsage } from './prices';
 import { readSse } from './sse';
 
@@ -72,9 +73,25 @@ export function isProvidersOwn(status: number, code?: string): boolean {
   return status === 400 && code !== undefined && MODEL_MISSING_CODES.has(code);
 }
 
+/**
+ * A message as the door sends it upstream: the prompt and conversation, and within a turn that
+ * calls verbs, the assistant's calls and the answer to each.
+ */
+export type PromptMessage =
+  | ChatMessage
+  | { role: 'assistant'; content: string | null; tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** An OpenAI function tool, as sent upstream. */
+export interface UpstreamTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
 /** What an upstream stream says, in the door's words. */
 export type UpstreamEvent =
   | { type: 'delta'; text: string }
+  | { type: 'tool-call'; piece: ToolCallPiece }
   | { type: 'usage'; usage: TokenUsage }
   | { type: 'finish'; reason: string };
 
@@ -90,6 +107,8 @@ export interface OpenOptions {
   fetch: typeof fetch;
   /** How long to wait for the first token before asking the next provider, in ms. */
   firstTokenMs: number;
+  /** The verbs in scope, as OpenAI tools; none: the request carries no `tools`. */
+  tools?: readonly UpstreamTool[];
 }
 
 const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -98,11 +117,12 @@ const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 const ERROR_BODY_MAX = 8192;
 
 /**
- * Asks `attempt` for an answer to `messages` and waits for its first token. Rejects with a
+ * Asks `attempt` for an answer to `messages` and waits for its first token (text, or the first
+ * piece of a tool call). Rejects with a
  * `ProviderError` when it fails before then (its `fallover` says whether to ask the next), or with
  * `signal.reason` once `signal` has aborted.
  */
-export async function openUpstream(attempt: Attempt, messages: readonly ChatMessage[], options: OpenOptions): Promise<OpenUpstream> {
+export async function openUpstream(attempt: Attempt, messages: readonly PromptMessage[], options: OpenOptions): Promise<OpenUpstream> {
   const { provider, model } = attempt;
   const timeout = new AbortController();
   const timer = setTimeout(() => {
@@ -124,7 +144,13 @@ export async function openUpstream(attempt: Attempt, messages: readonly ChatMess
           'content-type': 'application/json',
           accept: 'text/event-stream',
         },
-        body: JSON.stringify({ model, messages, stream: true, stream_options: { include_usage: true } }),
+        body: JSON.stringify({
+          model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(options.tools !== undefined && options.tools.length > 0 ? { tools: options.tools, parallel_tool_calls: true } : {}),
+        }),
         signal,
       });
     } catch (error) {
@@ -142,7 +168,7 @@ export async function openUpstream(attempt: Attempt, messages: readonly ChatMess
         const next = await events.next();
         if (next.done) break;
         early.push(next.value);
-        if (next.value.type === 'delta') break;
+        if (next.value.type === 'delta' || next.value.type === 'tool-call') break;
       }
     } catch (error) {
       await events.return();
@@ -189,12 +215,30 @@ function* eventsOfChunk(chunk: unknown): Generator<UpstreamEvent, void, undefine
     // A streamed chunk carries `delta`; a whole completion (a provider that ignored `stream`) carries `message`.
     const part = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : undefined;
     if (part !== undefined && typeof part.content === 'string' && part.content !== '') yield { type: 'delta', text: part.content };
+    if (part !== undefined && Array.isArray(part.tool_calls)) {
+      for (const [position, call] of (part.tool_calls as unknown[]).entries()) {
+        if (isRecord(call)) yield { type: 'tool-call', piece: pieceOf(call, position) };
+      }
+    }
     if (typeof choice.finish_reason === 'string') yield { type: 'finish', reason: choice.finish_reason };
   }
   const usage = chunk.usage;
   if (isRecord(usage) && typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number') {
     yield { type: 'usage', usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } };
   }
+}
+
+/** One streamed tool-call piece; a piece without an index is placed by its position in the chunk. */
+function pieceOf(call: Record<string, unknown>, position: number): ToolCallPiece {
+  const fn = isRecord(call.function) ? call.function : {};
+  const args = fn.arguments;
+  return {
+    index: typeof call.index === 'number' ? call.index : position,
+    ...(typeof call.id === 'string' ? { id: call.id } : {}),
+    ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+    // A provider that sends the arguments as an object rather than a JSON string is met halfway.
+    ...(typeof args === 'string' ? { arguments: args } : isRecord(args) ? { arguments: JSON.stringify(args) } : {}),
+  };
 }
 
 /** The `error.code` (or `error.type`) of a provider's error body, read no further than `ERROR_BODY_MAX`. */

@@ -1,0 +1,235 @@
+/**
+ * A turn that may act: the model is asked with the verbs in scope as `tools`; text streams on as
+ * it comes; when the model calls verbs, the executor runs them, every call id is answered, and the
+ * model is asked again with the results — at most `maxModelCalls` times and `maxVerbCalls` verbs a
+ * turn. After a verb succeeds its app's narrators add the consequence ("That's 5 things on your
+ * shopping list."), said after the model's own words. A `confirm` verb is not run: it is held as a
+ * pending action, its question ends the turn, and only the person's page can approve it.
+ *
+ * Writes carry idempotency keys the host derives from the turn and the call — the model never sees
+ * them — so a retried turn never adds milk twice. A turn that was talked over starts no new write.
+ */
+import { createHash } from 'node:crypto';
+import { DOOR_EVENTS } from '../../src/core/acting/protocol';
+import type { PendingActionEvent, VerbRanEvent } from '../../src/core/acting/protocol';
+import { digestOf } from '../verbs/executor';
+import type { Executor, Outcome } from '../verbs/executor';
+import { verbNameOf } from '../verbs/project';
+import type { Caller } from '../verbs/verb';
+import { AnswerStop, CLOSING_SENTENCES, limitedAnswer } from './answer';
+import type { AnswerPieces, AnswerResult, DoorEvent, LimitOptions } from './answer';
+import type { TokenUsage } from './prices';
+import { ToolCallAccumulator } from './toolCalls';
+import type { ToolCall } from './toolCalls';
+import type { OpenUpstream, PromptMessage } from './upstream';
+
+/** Said once a turn when a verb has kept the person waiting past `fillerMs`. */
+export const FILLER_LINE = 'One moment.';
+/** Said when the model wants more steps than one answer may take. */
+export const TOO_MANY_STEPS = 'I had to stop there: that needed more steps than one answer may take.';
+/** What the model is told of a call not run because the turn's verb calls ran out. */
+const VERB_CALLS_SPENT = 'Not run: this turn has used all the verb calls it may make.';
+
+/** How many verb calls one turn may make. */
+export const VERB_CALLS_MAX = 8;
+/** How long a verb may run before the filler line is said, in ms. */
+export const FILLER_MS = 700;
+
+/** An answer from the model (a provider's, or the stand-in's) that has started. */
+export type OpenModel = Pick<OpenUpstream, 'events' | 'model'>;
+
+export interface TurnActing {
+  executor: Executor;
+  /** The verbs the model was offered; no other can run. */
+  scope: ReadonlySet<string>;
+  caller: Caller;
+  /** The page's key for the conversation, if it sent one. */
+  conversation: string | undefined;
+  /** A digest naming this turn of this conversation: the same on a retry of it. */
+  turnKey: string;
+  /** Most model calls in the turn (the bot's `limits.steps`). */
+  maxModelCalls: number;
+  /** Default `VERB_CALLS_MAX`. */
+  maxVerbCalls?: number;
+  /** Default `FILLER_MS`. */
+  fillerMs?: number;
+  /** Holds a `confirm` verb's call for the person to answer; the event the page is sent. */
+  holdAction: (held: { verb: string; input: unknown }) => Promise<PendingActionEvent>;
+}
+
+export interface ActingOptions {
+  /** The turn's signal: the client leaving (barge-in), or a limit. */
+  controller: AbortController;
+  /** The model's next answer to `messages`. Rejects as the first call's opening would. */
+  next: (messages: readonly PromptMessage[]) => Promise<OpenModel>;
+  /** Per-model-call limits (spend is checked per call against what is left). */
+  limits: (model: string, spentUsd: number) => Omit<LimitOptions, 'controller' | 'toolCalls'>;
+  /** USD a call's usage cost, for what is left of the answer's `spend`. */
+  costOf: (model: string, usage: TokenUsage) => number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The turn key: person, bot, conversation, how many times the person has spoken, and what they said last. */
+export function turnKeyOf(parts: { person: string; bot: string; conversation: string | undefined; userTurns: number; question: string }): string {
+  return createHash('sha256')
+    .update(JSON.stringify([parts.person, parts.bot, parts.conversation ?? '', parts.userTurns, parts.question]))
+    .digest('hex');
+}
+
+/** The idempotency key of one write in a turn: the turn, the verb, its input, and how many times this same call came before in the turn. */
+export function callKeyOf(turnKey: string, verb: string, input: unknown, occurrence: number): string {
+  return `turn-${createHash('sha256').update(`${turnKey}\n${digestOf(verb, input)}\n${String(occurrence)}`).digest('hex').slice(0, 40)}`;
+}
+
+export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMessage[], acting: TurnActing, options: ActingOptions): AnswerPieces {
+  const { signal } = options.controller;
+  const maxVerbCalls = acting.maxVerbCalls ?? VERB_CALLS_MAX;
+  const fillerMs = acting.fillerMs ?? FILLER_MS;
+  let messages = [...prompt];
+  let open = first;
+  let modelChars = 0;
+  let usage: TokenUsage | undefined;
+  let spentUsd = 0;
+  let verbCalls = 0;
+  let fillerSaid = false;
+  let lastText = '';
+  const narration: string[] = [];
+  const seen = new Map<string, number>();
+  /** Text that follows what was said, with a space between sentences. */
+  const joined = (text: string): string => (lastText === '' || /\s$/.test(lastText) ? text : ` ${text}`);
+  const said = (text: string): string => {
+    const piece = joined(text);
+    lastText = piece;
+    return piece;
+  };
+  const ended = (result: AnswerResult['ended']): AnswerResult => ({ ended: result, modelChars, ...(usage === undefined ? {} : { usage }) });
+
+  for (let modelCall = 1; ; modelCall += 1) {
+    const calls = new ToolCallAccumulator();
+    let text = '';
+    const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls });
+    let step = await pieces.next();
+    while (!step.done) {
+      text += step.value;
+      lastText = step.value;
+      yield step.value;
+      step = await pieces.next();
+    }
+    const result = step.value;
+    modelChars += result.modelChars;
+    if (result.usage !== undefined) {
+      usage = { promptTokens: (usage?.promptTokens ?? 0) + result.usage.promptTokens, completionTokens: (usage?.completionTokens ?? 0) + result.usage.completionTokens };
+      spentUsd += options.costOf(open.model, result.usage);
+    }
+    if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...(usage === undefined ? {} : { usage }) };
+    const toolCalls = calls.calls();
+    if (toolCalls.length === 0) break;
+    if (modelCall >= acting.maxModelCalls) {
+      yield said(TOO_MANY_STEPS);
+      break;
+    }
+
+    const answers: PromptMessage[] = [];
+    let held: PendingActionEvent | undefined;
+    for (const call of toolCalls) {
+      if (signal.aborted) return ended('aborted');
+      if (held !== undefined) {
+        answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }));
+        continue;
+      }
+      if (verbCalls >= maxVerbCalls) {
+        answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: VERB_CALLS_SPENT }));
+        continue;
+      }
+      verbCalls += 1;
+      const verb = verbNameOf(call.name);
+      const input = argumentsOf(call);
+      if (input === undefined) {
+        answers.push(toolAnswer(call, { ok: false, error: 'invalid_input', message: 'The arguments were not a JSON object.' }));
+        yield event(DOOR_EVENTS.verb, { verb, ok: false, code: 'invalid_input' } satisfies VerbRanEvent);
+        continue;
+      }
+      const identity = digestOf(verb, input);
+      const occurrence = seen.get(identity) ?? 0;
+      seen.set(identity, occurrence + 1);
+      const running = acting.executor.execute({
+        verb,
+        input,
+        caller: acting.caller,
+        scope: acting.scope,
+        idempotencyKey: callKeyOf(acting.turnKey, verb, input, occurrence),
+        ...(acting.conversation === undefined ? {} : { conversation: acting.conversation }),
+        signal,
+      });
+      if (!fillerSaid) {
+        const waited = new AbortController();
+        const late = await Promise.race([running.then(() => false), options.sleep(fillerMs, AbortSignal.any([signal, waited.signal])).then(() => !signal.aborted)]);
+        waited.abort();
+        if (late) {
+          fillerSaid = true;
+          yield said(FILLER_LINE);
+        }
+      }
+      const outcome: Outcome = await running;
+      if (signal.aborted) return ended('aborted');
+      if (outcome.ok) {
+        yield event(DOOR_EVENTS.verb, { verb, ok: true } satisfies VerbRanEvent);
+        answers.push(toolAnswer(call, { ok: true, output: outcome.output }));
+        narration.push(...(await acting.executor.narrate({ verb, input: outcome.input, output: outcome.output }, acting.caller, signal)));
+      } else if (outcome.error.code === 'confirmation_required' && outcome.verb !== undefined) {
+        held = await acting.holdAction({ verb: outcome.verb.name, input: outcome.input });
+        yield event(DOOR_EVENTS.confirm, held);
+        answers.push(toolAnswer(call, { ok: false, error: 'confirmation_required', message: 'The person has been asked to confirm this in their page; it has not run.' }));
+      } else {
+        yield event(DOOR_EVENTS.verb, { verb, ok: false, code: outcome.error.code } satisfies VerbRanEvent);
+        answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: outcome.error.sentence }));
+      }
+    }
+    if (held !== undefined) {
+      for (const sentence of narration.splice(0)) yield said(sentence);
+      yield said(held.question);
+      return ended('stop');
+    }
+    messages = [
+      ...messages,
+      { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
+      ...answers,
+    ];
+    try {
+      open = await options.next(messages);
+    } catch (error) {
+      if (signal.aborted) {
+        if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
+          yield said(CLOSING_SENTENCES[signal.reason.why]);
+          return ended(signal.reason.why);
+        }
+        return ended('aborted');
+      }
+      void error;
+      yield said(CLOSING_SENTENCES.broke);
+      return ended('broke');
+    }
+  }
+  for (const sentence of narration) yield said(sentence);
+  return ended('stop');
+}
+
+function event(name: string, data: unknown): DoorEvent {
+  return { event: name, data };
+}
+
+function toolAnswer(call: ToolCall, content: Record<string, unknown>): PromptMessage {
+  return { role: 'tool', tool_call_id: call.id, content: JSON.stringify(content) };
+}
+
+/** The call's arguments as an object; an empty string is no arguments; anything else not an object is undefined. */
+function argumentsOf(call: ToolCall): Record<string, unknown> | undefined {
+  if (call.arguments.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(call.arguments);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+

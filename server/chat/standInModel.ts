@@ -1,0 +1,92 @@
+/**
+ * The stand-in as a model that can call verbs, so the demo acts with no key: it recognises the
+ * plain phrasings each verb declares (`standIn.phrasings`), calls the verb through the same loop a
+ * real model's calls go through, and words the results with the verb's own `standIn.say`. Anything
+ * it does not recognise gets the stand-in's usual answer, which says why it is standing in.
+ * It streams as a model does: tool calls in pieces, then text word by word.
+ */
+import { STAND_IN_MODEL, standInAnswer, wordByWord } from './standIn';
+import type { Sleep, StandInReason } from './standIn';
+import type { OpenModel } from './acting';
+import type { PromptMessage, UpstreamEvent } from './upstream';
+import { toolNameOf, verbNameOf } from '../verbs/project';
+import { sentenceOf } from '../verbs/errors';
+import type { VerbErrorCode } from '../verbs/errors';
+import type { Verb } from '../verbs/verb';
+
+export interface StandInModelOptions {
+  reason: StandInReason;
+  /** The verbs in scope this turn; only these are ever called. */
+  verbs: readonly Verb[];
+  wordMs: number;
+  sleep: Sleep;
+  signal: AbortSignal;
+}
+
+/** A line as the phrasings are written against: lower-case, plain apostrophes, no end punctuation. */
+export function plainLine(text: string): string {
+  return text.toLowerCase().replace(/[’‘]/g, "'").replace(/\s+/g, ' ').trim().replace(/[.!?]+$/, '').trim();
+}
+
+/** The stand-in's answer to `messages`, as a model's stream. */
+export function standInModel(messages: readonly PromptMessage[], options: StandInModelOptions): OpenModel {
+  return { model: STAND_IN_MODEL, events: events(messages, options) };
+}
+
+async function* events(messages: readonly PromptMessage[], options: StandInModelOptions): AsyncGenerator<UpstreamEvent, void, undefined> {
+  const last = messages.at(-1);
+  if (last?.role === 'tool') {
+    yield* words(resultsSentence(messages, options.verbs), options);
+    return;
+  }
+  const question = messages.findLast((m) => m.role === 'user')?.content ?? '';
+  const call = recognise(question, options.verbs);
+  if (call === undefined) {
+    yield* words(standInAnswer(options.reason, question ?? ''), options);
+    return;
+  }
+  // As a provider streams it: the id and name first, then the arguments in two pieces.
+  const args = JSON.stringify(call.input);
+  const cut = Math.floor(args.length / 2);
+  yield { type: 'tool-call', piece: { index: 0, id: 'call_standin_0', name: toolNameOf(call.verb.name), arguments: '' } };
+  yield { type: 'tool-call', piece: { index: 0, arguments: args.slice(0, cut) } };
+  yield { type: 'tool-call', piece: { index: 0, arguments: args.slice(cut) } };
+  yield { type: 'finish', reason: 'tool_calls' };
+}
+
+async function* words(text: string, options: StandInModelOptions): AsyncGenerator<UpstreamEvent, void, undefined> {
+  for await (const word of wordByWord(text, options.wordMs, options.sleep, options.signal)) yield { type: 'delta', text: word };
+  if (!options.signal.aborted) yield { type: 'finish', reason: 'stop' };
+}
+
+/** The first verb in scope with a phrasing that matches the person's line, and its input. */
+export function recognise(question: string, verbs: readonly Verb[]): { verb: Verb; input: unknown } | undefined {
+  const line = plainLine(question);
+  for (const verb of verbs) {
+    for (const phrasing of verb.standIn?.phrasings ?? []) {
+      phrasing.pattern.lastIndex = 0;
+      const match = phrasing.pattern.exec(line);
+      if (match !== null) return { verb, input: phrasing.input(match) };
+    }
+  }
+  return undefined;
+}
+
+/** The results of the last calls, each said as its verb words it, or as its error's sentence. */
+function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Verb[]): string {
+  const asked = messages.findLast((m) => m.role === 'assistant' && 'tool_calls' in m);
+  const calls = asked !== undefined && 'tool_calls' in asked ? asked.tool_calls : [];
+  const sentences = messages
+    .filter((m): m is Extract<PromptMessage, { role: 'tool' }> => m.role === 'tool')
+    .filter((m) => calls.some((c) => c.id === m.tool_call_id))
+    .map((m) => {
+      const call = calls.find((c) => c.id === m.tool_call_id);
+      const verb = verbs.find((v) => v.name === verbNameOf(call?.function.name ?? ''));
+      const answer = JSON.parse(m.content) as { ok: boolean; output?: unknown; error?: string; message?: string };
+      if (!answer.ok || verb?.standIn === undefined) return answer.message ?? sentenceOf((answer.error ?? 'execution_failed') as VerbErrorCode);
+      const input = verb.input.safeParse(JSON.parse(call?.function.arguments ?? '{}'));
+      const output = verb.output.safeParse(answer.output);
+      return input.success && output.success ? verb.standIn.say(output.data, input.data) : 'Done.';
+    });
+  return sentences.join(' ');
+}

@@ -1,0 +1,281 @@
+/**
+ * The one executor. Every verb call — the model's in the chat door, an MCP client's, a pending
+ * action the person approved — comes through `execute`, which in order:
+ *
+ * 1. finds the verb (`unknown_verb`) and checks it is in the caller's scope (`not_in_scope`);
+ * 2. validates the arguments with the verb's schema (`invalid_input`);
+ * 3. applies policy: a `confirm` verb runs only with an approval the person gave (`confirmation_required`);
+ *    a write needs an idempotency key;
+ * 4. runs the handler in the person's own transaction under a deadline with an AbortSignal
+ *    (`timed_out`, `cancelled`; a handler that throws is `execution_failed`);
+ * 5. validates the result (`execution_failed`) and caps its size (`output_too_large`);
+ * 6. logs the outcome as one JSON line that holds no argument and no result.
+ *
+ * Writes are idempotent: the key, a digest of the input and the result are recorded in the same
+ * transaction as the effect, so a retried call returns the first result and never repeats the
+ * effect, and the same key with another input is refused (`key_reused`). A write that has started
+ * runs to completion whatever the caller does; a caller that stops waiting is told `cancelled` or
+ * `timed_out`, and a retry with the same key learns the outcome.
+ */
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import type { Database, Queryable } from '../db/database';
+import { spendApproval } from './approval';
+import type { Approval } from './approval';
+import { VerbError, VerbInputError } from './errors';
+import type { VerbErrorCode } from './errors';
+import { appOf } from './registry';
+import type { Registry } from './registry';
+import type { AppServices, Caller, Ran, Verb, VerbContext } from './verb';
+
+/** Largest result of one call, as UTF-8 JSON, in bytes. */
+export const RESULT_BYTES_MAX = 16 * 1024;
+/** How long one narrator may take, in ms. */
+export const NARRATOR_MS = 300;
+/** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ : . (a UUID works). */
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:.-]{16,64}$/;
+
+export interface Call {
+  /** `<app>.<verb>`. */
+  verb: string;
+  /** The arguments as they came: validated here, never trusted. */
+  input: unknown;
+  caller: Caller;
+  /** The verbs this call may use; unset: every verb (MCP, where the token's bots decide). */
+  scope?: ReadonlySet<string>;
+  /** Required for writes. */
+  idempotencyKey?: string;
+  /** The page's key for the conversation, so its recently used apps stay in scope. */
+  conversation?: string;
+  /** Only the confirmation route has one. */
+  approval?: Approval;
+  /** The caller giving up: barge-in, an MCP cancel, a client gone. */
+  signal?: AbortSignal;
+}
+
+export type Outcome =
+  | { ok: true; verb: Verb; input: unknown; output: unknown; replayed: boolean }
+  | { ok: false; verb: Verb | undefined; error: VerbError; /** The validated input, when it got that far (a pending action keeps it). */ input?: unknown };
+
+/** One log line per call: never an argument, a result, a key or what a handler threw. */
+export interface VerbLogLine {
+  event: 'verb.called';
+  verb: string;
+  via: Caller['via'];
+  outcome: 'ok' | VerbErrorCode;
+  replayed?: boolean;
+  ms: number;
+}
+
+export interface ExecutorDeps {
+  registry: Registry;
+  db: Database;
+  services: AppServices;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+  log?: (line: VerbLogLine | { event: 'narrator.failed'; verb: string; error: string }) => void;
+  /** Default `RESULT_BYTES_MAX`. */
+  resultBytesMax?: number;
+  /** Default `NARRATOR_MS`. */
+  narratorMs?: number;
+}
+
+export interface Executor {
+  readonly registry: Registry;
+  execute(call: Call): Promise<Outcome>;
+  /**
+   * The sentences of the narrators that follow a verb that succeeded, in order; each under its
+   * deadline, a failure or a late one dropped.
+   */
+  narrate(ran: Ran, caller: Caller, signal?: AbortSignal): Promise<string[]>;
+  /** The apps this person used with this bot in `conversation`, most recent first. */
+  recentApps(caller: Caller, conversation: string | undefined): Promise<string[]>;
+}
+
+const stderr = (line: unknown) => {
+  console.error(JSON.stringify(line));
+};
+
+export function createExecutor(deps: ExecutorDeps): Executor {
+  const log = deps.log ?? stderr;
+  const resultBytesMax = deps.resultBytesMax ?? RESULT_BYTES_MAX;
+  const narratorMs = deps.narratorMs ?? NARRATOR_MS;
+
+  async function execute(call: Call): Promise<Outcome> {
+    const startedMs = deps.clock();
+    const verb = deps.registry.verb(call.verb);
+    let input: unknown;
+    let replayed = false;
+    const outcome = await (async (): Promise<Outcome> => {
+      try {
+        if (verb === undefined) throw new VerbError('unknown_verb');
+        if (call.scope !== undefined && !call.scope.has(verb.name)) throw new VerbError('not_in_scope');
+        const parsed = verb.input.safeParse(call.input ?? {});
+        if (!parsed.success) throw new VerbError('invalid_input', invalidSentence(parsed.error));
+        input = parsed.data;
+        if (verb.confirm === true && !spendApproval(call.approval, verb.name)) throw new VerbError('confirmation_required');
+        const key = call.idempotencyKey;
+        if (verb.risk !== 'read' && (key === undefined || !IDEMPOTENCY_KEY.test(key))) {
+          throw new VerbError('invalid_input', 'A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.');
+        }
+        if (call.signal?.aborted === true) throw new VerbError('cancelled');
+        const result = await runUnderDeadline(verb, input, call, startedMs, key);
+        replayed = result.replayed;
+        return { ok: true, verb, input, output: result.output, replayed };
+      } catch (error) {
+        return { ok: false, verb, error: asVerbError(error), ...(input === undefined ? {} : { input }) };
+      }
+    })();
+    log({
+      event: 'verb.called',
+      verb: verb?.name ?? 'unknown',
+      via: call.caller.via,
+      outcome: outcome.ok ? 'ok' : outcome.error.code,
+      ...(replayed ? { replayed } : {}),
+      ms: deps.clock() - startedMs,
+    });
+    return outcome;
+  }
+
+  /**
+   * Runs the handler in the person's transaction and races it against the deadline and the
+   * caller's signal. A read's handler sees both through its signal; a write's sees neither once it
+   * has started, and commits (with its key) even after the caller has stopped waiting.
+   */
+  function runUnderDeadline(verb: Verb, input: unknown, call: Call, startedMs: number, key: string | undefined): Promise<{ output: unknown; replayed: boolean }> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(new VerbError('timed_out'));
+    }, verb.deadlineMs);
+    const waiting = AbortSignal.any([deadline.signal, ...(call.signal === undefined ? [] : [call.signal])]);
+    const handlerSignal = verb.risk === 'read' ? waiting : new AbortController().signal;
+    const work = deps.db.asPerson(call.caller.person, async (tx) => {
+      const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services };
+      if (verb.risk === 'read') {
+        const output = await checkedOutput(verb, await verb.run(input, context));
+        await record(tx, verb, call, input, undefined, undefined);
+        return { output, replayed: false };
+      }
+      // A caller that gave up while this waited for its transaction never starts a write.
+      if (call.signal?.aborted === true) throw new VerbError('cancelled');
+      const keyed = key as string;
+      const earlier = await earlierCall(tx, keyed);
+      const digest = digestOf(verb.name, input);
+      if (earlier !== undefined) {
+        if (earlier.input_digest !== digest) throw new VerbError('key_reused');
+        return { output: earlier.output, replayed: true };
+      }
+      const output = await checkedOutput(verb, await verb.run(input, context));
+      await record(tx, verb, call, input, keyed, output);
+      return { output, replayed: false };
+    });
+    return new Promise((resolve, reject) => {
+      const stop = () => {
+        const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : new VerbError('cancelled');
+        reject(reason instanceof VerbError ? reason : new VerbError('cancelled'));
+      };
+      if (waiting.aborted) stop();
+      waiting.addEventListener('abort', stop, { once: true });
+      work.then(resolve, reject).finally(() => {
+        clearTimeout(timer);
+        waiting.removeEventListener('abort', stop);
+      });
+    });
+  }
+
+  async function checkedOutput(verb: Verb, raw: unknown): Promise<unknown> {
+    const parsed = await verb.output.safeParseAsync(raw);
+    if (!parsed.success) throw new VerbError('execution_failed');
+    const bytes = Buffer.byteLength(JSON.stringify(parsed.data), 'utf8');
+    if (bytes > resultBytesMax) throw new VerbError('output_too_large');
+    return parsed.data;
+  }
+
+  async function record(tx: Queryable, verb: Verb, call: Call, input: unknown, key: string | undefined, output: unknown): Promise<void> {
+    await tx.query(
+      `insert into verb_calls (person, bot, verb, app, conversation, idem_key, input_digest, output)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversation ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output)],
+    );
+  }
+
+  async function narrate(ran: Ran, caller: Caller, signal?: AbortSignal): Promise<string[]> {
+    const narrators = deps.registry.narratorsFor(ran.verb);
+    if (narrators.length === 0) return [];
+    const sentences: string[] = [];
+    for (const narrator of narrators) {
+      const deadline = AbortSignal.any([AbortSignal.timeout(narratorMs), ...(signal === undefined ? [] : [signal])]);
+      try {
+        const said = await raceSignal(
+          deps.db.asPerson(caller.person, (tx) => narrator.narrate(ran, { ...caller, signal: deadline, nowMs: deps.clock(), tx, services: deps.services })),
+          deadline,
+        );
+        if (typeof said === 'string' && said.trim() !== '') sentences.push(said.trim());
+      } catch (error) {
+        // A narrator is a courtesy: the verb has run, and the conversation goes on without it.
+        log({ event: 'narrator.failed', verb: ran.verb, error: error instanceof Error ? error.name : typeof error });
+      }
+    }
+    return sentences;
+  }
+
+  async function recentApps(caller: Caller, conversation: string | undefined): Promise<string[]> {
+    if (conversation === undefined || conversation === '') return [];
+    const { rows } = await deps.db.asPerson(caller.person, (tx) =>
+      tx.query<{ app: string }>(
+        `select app from verb_calls where bot = $1 and conversation = $2
+          group by app order by max(seq) desc limit 4`,
+        [caller.bot, conversation],
+      ),
+    );
+    return rows.map((row) => row.app);
+  }
+
+  return { registry: deps.registry, execute, narrate, recentApps };
+}
+
+async function earlierCall(tx: Queryable, key: string): Promise<{ input_digest: string; output: unknown } | undefined> {
+  const { rows } = await tx.query<{ input_digest: string; output: unknown }>('select input_digest, output from verb_calls where idem_key = $1', [key]);
+  return rows[0];
+}
+
+/** SHA-256 of the verb and its validated input, keys sorted: the same request digests the same. */
+export function digestOf(verb: string, input: unknown): string {
+  return createHash('sha256').update(`${verb}\n${canonical(input)}`).digest('hex');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      reject(new VerbError('timed_out'));
+    };
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', stop);
+    });
+  });
+}
+
+function asVerbError(error: unknown): VerbError {
+  if (error instanceof VerbError) return error;
+  if (error instanceof VerbInputError) return new VerbError('invalid_input', error.message, { cause: error });
+  return new VerbError('execution_failed', undefined, { cause: error });
+}
+
+/** The first problem Zod found, as a sentence naming the field and never its value. */
+function invalidSentence(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'That request was not quite right, so nothing was done.';
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'the request';
+  return `That request was not quite right (${field}: ${issue.message.replace(/\.$/, '')}), so nothing was done.`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The registry projected for a model: OpenAI function tools, pure and snapshot-tested. The MCP
+ * descriptor is the other projection (`server/mcp/`); neither has a handler of its own.
+ *
+ * OpenAI function names allow letters, digits, `_` and `-` only, so `lists.add` travels as
+ * `lists-add`; verb names never hold a dash, so the way back is unambiguous.
+ */
+import { z } from 'zod';
+import type { Verb } from './verb';
+
+export interface OpenAiTool {
+  type: 'function';
+  function: {
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+  };
+}
+
+/** `lists.add` → `lists-add`. */
+export function toolNameOf(verb: string): string {
+  return verb.replace('.', '-');
+}
+
+/** `lists-add` → `lists.add`; a name that is no verb's comes back as it is (and is `unknown_verb`). */
+export function verbNameOf(tool: string): string {
+  return /^[a-z][a-z0-9_]*-[a-z][a-z0-9_]*$/.test(tool) ? tool.replace('-', '.') : tool;
+}
+
+/** The verb's input as JSON Schema, without the `$schema` line a model does not need. */
+export function inputSchemaOf(verb: Verb): Record<string, unknown> {
+  const { $schema: _omitted, ...schema } = z.toJSONSchema(verb.input, { io: 'input' }) as Record<string, unknown>;
+  return schema;
+}
+
+/** The verb's output as JSON Schema. */
+export function outputSchemaOf(verb: Verb): Record<string, unknown> {
+  const { $schema: _omitted, ...schema } = z.toJSONSchema(verb.output, { io: 'output' }) as Record<string, unknown>;
+  return schema;
+}
+
+/** What the model reads about a verb: its description, an example, and whether the person is asked first. */
+export function modelDescriptionOf(verb: Verb): string {
+  const asks = verb.confirm === true ? ' The person is asked to confirm before it runs; do not ask them yourself.' : '';
+  return `${verb.description} Example: "${verb.example}".${asks}`;
+}
+
+export function openAiTools(verbs: readonly Verb[]): OpenAiTool[] {
+  return verbs.map((verb) => ({
+    type: 'function',
+    function: { name: toolNameOf(verb.name), description: modelDescriptionOf(verb), parameters: inputSchemaOf(verb) },
+  }));
+}

@@ -1,0 +1,60 @@
+/**
+ * Which verbs one turn may use, and why: the model never sees more than `SCOPE_MAX`, so it stays
+ * decisive as apps are added. In order: verbs marked `always`, then the bot's own apps (in the order
+ * its file names them), then the last two apps used in this conversation (most recent first).
+ * `GET /api/bots/<bot>/verbs` answers the same list with the reasons, and what was left out.
+ */
+import type { Registry } from './registry';
+import type { Verb } from './verb';
+
+/** Most verbs one turn may see. */
+export const SCOPE_MAX = 12;
+/** How many recently used apps stay in scope. */
+export const RECENT_APPS = 2;
+
+export type ScopeReason = 'always' | 'bot' | 'recent';
+
+export interface ScopedVerb {
+  verb: Verb;
+  why: ScopeReason;
+}
+
+export interface LeftOut {
+  verb: string;
+  /** `cap`: it would have been in scope, but `SCOPE_MAX` verbs came first; `not-chosen`: no reason to include it. */
+  why: 'cap' | 'not-chosen';
+}
+
+export interface Scope {
+  verbs: ScopedVerb[];
+  leftOut: LeftOut[];
+  /** The names in scope, for the executor's policy. */
+  names: ReadonlySet<string>;
+}
+
+export interface ScopeAsk {
+  /** The apps the bot file names. */
+  botApps: readonly string[];
+  /** Apps used in this conversation, most recent first (only the first `RECENT_APPS` count). */
+  recentApps: readonly string[];
+}
+
+export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): Scope {
+  const wanted: ScopedVerb[] = [];
+  const seen = new Set<string>();
+  const want = (verb: Verb, why: ScopeReason) => {
+    if (seen.has(verb.name)) return;
+    seen.add(verb.name);
+    wanted.push({ verb, why });
+  };
+  for (const verb of registry.verbs) if (verb.always === true) want(verb, 'always');
+  for (const app of botApps) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'bot');
+  for (const app of [...new Set(recentApps)].slice(0, RECENT_APPS)) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'recent');
+  const verbs = wanted.slice(0, SCOPE_MAX);
+  const capped = new Set(wanted.slice(SCOPE_MAX).map((s) => s.verb.name));
+  const names = new Set(verbs.map((s) => s.verb.name));
+  const leftOut = registry.verbs
+    .filter((verb) => !names.has(verb.name))
+    .map((verb): LeftOut => ({ verb: verb.name, why: capped.has(verb.name) ? 'cap' : 'not-chosen' }));
+  return { verbs, leftOut, names };
+}

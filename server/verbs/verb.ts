@@ -1,0 +1,135 @@
+/**
+ * What an app contributes: verbs (`<app>.<verb>`), each one object — name, description, example
+ * phrase, Zod input and output, risk, deadline, handler — and narrators that say the consequence of
+ * a verb after it has run. The OpenAI `tools` list and the MCP `tools/list` are projections of
+ * these objects; the executor (`executor.ts`) is the only caller of `run`.
+ *
+ * An app is a folder, `server/apps/<app>/index.ts`, whose default export is an `App`. The registry
+ * finds the folders at start; nothing else in Confab names an app.
+ */
+import type { z } from 'zod';
+import type { Queryable } from '../db/database';
+import type { Embedder } from '../memory/embed';
+
+/**
+ * How much a verb can change:
+ * - `read`: nothing; it may be cancelled at any moment;
+ * - `write`: adds or changes something; takes an idempotency key, and once started runs to completion;
+ * - `destructive`: removes what cannot be had back; a write, and the ones a person is asked about.
+ */
+export type Risk = 'read' | 'write' | 'destructive';
+
+export const RISKS: readonly Risk[] = ['read', 'write', 'destructive'];
+
+/** Who is calling, as the server established it: never a value taken from a request body. */
+export interface Caller {
+  /** The person the call acts for; every query runs as them, under row level security. */
+  person: string;
+  /** The bot the call is made through (over MCP: the bot the token names for this call). */
+  bot: string;
+  /** Which door the call came in by, for the log and for policy. */
+  via: 'model' | 'mcp' | 'person';
+  /** The person's IANA time zone, as their page reports it; `UTC` when unknown. */
+  timeZone: string;
+}
+
+/** What a handler needs that is not its input: who, when, the person's transaction, a signal. */
+export interface VerbContext extends Caller {
+  /**
+   * Aborted at the verb's deadline or when the caller gives up (barge-in, an MCP cancel). A read
+   * stops when it fires; a write that has started ignores it and runs to completion.
+   */
+  signal: AbortSignal;
+  /** Now, in ms since the epoch, as the executor read it when the call started. */
+  nowMs: number;
+  /**
+   * The person's own transaction (`asPerson`): row level security confines every query in it. For a
+   * write the executor records the idempotency key in this same transaction, so the effect and its
+   * key commit together or not at all.
+   */
+  tx: Queryable;
+  /** What the server offers apps beyond the database. */
+  services: AppServices;
+}
+
+/** Services the server hands every app; an app uses what it needs. */
+export interface AppServices {
+  /** The memory embedder (vectors for `memory.remember` and recall). */
+  embedder: Embedder;
+}
+
+/** How the stand-in (no model bought) recognises one of a verb's plain phrasings. */
+export interface StandInPhrasing<I> {
+  /** Tested against the person's last line, lower-cased and trimmed of end punctuation. */
+  pattern: RegExp;
+  /** The verb's input from the match. */
+  input: (match: RegExpExecArray) => I;
+}
+
+// The handler's types come from the schemas; a verb's `I` and `O` are Zod object schemas.
+export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  /** `<app>.<verb>`: lower-case letters, digits and underscores on each side of the dot. */
+  name: string;
+  /** What it does, for the model and for MCP clients: one or two plain sentences. */
+  description: string;
+  /** A phrase a person might say that calls it ("add milk to my shopping list"). */
+  example: string;
+  /** The arguments: a Zod object. Its JSON Schema is what the model and MCP clients see. */
+  input: I;
+  /** The result: a Zod object. Validated before it leaves the executor. */
+  output: O;
+  risk: Risk;
+  /** Longest the handler may take, in ms, before the call ends `timed_out`. */
+  deadlineMs: number;
+  /** In every turn's scope, whatever the bot's apps. Default false. */
+  always?: boolean;
+  /** Never run on a model's say-so: the person approves each call in the page. Default false. */
+  confirm?: boolean;
+  /** For a `confirm` verb: the question the person is asked, without "Say yes or no." */
+  ask?: (input: z.output<I>) => string;
+  /** Does the work. Throws to fail (`execution_failed`); its message is never shown. */
+  run: (input: z.output<I>, context: VerbContext) => Promise<z.input<O>>;
+  /** How the stand-in calls it and words its result; a verb without one is never called by the stand-in. */
+  standIn?: {
+    phrasings: readonly StandInPhrasing<z.input<I>>[];
+    /** The sentence the stand-in says for a result. */
+    say: (output: z.output<O>, input: z.output<I>) => string;
+  };
+}
+
+/** One verb call that succeeded, as a narrator sees it. */
+export interface Ran {
+  verb: string;
+  input: unknown;
+  output: unknown;
+}
+
+/**
+ * Says the consequence of a verb after it succeeded ("That's 5 things on your shopping list."):
+ * cheap reads only, a short sentence, never new work. Runs under a 300 ms deadline; a failure or
+ * a late answer is dropped and the conversation goes on.
+ */
+export interface Narrator {
+  /** The verb it follows: exact (`lists.add`) or every verb of an app (`lists.*`). */
+  follows: string;
+  narrate: (ran: Ran, context: VerbContext) => Promise<string | undefined>;
+}
+
+export interface App {
+  /** The folder's name and the verbs' prefix: lower-case letters, digits and underscores. */
+  name: string;
+  /** What the app is for, in one sentence (for `GET /api/bots/<bot>/verbs`). */
+  description: string;
+  verbs: readonly Verb[];
+  narrators?: readonly Narrator[];
+}
+
+/** Declares a verb with its types inferred from its schemas. */
+export function defineVerb<I extends z.ZodType, O extends z.ZodType>(verb: Verb<I, O>): Verb {
+  return verb as unknown as Verb;
+}
+
+/** Declares an app. */
+export function defineApp(app: App): App {
+  return app;
+}
