@@ -117,7 +117,17 @@ function pageAuth(mode: PersonMode, anonKey: string | undefined): PageAuth {
 }
 
 /** The session routes: the only ones that know who is asking (a cookie, or a Supabase token). */
-const PERSONAL_PATHS = ['/api/start', '/api/threads', '/api/threads/*', '/api/memories', '/api/memories/*'];
+const PERSONAL_PATHS = [
+  '/api/start',
+  '/api/threads',
+  '/api/threads/*',
+  '/api/memories',
+  '/api/memories/*',
+  '/api/actions/*',
+  '/api/notices',
+  '/api/notices/*',
+  '/api/bots/:slug/verbs',
+];
 
 function mountApi(app: Hono, api: ApiDeps): void {
   if (api.door) app.route('/v1', api.door);

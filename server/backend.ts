@@ -4,21 +4,33 @@
  * build it the same way over an in-memory database and a local upstream.
  */
 import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { PENDING_ACTION_MS } from '../src/core/acting/protocol';
+import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';
+import { turnKeyOf } from './chat/acting';
 import { chatDoor } from './chat/chatDoor';
-import type { DoorLogLine } from './chat/chatDoor';
+import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/chatDoor';
 import type { PriceTable } from './chat/prices';
 import type { Provider } from './chat/upstream';
 import { conversationRoutes } from './conversations';
 import type { Database } from './db/database';
 import { bearerGrant } from './grants';
+import type { GrantClaims } from './grants';
 import { databaseLedger } from './ledger';
 import type { Embedder } from './memory/embed';
 import { memoryContext, memoryWriter } from './memory/context';
-import type { PersonMode } from './person';
+import type { PersonEnv, PersonMode } from './person';
 import { speakProxy } from './speak';
 import type { SpeakEndpoint } from './speak';
+import { createExecutor } from './verbs/executor';
+import type { Executor, VerbLogLine } from './verbs/executor';
+import { holdAction } from './verbs/pendingActions';
+import { createRegistry } from './verbs/registry';
+import type { Registry } from './verbs/registry';
+import { scopeOf } from './verbs/scope';
+import { verbRoutes } from './verbs/verbRoutes';
 
 export interface BackendDeps {
   db: Database;
@@ -30,15 +42,62 @@ export interface BackendDeps {
   prices: PriceTable;
   speech: SpeakEndpoint | undefined;
   embedder: Embedder;
+  /** The apps found at start (`loadApps`); default: none, so bots only talk. */
+  registry?: Registry;
   clock: () => number;
   fetch?: typeof fetch;
   /** Structured log lines (never transcripts, answers or keys). Default: JSON on stderr. */
   log?: (line: DoorLogLine) => void;
+  /** The executor's log lines (never arguments or results). Default: JSON on stderr. */
+  verbLog?: (line: VerbLogLine | { event: 'narrator.failed'; verb: string; error: string }) => void;
 }
 
-export function createBackend(deps: BackendDeps): ApiDeps {
+/** The API, and the executor every verb call goes through (for the MCP adapter). */
+export interface Backend extends ApiDeps {
+  executor: Executor;
+}
+
+export function createBackend(deps: BackendDeps): Backend {
   const authorize = (c: Context) => bearerGrant(c, deps.grantSecret, { nowMs: deps.clock() });
   const botOf = (slug: string) => deps.bots.get(slug);
+  const registry = deps.registry ?? createRegistry([]);
+  const executor = createExecutor({
+    registry,
+    db: deps.db,
+    services: { embedder: deps.embedder },
+    clock: deps.clock,
+    ...(deps.verbLog ? { log: deps.verbLog } : {}),
+  });
+
+  /** What one turn may do: its scope, and the loop's means of running and holding calls. */
+  async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
+    const person = turn.grant.person;
+    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
+    const recentApps = await executor.recentApps(caller, turn.conversation);
+    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
+    if (scope.verbs.length === 0) return undefined;
+    const userTurns = turn.messages.filter((m) => m.role === 'user');
+    return {
+      verbs: scope.verbs.map((s) => s.verb),
+      acting: {
+        executor,
+        scope: scope.names,
+        caller,
+        conversation: turn.conversation,
+        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, userTurns: userTurns.length, question: userTurns.at(-1)?.content ?? '' }),
+        maxModelCalls: turn.bot.limits.steps,
+        holdAction: async ({ verb, input }) => {
+          const asks = registry.verb(verb)?.ask;
+          const question = `${asks === undefined ? 'Shall I go ahead?' : asks(input as never)} Say yes or no.`;
+          const held = await deps.db.asPerson(person, (tx) =>
+            holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS }),
+          );
+          return { id: held.id, verb, question, expiresAtMs: held.expiresAtMs };
+        },
+      },
+    };
+  }
+
   const context = memoryContext(deps.db, deps.embedder);
   const remember = memoryWriter(deps.db, deps.embedder);
   const door = chatDoor({
@@ -49,6 +108,7 @@ export function createBackend(deps: BackendDeps): ApiDeps {
     prices: deps.prices,
     ledger: databaseLedger(deps.db),
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages }),
+    acting: planTurn,
     afterAnswer: (turn) => remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }),
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
@@ -67,6 +127,10 @@ export function createBackend(deps: BackendDeps): ApiDeps {
     personMode: deps.personMode,
     door,
     speak,
-    personal: conversationRoutes({ db: deps.db, bots: deps.bots }),
+    personal: new Hono<PersonEnv>()
+      .route('/', conversationRoutes({ db: deps.db, bots: deps.bots }))
+      .route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }))
+      .route('/', verbRoutes({ bots: deps.bots, executor })),
+    executor,
   };
 }

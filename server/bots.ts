@@ -80,6 +80,11 @@ export interface Bot {
   model?: string;
   /** What the bot says first, before anybody speaks. */
   greeting?: string;
+  /**
+   * The apps whose verbs the bot may use in every turn (beside verbs marked `always` and the apps
+   * used last in a conversation). Checked against the apps found at start. Default: none.
+   */
+  apps: string[];
 }
 
 /** A bot file the server cannot start with; names the file and the field, says what it accepts. */
@@ -97,7 +102,8 @@ export class BotFileError extends Error {
   }
 }
 
-const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages'] as const;
+const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps'] as const;
+const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VOICE_KEYS = ['by', 'steps', 'opening', 'words', 'gap', 'visual', 'voices', 'language'] as const;
 const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
 const WINDOW_KEYS = ['answers', 'spend'] as const;
@@ -161,6 +167,7 @@ export function parseBotFile(file: string, text: string): Bot {
     memory: oneOf(file, 'memory', fields.memory, MEMORY_KINDS) ?? 'thread',
     languages,
     limits: readLimits(file, fields.limits),
+    apps: readApps(file, fields.apps),
   };
   const provider = text1(file, 'provider', fields.provider, 100);
   const model = text1(file, 'model', fields.model, 200);
@@ -182,6 +189,24 @@ export function publicBot(bot: Bot): PublicBot {
   };
   if (bot.greeting !== undefined) shown.greeting = bot.greeting;
   return shown;
+}
+
+function readApps(file: string, value: unknown): string[] {
+  const apps = list(file, 'apps', value) ?? [];
+  for (const app of apps) {
+    if (!APP_NAME.test(app)) throw new BotFileError(file, 'apps', `names "${app}"; an app is named in lower-case letters, digits and underscores, as its folder in server/apps/.`);
+  }
+  return [...new Set(apps)];
+}
+
+/** Refuses a bot that names an app nobody installed: its verbs would silently never be offered. */
+export function checkBotApps(bots: ReadonlyMap<string, Bot>, installed: readonly string[]): void {
+  for (const bot of bots.values()) {
+    const unknown = bot.apps.filter((app) => !installed.includes(app));
+    if (unknown.length > 0) {
+      throw new BotFileError(`${bot.slug}.md`, 'apps', `names ${unknown.map((a) => `"${a}"`).join(', ')}, which no folder in server/apps/ provides; the apps here are: ${installed.join(', ') || 'none'}.`);
+    }
+  }
 }
 
 function readVoice(file: string, value: unknown, languagesValue: unknown): { voice: BotVoice; languages: Language[] } {

@@ -7,18 +7,21 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createBackend } from './backend';
 import { readBackendConfig } from './backendConfig';
-import { BotFileError, loadBots } from './bots';
+import { BotFileError, checkBotApps, loadBots } from './bots';
 import { ConfigError, readConfig } from './config';
 import { openDatabase } from './db/database';
 import { loadGrantSecret } from './grants';
 import { endpointEmbedder, hashEmbedder } from './memory/embed';
 import { readPersonMode } from './person';
+import { AppError, createRegistry, loadApps } from './verbs/registry';
 
 async function main(): Promise<void> {
   const env = process.env;
   const config = readConfig(env);
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
+  const registry = createRegistry(await loadApps());
+  checkBotApps(bots, registry.apps.map((app) => app.name));
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl } : { dataDir: join(backend.dataDir, 'pglite') });
   const embedder = backend.embedder.kind === 'hash' ? hashEmbedder : endpointEmbedder(backend.embedder);
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
     prices: backend.prices,
     speech: backend.speech,
     embedder,
+    registry,
     clock: Date.now,
   });
   const app = createApp({ config, api });
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof BotFileError) {
+  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -1,0 +1,77 @@
+/**
+ * Memory: what a person asks a bot to remember, and to forget. The memories are the same ones the
+ * bot recalls (`memory: person+recall`) and the person lists and forgets in their page; the server
+ * writes them, in the person's transaction, never a client.
+ */
+import { z } from 'zod';
+import { VerbInputError } from '../../verbs/errors';
+import { defineApp, defineVerb } from '../../verbs/verb';
+import { forgetAbout, rememberAsPerson } from './remembered';
+
+/** Spaces collapsed, no end punctuation. */
+function tidy(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s.,;:!?]+$/, '');
+}
+
+const remember = defineVerb({
+  name: 'memory.remember',
+  description: 'Keeps something the person asked this bot to remember, so it is recalled in later conversations.',
+  example: 'remember that my sister is called Ana',
+  input: z.object({
+    text: z.string().min(1).max(500).describe('What to remember, in the person\'s words ("my sister is called Ana").'),
+  }),
+  output: z.object({
+    id: z.string().describe('The memory, as the person sees it in their list of memories.'),
+    text: z.string().describe('What was remembered.'),
+  }),
+  risk: 'write',
+  deadlineMs: 5000,
+  async run(input, ctx) {
+    const text = tidy(input.text);
+    // A write that has started runs to completion, so the embedder is not handed the signal.
+    const embedding = await ctx.services.embedder.embed(text);
+    const id = await rememberAsPerson(ctx.tx, { bot: ctx.bot, text, embedder: ctx.services.embedder.name, embedding });
+    if (id === undefined) throw new VerbInputError('There was nothing in that to remember; say it in words.');
+    return { id, text };
+  },
+  standIn: {
+    phrasings: [{ pattern: /^(?:please )?remember (?:that )?(.+)$/, input: (m) => ({ text: m[1] ?? '' }) }],
+    say: ({ text }) => `I'll remember that ${text}.`,
+  },
+});
+
+const forget = defineVerb({
+  name: 'memory.forget',
+  description: "Forgets everything the person told this bot to remember whose words contain the given text (any case). It cannot be undone.",
+  example: 'forget what I said about my sister',
+  input: z.object({
+    about: z.string().min(3).max(200).describe('Words the memories to forget contain ("my sister").'),
+  }),
+  output: z.object({
+    count: z.number().int().describe('How many memories were forgotten.'),
+  }),
+  risk: 'destructive',
+  deadlineMs: 5000,
+  async run(input, ctx) {
+    const about = tidy(input.about);
+    if (about.length < 3) throw new VerbInputError('Say a little more about what to forget.');
+    return { count: await forgetAbout(ctx.tx, { bot: ctx.bot, about }) };
+  },
+  standIn: {
+    phrasings: [
+      { pattern: /^(?:please )?forget (?:what i (?:said|told you) about|everything about|about) (.+)$/, input: (m) => ({ about: m[1] ?? '' }) },
+      { pattern: /^(?:please )?forget that (.+)$/, input: (m) => ({ about: m[1] ?? '' }) },
+    ],
+    say: ({ count }) =>
+      count === 0 ? 'I had nothing like that to forget.' : count === 1 ? "I've forgotten that." : `I've forgotten ${count} things you told me about that.`,
+  },
+});
+
+export default defineApp({
+  name: 'memory',
+  description: 'What the person asks a bot to remember or to forget.',
+  verbs: [remember, forget],
+});

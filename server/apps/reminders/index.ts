@@ -1,0 +1,184 @@
+/**
+ * Reminders: something to be said to the person at a time, by the bot they asked. Each is a notice
+ * (the core `notices` table) that the person's open page for that bot says when it comes due; a page
+ * opened later says the ones that came due while none was open.
+ */
+import { z } from 'zod';
+import { cancelNotices, countPendingNotices, pendingNotices, scheduleNotice } from '../../db/notices';
+import type { StoredNotice } from '../../db/notices';
+import { VerbInputError } from '../../verbs/errors';
+import { defineApp, defineVerb } from '../../verbs/verb';
+import type { Narrator } from '../../verbs/verb';
+import { isoLocal, spokenAt, spokenSpan } from '../localTime';
+import { counted, joinWords } from '../spoken';
+import { AT_PATTERN, LONGEST_S, SAID_DELAY, SAID_TIME, dueFrom, whenSaid } from './when';
+
+const APP = 'reminders';
+/** Most reminders a person may have waiting with one bot. */
+export const PENDING_MAX = 100;
+/** Most reminders `reminders.list` answers. */
+export const LIST_MAX = 20;
+/** Most reminders the stand-in reads out. */
+const SAID_MAX = 5;
+/** What the page says when one comes due: this, then the reminder, then a full stop. */
+const SAID_PREFIX = 'Reminder: ';
+
+/** The reminder as kept and said back: spaces collapsed, no end punctuation. */
+function tidy(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s.,;:!?]+$/, '');
+}
+
+/** What the page says for a reminder. */
+const noticeText = (reminder: string) => `${SAID_PREFIX}${reminder}.`;
+
+/** The reminder inside a notice this app wrote. */
+const reminderOf = (notice: StoredNotice) => notice.text.slice(SAID_PREFIX.length).replace(/\.$/, '');
+
+/** When a waiting reminder is, said from now: "in 10 minutes" within the hour, else "at 7:30 pm". */
+function whenFromNow(dueAtMs: number, nowMs: number, timeZone: string): string {
+  const aheadS = (dueAtMs - nowMs) / 1000;
+  return aheadS > 0 && aheadS < 3600 ? `in ${spokenSpan(aheadS)}` : spokenAt(dueAtMs, nowMs, timeZone);
+}
+
+const reminderShape = z.object({
+  id: z.string().describe('The reminder, for cancelling it.'),
+  text: z.string().describe('What the person will be reminded of.'),
+  dueAt: z.string().describe("When it is due, as an ISO 8601 date-time in the person's time zone."),
+  inWords: z.string().describe('When it is due, as said aloud: "in 10 minutes", "at 7:30 pm".'),
+});
+
+const set = defineVerb({
+  name: 'reminders.set',
+  description:
+    "Sets a reminder that the person's page will say aloud when it comes due. Give exactly one of inSeconds (a delay) and at (a time of day or a date-time).",
+  example: 'remind me in ten minutes to take the tea out',
+  input: z.object({
+    text: z.string().min(1).max(200).describe('What to remind the person of, as a short phrase ("take the tea out").'),
+    inSeconds: z.number().int().min(1).max(LONGEST_S).optional().describe('Remind after this many seconds. Leave out when giving at.'),
+    at: z
+      .string()
+      .regex(AT_PATTERN)
+      .optional()
+      .describe(
+        "Remind at this time: \"HH:MM\" on the 24-hour clock in the person's time zone (today, or tomorrow if that time has passed), or an ISO 8601 date-time. Leave out when giving inSeconds.",
+      ),
+  }),
+  output: reminderShape,
+  risk: 'write',
+  deadlineMs: 5000,
+  async run(input, ctx) {
+    const text = tidy(input.text);
+    if (text === '') throw new VerbInputError('A reminder needs words: say what to remind you of.');
+    const { dueAtMs, inWords } = dueFrom(input, ctx.nowMs, ctx.timeZone);
+    if ((await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP })) >= PENDING_MAX) {
+      throw new VerbInputError(`You already have ${PENDING_MAX} reminders waiting; cancel some before setting more.`);
+    }
+    const notice = await scheduleNotice(ctx.tx, { person: ctx.person, bot: ctx.bot, app: APP, text: noticeText(text), dueAtMs });
+    return { id: notice.id, text, dueAt: isoLocal(dueAtMs, ctx.timeZone), inWords };
+  },
+  standIn: {
+    phrasings: [
+      {
+        pattern: new RegExp(`^remind me (${SAID_DELAY}|${SAID_TIME}) (?:to )?(.+)$`),
+        input: (m) => ({ text: m[2] ?? '', ...whenSaid(m[1] ?? '') }),
+      },
+      {
+        pattern: new RegExp(`^remind me (?:to )?(.+?) (${SAID_DELAY}|${SAID_TIME})$`),
+        input: (m) => ({ text: m[1] ?? '', ...whenSaid(m[2] ?? '') }),
+      },
+    ],
+    say: ({ text, inWords }) => `I'll remind you ${inWords} to ${text}.`,
+  },
+});
+
+const list = defineVerb({
+  name: 'reminders.list',
+  description: `The person's reminders with this bot that have not been said yet, soonest first (at most ${LIST_MAX}).`,
+  example: 'what reminders do I have',
+  input: z.object({}),
+  output: z.object({
+    reminders: z.array(reminderShape).describe('Soonest first.'),
+    total: z.number().int().describe('How many are waiting, which may be more than are given.'),
+  }),
+  risk: 'read',
+  deadlineMs: 2000,
+  async run(_input, ctx) {
+    const waiting = await pendingNotices(ctx.tx, { bot: ctx.bot, app: APP, limit: LIST_MAX });
+    ctx.signal.throwIfAborted();
+    const total = waiting.length < LIST_MAX ? waiting.length : await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
+    return {
+      reminders: waiting.map((notice) => ({
+        id: notice.id,
+        text: reminderOf(notice),
+        dueAt: isoLocal(notice.dueAtMs, ctx.timeZone),
+        inWords: whenFromNow(notice.dueAtMs, ctx.nowMs, ctx.timeZone),
+      })),
+      total,
+    };
+  },
+  standIn: {
+    phrasings: [
+      { pattern: /^(?:what|which) reminders (?:do i have|have i got|are there)(?: set)?$/, input: () => ({}) },
+      { pattern: /^(?:what are|list|tell me|read me) my reminders$/, input: () => ({}) },
+      { pattern: /^do i have any reminders(?: set)?$/, input: () => ({}) },
+    ],
+    say({ reminders, total }) {
+      if (total === 0) return 'You have no reminders coming up.';
+      const said = joinWords(reminders.slice(0, SAID_MAX).map((r) => `to ${r.text} ${r.inWords}`));
+      return `You have ${counted(total, 'reminder')} coming up: ${said}.`;
+    },
+  },
+});
+
+const cancel = defineVerb({
+  name: 'reminders.cancel',
+  description: "Cancels the person's waiting reminders with this bot whose words contain the given text (any case).",
+  example: 'cancel my reminder to take the tea out',
+  input: z.object({
+    text: z.string().min(2).max(200).describe('Words from the reminder to cancel ("tea").'),
+  }),
+  output: z.object({
+    count: z.number().int().describe('How many reminders were cancelled.'),
+    cancelled: z.array(z.string()).describe('What the cancelled reminders were.'),
+  }),
+  risk: 'write',
+  deadlineMs: 5000,
+  async run(input, ctx) {
+    const wanted = tidy(input.text).toLowerCase();
+    if (wanted === '') throw new VerbInputError('Say which reminder to cancel, by some of its words.');
+    const waiting = await pendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
+    const matching = waiting.filter((notice) => reminderOf(notice).toLowerCase().includes(wanted));
+    const count = await cancelNotices(ctx.tx, matching.map((notice) => notice.id));
+    return { count, cancelled: matching.map(reminderOf) };
+  },
+  standIn: {
+    phrasings: [
+      {
+        pattern: /^(?:please )?(?:cancel|delete|remove) (?:my|the) reminders? (?:to|about|for) (.+)$/,
+        input: (m) => ({ text: m[1] ?? '' }),
+      },
+    ],
+    say: ({ count, cancelled }, input) =>
+      count === 0 ? `I couldn't find a reminder about ${tidy(input.text)}.` : `I've cancelled your ${count === 1 ? 'reminder' : 'reminders'} to ${joinWords([...new Set(cancelled)])}.`,
+  },
+});
+
+/** After a reminder is set or cancelled: "You have 3 reminders coming up." */
+const coming: Narrator = {
+  follows: 'reminders.*',
+  async narrate(ran, ctx) {
+    if (ran.verb === 'reminders.list') return undefined;
+    const count = await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
+    return count === 0 ? 'You have no reminders coming up.' : `You have ${counted(count, 'reminder')} coming up.`;
+  },
+};
+
+export default defineApp({
+  name: APP,
+  description: "Reminders the person's page says aloud when they come due.",
+  verbs: [set, list, cancel],
+  narrators: [coming],
+});

@@ -1,0 +1,74 @@
+/**
+ * Pending actions: a `confirm` verb's call held for the person's answer. Run these in the person's
+ * transaction (`asPerson`); the policies confine them to that person's rows, so a session can only
+ * ever answer its own person's questions.
+ */
+import type { Queryable } from '../db/database';
+import { isUuid, onlyRow } from '../db/rows';
+
+export interface PendingAction {
+  id: string;
+  person: string;
+  bot: string;
+  verb: string;
+  /** The validated input, exactly as the person was asked about it. */
+  input: unknown;
+  question: string;
+  timeZone: string;
+  conversation: string | null;
+  expiresAtMs: number;
+}
+
+interface Row {
+  id: string;
+  person: string;
+  bot: string;
+  verb: string;
+  input: unknown;
+  question: string;
+  time_zone: string;
+  conversation: string | null;
+  expires_at: Date;
+}
+
+const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at';
+
+function actionOf(row: Row): PendingAction {
+  return {
+    id: row.id,
+    person: row.person,
+    bot: row.bot,
+    verb: row.verb,
+    input: typeof row.input === 'string' ? (JSON.parse(row.input) as unknown) : row.input,
+    question: row.question,
+    timeZone: row.time_zone,
+    conversation: row.conversation,
+    expiresAtMs: row.expires_at.getTime(),
+  };
+}
+
+/** Holds a call for the person's answer until `expiresAtMs`. */
+export async function holdAction(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
+  const { rows } = await tx.query<Row>(
+    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000)) returning ${COLUMNS}`,
+    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversation, action.expiresAtMs],
+  );
+  return actionOf(onlyRow(rows, 'Holding an action'));
+}
+
+/**
+ * Answers a pending action, once: it leaves `pending` for `answer` only if it is still pending and
+ * not past its expiry at `nowMs`. Undefined when it is not the person's, already answered, or too late.
+ */
+export async function answerAction(tx: Queryable, id: string, answer: 'approved' | 'denied', nowMs: number): Promise<PendingAction | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await tx.query<Row>(
+    `update pending_actions set state = $2
+      where id = $1 and state = 'pending' and expires_at > to_timestamp($3::double precision / 1000)
+      returning ${COLUMNS}`,
+    [id, answer, nowMs],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : actionOf(row);
+}

@@ -1,0 +1,41 @@
+/**
+ * `GET /api/bots/<bot>/verbs[?conversation=<key>]`: what a turn with this bot may do, and why —
+ * so "why didn't my verb fire" stays answerable. Each verb in scope says why it is (`always`, the
+ * bot's own app, or `recent`ly used in that conversation); each verb left out says whether the cap
+ * took it or nothing chose it.
+ */
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Bot } from '../bots';
+import type { PersonEnv } from '../person';
+import type { Executor } from './executor';
+import { appOf } from './registry';
+import { SCOPE_MAX, scopeOf } from './scope';
+
+export function verbRoutes({ bots, executor }: { bots: ReadonlyMap<string, Bot>; executor: Executor }): Hono<PersonEnv> {
+  const routes = new Hono<PersonEnv>();
+  routes.get('/bots/:slug/verbs', async (c) => {
+    const bot = bots.get(c.req.param('slug'));
+    if (bot === undefined) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    const conversation = c.req.query('conversation');
+    const recentApps = await executor.recentApps({ person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' }, conversation);
+    const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps });
+    return c.json({
+      bot: bot.slug,
+      max: SCOPE_MAX,
+      botApps: bot.apps,
+      recentApps: recentApps.slice(0, 2),
+      inScope: scope.verbs.map(({ verb, why }) => ({
+        verb: verb.name,
+        app: appOf(verb.name),
+        why,
+        risk: verb.risk,
+        confirm: verb.confirm === true,
+        description: verb.description,
+        example: verb.example,
+      })),
+      leftOut: scope.leftOut,
+    });
+  });
+  return routes;
+}
