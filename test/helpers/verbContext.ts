@@ -4,6 +4,7 @@
  * on its own. Also the stand-in's matching of a line to a phrasing, and narrators after a verb.
  */
 import { z } from 'zod';
+import { recognise } from '../../server/chat/standInModel';
 import type { Database, Queryable } from '../../server/db/database';
 import { hashEmbedder } from '../../server/memory/embed';
 import type { Embedder } from '../../server/memory/embed';
@@ -66,21 +67,10 @@ export async function narrations(db: Database, app: App, ran: { verb: string; in
   return said;
 }
 
-/**
- * The verb and input the stand-in would call for a person's line: the line lower-cased and trimmed
- * of end punctuation, tried against each verb's phrasings in order. Undefined when none matches.
- */
+/** The verb and input the door's stand-in would call for a person's line; undefined when none matches. */
 export function standInCall(apps: readonly App[], line: string): { verb: string; input: unknown } | undefined {
-  const said = line.toLowerCase().trim().replace(/[\s.!?]+$/, '');
-  for (const app of apps) {
-    for (const verb of app.verbs) {
-      for (const phrasing of verb.standIn?.phrasings ?? []) {
-        const match = phrasing.pattern.exec(said);
-        if (match !== null) return { verb: verb.name, input: phrasing.input(match) };
-      }
-    }
-  }
-  return undefined;
+  const call = recognise(line, apps.flatMap((app) => app.verbs));
+  return call === undefined ? undefined : { verb: call.verb.name, input: call.input };
 }
 
 /** What the stand-in says for a verb's result. */
