@@ -11,7 +11,7 @@ import type { ChatMessage, Line } from '../core/conversation/events';
 import type { Settings } from '../core/settings';
 import { defaultSettings } from '../core/settings';
 import { VOICES } from '../core/voice/style';
-import type { LoadProgress, PageConfig, TtsApi } from '../core/voice/api';
+import type { PageConfig } from '../core/voice/api';
 import { fetchPageConfig } from '../platform/apiClient';
 import { audioContextInGesture, existingAudioContext } from '../platform/audio/audioContext';
 import { createAudioPlayer } from '../platform/audio/player';
@@ -20,8 +20,6 @@ import type { MicrophoneLevel, MicrophoneOptions } from '../platform/audio/micro
 import { conversationApi, retryable } from '../platform/conversationApi';
 import type { ConversationApi, Memory, SavedLine, ThreadSummary } from '../platform/conversationApi';
 import { AnswerError, streamAnswer } from '../platform/doorClient';
-import { createOutbox } from '../platform/outbox';
-import type { Outbox } from '../platform/outbox';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
 import type { Recogniser } from '../platform/recogniser';
 import { loadSettings, saveSettings } from '../platform/settingsStore';
@@ -29,21 +27,20 @@ import { createDeviceSpeaker } from '../platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../platform/speakers/routeByVoice';
 import type { Speaker } from '../platform/speakers/speaker';
-import { TtsClient } from '../platform/ttsClient';
 import { createConversation } from './createConversation';
 import type { Conversation, ConversationView, HearingPort, SpeakerFailure } from './createConversation';
+import { drawer } from './drawer';
+import { deviceEngine } from './engine';
+import type { DeviceEngine, EngineState } from './engine';
 import { Hearing, listenWithMicrophone } from './hearing';
+import { openLineKeeping } from './lineKeeping';
+import { sentenceOf } from './sentenceOf';
+import { soundIn, utteranceRanges } from './utteranceRanges';
+import type { PageSound } from './utteranceRanges';
 
 export type { Memory, ThreadSummary } from '../platform/conversationApi';
 export type { ConversationView } from './createConversation';
-
-/** The on-device engine: not needed (an endpoint speaks), downloading, ready, or failed. */
-export type EngineState =
-  | { kind: 'not-needed' }
-  | { kind: 'starting' }
-  | { kind: 'downloading'; bytesDone: number; bytesTotal: number }
-  | { kind: 'ready'; onDevice: 'webgpu' | 'wasm' }
-  | { kind: 'failed'; reason: string };
+export type { EngineState } from './engine';
 
 export interface VoicePageState {
   /** Loading the grant; ready; no such bot; the server unreachable (offline); broken. */
@@ -114,14 +111,8 @@ export interface VoicePageOptions {
 
 /** localStorage key: the listening disclosure has been read on this device. */
 const TOLD_KEY = 'confab.toldAboutListening';
-/** How many utterance ids each conversation of a page has to itself (see `startConversation`). */
-const UTTERANCE_RANGE = 1_000_000;
 /** A grant is renewed this long before it runs out. */
 const GRANT_MARGIN_MS = 60_000;
-
-function sentenceOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function storageOrNull(): Pick<Storage, 'getItem' | 'setItem'> | null {
   try {
@@ -172,11 +163,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   let disposed = false;
   let grant: { token: string; expiresAt: number } | null = null;
-  let config: PageConfig | null = null;
-  let tts: TtsClient | null = null;
+  let config: PageConfig;
   let player: AudioPlayer | null = null;
   let speaker: Speaker | null = null;
-  let outbox: Outbox | null = null;
   let conversation: Conversation | null = null;
   let unsubscribeConversation: (() => void) | null = null;
   let microphone: MicrophoneLevel | null = null;
@@ -196,28 +185,6 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     },
   };
   let hearing: Hearing | null = null;
-
-  /** The conversation's lines go to the outbox under one local thread, made on the first line. */
-  let localThread: Promise<string> | null = null;
-  let conversationKey = crypto.randomUUID();
-  /**
-   * The assistant's lines said before the person said anything (a greeting), held until they do;
-   * null once they have, when every line is kept as it is said.
-   */
-  let heldBack: Line[] | null = [];
-
-  /** The lines that follow go to a conversation of their own: `thread`, or one made on the first line. */
-  function keepingInto(thread: Promise<string> | null, heard: boolean): void {
-    conversationKey = crypto.randomUUID();
-    localThread = thread;
-    heldBack = heard ? null : [];
-  }
-  /**
-   * The page is going away (a reload, a closed tab): the outbox's IndexedDB write and its send may
-   * not finish before it does, so a line kept now is also sent at once in a request that outlives
-   * the page. Its clientId is the outbox's, so if both arrive the server keeps one.
-   */
-  let leaving = false;
 
   // ---- the grant and the bot -------------------------------------------------------------------
 
@@ -254,100 +221,44 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the engine starts as the page mounts, where the on-device voice will speak --------------
 
-  let engineLoad: Promise<unknown> | null = null;
-  if (bot.voice.by === 'browser') void startEngine();
-  else update({ engine: { kind: 'not-needed' } });
-
-  /** Starts (once) downloading or reading the model from the cache, with progress. */
-  function startEngine(): Promise<unknown> {
-    if (engineLoad !== null) return engineLoad;
-    const client = (tts ??= new TtsClient());
-    const model = (config as PageConfig).model;
-    update({ engine: { kind: 'starting' } });
-    engineLoad = client
-      .load({ version: model.version, base: model.base, voices: [deviceVoice()], preferWebGpu: true }, (progress: LoadProgress) => {
-        if (!disposed) update({ engine: { kind: 'downloading', bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal } });
-      })
-      .then((loaded) => {
-        if (!disposed) update({ engine: { kind: 'ready', onDevice: loaded.executionProvider } });
-      })
-      .catch((error: unknown) => {
-        const reason = `The voice could not be started: ${sentenceOf(error)}`;
-        if (!disposed) update({ engine: { kind: 'failed', reason } });
-        throw new Error(reason, { cause: error });
-      });
-    engineLoad.catch(() => undefined);
-    return engineLoad;
-  }
-
-  /**
-   * The on-device engine as the device speaker uses it: a piece waits for the model to be ready
-   * (the first download can take minutes), and a bot whose site voice speaks starts the engine
-   * only when that voice has failed — a working endpoint never costs the page the model.
-   */
-  const deviceEngine: Pick<TtsApi, 'speak' | 'cancel'> = {
-    async speak(request) {
-      await startEngine();
-      return (tts as TtsClient).speak(request);
+  const engine: DeviceEngine = deviceEngine({
+    model: config.model,
+    voice: deviceVoice,
+    onState: (engineState: EngineState) => {
+      update({ engine: engineState });
     },
-    cancel: (utteranceId) => tts?.cancel(utteranceId) ?? Promise.resolve(),
-  };
+  });
+  if (bot.voice.by === 'browser') void engine.start();
+  else update({ engine: { kind: 'not-needed' } });
 
   // ---- keeping lines -------------------------------------------------------------------------
 
-  try {
-    outbox = await createOutbox({ api, retryable });
-    outbox.onPending((count) => {
+  const keeping = await openLineKeeping({
+    api,
+    bot: bot.slug,
+    threadId: () => state.threadId,
+    onThreadId: (threadId) => {
+      update({ threadId });
+    },
+    onWaiting: (count) => {
       update({ waitingLines: count });
-    });
-    outbox.onRefused((refusal) => {
-      update({ drawerProblem: `A line could not be saved: ${refusal.reason}` });
-    });
-    update({ waitingLines: outbox.pending() });
-  } catch (error) {
-    update({ drawerProblem: `Lines cannot be kept on this device: ${sentenceOf(error)}` });
-  }
+    },
+    onProblem: (sentence) => {
+      update({ drawerProblem: sentence });
+    },
+  });
 
-  function keep(line: Line): void {
-    const box = outbox;
-    if (box === null) return;
-    // A greeting alone is not a conversation: it is kept only once the person has said something.
-    if (line.role === 'assistant' && heldBack !== null) {
-      heldBack.push(line);
-      return;
-    }
-    const lines = heldBack === null ? [line] : [...heldBack, line];
-    heldBack = null;
-    localThread ??= box.startThread(bot.slug);
-    const key = conversationKey;
-    const toSave = lines.map((said) => ({
-      who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
-      text: said.text,
-      clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
-      ...(said.interrupted === true ? { interrupted: true } : {}),
-    }));
-    const serverThread = state.threadId;
-    if (leaving && serverThread !== null) {
-      // Best effort by nature: the page may be gone before any answer; the outbox still has the line.
-      for (const one of toSave) void api.addLine(serverThread, one, { keepalive: true }).catch(() => undefined);
-    }
-    void localThread
-      .then(async (threadId) => {
-        for (const one of toSave) await box.addLine(threadId, one);
-        if (state.threadId === null) {
-          // Kept on the device is not yet on the server: the server's id exists once the send is through.
-          let serverId = await box.serverThreadId(threadId);
-          if (serverId === undefined) {
-            await box.flush();
-            serverId = await box.serverThreadId(threadId);
-          }
-          if (serverId !== undefined && key === conversationKey) update({ threadId: serverId });
-        }
-      })
-      .catch((error: unknown) => {
-        update({ drawerProblem: `A line could not be kept on this device: ${sentenceOf(error)}` });
-      });
-  }
+  // ---- the drawer ------------------------------------------------------------------------------
+
+  const lists = drawer({
+    api,
+    bot,
+    lists: () => state,
+    update,
+    onForgotten: (threadId) => {
+      if (state.threadId === threadId) newConversation();
+    },
+  });
 
   // ---- the answer through the door ---------------------------------------------------------------
 
@@ -390,7 +301,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     hearing.onHeard((frame) => {
       micLevel = frame.level;
     });
-    const device = createDeviceSpeaker({ tts: deviceEngine, player: made, voice: () => ({ name: deviceVoice(), lang: settingsNow().language, speed: settingsNow().speed }) });
+    const device = createDeviceSpeaker({ tts: engine.tts, player: made, voice: () => ({ name: deviceVoice(), lang: settingsNow().language, speed: settingsNow().speed }) });
     const endpoint = createEndpointSpeaker({ player: made, grant: freshGrant, voice: () => ({ name: bot.voice.by === 'endpoint' && settingsNow().voice !== '' ? settingsNow().voice : undefined, speed: settingsNow().speed }) });
     speaker = routeByVoice({ device, endpoint });
     speaker.onFailed((failure) => {
@@ -423,55 +334,40 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the conversation ------------------------------------------------------------------------
 
-  /**
-   * Each conversation's utterance ids start again from its lines, but the worker and the speakers
-   * live as long as the page and remember what was cancelled: so each conversation's ids are
-   * shifted into a range of their own before they leave it, and shifted back on the way in.
-   */
-  let utteranceBase = 0;
+  /** The page's sound as every conversation shares it; each sees it through a range of its own. */
+  const pageSound: PageSound = {
+    speak: (request) => {
+      // Before any gesture the context may be suspended: the piece waits in it, unheard (and the
+      // machine keeps listening), until a tap lets it play.
+      ensurePlayer(audioContextInGesture());
+      speaker?.speak(request);
+    },
+    cancel: (utteranceId) => {
+      speaker?.cancel(utteranceId);
+    },
+    onFailed: (listener) => {
+      speakerFailures.add(listener);
+      return () => speakerFailures.delete(listener);
+    },
+    stop: () => player?.stop(),
+    on: (event, listener) => {
+      playerEvents[event].add(listener);
+      return () => playerEvents[event].delete(listener);
+    },
+  };
+  const nextRange = utteranceRanges();
 
   function startConversation(lines: readonly Line[] = []): void {
     unsubscribeConversation?.();
     conversation?.stop();
     const settings = settingsNow();
-    const base = (utteranceBase += UTTERANCE_RANGE);
-    const inward = (utteranceId: number) => (utteranceId > base && utteranceId < base + UTTERANCE_RANGE ? utteranceId - base : null);
     const made = createConversation(
       {
         recogniser,
-        speaker: {
-          speak: (request) => {
-            // Before any gesture the context may be suspended: the piece waits in it, unheard (and the
-            // machine keeps listening), until a tap lets it play.
-            ensurePlayer(audioContextInGesture());
-            speaker?.speak({ ...request, utteranceId: base + request.utteranceId });
-          },
-          cancel: (utteranceId) => {
-            speaker?.cancel(base + utteranceId);
-          },
-          onFailed: (listener) => {
-            const mine = (failure: SpeakerFailure) => {
-              const utteranceId = inward(failure.utteranceId);
-              if (utteranceId !== null) listener({ ...failure, utteranceId });
-            };
-            speakerFailures.add(mine);
-            return () => speakerFailures.delete(mine);
-          },
-        },
-        player: {
-          stop: () => player?.stop(),
-          on: (event, listener) => {
-            const mine = (key: { utteranceId: number; piece: number }) => {
-              const utteranceId = inward(key.utteranceId);
-              if (utteranceId !== null) listener({ utteranceId, piece: key.piece });
-            };
-            playerEvents[event].add(mine);
-            return () => playerEvents[event].delete(mine);
-          },
-        },
+        ...soundIn(nextRange(), pageSound),
         hearing: hearingPort,
         answer,
-        keep,
+        keep: keeping.keep,
         language: () => settingsNow().language,
       },
       {
@@ -500,31 +396,21 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   startConversation();
   if (state.audioReady) greetIfFresh();
-  void refreshThreads();
+  void lists.refreshThreads();
 
   // A reload or a closed tab mid-answer cuts the answer like a barge-in, so its line is kept.
   const onPageHide = () => {
-    leaving = true;
+    keeping.leaving(true);
     conversation?.interrupt();
   };
   const onPageShow = () => {
-    leaving = false;
+    keeping.leaving(false);
   };
   globalThis.addEventListener('pagehide', onPageHide);
   globalThis.addEventListener('pageshow', onPageShow);
 
-  // ---- the drawer ------------------------------------------------------------------------------
-
-  async function refreshThreads(): Promise<void> {
-    try {
-      update({ threads: await api.threads(bot.slug) });
-    } catch (error) {
-      update({ drawerProblem: sentenceOf(error) });
-    }
-  }
-
   function newConversation(): void {
-    keepingInto(null, false);
+    keeping.fresh();
     player?.stop();
     update({ threadId: null, greeting: bot.greeting ?? null, drawerProblem: null });
     startConversation();
@@ -580,11 +466,11 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           conversation?.settings({ ...(change.speech === undefined ? {} : { speech: change.speech }), ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }) });
         }
       },
-      refreshThreads,
+      refreshThreads: lists.refreshThreads,
       async openThread(threadId) {
         try {
           const saved = await api.lines(threadId);
-          keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true);
+          keeping.reopen(threadId);
           player?.stop();
           update({ threadId, greeting: null, drawerProblem: null });
           startConversation(linesOf(saved));
@@ -593,31 +479,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         }
       },
       newConversation,
-      async forgetThread(threadId) {
-        try {
-          await api.forgetThread(threadId);
-          update({ threads: state.threads.filter((t) => t.id !== threadId) });
-          if (state.threadId === threadId) newConversation();
-        } catch (error) {
-          update({ drawerProblem: sentenceOf(error) });
-        }
-      },
-      async loadMemories() {
-        if (bot.memory !== 'person+recall') return;
-        try {
-          update({ memories: await api.memories(bot.slug) });
-        } catch (error) {
-          update({ drawerProblem: sentenceOf(error) });
-        }
-      },
-      async forgetMemory(memoryId) {
-        try {
-          await api.forgetMemory(memoryId);
-          update({ memories: (state.memories ?? []).filter((m) => m.id !== memoryId) });
-        } catch (error) {
-          update({ drawerProblem: sentenceOf(error) });
-        }
-      },
+      forgetThread: lists.forgetThread,
+      loadMemories: lists.loadMemories,
+      forgetMemory: lists.forgetMemory,
       assistantLevel: () => player?.level() ?? 0,
       microphoneLevel: () => micLevel,
       assistantAudible: () => player?.audible ?? false,
@@ -630,8 +494,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         microphone?.stop();
         speaker?.dispose();
         player?.dispose();
-        outbox?.close();
-        void tts?.dispose();
+        keeping.close();
+        engine.dispose();
         listeners.clear();
       },
     };

@@ -1,0 +1,84 @@
+/**
+ * The on-device voice engine (Supertonic in a worker) as the page uses it: started once, with the
+ * download's progress reported, and wrapped for the device speaker so that a piece waits for the
+ * model to be ready — the first download can take minutes.
+ */
+import type { LoadProgress, PageConfig, TtsApi } from '../core/voice/api';
+import { TtsClient } from '../platform/ttsClient';
+import { sentenceOf } from './sentenceOf';
+
+/** The on-device engine: not needed (an endpoint speaks), downloading, ready, or failed. */
+export type EngineState =
+  | { kind: 'not-needed' }
+  | { kind: 'starting' }
+  | { kind: 'downloading'; bytesDone: number; bytesTotal: number }
+  | { kind: 'ready'; onDevice: 'webgpu' | 'wasm' }
+  | { kind: 'failed'; reason: string };
+
+export interface EngineOptions {
+  /** Which model to load, and from where (the page config's). */
+  model: PageConfig['model'];
+  /** The voice to load first: the one the device will speak in. */
+  voice: () => string;
+  /** Each change of the engine's state, until it is disposed. */
+  onState: (state: EngineState) => void;
+  /** Makes the worker client; default the page's `TtsClient`. */
+  client?: () => Pick<TtsClient, 'load' | 'speak' | 'cancel' | 'dispose'>;
+}
+
+export interface DeviceEngine {
+  /** Starts (once) downloading or reading the model from the cache; rejects with a sentence. */
+  start(): Promise<unknown>;
+  /**
+   * The engine as the device speaker uses it: a piece starts the engine and waits for it, so a bot
+   * whose site voice speaks starts it only when that voice has failed — a working endpoint never
+   * costs the page the model.
+   */
+  readonly tts: Pick<TtsApi, 'speak' | 'cancel'>;
+  dispose(): void;
+}
+
+export function deviceEngine(options: EngineOptions): DeviceEngine {
+  let client: Pick<TtsClient, 'load' | 'speak' | 'cancel' | 'dispose'> | null = null;
+  let load: Promise<unknown> | null = null;
+  let disposed = false;
+  const report = (state: EngineState) => {
+    if (!disposed) options.onState(state);
+  };
+
+  function start(): Promise<unknown> {
+    if (load !== null) return load;
+    const tts = (client ??= (options.client ?? (() => new TtsClient()))());
+    const { model } = options;
+    report({ kind: 'starting' });
+    load = tts
+      .load({ version: model.version, base: model.base, voices: [options.voice()], preferWebGpu: true }, (progress: LoadProgress) => {
+        report({ kind: 'downloading', bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal });
+      })
+      .then((loaded) => {
+        report({ kind: 'ready', onDevice: loaded.executionProvider });
+      })
+      .catch((error: unknown) => {
+        const reason = `The voice could not be started: ${sentenceOf(error)}`;
+        report({ kind: 'failed', reason });
+        throw new Error(reason, { cause: error });
+      });
+    load.catch(() => undefined);
+    return load;
+  }
+
+  return {
+    start,
+    tts: {
+      async speak(request) {
+        await start();
+        return (client as NonNullable<typeof client>).speak(request);
+      },
+      cancel: (utteranceId) => client?.cancel(utteranceId) ?? Promise.resolve(),
+    },
+    dispose() {
+      disposed = true;
+      void client?.dispose();
+    },
+  };
+}

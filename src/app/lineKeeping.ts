@@ -1,0 +1,142 @@
+/**
+ * Keeping a conversation's lines as they are said: each line goes to the outbox (this device first,
+ * the server after) under one local thread, made on the first line kept.
+ *
+ * A greeting (or anything the assistant says before the person has said a word) is not yet a
+ * conversation: it is held back and kept just ahead of the person's first line, or never. A
+ * conversation reopened from the drawer has been heard already, so its lines are kept at once.
+ *
+ * Each conversation has a key of its own; a line's `clientId` is made from it, so a line sent twice
+ * (by the outbox and by a request that outlives a closing page) is kept once.
+ */
+import type { Line } from '../core/conversation/events';
+import type { ConversationApi } from '../platform/conversationApi';
+import { retryable } from '../platform/conversationApi';
+import { createOutbox } from '../platform/outbox';
+import type { Outbox } from '../platform/outbox';
+import { sentenceOf } from './sentenceOf';
+
+export interface LineKeepingPorts {
+  /** The server's routes: threads and lines for the outbox, and lines sent as the page closes. */
+  api: Pick<ConversationApi, 'createThread' | 'addLine'>;
+  /** The bot's slug, for a new thread. */
+  bot: string;
+  /** The server's id of the conversation on screen, or null until the server has it. */
+  threadId: () => string | null;
+  /** The server now has the conversation on screen, under `threadId`. */
+  onThreadId: (threadId: string) => void;
+  /** How many lines wait to be saved on the server. */
+  onWaiting: (count: number) => void;
+  /** A sentence for the person: lines could not be kept, or one was refused. */
+  onProblem: (sentence: string) => void;
+  /** Makes the outbox; default the page's IndexedDB outbox. */
+  openOutbox?: () => Promise<Outbox>;
+}
+
+export interface LineKeeping {
+  /** Keeps one line of the conversation on screen (or holds it back, as above). */
+  keep: (line: Line) => void;
+  /** The lines that follow are a new conversation, made on its first kept line. */
+  fresh(): void;
+  /** The lines that follow continue the server's conversation `threadId`, which has been heard. */
+  reopen(threadId: string): void;
+  /**
+   * The page is going away (a reload, a closed tab) or has come back: while it is going, a line
+   * kept is also sent at once in a request that outlives the page.
+   */
+  leaving(going: boolean): void;
+  close(): void;
+}
+
+export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeeping> {
+  const { api } = ports;
+  let outbox: Outbox | null = null;
+  try {
+    outbox = await (ports.openOutbox ?? (() => createOutbox({ api, retryable })))();
+    outbox.onPending((count) => {
+      ports.onWaiting(count);
+    });
+    outbox.onRefused((refusal) => {
+      ports.onProblem(`A line could not be saved: ${refusal.reason}`);
+    });
+    ports.onWaiting(outbox.pending());
+  } catch (error) {
+    ports.onProblem(`Lines cannot be kept on this device: ${sentenceOf(error)}`);
+  }
+
+  /** The conversation's lines go to the outbox under one local thread, made on the first line. */
+  let localThread: Promise<string> | null = null;
+  let conversationKey = crypto.randomUUID();
+  /**
+   * The assistant's lines said before the person said anything (a greeting), held until they do;
+   * null once they have, when every line is kept as it is said.
+   */
+  let heldBack: Line[] | null = [];
+  /**
+   * The page is going away: the outbox's IndexedDB write and its send may not finish before it
+   * does, so a line kept now is also sent at once in a request that outlives the page. Its clientId
+   * is the outbox's, so if both arrive the server keeps one.
+   */
+  let going = false;
+
+  function keepingInto(thread: Promise<string> | null, heard: boolean): void {
+    conversationKey = crypto.randomUUID();
+    localThread = thread;
+    heldBack = heard ? null : [];
+  }
+
+  function keep(line: Line): void {
+    const box = outbox;
+    if (box === null) return;
+    // A greeting alone is not a conversation: it is kept only once the person has said something.
+    if (line.role === 'assistant' && heldBack !== null) {
+      heldBack.push(line);
+      return;
+    }
+    const lines = heldBack === null ? [line] : [...heldBack, line];
+    heldBack = null;
+    localThread ??= box.startThread(ports.bot);
+    const key = conversationKey;
+    const toSave = lines.map((said) => ({
+      who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
+      text: said.text,
+      clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
+      ...(said.interrupted === true ? { interrupted: true } : {}),
+    }));
+    const serverThread = ports.threadId();
+    if (going && serverThread !== null) {
+      // Best effort by nature: the page may be gone before any answer; the outbox still has the line.
+      for (const one of toSave) void api.addLine(serverThread, one, { keepalive: true }).catch(() => undefined);
+    }
+    void localThread
+      .then(async (threadId) => {
+        for (const one of toSave) await box.addLine(threadId, one);
+        if (ports.threadId() === null) {
+          // Kept on the device is not yet on the server: the server's id exists once the send is through.
+          let serverId = await box.serverThreadId(threadId);
+          if (serverId === undefined) {
+            await box.flush();
+            serverId = await box.serverThreadId(threadId);
+          }
+          if (serverId !== undefined && key === conversationKey) ports.onThreadId(serverId);
+        }
+      })
+      .catch((error: unknown) => {
+        ports.onProblem(`A line could not be kept on this device: ${sentenceOf(error)}`);
+      });
+  }
+
+  return {
+    keep,
+    fresh: () => {
+      keepingInto(null, false);
+    },
+    reopen: (threadId) => {
+      keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true);
+    },
+    leaving: (yes) => {
+      going = yes;
+    },
+    close: () => outbox?.close(),
+  };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { deviceEngine } from '../../src/app/engine';
+import type { EngineState } from '../../src/app/engine';
+import type { LoadProgress, LoadRequest } from '../../src/core/voice/api';
+
+function fakeClient(fails = false) {
+  const calls: string[] = [];
+  const client = {
+    load: (request: LoadRequest, onProgress: (progress: LoadProgress) => void) => {
+      calls.push(`load ${request.voices.join(',')}`);
+      onProgress({ bytesDone: 5, bytesTotal: 10, file: 'onnx/a.onnx' });
+      return fails ? Promise.reject(new Error('no WebAssembly')) : Promise.resolve({ executionProvider: 'wasm' as const });
+    },
+    speak: () => {
+      calls.push('speak');
+      return Promise.resolve(null);
+    },
+    cancel: () => Promise.resolve(),
+    dispose: () => {
+      calls.push('dispose');
+      return Promise.resolve();
+    },
+  };
+  return { client, calls };
+}
+
+const model = { version: 'v1', base: '/models/' } as Parameters<typeof deviceEngine>[0]['model'];
+
+describe('the on-device engine', () => {
+  it('loads once, reporting progress, and a piece waits for it', async () => {
+    const states: EngineState[] = [];
+    const { client, calls } = fakeClient();
+    const engine = deviceEngine({ model, voice: () => 'F2', onState: (s) => states.push(s), client: () => client as never });
+    await engine.tts.speak({ utteranceId: 1, piece: 0, text: 'Hi.' } as never);
+    await engine.start();
+    expect(calls).toEqual(['load F2', 'speak']);
+    expect(states).toEqual([{ kind: 'starting' }, { kind: 'downloading', bytesDone: 5, bytesTotal: 10 }, { kind: 'ready', onDevice: 'wasm' }]);
+    engine.dispose();
+    expect(calls.at(-1)).toBe('dispose');
+  });
+
+  it('says why it could not start, and reports nothing once disposed', async () => {
+    const states: EngineState[] = [];
+    const { client } = fakeClient(true);
+    const engine = deviceEngine({ model, voice: () => 'F1', onState: (s) => states.push(s), client: () => client as never });
+    await expect(engine.start()).rejects.toThrow('The voice could not be started: no WebAssembly');
+    expect(states.at(-1)).toEqual({ kind: 'failed', reason: 'The voice could not be started: no WebAssembly' });
+    engine.dispose();
+    const count = states.length;
+    await engine.start().catch(() => undefined);
+    expect(states).toHaveLength(count);
+  });
+});

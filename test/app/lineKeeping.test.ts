@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { openLineKeeping } from '../../src/app/lineKeeping';
+import type { Line } from '../../src/core/conversation/events';
+import type { Outbox, OutboxLine } from '../../src/platform/outbox';
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** An outbox that keeps lines in memory and sends them to a pretend server at once. */
+function fakeOutbox() {
+  const kept: { thread: string; line: OutboxLine }[] = [];
+  const started: string[] = [];
+  const adopted: string[] = [];
+  const outbox: Outbox = {
+    durable: true,
+    startThread: (bot) => {
+      started.push(bot);
+      return Promise.resolve(`local-${String(started.length)}`);
+    },
+    adoptThread: (serverThreadId) => {
+      adopted.push(serverThreadId);
+      return Promise.resolve(`adopted-${serverThreadId}`);
+    },
+    addLine: (thread, line) => {
+      kept.push({ thread, line });
+      return Promise.resolve();
+    },
+    flush: () => Promise.resolve(),
+    pending: () => 0,
+    serverThreadId: (local) => Promise.resolve(`server-${local}`),
+    onPending: () => () => undefined,
+    onRefused: () => () => undefined,
+    onFailed: () => () => undefined,
+    close: () => undefined,
+  };
+  return { outbox, kept, started, adopted };
+}
+
+async function setUp() {
+  const box = fakeOutbox();
+  let threadId: string | null = null;
+  const sentAsLeaving: OutboxLine[] = [];
+  const keeping = await openLineKeeping({
+    api: {
+      createThread: () => Promise.resolve({ id: 'never' }),
+      addLine: (_thread, line) => {
+        sentAsLeaving.push(line);
+        return Promise.reject(new Error('gone'));
+      },
+    },
+    bot: 'sage',
+    threadId: () => threadId,
+    onThreadId: (id) => {
+      threadId = id;
+    },
+    onWaiting: () => undefined,
+    onProblem: () => undefined,
+    openOutbox: () => Promise.resolve(box.outbox),
+  });
+  return { ...box, keeping, threadId: () => threadId, sentAsLeaving };
+}
+
+const greeting: Line = { role: 'assistant', text: 'Hello.', utteranceId: 1 };
+const question: Line = { role: 'user', text: 'Hi.', utteranceId: 2 };
+
+describe('keeping lines', () => {
+  it('holds a greeting back until the person says something, then keeps both in order under one thread', async () => {
+    const t = await setUp();
+    t.keeping.keep(greeting);
+    await settle();
+    expect(t.kept).toEqual([]);
+    expect(t.started).toEqual([]);
+    t.keeping.keep(question);
+    await settle();
+    expect(t.started).toEqual(['sage']);
+    expect(t.kept.map((k) => [k.thread, k.line.who, k.line.text])).toEqual([
+      ['local-1', 'assistant', 'Hello.'],
+      ['local-1', 'person', 'Hi.'],
+    ]);
+    expect(t.threadId()).toBe('server-local-1');
+  });
+
+  it('gives each conversation its own clientIds, and never keeps a greeting alone', async () => {
+    const t = await setUp();
+    t.keeping.keep(question);
+    await settle();
+    t.keeping.fresh();
+    t.keeping.keep(greeting);
+    t.keeping.keep({ ...question, utteranceId: 2 });
+    await settle();
+    const [first, , second] = t.kept.map((k) => k.line.clientId);
+    expect(first?.endsWith(':2:user')).toBe(true);
+    expect(second?.endsWith(':2:user')).toBe(true);
+    expect(first).not.toBe(second);
+  });
+
+  it('keeps a reopened conversation’s lines at once, under the adopted thread', async () => {
+    const t = await setUp();
+    t.keeping.reopen('s-9');
+    t.keeping.keep({ role: 'assistant', text: 'Back again.', utteranceId: 7 });
+    await settle();
+    expect(t.adopted).toEqual(['s-9']);
+    expect(t.kept.map((k) => k.thread)).toEqual(['adopted-s-9']);
+  });
+
+  it('also sends a line at once while the page is going away', async () => {
+    const t = await setUp();
+    t.keeping.keep(question);
+    await settle();
+    t.keeping.leaving(true);
+    t.keeping.keep({ role: 'assistant', text: 'Bye.', utteranceId: 2, interrupted: true });
+    await settle();
+    expect(t.sentAsLeaving).toEqual([expect.objectContaining({ who: 'assistant', text: 'Bye.', interrupted: true })]);
+  });
+});
