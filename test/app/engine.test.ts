@@ -24,7 +24,7 @@ function fakeClient(fails = false) {
   return { client, calls };
 }
 
-const model = { version: 'v1', base: '/models/' } as Parameters<typeof deviceEngine>[0]['model'];
+const model: Parameters<typeof deviceEngine>[0]['model'] = { version: 'supertonic-3', base: { kind: 'hub' } };
 
 describe('the on-device engine', () => {
   it('loads once, reporting progress, and a piece waits for it', async () => {
