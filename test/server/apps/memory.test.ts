@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import memory from '../../../server/apps/memory/index';
+import type { Database } from '../../../server/db/database';
+import { RefusedError } from '../../../server/db/errors';
+import { listMemories, recall, rememberLine } from '../../../server/db/memories';
+import { hashEmbedder } from '../../../server/memory/embed';
+import type { Embedder } from '../../../server/memory/embed';
+import { VerbInputError } from '../../../server/verbs/errors';
+import { createRegistry } from '../../../server/verbs/registry';
+import { callVerb, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
+import { DB_TEST_MS, OPENING_MS, axis, openMemoryDatabase, somebody } from '../db/fixtures';
+
+describe('memory', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+  }, OPENING_MS);
+  afterAll(() => db.close());
+
+  const call = (person: string, verb: string, input: unknown, bot = 'demo') => callVerb(db, memory, verb, input, { person, bot });
+  const texts = async (person: string, bot = 'demo') => (await db.asPerson(person, (tx) => listMemories(tx, { bot }))).map((m) => m.text);
+
+  it('passes the registry’s checks; forgetting is destructive but not asked about', () => {
+    expect(() => createRegistry([memory])).not.toThrow();
+    expect(verbOf(memory, 'memory.remember')).toMatchObject({ risk: 'write', deadlineMs: 5000 });
+    expect(verbOf(memory, 'memory.forget')).toMatchObject({ risk: 'destructive' });
+    expect(verbOf(memory, 'memory.forget').confirm).not.toBe(true);
+  });
+
+  it('remembers in the person’s name a memory they can list and the bot recalls, and nobody else sees', async () => {
+    const ana = somebody();
+    const kept = (await call(ana, 'memory.remember', { text: '  My sister is called Ana. ' })) as { id: string; text: string };
+    expect(kept.text).toBe('My sister is called Ana');
+    const listed = await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }));
+    expect(listed).toMatchObject([{ id: kept.id, bot: 'demo', text: 'My sister is called Ana', embedder: hashEmbedder.name }]);
+    const question = await hashEmbedder.embed("what is my sister's name");
+    const recalled = await db.asServer((tx) => recall(tx, { person: ana, bot: 'demo', embedder: hashEmbedder.name, embedding: question, limit: 5, maxDistance: 0.9 }));
+    expect(recalled.map((m) => m.id)).toEqual([kept.id]);
+    const owner = await db.asServer((tx) => tx.query<{ person: string }>('select person from memories where id = $1', [kept.id]));
+    expect(owner.rows).toEqual([{ person: ana }]);
+    expect(await texts(somebody())).toEqual([]);
+  });
+
+  it('still refuses a plain insert into memories in a person’s transaction', async () => {
+    const ana = somebody();
+    await expect(
+      db.asPerson(ana, (tx) => rememberLine(tx, { person: ana, bot: 'demo', text: 'forged', embedder: hashEmbedder.name, embedding: axis(0) })),
+    ).rejects.toThrow(RefusedError);
+    expect(await texts(ana)).toEqual([]);
+  });
+
+  it('refuses confab_remember outside a person’s transaction, where no person is set', async () => {
+    await expect(db.asServer((tx) => tx.query("select confab_remember('demo', 'orphan', 'hash-v1', $1::vector)", [`[${Array.from(axis(0)).join(',')}]`]))).rejects.toThrow(
+      RefusedError,
+    );
+  });
+
+  it('refuses to remember words with nothing in them to embed, keeping nothing', async () => {
+    const ana = somebody();
+    const blank: Embedder = { name: 'blank', embed: () => Promise.resolve(new Float32Array(384)) };
+    await expect(callVerb(db, memory, 'memory.remember', { text: '…' }, { person: ana, embedder: blank })).rejects.toThrow(
+      new VerbInputError('There was nothing in that to remember; say it in words.'),
+    );
+    expect(await texts(ana)).toEqual([]);
+  });
+
+  it('forgets the memories for this bot whose words contain the text, in any case, and keeps only their digest', async () => {
+    const ana = somebody();
+    const bob = somebody();
+    await call(ana, 'memory.remember', { text: 'My sister is called Ana' });
+    await call(ana, 'memory.remember', { text: "My SISTER's birthday is in May" });
+    await call(ana, 'memory.remember', { text: 'I like tea' });
+    await call(ana, 'memory.remember', { text: 'my sister lives in Porto' }, 'coach');
+    await call(bob, 'memory.remember', { text: 'my sister is Eve' });
+    expect(await call(ana, 'memory.forget', { about: 'my sister' })).toEqual({ count: 2 });
+    expect(await texts(ana)).toEqual(['I like tea']);
+    expect(await texts(ana, 'coach')).toEqual(['my sister lives in Porto']);
+    expect(await texts(bob)).toEqual(['my sister is Eve']);
+    const digests = await db.asPerson(ana, (tx) => tx.query<{ bot: string }>('select bot from forgotten'));
+    expect(digests.rows).toEqual([{ bot: 'demo' }, { bot: 'demo' }]);
+    expect(await call(ana, 'memory.forget', { about: 'my sister' })).toEqual({ count: 0 });
+  });
+
+  it('takes "%" and "_" in what to forget as themselves, not as patterns', async () => {
+    const ana = somebody();
+    await call(ana, 'memory.remember', { text: 'I save 10% of my pay' });
+    await call(ana, 'memory.remember', { text: 'I save 100 pounds a month' });
+    expect(await call(ana, 'memory.forget', { about: '10%' })).toEqual({ count: 1 });
+    expect(await texts(ana)).toEqual(['I save 100 pounds a month']);
+  });
+
+  it.each([
+    ['Remember that my sister is called Ana.', 'memory.remember', { text: 'my sister is called ana' }],
+    ['please remember my door code is 1234', 'memory.remember', { text: 'my door code is 1234' }],
+    ['forget that my sister is called ana', 'memory.forget', { about: 'my sister is called ana' }],
+    ['Forget what I said about my sister.', 'memory.forget', { about: 'my sister' }],
+    ['forget what i told you about the dentist', 'memory.forget', { about: 'the dentist' }],
+  ])('the stand-in hears %j as %s', (line, verb, input) => {
+    expect(standInCall([memory], line)).toEqual({ verb, input });
+  });
+
+  it.each([
+    ['memory.remember', { text: 'my sister is called ana' }, { id: 'x', text: 'my sister is called ana' }, "I'll remember that my sister is called ana."],
+    ['memory.forget', { about: 'my sister' }, { count: 0 }, 'I had nothing like that to forget.'],
+    ['memory.forget', { about: 'my sister' }, { count: 1 }, "I've forgotten that."],
+    ['memory.forget', { about: 'my sister' }, { count: 3 }, "I've forgotten 3 things you told me about that."],
+  ])('the stand-in says %s’s result as one sentence', (verb, input, output, sentence) => {
+    expect(standInSays(memory, verb, output, input)).toBe(sentence);
+  });
+});
