@@ -88,7 +88,7 @@ export function createBackend(deps: BackendDeps): Backend {
         maxModelCalls: turn.bot.limits.steps,
         holdAction: async ({ verb, input }) => {
           const asks = registry.verb(verb)?.ask;
-          const question = `${asks === undefined ? 'Shall I go ahead?' : asks(input as never)} Say yes or no.`;
+          const question = `${asks === undefined ? 'Shall I go ahead?' : asks(input)} Say yes or no.`;
           const held = await deps.db.asPerson(person, (tx) =>
             holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS }),
           );
@@ -114,6 +114,10 @@ export function createBackend(deps: BackendDeps): Backend {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
+  const personal = new Hono<PersonEnv>();
+  personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
+  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
+  personal.route('/', verbRoutes({ bots: deps.bots, executor }));
   const speak = speakProxy({
     authorize,
     endpoint: deps.speech,
@@ -127,10 +131,7 @@ export function createBackend(deps: BackendDeps): Backend {
     personMode: deps.personMode,
     door,
     speak,
-    personal: new Hono<PersonEnv>()
-      .route('/', conversationRoutes({ db: deps.db, bots: deps.bots }))
-      .route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }))
-      .route('/', verbRoutes({ bots: deps.bots, executor })),
+    personal,
     executor,
   };
 }

@@ -2,8 +2,9 @@
  * A turn that may act: the model is asked with the verbs in scope as `tools`; text streams on as
  * it comes; when the model calls verbs, the executor runs them, every call id is answered, and the
  * model is asked again with the results — at most `maxModelCalls` times and `maxVerbCalls` verbs a
- * turn. After a verb succeeds its app's narrators add the consequence ("That's 5 things on your
- * shopping list."), said after the model's own words. A `confirm` verb is not run: it is held as a
+ * turn. After a verb that changed something succeeds, its app's narrators add the consequence
+ * ("That's 5 things on your shopping list."), said after the model's own words — once per app, as
+ * things stand after the turn's last change. A `confirm` verb is not run: it is held as a
  * pending action, its question ends the turn, and only the person's page can approve it.
  *
  * Writes carry idempotency keys the host derives from the turn and the call — the model never sees
@@ -93,7 +94,11 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
   let verbCalls = 0;
   let fillerSaid = false;
   let lastText = '';
-  const narration: string[] = [];
+  /**
+   * The consequence of each app's changes, by app: a later change's narration replaces an earlier
+   * one's, since it describes the state after both ("That's 2 things…", not "1 thing… 2 things…").
+   */
+  const narration = new Map<string, string[]>();
   const seen = new Map<string, number>();
   /** Text that follows what was said, with a space between sentences. */
   const joined = (text: string): string => (lastText === '' || /\s$/.test(lastText) ? text : ` ${text}`);
@@ -110,9 +115,11 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls });
     let step = await pieces.next();
     while (!step.done) {
+      // The model's first words after the door's own (a filler line) are a new sentence.
+      const piece = text === '' && lastText !== '' && !/\s$/.test(lastText) && !/^\s/.test(step.value) ? ` ${step.value}` : step.value;
       text += step.value;
-      lastText = step.value;
-      yield step.value;
+      lastText = piece;
+      yield piece;
       step = await pieces.next();
     }
     const result = step.value;
@@ -171,11 +178,16 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         }
       }
       const outcome: Outcome = await running;
-      if (signal.aborted) return ended('aborted');
+      if (aborted(signal)) return ended('aborted');
       if (outcome.ok) {
         yield event(DOOR_EVENTS.verb, { verb, ok: true } satisfies VerbRanEvent);
         answers.push(toolAnswer(call, { ok: true, output: outcome.output }));
-        narration.push(...(await acting.executor.narrate({ verb, input: outcome.input, output: outcome.output }, acting.caller, signal)));
+        // A read changed nothing, so it has no consequence to narrate: the model says what it found.
+        if (outcome.verb.risk !== 'read') {
+          const app = verb.slice(0, verb.indexOf('.'));
+          narration.delete(app);
+          narration.set(app, await acting.executor.narrate({ verb, input: outcome.input, output: outcome.output }, acting.caller, signal));
+        }
       } else if (outcome.error.code === 'confirmation_required' && outcome.verb !== undefined) {
         held = await acting.holdAction({ verb: outcome.verb.name, input: outcome.input });
         yield event(DOOR_EVENTS.confirm, held);
@@ -186,7 +198,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
       }
     }
     if (held !== undefined) {
-      for (const sentence of narration.splice(0)) yield said(sentence);
+      for (const sentence of [...narration.values()].flat()) yield said(sentence);
       yield said(held.question);
       return ended('stop');
     }
@@ -197,7 +209,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     ];
     try {
       open = await options.next(messages);
-    } catch (error) {
+    } catch {
       if (signal.aborted) {
         if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
           yield said(CLOSING_SENTENCES[signal.reason.why]);
@@ -205,13 +217,17 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         }
         return ended('aborted');
       }
-      void error;
       yield said(CLOSING_SENTENCES.broke);
       return ended('broke');
     }
   }
-  for (const sentence of narration) yield said(sentence);
+  for (const sentence of [...narration.values()].flat()) yield said(sentence);
   return ended('stop');
+}
+
+/** Read afresh: a signal may abort while a call is awaited. */
+function aborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }
 
 function event(name: string, data: unknown): DoorEvent {

@@ -42,7 +42,7 @@ async function* events(messages: readonly PromptMessage[], options: StandInModel
   const question = messages.findLast((m) => m.role === 'user')?.content ?? '';
   const call = recognise(question, options.verbs);
   if (call === undefined) {
-    yield* words(standInAnswer(options.reason, question ?? ''), options);
+    yield* words(standInAnswer(options.reason, question), options);
     return;
   }
   // As a provider streams it: the id and name first, then the arguments in two pieces.

@@ -105,7 +105,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const startedMs = deps.clock();
     const verb = deps.registry.verb(call.verb);
     let input: unknown;
-    let replayed = false;
+    const state = { replayed: false };
     const outcome = await (async (): Promise<Outcome> => {
       try {
         if (verb === undefined) throw new VerbError('unknown_verb');
@@ -120,8 +120,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         }
         if (call.signal?.aborted === true) throw new VerbError('cancelled');
         const result = await runUnderDeadline(verb, input, call, startedMs, key);
-        replayed = result.replayed;
-        return { ok: true, verb, input, output: result.output, replayed };
+        state.replayed = result.replayed;
+        return { ok: true, verb, input, output: result.output, replayed: result.replayed };
       } catch (error) {
         return { ok: false, verb, error: asVerbError(error), ...(input === undefined ? {} : { input }) };
       }
@@ -131,7 +131,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       verb: verb?.name ?? 'unknown',
       via: call.caller.via,
       outcome: outcome.ok ? 'ok' : outcome.error.code,
-      ...(replayed ? { replayed } : {}),
+      ...(state.replayed ? { replayed: true } : {}),
       ms: deps.clock() - startedMs,
     });
     return outcome;
@@ -250,7 +250,8 @@ function canonical(value: unknown): string {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const text: string | undefined = JSON.stringify(value);
+  return text ?? 'null';
 }
 
 function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

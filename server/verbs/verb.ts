@@ -126,7 +126,7 @@ export interface App {
 
 /** Declares a verb with its types inferred from its schemas. */
 export function defineVerb<I extends z.ZodType, O extends z.ZodType>(verb: Verb<I, O>): Verb {
-  return verb as unknown as Verb;
+  return verb;
 }
 
 /** Declares an app. */

@@ -16,6 +16,7 @@ import { loadBots } from '../../../server/bots';
 import { readConfig } from '../../../server/config';
 import { openDatabase } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
+import { createRegistry, loadApps } from '../../../server/verbs/registry';
 import { serveApp } from '../../server/chat/localServers';
 import type { Listening } from '../../server/chat/localServers';
 
@@ -48,8 +49,10 @@ export async function startConfabServer(options: ConfabServerOptions = {}): Prom
     prices: DEFAULT_PRICES,
     speech: options.speech,
     embedder: hashEmbedder,
+    registry: createRegistry(await loadApps()),
     clock: Date.now,
     log: () => undefined,
+    verbLog: () => undefined,
   });
   const app = createApp({ config: readConfig(sharedServerEnv(), ROOT), api });
   const server = await serveApp(app);

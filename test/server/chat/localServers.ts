@@ -110,6 +110,12 @@ export class Reply {
     this.event({}, reason);
   }
 
+  /** Pieces of tool calls, in one chunk, as `choices[0].delta.tool_calls` (each piece as given: quirks included). */
+  toolCalls(pieces: readonly Record<string, unknown>[]): void {
+    this.open();
+    this.event({ tool_calls: pieces }, null);
+  }
+
   usage(promptTokens: number, completionTokens: number): void {
     this.open();
     this.raw(`data: ${JSON.stringify({ id: 'up-1', object: 'chat.completion.chunk', created: 1, model: this.model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
