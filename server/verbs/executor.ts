@@ -250,8 +250,7 @@ function canonical(value: unknown): string {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
-  const text: string | undefined = JSON.stringify(value);
-  return text ?? 'null';
+  return value === undefined ? 'null' : JSON.stringify(value);
 }
 
 function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -19,6 +19,7 @@ import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
 import type { AnswerRequest, ConversationActor, ConversationSnapshot, SpeakRequest } from '../core/conversation/conversationMachine';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
+import type { AnswerItem } from '../platform/doorClient';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
 export interface RecogniserPort {
@@ -63,8 +64,11 @@ export interface ConversationPorts {
   player: PlayerPort;
   /** Undefined until (or unless) the microphone's level can be read. */
   hearing?: HearingPort;
-  /** The answer's text as it streams; must stop (and cancel the request) when `signal` aborts. */
-  answer: (messages: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<string>;
+  /**
+   * The answer as it streams (its text, and the door's events); must stop (and cancel the request)
+   * when `signal` aborts.
+   */
+  answer: (messages: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<AnswerItem>;
   /** Keeps one line as it is said. */
   keep: (line: Line) => void;
   /** The recogniser's language now (the reader's setting). */
@@ -166,9 +170,9 @@ export function createConversation(ports: ConversationPorts, input: Conversation
         const controller = new AbortController();
         void (async () => {
           try {
-            for await (const text of ports.answer(request.messages, controller.signal)) {
+            for await (const item of ports.answer(request.messages, controller.signal)) {
               if (controller.signal.aborted) return;
-              sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text });
+              if (item.type === 'text') sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text: item.text });
             }
             if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId });
           } catch (error) {

@@ -45,6 +45,11 @@ export interface LineKeeping {
    * kept is also sent at once in a request that outlives the page.
    */
   leaving(going: boolean): void;
+  /**
+   * The page's key for the conversation on screen, as the chat door is told it: made afresh for a
+   * new conversation, `thread:<id>` for one reopened from the drawer; the same for every turn of it.
+   */
+  key(): string;
   close(): void;
 }
 
@@ -67,6 +72,8 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
   /** The conversation's lines go to the outbox under one local thread, made on the first line. */
   let localThread: Promise<string> | null = null;
   let conversationKey = crypto.randomUUID();
+  /** What the door is told; see `key()`. */
+  let doorKey = conversationKey;
   /**
    * The assistant's lines said before the person said anything (a greeting), held until they do;
    * null once they have, when every line is kept as it is said.
@@ -79,8 +86,9 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
    */
   let going = false;
 
-  function keepingInto(thread: Promise<string> | null, heard: boolean): void {
+  function keepingInto(thread: Promise<string> | null, heard: boolean, reopened?: string): void {
     conversationKey = crypto.randomUUID();
+    doorKey = reopened === undefined ? conversationKey : `thread:${reopened}`;
     localThread = thread;
     heldBack = heard ? null : [];
   }
@@ -132,11 +140,12 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
       keepingInto(null, false);
     },
     reopen: (threadId) => {
-      keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true);
+      keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true, threadId);
     },
     leaving: (yes) => {
       going = yes;
     },
+    key: () => doorKey,
     close: () => outbox?.close(),
   };
 }

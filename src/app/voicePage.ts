@@ -20,6 +20,7 @@ import type { MicrophoneLevel, MicrophoneOptions } from '../platform/audio/micro
 import { conversationApi, retryable } from '../platform/conversationApi';
 import type { ConversationApi, Memory, SavedLine, ThreadSummary } from '../platform/conversationApi';
 import { AnswerError, streamAnswer } from '../platform/doorClient';
+import type { AnswerItem } from '../platform/doorClient';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
 import type { Recogniser } from '../platform/recogniser';
 import { loadSettings, saveSettings } from '../platform/settingsStore';
@@ -113,6 +114,15 @@ export interface VoicePageOptions {
 const TOLD_KEY = 'confab.toldAboutListening';
 /** A grant is renewed this long before it runs out. */
 const GRANT_MARGIN_MS = 60_000;
+
+/** The person's IANA time zone as the browser has it, or undefined where it cannot say. */
+function timeZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
 
 function storageOrNull(): Pick<Storage, 'getItem' | 'setItem'> | null {
   try {
@@ -262,10 +272,12 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the answer through the door ---------------------------------------------------------------
 
-  async function* answer(messages: readonly ChatMessage[], signal: AbortSignal): AsyncGenerator<string> {
+  async function* answer(messages: readonly ChatMessage[], signal: AbortSignal): AsyncGenerator<AnswerItem> {
+    // Read once per turn: a retried turn and a renewed grant go under the same key.
+    const conversationKey = keeping.key();
     for (let attempt = 0; ; attempt += 1) {
       try {
-        yield* streamAnswer({ grant: await freshGrant(), messages, signal }, options.fetch);
+        yield* streamAnswer({ grant: await freshGrant(), messages, signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch);
         return;
       } catch (error) {
         // A grant that ran out is renewed once; the person never hears about it.

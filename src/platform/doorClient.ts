@@ -3,7 +3,13 @@
  * streamed, read as server-sent events over fetch. Tokens are yielded the moment they land, so the
  * chunker can hand the first sentence to the voice before the answer has ended. Aborting the signal
  * (a barge-in) cancels the request, and the server aborts its upstream in turn.
+ *
+ * Beside the unnamed chat chunks the door sends named events (src/core/acting/protocol.ts): a verb
+ * ran (`confab.verb`), or one waits for the person's yes (`confab.confirm`). They are yielded in
+ * stream order with the text; an event of a name this page does not know is passed over.
  */
+import { DOOR_EVENTS } from '../core/acting/protocol';
+import type { PendingActionEvent, VerbRanEvent } from '../core/acting/protocol';
 import type { ChatMessage } from '../core/conversation/events';
 
 /** Why an answer could not be had; `expired` means a new grant would help. */
@@ -25,18 +31,39 @@ export interface AnswerRequest {
   grant: string;
   messages: readonly ChatMessage[];
   signal: AbortSignal;
+  /**
+   * The page's key for this conversation (`x-confab-conversation`): the same for every turn of it,
+   * across a renewed grant and a retried turn, so the door keeps its recent verbs in scope and a
+   * retried write is done once.
+   */
+  conversation?: string;
+  /** The person's IANA time zone (`x-confab-time-zone`), e.g. `Europe/Paris`, for verbs that read a time. */
+  timeZone?: string;
 }
 
+/** What the door streams, in order: answer text, a verb that ran, a verb waiting for a yes. */
+export type AnswerItem =
+  | { type: 'text'; text: string }
+  | { type: 'verb'; event: VerbRanEvent }
+  | { type: 'confirm'; action: PendingActionEvent };
+
+/** The request headers the door reads beside the grant. */
+export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: 'x-confab-time-zone' } as const;
+
 /**
- * The answer's text as it streams, piece by piece. Ends at `[DONE]`; throws `AnswerError` for a
- * refusal or a broken stream, and the signal's reason when aborted.
+ * The answer as it streams: its text piece by piece, with the door's named events where they
+ * came. Ends at `[DONE]`; throws `AnswerError` for a refusal or a broken stream, and the signal's
+ * reason when aborted.
  */
-export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetch = (input, init) => fetch(input, init)): AsyncGenerator<string, void> {
+export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetch = (input, init) => fetch(input, init)): AsyncGenerator<AnswerItem, void> {
+  const headers: Record<string, string> = { authorization: `Bearer ${request.grant}`, 'content-type': 'application/json', accept: 'text/event-stream' };
+  if (request.conversation !== undefined && request.conversation !== '') headers[DOOR_HEADERS.conversation] = request.conversation;
+  if (request.timeZone !== undefined && request.timeZone !== '') headers[DOOR_HEADERS.timeZone] = request.timeZone;
   let response: Response;
   try {
     response = await fetcher('/v1/chat/completions', {
       method: 'POST',
-      headers: { authorization: `Bearer ${request.grant}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers,
       body: JSON.stringify({ model: 'bot', stream: true, messages: request.messages }),
       signal: request.signal,
     });
@@ -68,14 +95,19 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
       const events = buffered.split(/\r?\n\r?\n/);
       buffered = events.pop() ?? '';
       for (const event of events) {
-        const data = dataOf(event);
+        const { name, data } = parsed(event);
         if (data === undefined) continue;
+        if (name !== undefined) {
+          const item = namedItem(name, data);
+          if (item !== undefined) yield item;
+          continue;
+        }
         if (data === '[DONE]') {
           done = true;
           break;
         }
         const text = contentOf(data);
-        if (text !== '') yield text;
+        if (text !== '') yield { type: 'text', text };
       }
     }
   } finally {
@@ -85,11 +117,45 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
   if (!done) throw new AnswerError('The answer broke off before it ended. Say it again.', 'broken', response.status);
 }
 
-/** The `data:` lines of one event, joined, or undefined for a comment or a keep-alive. */
-function dataOf(event: string): string | undefined {
-  const lines = event.split(/\r?\n/).filter((line) => line.startsWith('data:'));
-  if (lines.length === 0) return undefined;
-  return lines.map((line) => line.slice(5).replace(/^ /, '')).join('\n');
+/**
+ * One event's name (its `event:` line; undefined for the default `message`) and its `data:` lines
+ * joined (undefined for a comment or a keep-alive).
+ */
+function parsed(event: string): { name: string | undefined; data: string | undefined } {
+  const fields = event.split(/\r?\n/);
+  const value = (line: string, field: string) => line.slice(field.length + 1).replace(/^ /, '');
+  const named = fields.filter((line) => line.startsWith('event:')).map((line) => value(line, 'event')).at(-1);
+  const data = fields.filter((line) => line.startsWith('data:')).map((line) => value(line, 'data'));
+  return { name: named === undefined || named === '' || named === 'message' ? undefined : named, data: data.length === 0 ? undefined : data.join('\n') };
+}
+
+/**
+ * The item a named event stands for, or undefined for a name this page does not know. A known
+ * event that is not its shape is a broken stream, as a garbled chunk is.
+ */
+function namedItem(name: string, data: string): AnswerItem | undefined {
+  if (name !== DOOR_EVENTS.verb && name !== DOOR_EVENTS.confirm) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch (cause) {
+    throw new AnswerError('The answer arrived garbled. Say it again.', 'broken', undefined, { cause });
+  }
+  if (name === DOOR_EVENTS.verb && isVerbRan(body)) return { type: 'verb', event: body };
+  if (name === DOOR_EVENTS.confirm && isPendingAction(body)) return { type: 'confirm', action: body };
+  throw new AnswerError('The answer arrived garbled. Say it again.', 'broken');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isVerbRan(value: unknown): value is VerbRanEvent {
+  return isRecord(value) && typeof value.verb === 'string' && typeof value.ok === 'boolean' && (value.code === undefined || typeof value.code === 'string');
+}
+
+function isPendingAction(value: unknown): value is PendingActionEvent {
+  return isRecord(value) && typeof value.id === 'string' && value.id !== '' && typeof value.verb === 'string' && typeof value.question === 'string' && typeof value.expiresAtMs === 'number' && Number.isFinite(value.expiresAtMs);
 }
 
 /** The text a `chat.completion.chunk` adds; a chunk that is not one is a broken stream. */

@@ -3,6 +3,7 @@ import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
 import type { SpeakRequest } from '../../src/core/conversation/conversationMachine';
 import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../src/core/conversation/events';
+import type { AnswerItem } from '../../src/platform/doorClient';
 
 /** A tiny event hub for the fakes. */
 function hub<T extends unknown[]>() {
@@ -21,21 +22,21 @@ function hub<T extends unknown[]>() {
   };
 }
 
-/** An answer the test releases token by token; records whether it was aborted. */
+/** An answer the test releases token by token (or door event by event); records whether it was aborted. */
 class ScriptedAnswer {
   readonly asked: (readonly ChatMessage[])[] = [];
   aborted = false;
-  private waiting: ((value: string | null) => void) | undefined;
-  private queued: (string | null)[] = [];
+  private waiting: ((value: AnswerItem | null) => void) | undefined;
+  private queued: (AnswerItem | null)[] = [];
 
-  port = (messages: readonly ChatMessage[], signal: AbortSignal): AsyncIterable<string> => {
+  port = (messages: readonly ChatMessage[], signal: AbortSignal): AsyncIterable<AnswerItem> => {
     this.asked.push(messages);
     signal.addEventListener('abort', () => {
       this.aborted = true;
       this.waiting?.(null);
     });
     const next = () =>
-      new Promise<string | null>((resolve) => {
+      new Promise<AnswerItem | null>((resolve) => {
         const queued = this.queued.shift();
         if (queued !== undefined) resolve(queued);
         else this.waiting = resolve;
@@ -47,7 +48,9 @@ class ScriptedAnswer {
     };
   };
 
-  send(token: string | null) {
+  /** A piece of text, an item of the door's, or null for the end. */
+  send(sent: string | AnswerItem | null) {
+    const token = typeof sent === 'string' ? ({ type: 'text', text: sent } as const) : sent;
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = undefined;

@@ -111,4 +111,14 @@ describe('keeping lines', () => {
     await settle();
     expect(t.sentAsLeaving).toEqual([expect.objectContaining({ who: 'assistant', text: 'Bye.', interrupted: true })]);
   });
+
+  it('names each conversation to the door with a key of its own, a reopened one by its thread', async () => {
+    const t = await setUp();
+    const first = t.keeping.key();
+    expect(t.keeping.key()).toBe(first);
+    t.keeping.fresh();
+    expect(t.keeping.key()).not.toBe(first);
+    t.keeping.reopen('s-9');
+    expect(t.keeping.key()).toBe('thread:s-9');
+  });
 });

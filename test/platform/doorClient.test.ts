@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerError, streamAnswer } from '../../src/platform/doorClient';
+import type { AnswerItem } from '../../src/platform/doorClient';
 
 const encoder = new TextEncoder();
 const chunk = (content: string) => `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -26,11 +27,21 @@ function sse(pieces: string[], status = 200) {
   return { fetcher, seen };
 }
 
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
+/** The text items of an answer, as strings. */
+async function collect(iterable: AsyncIterable<AnswerItem>): Promise<string[]> {
   const out: string[] = [];
-  for await (const text of iterable) out.push(text);
+  for await (const item of iterable) if (item.type === 'text') out.push(item.text);
   return out;
 }
+
+async function items(iterable: AsyncIterable<AnswerItem>): Promise<AnswerItem[]> {
+  const out: AnswerItem[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+const named = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const pending = { id: 'act-1', verb: 'lists.clear', question: 'Clear your shopping list? Say yes or no.', expiresAtMs: 1_700_000_060_000 };
 
 describe('the door client', () => {
   it('asks with the grant for a stream and yields each token as it lands, events split anywhere', async () => {
@@ -50,8 +61,8 @@ describe('the door client', () => {
     const reason = new Error('barge-in');
     await expect(
       (async () => {
-        for await (const text of streamAnswer({ grant: 'g', messages: [], signal: controller.signal }, fetcher)) {
-          texts.push(text);
+        for await (const item of streamAnswer({ grant: 'g', messages: [], signal: controller.signal }, fetcher)) {
+          if (item.type === 'text') texts.push(item.text);
           controller.abort(reason);
         }
       })(),
@@ -72,5 +83,53 @@ describe('the door client', () => {
     await expect(ask(answering(400, { error: { message: 'messages must be an array.' } }))).rejects.toMatchObject({ failure: 'refused', message: expect.stringContaining('messages must be an array.') as unknown });
     await expect(ask(answering(502, {}))).rejects.toMatchObject({ failure: 'unreachable' });
     await expect(ask((() => Promise.reject(new TypeError('network'))))).rejects.toMatchObject({ failure: 'unreachable' });
+  });
+
+  it('sends the conversation’s key and the person’s time zone, and neither when it has none', async () => {
+    const { fetcher, seen } = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, conversation: 'thread:t-1', timeZone: 'Europe/Paris' }, fetcher));
+    const headers = new Headers(seen.init?.headers);
+    expect(headers.get('x-confab-conversation')).toBe('thread:t-1');
+    expect(headers.get('x-confab-time-zone')).toBe('Europe/Paris');
+    const bare = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, bare.fetcher));
+    expect(new Headers(bare.seen.init?.headers).has('x-confab-conversation')).toBe(false);
+    expect(new Headers(bare.seen.init?.headers).has('x-confab-time-zone')).toBe(false);
+  });
+
+  it('yields the door’s verb and confirm events in stream order with the text, each split across reads', async () => {
+    const whole =
+      chunk('Sure. ') +
+      named('confab.verb', { verb: 'lists.add', ok: true }) +
+      named('confab.verb', { verb: 'lists.remove', ok: false, code: 'invalid_input' }) +
+      named('confab.confirm', pending) +
+      chunk(pending.question) +
+      'data: [DONE]\n\n';
+    // Cut every few characters, so event names, data lines and the blank line between land apart.
+    const pieces: string[] = [];
+    for (let at = 0; at < whole.length; at += 5) pieces.push(whole.slice(at, at + 5));
+    const got = await items(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse(pieces).fetcher));
+    expect(got).toEqual([
+      { type: 'text', text: 'Sure. ' },
+      { type: 'verb', event: { verb: 'lists.add', ok: true } },
+      { type: 'verb', event: { verb: 'lists.remove', ok: false, code: 'invalid_input' } },
+      { type: 'confirm', action: pending },
+      { type: 'text', text: pending.question },
+    ]);
+  });
+
+  it('passes over events of names it does not know, and a named event with CRLF line ends is still read', async () => {
+    const whole =
+      named('confab.presence', { who: 'elsewhere' }) +
+      'event: message\ndata: ' + JSON.stringify({ choices: [{ delta: { content: 'Hi.' } }] }) + '\n\n' +
+      `event: confab.confirm\r\ndata: ${JSON.stringify(pending)}\r\n\r\n` +
+      'data: [DONE]\n\n';
+    const got = await items(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse([whole]).fetcher));
+    expect(got).toEqual([{ type: 'text', text: 'Hi.' }, { type: 'confirm', action: pending }]);
+  });
+
+  it('calls a known event of the wrong shape broken', async () => {
+    const whole = named('confab.confirm', { id: 'a' }) + 'data: [DONE]\n\n';
+    await expect(items(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse([whole]).fetcher))).rejects.toMatchObject({ failure: 'broken' });
   });
 });
