@@ -71,7 +71,7 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
 
   /** The conversation's lines go to the outbox under one local thread, made on the first line. */
   let localThread: Promise<string> | null = null;
-  let conversationKey = crypto.randomUUID();
+  let conversationKey: string = crypto.randomUUID();
   /** What the door is told; see `key()`. */
   let doorKey = conversationKey;
   /**
