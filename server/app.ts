@@ -36,6 +36,8 @@ export interface ApiDeps extends SessionDeps {
   door?: Hono;
   /** The speak proxy, serving POST /api/speak (grant only). */
   speak?: Hono;
+  /** MCP over Streamable HTTP, serving /mcp (a personal MCP token only). */
+  mcp?: Hono;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -127,11 +129,14 @@ const PERSONAL_PATHS = [
   '/api/notices',
   '/api/notices/*',
   '/api/bots/:slug/verbs',
+  '/api/mcp/tokens',
+  '/api/mcp/tokens/*',
 ];
 
 function mountApi(app: Hono, api: ApiDeps): void {
   if (api.door) app.route('/v1', api.door);
   if (api.speak) app.route('/', api.speak);
+  if (api.mcp) app.route('/', api.mcp);
   const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock });
   for (const path of PERSONAL_PATHS) app.use(path, who);
   app.route('/api', sessionRoutes(api));

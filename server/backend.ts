@@ -19,6 +19,10 @@ import type { Database } from './db/database';
 import { bearerGrant } from './grants';
 import type { GrantClaims } from './grants';
 import { databaseLedger } from './ledger';
+import type { McpLimits } from './mcp/callLimits';
+import { mcpEndpoint } from './mcp/endpoint';
+import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
+import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
 import { memoryContext, memoryWriter } from './memory/context';
 import type { PersonEnv, PersonMode } from './person';
@@ -50,11 +54,17 @@ export interface BackendDeps {
   log?: (line: DoorLogLine) => void;
   /** The executor's log lines (never arguments or results). Default: JSON on stderr. */
   verbLog?: (line: VerbLogLine | { event: 'narrator.failed'; verb: string; error: string }) => void;
+  /** Per-token MCP limits (`readMcpLimits`); default `MCP_LIMIT_DEFAULTS`. */
+  mcpLimits?: Partial<McpLimits>;
+  /** The MCP door's refusals (never a token). Default: JSON on stderr. */
+  mcpLog?: (line: McpLogLine) => void;
 }
 
 /** The API, and the executor every verb call goes through (for the MCP adapter). */
 export interface Backend extends ApiDeps {
   executor: Executor;
+  /** MCP over Streamable HTTP (`/mcp`), its per-token limits, and its shutdown. */
+  mcpEndpoint: McpEndpoint;
 }
 
 export function createBackend(deps: BackendDeps): Backend {
@@ -118,6 +128,15 @@ export function createBackend(deps: BackendDeps): Backend {
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor }));
+  personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
+  const mcp = mcpEndpoint({
+    db: deps.db,
+    bots: deps.bots,
+    executor,
+    clock: deps.clock,
+    ...(deps.mcpLimits ? { limits: deps.mcpLimits } : {}),
+    ...(deps.mcpLog ? { log: deps.mcpLog } : {}),
+  });
   const speak = speakProxy({
     authorize,
     endpoint: deps.speech,
@@ -132,6 +151,8 @@ export function createBackend(deps: BackendDeps): Backend {
     door,
     speak,
     personal,
+    mcp: mcp.routes,
     executor,
+    mcpEndpoint: mcp,
   };
 }

@@ -1,0 +1,183 @@
+/**
+ * MCP over Streamable HTTP at `/mcp`, on the Confab server itself. Every request must carry a
+ * personal token (`Authorization: Bearer confab_mcp_…`): the token names the person every call runs
+ * as — the executor runs each verb in that person's transaction, under row level security — and the
+ * bots whose apps' verbs are offered. The SDK's `createMcpHandler` serves both protocol eras (the
+ * 2026-07-28 per-request envelope, and 2025-era clients statelessly) from one factory that builds
+ * the adapter's `McpServer` for the token.
+ *
+ * Before the SDK sees a request, this door:
+ * - refuses it `401` with `WWW-Authenticate` and a JSON-RPC error when the token is missing, unknown
+ *   or revoked (the same answer for all three);
+ * - refuses a message over 1 MiB `413` (-32600) and one that is not JSON `400` (-32700);
+ * - hands a 2025-era `notifications/cancelled` to the token's running call with that id: over
+ *   stateless HTTP it arrives as a request of its own (a 2026-era client cancels by closing its
+ *   request, which the SDK turns into the call's abort signal).
+ */
+import { createMcpHandler, readRequestBody } from '@modelcontextprotocol/server';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { Bot } from '../bots';
+import type { Database } from '../db/database';
+import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
+import type { McpTokenHolder } from '../db/mcpTokens';
+import type { Executor } from '../verbs/executor';
+import { mcpServerFor } from './adapter';
+import type { McpSession } from './adapter';
+import { createCallLimits, MCP_MESSAGE_BYTES_MAX, mcpLimitsOf } from './callLimits';
+import type { CallLimits, McpLimits } from './callLimits';
+import { offerOf } from './offer';
+import type { Offer } from './offer';
+import { hashOfToken, looksLikeToken } from './token';
+import { mcpToolOf } from './tools';
+import type { McpTool } from './tools';
+
+export const MCP_PATH = '/mcp';
+
+/** How stale `last_used_at` may get, in ms, before a request writes it again: once a minute at most. */
+export const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** JSON-RPC codes of the door's own refusals. */
+export const MCP_ERRORS = {
+  /** No token, or one that is unknown or revoked (implementation-defined server error range). */
+  unauthorized: -32001,
+  invalidRequest: -32600,
+  parseError: -32700,
+} as const;
+
+export const TOKEN_NEEDED =
+  "Confab needs a personal MCP token: send Authorization: Bearer <token>. Make one in Confab's settings (the cog), under MCP clients.";
+export const TOKEN_REFUSED = "This MCP token is not valid, or it was revoked. Make a new one in Confab's settings (the cog), under MCP clients.";
+
+/** One line about a refused request: never a token, an argument or a result. */
+export interface McpLogLine {
+  event: 'mcp.refused';
+  why: 'no-token' | 'bad-token' | 'too-large' | 'not-json' | 'rate_limited' | 'server_busy';
+}
+
+export interface McpEndpointDeps {
+  db: Database;
+  bots: ReadonlyMap<string, Bot>;
+  executor: Executor;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+  /** Per-token limits; default `MCP_LIMIT_DEFAULTS`. */
+  limits?: Partial<McpLimits>;
+  /** Default: JSON on stderr. */
+  log?: (line: McpLogLine) => void;
+}
+
+export interface McpEndpoint {
+  /** Serves `/mcp`; mount at the root. */
+  routes: Hono;
+  /** The per-token limits and running calls, for tests. */
+  calls: CallLimits;
+  /** Ends the SDK's running exchanges (at shutdown). */
+  close: () => Promise<void>;
+}
+
+export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
+  const log =
+    deps.log ??
+    ((line: McpLogLine) => {
+      console.error(JSON.stringify(line));
+    });
+  const registry = deps.executor.registry;
+  // Projected once: a verb whose schemas cannot be listed stops the start, as a malformed app does.
+  const toolsByVerb = new Map<string, McpTool>(registry.verbs.map((verb) => [verb.name, mcpToolOf(verb)]));
+  const offers = new Map<string, Offer>();
+  const offerFor = (bots: readonly string[]): Offer => {
+    const key = bots.join('\n');
+    let offer = offers.get(key);
+    if (offer === undefined) {
+      offer = offerOf(registry, toolsByVerb, bots, deps.bots);
+      if (offers.size < 256) offers.set(key, offer);
+    }
+    return offer;
+  };
+  const calls = createCallLimits(mcpLimitsOf(deps.limits), deps.clock);
+  const sessions = new WeakMap<AuthInfo, McpSession>();
+  const handler = createMcpHandler(
+    (ctx) => {
+      const session = ctx.authInfo === undefined ? undefined : sessions.get(ctx.authInfo);
+      if (session === undefined) throw new Error('An MCP request reached the server without the session its token opened.');
+      return mcpServerFor(deps.executor, session);
+    },
+    { maxRequestBodySize: MCP_MESSAGE_BYTES_MAX },
+  );
+
+  const refuse = (c: Context, status: 400 | 401 | 413, code: number, message: string, why: McpLogLine['why']) => {
+    log({ event: 'mcp.refused', why });
+    if (status === 401) {
+      c.header('WWW-Authenticate', why === 'no-token' ? 'Bearer realm="confab"' : 'Bearer realm="confab", error="invalid_token", error_description="The token is not valid or was revoked."');
+    }
+    return c.json({ jsonrpc: '2.0', id: null, error: { code, message } }, status);
+  };
+
+  const routes = new Hono();
+  routes.all(MCP_PATH, async (c) => {
+    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
+    if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
+    const holder = looksLikeToken(bearer) ? await holderOf(deps.db, hashOfToken(bearer), deps.clock()) : undefined;
+    if (holder === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
+
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      const body = await readRequestBody(c.req.raw, MCP_MESSAGE_BYTES_MAX);
+      if (body.tooLarge) {
+        return refuse(c, 413, MCP_ERRORS.invalidRequest, `The message is over ${MCP_MESSAGE_BYTES_MAX / 1024 / 1024} MiB, the most one message may be.`, 'too-large');
+      }
+      try {
+        parsedBody = JSON.parse(body.text) as unknown;
+      } catch {
+        return refuse(c, 400, MCP_ERRORS.parseError, 'The message is not valid JSON.', 'not-json');
+      }
+      for (const requestId of cancelledIds(parsedBody)) calls.cancel(holder.id, requestId);
+    }
+
+    const offer = offerFor(holder.bots);
+    const authInfo: AuthInfo = { token: holder.id, clientId: holder.id, scopes: [] };
+    sessions.set(authInfo, {
+      token: holder.id,
+      person: holder.person,
+      timeZone: holder.timeZone,
+      tools: offer.tools,
+      scope: offer.scope,
+      botFor: offer.botFor,
+      admit: (requestId) => {
+        const admission = calls.admit(holder.id, requestId);
+        if (!admission.ok) log({ event: 'mcp.refused', why: admission.code });
+        return admission;
+      },
+    });
+    return handler.fetch(c.req.raw, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+  });
+
+  return { routes, calls, close: () => handler.close() };
+}
+
+/** The live token with that hash, noting its use (at most once a minute); undefined otherwise. */
+async function holderOf(db: Database, tokenHash: string, nowMs: number): Promise<McpTokenHolder | undefined> {
+  return db.asServer(async (tx) => {
+    const holder = await tokenByHash(tx, tokenHash);
+    if (holder !== undefined && (holder.lastUsedAt === null || nowMs - holder.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS)) {
+      await markTokenUsed(tx, holder.id, nowMs);
+    }
+    return holder;
+  });
+}
+
+/** The request ids a message (or a batch) cancels with `notifications/cancelled`. */
+function cancelledIds(message: unknown): (string | number)[] {
+  const messages: unknown[] = Array.isArray(message) ? message : [message];
+  const ids: (string | number)[] = [];
+  for (const one of messages) {
+    if (typeof one !== 'object' || one === null) continue;
+    const { method, params } = one as { method?: unknown; params?: unknown };
+    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) continue;
+    const id = (params as { requestId?: unknown }).requestId;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
+}

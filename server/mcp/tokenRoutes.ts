@@ -1,0 +1,84 @@
+/**
+ * The person's MCP tokens, under their session: `GET /api/mcp/tokens` lists them (never the token
+ * itself), `POST /api/mcp/tokens {name, bots, timeZone?}` makes one and answers it once, and
+ * `DELETE /api/mcp/tokens/<id>` revokes one. Every query runs as the person, so row level security
+ * keeps each person to their own tokens; the token is random, and only its hash is kept.
+ */
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { McpTokenListed, McpTokenMade } from '../../src/core/mcp/tokens';
+import { TOKEN_BOTS_MAX, TOKEN_NAME_MAX_CHARS } from '../../src/core/mcp/tokens';
+import type { Bot } from '../bots';
+import { timeZoneOf } from '../chat/chatDoor';
+import type { Database } from '../db/database';
+import { countLiveTokens, LIVE_TOKENS_MAX, listTokens, makeToken, revokeToken } from '../db/mcpTokens';
+import type { McpTokenRow } from '../db/mcpTokens';
+import { readJson, text } from '../json';
+import type { PersonEnv } from '../person';
+import { newToken } from './token';
+
+export interface McpTokenDeps {
+  db: Database;
+  bots: ReadonlyMap<string, Bot>;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+}
+
+const listed = (row: McpTokenRow): McpTokenListed => ({
+  id: row.id,
+  name: row.name,
+  bots: row.bots,
+  createdAt: row.createdAt.toISOString(),
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+});
+
+export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEnv> {
+  const routes = new Hono<PersonEnv>();
+
+  routes.get('/mcp/tokens', async (c) => {
+    const tokens = await db.asPerson(c.get('person'), (tx) => listTokens(tx));
+    return c.json({ tokens: tokens.map(listed) });
+  });
+
+  routes.post('/mcp/tokens', async (c) => {
+    const body = await readJson(c);
+    const name = text(body, 'name', { maxChars: 256 }).trim();
+    if (name === '' || name.length > TOKEN_NAME_MAX_CHARS) {
+      throw new HTTPException(400, { message: `name must be 1 to ${TOKEN_NAME_MAX_CHARS} characters, so you can tell your tokens apart.` });
+    }
+    const chosen = botsOf(body.bots, bots);
+    const zone = text(body, 'timeZone', { maxChars: 64, optional: true });
+    const person = c.get('person');
+    const { token, hash } = newToken();
+    const made = await db.asPerson(person, async (tx) => {
+      if ((await countLiveTokens(tx)) >= LIVE_TOKENS_MAX) return undefined;
+      return makeToken(tx, { person, name, bots: chosen, timeZone: timeZoneOf(zone), tokenHash: hash });
+    });
+    if (made === undefined) {
+      throw new HTTPException(409, { message: `You already have ${LIVE_TOKENS_MAX} MCP tokens; revoke one you no longer use first.` });
+    }
+    // Shown this once: nothing on the way may keep a copy.
+    c.header('Cache-Control', 'no-store');
+    return c.json<McpTokenMade>({ ...listed(made), token }, 201);
+  });
+
+  routes.delete('/mcp/tokens/:id', async (c) => {
+    const revoked = await db.asPerson(c.get('person'), (tx) => revokeToken(tx, c.req.param('id'), clock()));
+    if (!revoked) throw new HTTPException(404, { message: 'There is no such MCP token of yours that still works.' });
+    return c.body(null, 204);
+  });
+
+  return routes;
+}
+
+/** The bots asked for: known slugs, each once, in the order given. */
+function botsOf(value: unknown, known: ReadonlyMap<string, Bot>): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > TOKEN_BOTS_MAX || !value.every((v) => typeof v === 'string')) {
+    throw new HTTPException(400, { message: `bots must list 1 to ${TOKEN_BOTS_MAX} bots the token acts through, by their slugs.` });
+  }
+  const slugs = [...new Set(value)];
+  const unknown = slugs.find((slug) => !known.has(slug));
+  if (unknown !== undefined) throw new HTTPException(400, { message: `There is no bot called "${unknown.slice(0, 64)}".` });
+  return slugs;
+}
