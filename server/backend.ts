@@ -25,6 +25,7 @@ import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
 import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
 import { memoryContext, memoryWriter } from './memory/context';
+import { noticeRoutes } from './notices';
 import type { PersonEnv, PersonMode } from './person';
 import { speakProxy } from './speak';
 import type { SpeakEndpoint } from './speak';
@@ -128,6 +129,7 @@ export function createBackend(deps: BackendDeps): Backend {
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor }));
+  personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   const mcp = mcpEndpoint({
     db: deps.db,
