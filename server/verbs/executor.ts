@@ -149,8 +149,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     }, verb.deadlineMs);
     const waiting = AbortSignal.any([deadline.signal, ...(call.signal === undefined ? [] : [call.signal])]);
     const handlerSignal = verb.risk === 'read' ? waiting : new AbortController().signal;
-    const work = deps.db.asPerson(call.caller.person, async (tx) => {
-      const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services };
+    const inTransaction = (prepared: unknown) => deps.db.asPerson(call.caller.person, async (tx) => {
+      const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services, ...(prepared === undefined ? {} : { prepared }) };
       if (verb.risk === 'read') {
         const output = await checkedOutput(verb, await verb.run(input, context));
         await record(tx, verb, call, input, undefined, undefined);
@@ -169,6 +169,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       await record(tx, verb, call, input, keyed, output);
       return { output, replayed: false };
     });
+    const work = (async () => {
+      const prepared = verb.prepare === undefined ? undefined : await verb.prepare(input, { ...call.caller, signal: waiting, nowMs: startedMs, services: deps.services });
+      return inTransaction(prepared);
+    })();
     return new Promise((resolve, reject) => {
       const stop = () => {
         const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : new VerbError('cancelled');

@@ -50,7 +50,12 @@ export interface VerbContext extends Caller {
   tx: Queryable;
   /** What the server offers apps beyond the database. */
   services: AppServices;
+  /** What the verb's `prepare` answered, when it has one. */
+  prepared?: unknown;
 }
+
+/** What `prepare` is given: everything but the transaction, which is not open yet. */
+export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
 
 /** Services the server hands every app; an app uses what it needs. */
 export interface AppServices {
@@ -87,6 +92,12 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   confirm?: boolean;
   /** For a `confirm` verb: the question the person is asked, without "Say yes or no." */
   ask?: (input: z.output<I>) => string;
+  /**
+   * Work done before the person's transaction opens — a network call such as an embedding — so no
+   * transaction (on PGlite: every other request) waits on it. Its answer reaches `run` as
+   * `context.prepared`. It has the caller's signal whatever the risk: nothing has been written yet.
+   */
+  prepare?: (input: z.output<I>, context: PrepareContext) => Promise<unknown>;
   /** Does the work. Throws to fail (`execution_failed`); its message is never shown. */
   run: (input: z.output<I>, context: VerbContext) => Promise<z.input<O>>;
   /** How the stand-in calls it and words its result; a verb without one is never called by the stand-in. */

@@ -29,10 +29,11 @@ const remember = defineVerb({
   }),
   risk: 'write',
   deadlineMs: 5000,
+  // Embedding may be a network call: it is made before the transaction opens, never inside it.
+  prepare: (input, ctx) => ctx.services.embedder.embed(tidy(input.text), ctx.signal),
   async run(input, ctx) {
     const text = tidy(input.text);
-    // A write that has started runs to completion, so the embedder is not handed the signal.
-    const embedding = await ctx.services.embedder.embed(text);
+    const embedding = ctx.prepared instanceof Float32Array ? ctx.prepared : await ctx.services.embedder.embed(text);
     const id = await rememberAsPerson(ctx.tx, { bot: ctx.bot, text, embedder: ctx.services.embedder.name, embedding });
     if (id === undefined) throw new VerbInputError('There was nothing in that to remember; say it in words.');
     return { id, text };
