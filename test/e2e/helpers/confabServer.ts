@@ -11,6 +11,8 @@ import config from '../../../playwright.config';
 import { createApp } from '../../../server/app';
 import { createBackend } from '../../../server/backend';
 import type { BackendDeps } from '../../../server/backend';
+import type { Database } from '../../../server/db/database';
+import type { App } from '../../../server/verbs/verb';
 import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { loadBots } from '../../../server/bots';
 import { readConfig } from '../../../server/config';
@@ -34,10 +36,17 @@ function sharedServerEnv(): Record<string, string> {
 export interface ConfabServerOptions extends Partial<Pick<BackendDeps, 'speech' | 'providers' | 'live'>> {
   /** The bot files. Default the shipped bots/. */
   botsDir?: string;
+  /** Apps beside the shipped ones (server/apps/), for verbs only a test needs. */
+  extraApps?: readonly App[];
+}
+
+/** The server, and its database for a test to look into. */
+export interface ConfabServer extends Listening {
+  db: Database;
 }
 
 /** Starts the server; `close` stops it and its database. */
-export async function startConfabServer(options: ConfabServerOptions = {}): Promise<Listening> {
+export async function startConfabServer(options: ConfabServerOptions = {}): Promise<ConfabServer> {
   const db = await openDatabase({ dataDir: 'memory://' });
   const api = createBackend({
     db,
@@ -49,7 +58,7 @@ export async function startConfabServer(options: ConfabServerOptions = {}): Prom
     prices: DEFAULT_PRICES,
     speech: options.speech,
     embedder: hashEmbedder,
-    registry: createRegistry(await loadApps()),
+    registry: createRegistry([...(await loadApps()), ...(options.extraApps ?? [])]),
     clock: Date.now,
     log: () => undefined,
     verbLog: () => undefined,
@@ -58,6 +67,7 @@ export async function startConfabServer(options: ConfabServerOptions = {}): Prom
   const server = await serveApp(app);
   return {
     url: server.url,
+    db,
     close: async () => {
       await server.close();
       await db.close();

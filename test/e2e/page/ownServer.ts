@@ -6,13 +6,12 @@
  */
 import { resolve } from 'node:path';
 import { startConfabServer } from '../helpers/confabServer';
-import type { ConfabServerOptions } from '../helpers/confabServer';
-import type { Listening } from '../../server/chat/localServers';
+import type { ConfabServer, ConfabServerOptions } from '../helpers/confabServer';
 
 /** The bots of the page's own tests: Sage as in bots/, and Studio, whose site voice speaks. */
 export const TEST_BOTS_DIR = resolve(import.meta.dirname, '..', 'bots');
 
 /** Starts the server over the page tests' bots (or `botsDir`); `close` stops it and its database. */
-export function startOwnServer(options: ConfabServerOptions = {}): Promise<Listening> {
+export function startOwnServer(options: ConfabServerOptions = {}): Promise<ConfabServer> {
   return startConfabServer({ botsDir: TEST_BOTS_DIR, ...options });
 }
