@@ -218,6 +218,26 @@ describe('the door runs verbs the model calls', () => {
     expect(((await again.json()) as { outcome: string }).outcome).toBe('expired');
   });
 
+  it('says which verbs a turn may use and why, with the apps used lately in that conversation', async () => {
+    await person.start('talker');
+    expect(await (await person.call('/api/bots/talker/verbs')).json()).toMatchObject({ bot: 'talker', max: 12, botApps: [], recentApps: [], inScope: [] });
+    door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'r', function: { name: 'pantry-count', arguments: '{}' } }]); }));
+    await person.ask(grant, 'how full is it', { conversation: 'talk-1' });
+    const scope = (await (await person.call('/api/bots/pantry-bot/verbs?conversation=talk-1')).json()) as { recentApps: string[]; inScope: { verb: string; why: string; risk: string; confirm: boolean }[] };
+    expect(scope.recentApps).toEqual(['pantry']);
+    expect(scope.inScope.map((v) => `${v.verb}:${v.why}:${v.risk}${v.confirm ? ':asks' : ''}`)).toEqual([
+      'pantry.add:bot:write',
+      'pantry.count:bot:read',
+      'pantry.slow:bot:read',
+      'pantry.empty:bot:destructive:asks',
+    ]);
+    // Another person's conversation of the same name is theirs alone.
+    const other = new Person(door.url);
+    await other.start();
+    expect(await (await other.call('/api/bots/pantry-bot/verbs?conversation=talk-1')).json()).toMatchObject({ recentApps: [] });
+    expect((await person.call('/api/bots/nobody/verbs')).status).toBe(404);
+  });
+
   it('logs each call without its arguments or results', async () => {
     door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'p', function: { name: 'pantry-add', arguments: '{"item":"secret saffron"}' } }]); }));
     await person.ask(grant, 'add saffron');
