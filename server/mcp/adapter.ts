@@ -28,7 +28,7 @@ export const MCP_INSTRUCTIONS =
 
 /** What the calls of one MCP request are made as: the token's person, and what it may do. */
 export interface McpSession {
-  /** The token's id, for limits and cancelling; never the token. */
+  /** The token's hash, which its limits and running calls are kept by; never the token. */
   token: string;
   person: string;
   timeZone: string;

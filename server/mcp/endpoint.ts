@@ -12,7 +12,9 @@
  * - refuses a message over 1 MiB `413` (-32600) and one that is not JSON `400` (-32700);
  * - hands a 2025-era `notifications/cancelled` to the token's running call with that id: over
  *   stateless HTTP it arrives as a request of its own (a 2026-era client cancels by closing its
- *   request, which the SDK turns into the call's abort signal).
+ *   request, which the SDK turns into the call's abort signal). A message that only cancels calls
+ *   the token has running is answered from memory, without the database: on PGlite, one session,
+ *   the lookup would wait behind the very call it cancels.
  */
 import { createMcpHandler, readRequestBody } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
@@ -119,8 +121,11 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   routes.all(MCP_PATH, async (c) => {
     const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
     if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
-    const holder = looksLikeToken(bearer) ? await holderOf(deps.db, hashOfToken(bearer), deps.clock()) : undefined;
-    if (holder === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
+    const tokenHash = looksLikeToken(bearer) ? hashOfToken(bearer) : undefined;
+    // Only a token whose calls were admitted has calls running: its cancels need no lookup.
+    const running = tokenHash !== undefined && calls.inFlight(tokenHash) > 0;
+    let holder = tokenHash === undefined || running ? undefined : await holderOf(deps.db, tokenHash, deps.clock());
+    if (tokenHash === undefined || (!running && holder === undefined)) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
 
     let parsedBody: unknown;
     if (c.req.method === 'POST') {
@@ -133,20 +138,26 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       } catch {
         return refuse(c, 400, MCP_ERRORS.parseError, 'The message is not valid JSON.', 'not-json');
       }
-      for (const requestId of cancelledIds(parsedBody)) calls.cancel(holder.id, requestId);
+      const cancelled = cancelledIds(parsedBody);
+      if (cancelled !== undefined) {
+        for (const requestId of cancelled) calls.cancel(tokenHash, requestId);
+        if (running) return c.body(null, 202);
+      }
     }
+    holder ??= await holderOf(deps.db, tokenHash, deps.clock());
+    if (holder === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
 
     const offer = offerFor(holder.bots);
     const authInfo: AuthInfo = { token: holder.id, clientId: holder.id, scopes: [] };
     sessions.set(authInfo, {
-      token: holder.id,
+      token: tokenHash,
       person: holder.person,
       timeZone: holder.timeZone,
       tools: offer.tools,
       scope: offer.scope,
       botFor: offer.botFor,
       admit: (requestId) => {
-        const admission = calls.admit(holder.id, requestId);
+        const admission = calls.admit(tokenHash, requestId);
         if (!admission.ok) log({ event: 'mcp.refused', why: admission.code });
         return admission;
       },
@@ -168,16 +179,19 @@ async function holderOf(db: Database, tokenHash: string, nowMs: number): Promise
   });
 }
 
-/** The request ids a message (or a batch) cancels with `notifications/cancelled`. */
-function cancelledIds(message: unknown): (string | number)[] {
+/**
+ * The request ids a message (or a batch) cancels, when every message in it is a
+ * `notifications/cancelled`; undefined for anything else, which goes to the SDK.
+ */
+function cancelledIds(message: unknown): (string | number)[] | undefined {
   const messages: unknown[] = Array.isArray(message) ? message : [message];
   const ids: (string | number)[] = [];
   for (const one of messages) {
-    if (typeof one !== 'object' || one === null) continue;
+    if (typeof one !== 'object' || one === null || 'id' in one) return undefined;
     const { method, params } = one as { method?: unknown; params?: unknown };
-    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) continue;
+    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) return undefined;
     const id = (params as { requestId?: unknown }).requestId;
     if (typeof id === 'string' || typeof id === 'number') ids.push(id);
   }
-  return ids;
+  return messages.length === 0 ? undefined : ids;
 }
