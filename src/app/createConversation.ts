@@ -10,6 +10,8 @@
  * - the door streams the answer → `answer.delta` / `answer.done` / `answer.failed`, aborted when the
  *   machine leaves the answer (barge-in), so tokens flow into the chunker and the first sentence is
  *   spoken before the answer ends;
+ * - the door's `confab.confirm` → `answer.confirm`; the machine's `settleAction` → the person's
+ *   approve or deny route → `action.settled` (or `action.failed`);
  * - each line is kept the moment it is said.
  *
  * The ports are interfaces, so the whole junction runs in Node tests with fakes; the page builds
@@ -17,7 +19,8 @@
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
-import type { AnswerRequest, ConversationActor, ConversationSnapshot, SpeakRequest } from '../core/conversation/conversationMachine';
+import type { AnswerRequest, ConversationActor, ConversationSnapshot, SettleRequest, SpeakRequest } from '../core/conversation/conversationMachine';
+import type { ActionSettled } from '../core/acting/protocol';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
 
@@ -71,14 +74,23 @@ export interface ConversationPorts {
   answer: (messages: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<AnswerItem>;
   /** Keeps one line as it is said. */
   keep: (line: Line) => void;
+  /**
+   * Approves (`approve`) or refuses a pending action under the person's session; rejects when the
+   * server could not be asked.
+   */
+  settle: (actionId: string, approve: boolean) => Promise<ActionSettled>;
   /** The recogniser's language now (the reader's setting). */
   language: () => string;
 }
 
 /** What the page shows, read from the machine. */
 export interface ConversationView {
-  /** What the turn is doing: whose it is, and whether the assistant is thinking, greeting or audible. */
-  phase: 'listening' | 'thinking' | 'speaking' | 'greeting';
+  /**
+   * What the turn is doing: whose it is, whether the assistant is thinking, greeting, saying
+   * something of its own accord (`announcing`) or answering audibly, or waiting for the person's
+   * yes or no (`confirming`).
+   */
+  phase: 'listening' | 'thinking' | 'speaking' | 'greeting' | 'announcing' | 'confirming';
   /** The one big line: interim words, then the question while it is thought about. */
   liveLine: string;
   /** The written conversation, settled lines only. */
@@ -91,6 +103,8 @@ export interface ConversationView {
   /** Whether the recogniser is listening now. */
   listening: boolean;
   problem: Problem | null;
+  /** What the person is asked to confirm while `phase` is `confirming`; null otherwise. */
+  pendingAction: { question: string; expiresAtMs: number } | null;
 }
 
 export interface Conversation {
@@ -113,22 +127,33 @@ export interface Conversation {
   microphoneRefused(missing: boolean, reason: string): void;
   /** Speaks the bot's greeting, for a conversation with nothing in it yet. */
   greet(text: string): void;
-  settings(change: { speech?: boolean; hold?: boolean }): void;
+  /** Says `text` of the bot's own accord, as soon as the turn is the person's and they are quiet. */
+  announce(text: string): void;
+  /** What was to be announced and has not yet been said (for a conversation that replaces this one). */
+  unsaid(): readonly string[];
+  /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
+  confirm(yes: boolean): void;
+  settings(change: { speech?: boolean; hold?: boolean; language?: string }): void;
   /** Stops everything: the recogniser, the answer, the audio, the listeners. */
   stop(): void;
   /** The machine itself, for tests and tools. */
   readonly actor: ConversationActor;
 }
 
+function phaseOf(snapshot: ConversationSnapshot): ConversationView['phase'] {
+  if (snapshot.matches({ turn: 'listening' })) return 'listening';
+  if (snapshot.matches({ turn: 'greeting' })) return 'greeting';
+  if (snapshot.matches({ turn: 'announcing' })) return 'announcing';
+  if (snapshot.matches({ turn: { confirming: 'asking' } })) return 'confirming';
+  if (snapshot.matches({ turn: { answering: 'speaking' } })) return 'speaking';
+  // Thinking about the question, or waiting for the server's word on the person's yes or no.
+  return 'thinking';
+}
+
 export function viewOf(snapshot: ConversationSnapshot): ConversationView {
   const { context } = snapshot;
-  const phase = snapshot.matches({ turn: 'listening' })
-    ? 'listening'
-    : snapshot.matches({ turn: 'greeting' })
-      ? 'greeting'
-      : snapshot.matches({ turn: { answering: 'speaking' } })
-        ? 'speaking'
-        : 'thinking';
+  const phase = phaseOf(snapshot);
+  const pending = context.pendingAction;
   return {
     phase,
     liveLine: context.liveLine,
@@ -139,6 +164,7 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
     speech: context.speech,
     listening: snapshot.matches({ ear: 'on' }),
     problem: context.problem,
+    pendingAction: phase === 'confirming' && pending !== null ? { question: pending.question, expiresAtMs: pending.expiresAtMs } : null,
   };
 }
 
@@ -173,6 +199,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
             for await (const item of ports.answer(request.messages, controller.signal)) {
               if (controller.signal.aborted) return;
               if (item.type === 'text') sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text: item.text });
+              else if (item.type === 'confirm') sendBack({ type: 'answer.confirm', utteranceId: request.utteranceId, action: item.action, atMs: Date.now() });
             }
             if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId });
           } catch (error) {
@@ -183,6 +210,21 @@ export function createConversation(ports: ConversationPorts, input: Conversation
         // Leaving the answer (barge-in, a new question) aborts the request, and the door its upstream.
         return () => {
           controller.abort(new DOMException('The person talked over the answer.', 'AbortError'));
+        };
+      }),
+      // Not aborted when the machine lets it go: an answer the person gave is delivered whatever follows.
+      settleAction: fromCallback<ConversationEvent, SettleRequest>(({ input: { actionId, approve }, sendBack }) => {
+        let gone = false;
+        ports.settle(actionId, approve).then(
+          (settled) => {
+            if (!gone) sendBack({ type: 'action.settled', actionId, outcome: settled.outcome, sentence: settled.sentence });
+          },
+          () => {
+            if (!gone) sendBack({ type: 'action.failed', actionId, sentence: unsettled(approve) });
+          },
+        );
+        return () => {
+          gone = true;
         };
       }),
     },
@@ -262,6 +304,13 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     greet(text) {
       send({ type: 'bot.greets', text });
     },
+    announce(text) {
+      send({ type: 'bot.announces', text });
+    },
+    unsaid: () => actor.getSnapshot().context.announcements,
+    confirm(yes) {
+      send({ type: yes ? 'action.yes' : 'action.no' });
+    },
     settings(change) {
       send({ type: 'settings.changed', ...change });
     },
@@ -273,4 +322,14 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     },
     actor,
   };
+}
+
+/**
+ * What is said when the person's answer could not reach the server. A refusal that did not arrive
+ * still holds (an action nobody approves expires unrun); an approval may or may not have arrived.
+ */
+function unsettled(approve: boolean): string {
+  return approve
+    ? 'I couldn’t reach the server to do that, so I can’t tell whether it was done. Ask me again in a moment.'
+    : 'Okay, I’ve left it as it was.';
 }

@@ -1,11 +1,13 @@
 /**
  * The page's calls to its server for one person's side of a conversation: the grant, the bots, the
- * threads and their lines, the memories. Every answer is checked for the shape the page relies on.
+ * threads and their lines, the memories, the person's answer to an action waiting for their yes.
+ * Every answer is checked for the shape the page relies on.
  *
  * A failure says which kind it is, because the page treats them differently: `unreachable` (no
  * network, the server down, a 5xx, 408 or 429) is worth trying again later — lines wait in the
  * outbox; `refused` (any other 4xx) will fail the same way every time and is said to the person.
  */
+import type { ActionSettled } from '../core/acting/protocol';
 import type { PublicBot } from '../core/bot';
 
 /** How long one call may take before it counts as the server being unreachable. */
@@ -90,6 +92,11 @@ export interface ConversationApi {
   forgetThread(threadId: string): Promise<void>;
   memories(bot: string): Promise<Memory[]>;
   forgetMemory(memoryId: string): Promise<void>;
+  /**
+   * The person's answer to a pending action: `POST /api/actions/<id>/approve` (`approve`) or
+   * `/deny`. Answers what came of it, with the sentence to say.
+   */
+  settleAction(actionId: string, approve: boolean): Promise<ActionSettled>;
 }
 
 /**
@@ -166,6 +173,10 @@ export function conversationApi(fetcher: typeof fetch = (input, init) => fetch(i
     async forgetMemory(memoryId) {
       await call('forget that memory', `/api/memories/${encodeURIComponent(memoryId)}`, { method: 'DELETE' });
     },
+    async settleAction(actionId, approve) {
+      const what = approve ? 'do what you confirmed' : 'leave it as it was';
+      return shaped(what, await call(what, `/api/actions/${encodeURIComponent(actionId)}/${approve ? 'approve' : 'deny'}`, { method: 'POST' }), isActionSettled);
+    },
   };
 }
 
@@ -211,6 +222,12 @@ function isThreadSummary(value: unknown): value is ThreadSummary {
 
 function isSavedLine(value: unknown): value is SavedLine {
   return isRecord(value) && strings(value, 'id', 'text', 'clientId') && (value.who === 'person' || value.who === 'assistant');
+}
+
+const OUTCOMES: readonly string[] = ['done', 'denied', 'expired', 'failed'] satisfies ActionSettled['outcome'][];
+
+function isActionSettled(value: unknown): value is ActionSettled {
+  return isRecord(value) && typeof value.outcome === 'string' && OUTCOMES.includes(value.outcome) && typeof value.sentence === 'string';
 }
 
 function isMemory(value: unknown): value is Memory {

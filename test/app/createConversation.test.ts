@@ -3,6 +3,7 @@ import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
 import type { SpeakRequest } from '../../src/core/conversation/conversationMachine';
 import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../src/core/conversation/events';
+import type { ActionSettled } from '../../src/core/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';
 
 /** A tiny event hub for the fakes. */
@@ -74,6 +75,9 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const spoken: SpeakRequest[] = [];
   const kept: Line[] = [];
   const answer = new ScriptedAnswer();
+  const settled: { actionId: string; approve: boolean }[] = [];
+  let settleWith: (actionId: string, approve: boolean) => Promise<ActionSettled> = (_id, approve) =>
+    Promise.resolve(approve ? { outcome: 'done', sentence: 'Done.' } : { outcome: 'denied', sentence: 'Okay, I’ve left it as it was.' });
   const ports: ConversationPorts = {
     recogniser: {
       start: (language: string) => log.push(`recogniser on ${language}`),
@@ -96,10 +100,17 @@ function setUp(input: Partial<ConversationInput> = {}) {
     hearing: { onBargeIn: (listener) => bargeIn.on(listener) },
     answer: answer.port,
     keep: (line) => kept.push(line),
+    settle: (actionId, approve) => {
+      settled.push({ actionId, approve });
+      return settleWith(actionId, approve);
+    },
     language: () => 'en',
   };
   const conversation = createConversation(ports, { recogniser: true, ...input });
-  return { conversation, interim, final, ended, failed, started, played, speakerFailed, bargeIn, log, spoken, kept, answer };
+  const failSettling = () => {
+    settleWith = () => Promise.reject(new Error('offline'));
+  };
+  return { conversation, interim, final, ended, failed, started, played, speakerFailed, bargeIn, log, spoken, kept, answer, settled, failSettling };
 }
 
 describe('the conversation’s junction', () => {
@@ -193,5 +204,44 @@ describe('the conversation’s junction', () => {
     t.conversation.stop();
     expect(t.log).toEqual(expect.arrayContaining(['recogniser off', 'player stop']));
     expect([t.interim.size, t.final.size, t.started.size, t.bargeIn.size, t.speakerFailed.size]).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('asks the person to confirm what the door holds, shows the question, and sends their answer to the server', async () => {
+    const t = setUp({ speech: false });
+    t.final.emit('Clear my shopping list.');
+    const action = { id: 'act-1', verb: 'lists.clear', question: 'Clear your shopping list? Say yes or no.', expiresAtMs: Date.now() + 60_000 };
+    t.answer.send({ type: 'verb', event: { verb: 'lists.add', ok: true } });
+    t.answer.send({ type: 'confirm', action });
+    t.answer.send(action.question);
+    t.answer.send(null);
+    await settle();
+    expect(t.conversation.view()).toMatchObject({ phase: 'confirming', pendingAction: { question: action.question, expiresAtMs: action.expiresAtMs } });
+    expect(t.conversation.actor.getSnapshot().context.pendingAction?.patienceMs).toBeGreaterThan(55_000);
+    t.conversation.confirm(true);
+    expect(t.settled).toEqual([{ actionId: 'act-1', approve: true }]);
+    expect(t.conversation.view()).toMatchObject({ phase: 'thinking', pendingAction: null });
+    await settle();
+    expect(t.conversation.view().phase).toBe('listening');
+    expect(t.kept.at(-1)).toEqual({ role: 'assistant', text: 'Done.', utteranceId: 2 });
+  });
+
+  it('says so when the person’s answer could not reach the server', async () => {
+    const t = setUp({ speech: false });
+    t.failSettling();
+    t.final.emit('Clear my shopping list.');
+    t.answer.send({ type: 'confirm', action: { id: 'act-2', verb: 'lists.clear', question: 'Clear it?', expiresAtMs: Date.now() + 60_000 } });
+    t.answer.send('Clear it?');
+    t.answer.send(null);
+    await settle();
+    t.final.emit('yes');
+    await settle();
+    expect(t.kept.at(-1)?.text).toMatch(/couldn’t reach the server/);
+  });
+
+  it('announces, and hands over what it had yet to say', () => {
+    const t = setUp({ speech: false });
+    t.final.emit('Hi.');
+    t.conversation.announce('Time to call the dentist.');
+    expect(t.conversation.unsaid()).toEqual(['Time to call the dentist.']);
   });
 });

@@ -9,8 +9,10 @@ import type { Actor } from 'xstate';
 import {
   conversationMachine,
   type AnswerRequest,
+  type SettleRequest,
   type SpeakRequest,
 } from '../../src/core/conversation/conversationMachine';
+import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/protocol';
 import type { ConversationEvent, ConversationInput, Line } from '../../src/core/conversation/events';
 
 /** One named effect the machine ran, in order. */
@@ -28,21 +30,37 @@ export interface AnswerStream {
   aborted: boolean;
 }
 
+/** One answer the machine sent for a pending action, and whether it let the sender go. */
+export interface Settlement {
+  request: SettleRequest;
+  stopped: boolean;
+}
+
 export interface ScenarioOptions extends Partial<ConversationInput> {
   /** Override the named delays, in milliseconds. */
-  delays?: { answerPatience?: number };
+  delays?: { answerPatience?: number; confirmPatience?: number };
 }
+
+/** The pending action the scenarios ask about, unless a test names another. */
+export const CLEAR_LIST: PendingActionEvent = {
+  id: 'act-1',
+  verb: 'lists.clear',
+  question: 'Clear your shopping list? Say yes or no.',
+  expiresAtMs: 60_000,
+};
 
 export class Scenario {
   readonly clock = new SimulatedClock();
   readonly effects: Effect[] = [];
   readonly streams: AnswerStream[] = [];
+  readonly settlements: Settlement[] = [];
   readonly actor: Actor<typeof conversationMachine>;
 
   constructor(options: ScenarioOptions = {}) {
     const { delays, ...input } = options;
     const effects = this.effects;
     const streams = this.streams;
+    const settlements = this.settlements;
     const machine = conversationMachine.provide({
       actions: {
         startRecogniser: () => {
@@ -66,8 +84,18 @@ export class Scenario {
             stream.aborted = true;
           };
         }),
+        settleAction: fromCallback<ConversationEvent, SettleRequest>(({ input: request }) => {
+          const settlement: Settlement = { request, stopped: false };
+          settlements.push(settlement);
+          return () => {
+            settlement.stopped = true;
+          };
+        }),
       },
-      delays: { answerPatience: delays?.answerPatience ?? 30_000 },
+      delays: {
+        answerPatience: delays?.answerPatience ?? 30_000,
+        ...(delays?.confirmPatience === undefined ? {} : { confirmPatience: delays.confirmPatience }),
+      },
     });
     this.actor = createActor(machine, {
       clock: this.clock,
@@ -84,11 +112,14 @@ export class Scenario {
     return this.snapshot.context;
   }
 
-  /** `listening`, `thinking` or `speaking`. */
-  get turn(): 'listening' | 'thinking' | 'speaking' | 'greeting' {
+  /** `listening`, `thinking`, `speaking`, `greeting`, `announcing`, `confirming` or `settling`. */
+  get turn(): 'listening' | 'thinking' | 'speaking' | 'greeting' | 'announcing' | 'confirming' | 'settling' {
     const s = this.snapshot;
     if (s.matches({ turn: 'listening' })) return 'listening';
     if (s.matches({ turn: 'greeting' })) return 'greeting';
+    if (s.matches({ turn: 'announcing' })) return 'announcing';
+    if (s.matches({ turn: { confirming: 'asking' } })) return 'confirming';
+    if (s.matches({ turn: { confirming: 'settling' } })) return 'settling';
     return s.matches({ turn: { answering: 'speaking' } }) ? 'speaking' : 'thinking';
   }
 
@@ -161,6 +192,32 @@ export class Scenario {
   /** Answer text streamed word by word without ending. */
   streamWords(text: string): this {
     return this.deltas(...text.split(/(?<= )/));
+  }
+
+  /**
+   * The door asks the person to confirm `action`, received now on the scenario's clock; the question
+   * streams as the answer's text and the answer ends. No audio has played yet.
+   */
+  asks(action: PendingActionEvent = CLEAR_LIST): this {
+    this.send({ type: 'answer.confirm', utteranceId: this.utteranceId, action, atMs: this.clock.now() });
+    return this.bot(action.question);
+  }
+
+  /** The person presses Yes or No. */
+  presses(answer: 'yes' | 'no'): this {
+    return this.send({ type: answer === 'yes' ? 'action.yes' : 'action.no' });
+  }
+
+  /** The server's answer to the latest settlement arrives. */
+  settles(outcome: ActionSettled['outcome'], sentence: string): this {
+    const settlement = this.settlements.at(-1);
+    if (!settlement) throw new Error('no action has been settled yet');
+    return this.send({ type: 'action.settled', actionId: settlement.request.actionId, outcome, sentence });
+  }
+
+  /** The bot says something of its own accord. */
+  announces(text: string): this {
+    return this.send({ type: 'bot.announces', text });
   }
 
   answerDone(): this {

@@ -46,4 +46,14 @@ describe('the conversation API client', () => {
     expect(retryable(refused)).toBe(false);
     expect(refused).toMatchObject({ status: 404, message: expect.stringContaining('There is no such conversation of yours.') as unknown });
   });
+
+  it('answers a pending action by approving or refusing it under the person’s session, and checks the outcome', async () => {
+    const approving = answering(200, { outcome: 'done', sentence: 'Done. Your shopping list is empty.' });
+    await expect(conversationApi(approving.fetcher).settleAction('a/1', true)).resolves.toEqual({ outcome: 'done', sentence: 'Done. Your shopping list is empty.' });
+    expect(approving.calls[0]).toMatchObject({ url: '/api/actions/a%2F1/approve', init: { method: 'POST', credentials: 'same-origin' } });
+    const refusing = answering(200, { outcome: 'denied', sentence: 'Okay, I’ve left it as it was.' });
+    await conversationApi(refusing.fetcher).settleAction('a1', false);
+    expect(refusing.calls[0]?.url).toBe('/api/actions/a1/deny');
+    await expect(conversationApi(answering(200, { outcome: 'maybe', sentence: 'x' }).fetcher).settleAction('a1', true)).rejects.toThrow(/shape this page does not understand/);
+  });
 });

@@ -8,12 +8,20 @@
  *   returns when the answer has ended AND every piece handed to the speaker has played out — a
  *   reply plays on after its text is complete. Barge-in leaves `answering` from either sub-state,
  *   which stops the invoked `streamAnswer` (aborting the request).
+ *   An answer that asks the person to confirm a verb (`answer.confirm`) returns the turn to
+ *   `confirming` instead: the next thing the person says (or presses) is heard as a yes, a no or
+ *   something else (`yesNo.ts`); a yes or a no is sent by `settleAction` and the server's sentence
+ *   is said in `announcing`; something else refuses the action and is taken as a new question.
+ *   Nothing but the person's own yes approves: not a barge-in, not waiting (`confirmPatience`).
+ *   `announcing` also says what the bot brings up by itself (`bot.announces`), only once the turn
+ *   is the person's and they are quiet; until then it waits in the context.
  * - `ear`: the recogniser, derived rather than commanded. It is on exactly when the person can be
  *   heard — microphone in use, not waiting on a hold, and no assistant audio audible (half-duplex:
  *   the browser recogniser opens its own capture that echo cancellation does not touch, so it
  *   would transcribe the assistant).
  */
 import { and, assign, fromCallback, not, or, setup, stateIn } from 'xstate';
+import { PENDING_ACTION_MS } from '../acting/protocol';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { chunkAll, endText, pushText, startChunking } from '../speech/chunker';
 import { isSelfEcho, rememberedUtterances } from '../speech/selfEcho';
@@ -29,9 +37,35 @@ import type {
   TypingReason,
   Voice,
 } from './events';
+import { answerOf } from './yesNo';
 
 /** Default patience for the first word of an answer, in milliseconds. */
 export const ANSWER_PATIENCE_MS = 30_000;
+
+/**
+ * The least time a person is given to answer "…? Say yes or no.", in ms. The page's clock may
+ * disagree with the server's, and the server decides when an action has expired (a late yes is
+ * answered `expired`), so a clock running ahead must not cut the person off before they can speak.
+ */
+export const CONFIRM_PATIENCE_FLOOR_MS = 10_000;
+
+/**
+ * How long the person is given to answer a pending action received at `nowMs`: until it expires,
+ * never more than `PENDING_ACTION_MS`, never less than `CONFIRM_PATIENCE_FLOOR_MS`.
+ */
+export function confirmPatienceMs(expiresAtMs: number, nowMs: number): number {
+  return Math.min(PENDING_ACTION_MS, Math.max(CONFIRM_PATIENCE_FLOOR_MS, expiresAtMs - nowMs));
+}
+
+/** What `settleAction` is started with. */
+export interface SettleRequest {
+  actionId: string;
+  /** True: the person said yes; false: no, something else, or nothing in time. */
+  approve: boolean;
+}
+
+/** The id of the child that settles `actionId`. */
+const settlerOf = (actionId: string) => `settle:${actionId}`;
 
 /** What the answer stream is started with. */
 export interface AnswerRequest {
@@ -125,6 +159,12 @@ const named = setup({
      * the request's `utteranceId`. Stopping the actor must abort the request upstream.
      */
     streamAnswer: fromCallback<ConversationEvent, AnswerRequest>(() => unprovided('streamAnswer')),
+    /**
+     * Approves or refuses a pending action under the person's session: sends `action.settled` with
+     * the server's outcome and sentence, or `action.failed` with a sentence that can be spoken. It
+     * runs to its end whatever the turn does meanwhile (a yes is not taken back by talking on).
+     */
+    settleAction: fromCallback<ConversationEvent, SettleRequest>(() => unprovided('settleAction')),
   },
   actions: {
     /** Turn the browser recogniser on (with the conversation's language). */
@@ -153,14 +193,33 @@ const named = setup({
     nonBlank: ({ event }) => event.type === 'user.interim' && event.text.trim() !== '',
     transientRecogniser: ({ event }) => event.type === 'recogniser.failed' && transient.includes(event.error),
     speechTurnedOff: ({ context, event }) => event.type === 'settings.changed' && event.speech === false && context.speech,
+    pending: ({ context }) => context.pendingAction !== null,
+    saidYes: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'yes',
+    saidNo: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'no',
+    awaited: ({ context, event }) => (event.type === 'action.settled' || event.type === 'action.failed') && event.actionId === context.awaitedAction,
+    /** The person is not talking: no words on the live line, the talk control not held. */
+    quiet: ({ context }) => context.liveLine.trim() === '' && !context.held,
+    announcementWaiting: ({ context }) => context.announcements.length > 0,
   },
   delays: {
     /** How long a question may wait for the first word of its answer before the turn returns. */
     answerPatience: ANSWER_PATIENCE_MS,
+    /** How long the person is given to answer a pending action, once asked (see `confirmPatienceMs`). */
+    confirmPatience: ({ context }) => context.pendingAction?.patienceMs ?? PENDING_ACTION_MS,
   },
 });
 
 const { assign: set, enqueueActions: decide } = named;
+
+/** Sends the person's answer for the pending action; with `sayIt`, its outcome is said when it comes. */
+function settle(approve: boolean, sayIt: boolean) {
+  return decide(({ context, enqueue }) => {
+    const action = context.pendingAction;
+    if (action === null) return;
+    enqueue.spawnChild('settleAction', { id: settlerOf(action.id), input: { actionId: action.id, approve } });
+    enqueue.assign({ pendingAction: null, awaitedAction: sayIt ? action.id : context.awaitedAction });
+  });
+}
 
 /** The machine's own decisions: pure updates of its context and which named effects to run. */
 const decisions = {
@@ -186,11 +245,49 @@ const decisions = {
   /** The greeting is an answer to nothing: the whole of it is known, so it is cut and spoken at once. */
   greet: decide(({ context, event, enqueue }) => {
     if (event.type !== 'bot.greets') return;
-    const utteranceId = context.utteranceId + 1;
-    const text = event.text.trim();
-    const opened = { ...context, utteranceId, question: null, answer: text, chunker: startChunking(context.talk), pieces: [], settled: [], heard: [], answerEnded: true, problem: null };
-    enqueue.assign({ ...opened, lines: settledLines(opened, false) });
-    speakPieces(opened, chunkAll(text, context.talk), enqueue);
+    say(context, event.text, enqueue);
+  }),
+  /** What waited to be said, said now: the oldest first, the rest wait their turn. */
+  announceNext: decide(({ context, enqueue }) => {
+    const [next, ...rest] = context.announcements;
+    if (next === undefined) return;
+    enqueue.assign({ announcements: rest });
+    say({ ...context, announcements: rest }, next, enqueue);
+  }),
+  /** Waits to be said until the turn is the person's and they are quiet. */
+  queueAnnouncement: set({
+    announcements: ({ context, event }) =>
+      event.type === 'bot.announces' && event.text.trim() !== '' ? [...context.announcements, event.text.trim()] : context.announcements,
+  }),
+  /** The door asks the person to confirm a verb: it waits for their answer once the answer has been said. */
+  holdAction: set({
+    pendingAction: ({ context, event }) =>
+      event.type === 'answer.confirm' ? { ...event.action, patienceMs: confirmPatienceMs(event.action.expiresAtMs, event.atMs) } : context.pendingAction,
+  }),
+  /** The person's yes: the pending action is approved, and its outcome said when it comes. */
+  approve: settle(true, true),
+  /** The person's no (or no answer in time): the pending action is refused, and the outcome said. */
+  refuse: settle(false, true),
+  /** The person went on to something else: the action is refused, and that something is answered instead. */
+  refuseQuietly: settle(false, false),
+  /** The server's sentence for the awaited action, said now as the answer to the person's yes or no. */
+  sayOutcome: decide(({ context, event, enqueue }) => {
+    if (event.type !== 'action.settled' && event.type !== 'action.failed') return;
+    enqueue.stopChild(settlerOf(event.actionId));
+    const next = { ...context, awaitedAction: null };
+    enqueue.assign({ awaitedAction: null });
+    // A yes or a no that was said is the question this sentence answers; a press or a timeout is not.
+    say(next, event.sentence, enqueue, next.question !== null);
+  }),
+  /** The outcome of the awaited action came while the turn was elsewhere: it waits to be said. */
+  queueOutcome: decide(({ context, event, enqueue }) => {
+    if (event.type !== 'action.settled' && event.type !== 'action.failed') return;
+    enqueue.stopChild(settlerOf(event.actionId));
+    enqueue.assign({ awaitedAction: null, announcements: [...context.announcements, event.sentence] });
+  }),
+  /** An outcome nobody waits to hear (the person went on to something else): its settler is let go. */
+  dropOutcome: decide(({ event, enqueue }) => {
+    if (event.type === 'action.settled' || event.type === 'action.failed') enqueue.stopChild(settlerOf(event.actionId));
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
@@ -221,6 +318,7 @@ const decisions = {
       problem: { kind: 'answer', reason: `No answer came within ${seconds} seconds; ask again.` },
     });
   }),
+  holdTalk: set({ held: true }),
   hearPiece: set({
     heard: ({ context, event }) => (event.type === 'audio.started' ? context.heard.map((was, i) => was || i === event.piece) : context.heard),
   }),
@@ -272,7 +370,7 @@ const decisions = {
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
     const hold = event.hold ?? context.hold;
-    return { speech: event.speech ?? context.speech, hold, held: hold && context.held };
+    return { speech: event.speech ?? context.speech, hold, held: hold && context.held, language: event.language ?? context.language };
   }),
 };
 
@@ -282,8 +380,42 @@ const decisions = {
  */
 const listenable = and([
   'heard',
-  or([stateIn('#conversation.turn.listening'), stateIn('#conversation.turn.answering.thinking'), stateIn('#conversation.turn.greeting.waiting')]),
+  or([
+    stateIn('#conversation.turn.listening'),
+    stateIn('#conversation.turn.answering.thinking'),
+    stateIn('#conversation.turn.greeting.waiting'),
+    stateIn('#conversation.turn.announcing.waiting'),
+    stateIn('#conversation.turn.confirming'),
+  ]),
 ]);
+
+/**
+ * Something the bot says that is known whole (a greeting, a notice, an action's outcome): spoken
+ * piece by piece, talked over like an answer, and the turn returns once it has played out.
+ */
+const saying = {
+  always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+  on: {
+    'audio.started': { guard: 'current', actions: 'hearPiece' },
+    'audio.ended': { guard: 'current', actions: 'settlePiece' },
+    'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
+    'user.interrupted': { target: 'listening', actions: 'bargeIn' },
+    'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
+    'user.said': [{ guard: 'blank' }, { guard: 'selfEcho' }, { target: 'answering', actions: ['bargeIn', 'ask'] }],
+    'settings.changed': { guard: 'speechTurnedOff', target: 'listening', actions: ['silence', 'applySettings', 'finishTurn'] },
+  },
+  initial: 'waiting',
+  states: {
+    // Until its first sound the person may still be heard, as while an answer is thought about.
+    waiting: {
+      on: {
+        'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
+        'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
+      },
+    },
+    speaking: {},
+  },
+} as const;
 
 export const conversationMachine = named.extend({ actions: decisions }).createMachine({
   id: 'conversation',
@@ -309,6 +441,10 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       answerEnded: false,
       recentlySpoken: [],
       problem: null,
+      language: input.language ?? 'en',
+      pendingAction: null,
+      awaitedAction: null,
+      announcements: [],
     };
   },
   on: {
@@ -337,8 +473,14 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
   states: {
     turn: {
       initial: 'listening',
+      on: {
+        'bot.announces': { actions: 'queueAnnouncement' },
+        'action.settled': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
+        'action.failed': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
+      },
       states: {
         listening: {
+          always: { guard: and(['announcementWaiting', 'quiet']), target: 'announcing', actions: 'announceNext' },
           on: {
             'user.interim': { actions: assign({ liveLine: ({ event }) => event.text }) },
             'user.said': [
@@ -350,29 +492,8 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'bot.greets': { guard: 'fresh', target: 'greeting', actions: 'greet' },
           },
         },
-        greeting: {
-          always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
-          on: {
-            'audio.started': { guard: 'current', actions: 'hearPiece' },
-            'audio.ended': { guard: 'current', actions: 'settlePiece' },
-            'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
-            'user.interrupted': { target: 'listening', actions: 'bargeIn' },
-            'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', assign({ held: true })] },
-            'user.said': [{ guard: 'blank' }, { guard: 'selfEcho' }, { target: 'answering', actions: ['bargeIn', 'ask'] }],
-            'settings.changed': { guard: 'speechTurnedOff', target: 'listening', actions: ['silence', 'applySettings', 'finishTurn'] },
-          },
-          initial: 'waiting',
-          states: {
-            // Until its first sound the person may still be heard, as while an answer is thought about.
-            waiting: {
-              on: {
-                'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
-                'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
-              },
-            },
-            speaking: {},
-          },
-        },
+        greeting: saying,
+        announcing: saying,
         answering: {
           initial: 'thinking',
           invoke: {
@@ -385,27 +506,47 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               ],
             }),
           },
-          always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+          always: [
+            { guard: and(['turnOver', 'pending']), target: 'confirming', actions: 'finishTurn' },
+            { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+          ],
           on: {
             'answer.delta': { guard: 'current', actions: 'takeDelta' },
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
+            'answer.confirm': { guard: 'current', actions: 'holdAction' },
             'audio.started': { guard: 'current', actions: 'hearPiece' },
             'audio.ended': { guard: 'current', actions: 'settlePiece' },
             'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
-            'user.interrupted': { target: 'listening', actions: 'bargeIn' },
-            'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', assign({ held: true })] },
+            // Talking over the question approves nothing: the action waits for the person's answer.
+            'user.interrupted': [
+              { guard: 'pending', target: 'confirming', actions: 'bargeIn' },
+              { target: 'listening', actions: 'bargeIn' },
+            ],
+            'talk.press': [
+              { guard: and(['holding', 'pending']), target: 'confirming', actions: ['bargeIn', 'holdTalk'] },
+              { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
+            ],
             'user.said': [
               { guard: 'blank' },
               { guard: 'selfEcho' },
+              // Said over the question (or before it) while the action waits: it is the answer to it.
+              { guard: and(['pending', 'saidYes']), target: 'confirming.settling', actions: ['bargeIn', 'ask', 'approve'] },
+              { guard: and(['pending', 'saidNo']), target: 'confirming.settling', actions: ['bargeIn', 'ask', 'refuse'] },
+              { guard: 'pending', target: 'answering', reenter: true, actions: ['bargeIn', 'refuseQuietly', 'ask'] },
               { target: 'answering', reenter: true, actions: ['bargeIn', 'ask'] },
             ],
+            'action.yes': { guard: 'pending', target: 'confirming.settling', actions: ['bargeIn', 'approve'] },
+            'action.no': { guard: 'pending', target: 'confirming.settling', actions: ['bargeIn', 'refuse'] },
             'settings.changed': { guard: 'speechTurnedOff', target: '.thinking', actions: ['silence', 'applySettings'] },
           },
           states: {
             thinking: {
               on: {
-                'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
+                'user.interim': [
+                  { guard: and(['nonBlank', 'pending']), target: '#conversation.turn.confirming', actions: ['bargeIn', 'showInterim'] },
+                  { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
+                ],
                 'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
               },
               after: {
@@ -413,6 +554,42 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               },
             },
             speaking: {},
+          },
+        },
+        confirming: {
+          initial: 'asking',
+          on: {
+            'user.interim': { actions: assign({ liveLine: ({ event }) => event.text }) },
+            'talk.press': { actions: assign({ held: ({ context }) => context.hold }) },
+          },
+          states: {
+            asking: {
+              on: {
+                'user.said': [
+                  { guard: 'blank' },
+                  { guard: 'selfEcho', actions: assign({ liveLine: '' }) },
+                  // A yes or a no is kept as the person's line, and its outcome said as the answer to it.
+                  { guard: 'saidYes', target: 'settling', actions: ['ask', 'approve'] },
+                  { guard: 'saidNo', target: 'settling', actions: ['ask', 'refuse'] },
+                  // Anything else is never a yes: the action is refused, and what was said is a new question.
+                  { target: '#conversation.turn.answering', actions: ['refuseQuietly', 'ask'] },
+                ],
+                'action.yes': { target: 'settling', actions: 'approve' },
+                'action.no': { target: 'settling', actions: 'refuse' },
+              },
+              after: {
+                confirmPatience: { target: 'settling', actions: 'refuse' },
+              },
+            },
+            // The answer is on its way to the server; its outcome is said as soon as it comes.
+            settling: {
+              on: {
+                'action.settled': { guard: 'awaited', target: '#conversation.turn.announcing', actions: 'sayOutcome' },
+                'action.failed': { guard: 'awaited', target: '#conversation.turn.announcing', actions: 'sayOutcome' },
+                // The person goes on: that is answered, and the outcome waits its turn to be said.
+                'user.said': [{ guard: 'blank' }, { guard: 'selfEcho', actions: assign({ liveLine: '' }) }, { target: '#conversation.turn.answering', actions: 'ask' }],
+              },
+            },
           },
         },
       },
@@ -459,6 +636,31 @@ function request(context: ConversationContext, piece: number, text: string, voic
 }
 
 type Enqueue = Parameters<Parameters<typeof decide>[0]>[0]['enqueue'];
+
+/**
+ * Says `text`, known whole, as an answer: cut and handed to the speaker at once, and shown. It is
+ * a new utterance (an answer to nothing), or with `answering` the answer to the question held.
+ */
+function say(context: ConversationContext, text: string, enqueue: Enqueue, answering = false): void {
+  const utteranceId = answering ? context.utteranceId : context.utteranceId + 1;
+  const said = text.trim();
+  const opened = {
+    ...context,
+    utteranceId,
+    question: answering ? context.question : null,
+    // The person's yes or no leaves the live line as its answer is said, as a question does.
+    liveLine: answering ? '' : context.liveLine,
+    answer: said,
+    chunker: startChunking(context.talk),
+    pieces: [],
+    settled: [],
+    heard: [],
+    answerEnded: true,
+    problem: null,
+  };
+  enqueue.assign({ ...opened, lines: settledLines(opened, false) });
+  speakPieces(opened, chunkAll(said, context.talk), enqueue);
+}
 
 function speakPieces(context: ConversationContext, pieces: readonly string[], enqueue: Enqueue): void {
   if (!context.speech || pieces.length === 0) return;

@@ -2,6 +2,7 @@
  * What the conversation machine hears, what it is started with, and what it keeps. Events are
  * dotted facts, named for what happened rather than what should be done about it.
  */
+import type { ActionSettled, PendingActionEvent } from '../acting/protocol';
 import type { Talk } from '../speech/talk';
 import type { ChunkerState } from '../speech/chunker';
 
@@ -32,7 +33,7 @@ export type RecogniserError =
 
 /** Something that went wrong that the page says where the person can see it. */
 export interface Problem {
-  kind: 'answer' | 'recogniser' | 'microphone' | 'speaker';
+  kind: 'answer' | 'recogniser' | 'microphone' | 'speaker' | 'action';
   /** A sentence for a person, never transcript or answer text. */
   reason: string;
 }
@@ -75,6 +76,18 @@ export type ConversationEvent =
   | { type: 'answer.delta'; utteranceId: number; text: string }
   | { type: 'answer.done'; utteranceId: number }
   | { type: 'answer.failed'; utteranceId: number; reason: string }
+  /**
+   * The answer asks the person to confirm a verb before it runs (the question itself follows as
+   * answer text). `atMs` is when the page received it (ms since the epoch, the page's clock).
+   */
+  | { type: 'answer.confirm'; utteranceId: number; action: PendingActionEvent; atMs: number }
+  /** The person pressed Yes (do it) / No (leave it) for the pending action. */
+  | { type: 'action.yes' }
+  | { type: 'action.no' }
+  /** The server's answer to approving or refusing `actionId` (from the `settleAction` actor). */
+  | { type: 'action.settled'; actionId: string; outcome: ActionSettled['outcome']; sentence: string }
+  /** Approving or refusing `actionId` could not be asked; `sentence` says so, as it can be spoken. */
+  | { type: 'action.failed'; actionId: string; sentence: string }
   /** A piece became audible. */
   | { type: 'audio.started'; utteranceId: number; piece: number }
   /** A piece has played out to its last sample. */
@@ -84,13 +97,19 @@ export type ConversationEvent =
    * utterance; the machine re-speaks what was not yet heard on the device and stays there.
    */
   | { type: 'speaker.failed'; utteranceId: number; piece: number; voice: Voice; reason: string }
-  | { type: 'settings.changed'; speech?: boolean; hold?: boolean }
+  | { type: 'settings.changed'; speech?: boolean; hold?: boolean; language?: string }
   /**
    * The bot's greeting from its file, for a new conversation: shown and spoken like an answer
    * (and talked over like one). Only taken while nothing has been said; send it after the first
    * user gesture, since browsers block audio before one.
    */
-  | { type: 'bot.greets'; text: string };
+  | { type: 'bot.greets'; text: string }
+  /**
+   * Something the bot says of its own accord (a reminder come due): spoken and kept like a
+   * greeting, but at any time the turn is the person's and they are not talking. While an answer
+   * or a question is under way it waits, and is said as soon as the turn is the person's again.
+   */
+  | { type: 'bot.announces'; text: string };
 
 /** How a conversation starts; every field but `recogniser` has a default. */
 export interface ConversationInput {
@@ -104,6 +123,8 @@ export interface ConversationInput {
   muted?: boolean;
   /** The bot file's `voice.by`. Default `device`. */
   voice?: Voice;
+  /** The person's language (BCP 47), as a yes or a no is heard. Default `en`. */
+  language?: string;
   /** The bot file's talk block over the defaults. */
   talk?: Partial<Talk>;
   /**
@@ -143,4 +164,18 @@ export interface ConversationContext {
   /** What the assistant said in its last few utterances, for the self-echo check. */
   recentlySpoken: string[];
   problem: Problem | null;
+  /** The person's language (BCP 47), as a yes or a no is heard. */
+  language: string;
+  /** A verb waiting for the person's yes or no, from the answer; null when none waits. */
+  pendingAction: PendingAction | null;
+  /** The action whose outcome the turn is to say (answered by yes, no or waiting too long); null when none. */
+  awaitedAction: string | null;
+  /** What the bot is to say once the turn is the person's again, oldest first. */
+  announcements: string[];
+}
+
+/** A verb waiting for the person's answer, as the machine holds it. */
+export interface PendingAction extends PendingActionEvent {
+  /** How long the person is given to answer once asked, in ms (see `confirmPatienceMs`). */
+  patienceMs: number;
 }

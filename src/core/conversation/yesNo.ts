@@ -1,0 +1,99 @@
+/**
+ * Whether what the person said to "…? Say yes or no." is a yes, a no, or something else. A yes
+ * approves an action that may not be undone, so it is held to more than a no:
+ *
+ * - any negation anywhere makes it a no ("yes, no wait", "don't do it", "nicht löschen");
+ * - a yes is only words of assent and the small words said around them ("yes please", "sure, go
+ *   ahead", "oui, vas-y, merci"); anything more ("yes but first read it to me") is something else;
+ * - anything else is `other`, which is never taken as a yes.
+ *
+ * Words are matched after folding case and accents, so "Sí", "si" and "SÍ" are one word. English is
+ * understood in every language, as people say "okay" and "stop" whatever they speak.
+ */
+
+export type YesNo = 'yes' | 'no' | 'other';
+
+interface Lexicon {
+  /** Words and phrases of assent, each its words after `wordsOf`. */
+  yes: readonly string[];
+  /** Words and phrases that refuse, hold back or negate: any one of them makes a no. */
+  no: readonly string[];
+  /** Words a yes may carry without becoming something else (courtesies, fillers). */
+  around: readonly string[];
+}
+
+const LEXICONS = {
+  en: {
+    yes: ['yes', 'yeah', 'yep', 'yup', 'ya', 'sure', 'ok', 'okay', 'alright', 'all right', 'do it', 'go ahead', 'please do', 'yes please', 'of course', 'absolutely', 'definitely', 'certainly', 'affirmative', 'go for it', 'that s right', 'correct', 'sounds good'],
+    no: ['no', 'nope', 'nah', 'not', 'stop', 'cancel', 'dont', 'do not', 'never', 'never mind', 'nevermind', 'wait', 'hold on', 'abort', 'negative', 'leave it'],
+    around: ['please', 'thanks', 'thank', 'you', 'it', 'that', 'just', 'then', 'and', 'so', 'um', 'uh', 'er', 'oh', 'well', 'thing', 'now'],
+  },
+  es: {
+    yes: ['si', 'claro', 'vale', 'dale', 'hazlo', 'adelante', 'de acuerdo', 'por supuesto', 'venga', 'bueno', 'perfecto', 'correcto'],
+    no: ['no', 'nunca', 'cancela', 'cancelar', 'cancelalo', 'detente', 'alto', 'espera', 'para', 'paralo', 'dejalo'],
+    around: ['por', 'favor', 'gracias', 'que', 'pues', 'y', 'eso', 'lo', 'ya', 'ahora', 'mmm', 'eh'],
+  },
+  fr: {
+    yes: ['oui', 'ouais', 'd accord', 'vas y', 'allez y', 'fais le', 'bien sur', 'carrement', 'absolument', 'entendu', 'parfait', 'ok', 'okay', 'volontiers'],
+    no: ['non', 'annule', 'annuler', 'arrete', 'arreter', 'ne', 'n', 'pas', 'jamais', 'attends', 'stop', 'laisse tomber', 'laisse'],
+    around: ['merci', 's il te plait', 's il vous plait', 'stp', 'svp', 'alors', 'c est', 'ca', 'euh', 'bon', 'maintenant'],
+  },
+  de: {
+    yes: ['ja', 'klar', 'mach das', 'mach es', 'mach s', 'machs', 'gerne', 'gern', 'genau', 'jawohl', 'in ordnung', 'einverstanden', 'sicher', 'natürlich', 'naturlich', 'okay', 'ok', 'los'],
+    no: ['nein', 'nee', 'stopp', 'stop', 'abbrechen', 'brich ab', 'nicht', 'kein', 'keine', 'nie', 'niemals', 'warte', 'lass es', 'lass das'],
+    around: ['bitte', 'danke', 'doch', 'dann', 'das', 'es', 'nur', 'jetzt', 'äh', 'also', 'schon'],
+  },
+} as const satisfies Readonly<Record<string, Lexicon>>;
+
+/** The words of `text`: case and accents folded, English "n't" as "not", apostrophes and any other punctuation a word break. */
+export function wordsOf(text: string): string[] {
+  const plain = text
+    .replace(/n['’ʼ]t\b/gi, ' not')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+  return plain === '' ? [] : plain.split(' ');
+}
+
+/** The lexicons a language is heard with: its own (by its primary subtag), then English. */
+function lexiconsFor(language: string): Lexicon[] {
+  const primary = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
+  const own = (LEXICONS as Readonly<Record<string, Lexicon | undefined>>)[primary];
+  return own === undefined || own === LEXICONS.en ? [LEXICONS.en] : [own, LEXICONS.en];
+}
+
+/** Every phrase of `phrases` as its words, longest first, so "do not" is matched before "do". */
+function phrasesOf(phrases: readonly string[]): string[][] {
+  return phrases.map(wordsOf).filter((words) => words.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/** Where each of `phrases` occurs in `words`: the indices of the words it covers. */
+function covered(words: readonly string[], phrases: readonly string[][]): Set<number> {
+  const at = new Set<number>();
+  for (const phrase of phrases) {
+    for (let start = 0; start + phrase.length <= words.length; start++) {
+      if (phrase.every((word, i) => words[start + i] === word)) {
+        for (let i = 0; i < phrase.length; i++) at.add(start + i);
+      }
+    }
+  }
+  return at;
+}
+
+/**
+ * What the person's `text` answers to a yes-or-no question, heard in `language` (a BCP 47 tag
+ * such as `en-GB` or `de`; one this module does not know is heard as English).
+ */
+export function answerOf(text: string, language: string): YesNo {
+  const words = wordsOf(text);
+  if (words.length === 0) return 'other';
+  const lexicons = lexiconsFor(language);
+  const no = phrasesOf(lexicons.flatMap((l) => l.no));
+  if (covered(words, no).size > 0) return 'no';
+  const yes = covered(words, phrasesOf(lexicons.flatMap((l) => l.yes)));
+  if (yes.size === 0) return 'other';
+  const around = covered(words, phrasesOf(lexicons.flatMap((l) => l.around)));
+  return words.every((_, i) => yes.has(i) || around.has(i)) ? 'yes' : 'other';
+}
