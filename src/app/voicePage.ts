@@ -1,7 +1,7 @@
 /**
  * Everything behind `/voice/<bot>`, for the page to show: the grant and the bot, the reader's
  * settings, the on-device engine and its download, the conversation (createConversation), the
- * drawer's conversations and memories, and the lines waiting to be saved.
+ * drawer's conversations and memories, the lines waiting to be saved, and the notices it says.
  *
  * It builds the real adapters and hands them to the conversation; it holds no decision of the
  * conversation's own. Its state is one plain object, replaced on each change, for the UI to mirror.
@@ -23,6 +23,7 @@ import { AnswerError, streamAnswer } from '../platform/doorClient';
 import type { AnswerItem } from '../platform/doorClient';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
 import type { Recogniser } from '../platform/recogniser';
+import { noticesClient } from '../platform/noticesClient';
 import { loadSettings, saveSettings } from '../platform/settingsStore';
 import { createDeviceSpeaker } from '../platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../platform/speakers/endpointSpeaker';
@@ -35,6 +36,8 @@ import { deviceEngine } from './engine';
 import type { DeviceEngine, EngineState } from './engine';
 import { Hearing, listenWithMicrophone } from './hearing';
 import { openLineKeeping } from './lineKeeping';
+import { scheduleNotices } from './notices';
+import type { NoticeScheduler } from './notices';
 import { sentenceOf } from './sentenceOf';
 import { soundIn, utteranceRanges } from './utteranceRanges';
 import type { PageSound } from './utteranceRanges';
@@ -81,6 +84,8 @@ export interface VoicePage {
   /** The person has read that the recogniser may send audio to its vendor: listening may start. */
   startListening(): void;
   type(text: string): void;
+  /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
+  confirm(yes: boolean): void;
   press(): void;
   release(): void;
   mute(): void;
@@ -275,15 +280,24 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   async function* answer(messages: readonly ChatMessage[], signal: AbortSignal): AsyncGenerator<AnswerItem> {
     // Read once per turn: a retried turn and a renewed grant go under the same key.
     const conversationKey = keeping.key();
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        yield* streamAnswer({ grant: await freshGrant(), messages, signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch);
-        return;
-      } catch (error) {
-        // A grant that ran out is renewed once; the person never hears about it.
-        if (!(error instanceof AnswerError && error.failure === 'expired' && attempt === 0)) throw error;
-        grant = null;
+    let verbRan = false;
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages, signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch)) {
+            if (item.type === 'verb') verbRan = true;
+            yield item;
+          }
+          return;
+        } catch (error) {
+          // A grant that ran out is renewed once; the person never hears about it.
+          if (!(error instanceof AnswerError && error.failure === 'expired' && attempt === 0)) throw error;
+          grant = null;
+        }
       }
+    } finally {
+      // A verb may have made a notice (a reminder): look for it now, not in a minute.
+      if (verbRan) void notices.refresh();
     }
   }
 
@@ -369,7 +383,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   };
   const nextRange = utteranceRanges();
 
-  function startConversation(lines: readonly Line[] = []): void {
+  /** Starts a conversation in place of the one on screen; answers what that one had yet to announce. */
+  function startConversation(lines: readonly Line[] = []): readonly string[] {
+    const unsaid = conversation?.unsaid() ?? [];
     unsubscribeConversation?.();
     conversation?.stop();
     const settings = settingsNow();
@@ -380,6 +396,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         hearing: hearingPort,
         answer,
         keep: keeping.keep,
+        settle: (actionId, approve) => api.settleAction(actionId, approve),
         language: () => settingsNow().language,
       },
       {
@@ -388,6 +405,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         hold: settings.hearing === 'hold',
         muted: !state.toldAboutListening,
         voice: bot.voice.by === 'endpoint' ? 'endpoint' : 'device',
+        language: settings.language,
         talk: { steps: bot.voice.steps, opening: bot.voice.opening, words: bot.voice.words, gapMs: bot.voice.gapMs },
         lines,
       },
@@ -397,6 +415,22 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       update({ conversation: view });
     });
     update({ conversation: made.view() });
+    return unsaid;
+  }
+
+  /** What the bot is to say of its own accord before audio can play; said after the greeting, once it can. */
+  const heldAnnouncements: string[] = [];
+
+  function announce(text: string): void {
+    if (state.audioReady && conversation !== null) conversation.announce(text);
+    else heldAnnouncements.push(text);
+  }
+
+  /** Audio can play: the greeting first, then what waited to be said, then the notices come due. */
+  function sayWhatWaited(): void {
+    greetIfFresh();
+    for (const text of heldAnnouncements.splice(0)) announce(text);
+    notices.hearable();
   }
 
   function greetIfFresh(): void {
@@ -406,8 +440,26 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     update({ greeting: null });
   }
 
+  // ---- notices: what the bot says when an app asks it to (a reminder come due) --------------------
+
+  const noticesApi = noticesClient(options.fetch);
+  const notices: NoticeScheduler = scheduleNotices({
+    due: () => noticesApi.due(bot.slug),
+    claim: (noticeId) => noticesApi.claim(noticeId),
+    announce,
+    clock: {
+      nowMs: () => Date.now(),
+      after: (delayMs, run) => {
+        const timer = setTimeout(run, delayMs);
+        return () => {
+          clearTimeout(timer);
+        };
+      },
+    },
+  });
+
   startConversation();
-  if (state.audioReady) greetIfFresh();
+  if (state.audioReady) sayWhatWaited();
   void lists.refreshThreads();
 
   // A reload or a closed tab mid-answer cuts the answer like a barge-in, so its line is kept.
@@ -425,8 +477,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     keeping.fresh();
     player?.stop();
     update({ threadId: null, greeting: bot.greeting ?? null, drawerProblem: null });
-    startConversation();
+    const unsaid = startConversation();
     if (state.audioReady) greetIfFresh();
+    for (const text of unsaid) announce(text);
   }
 
   function pageOf(): VoicePage {
@@ -444,7 +497,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           if (context.state !== 'running' || disposed) return;
           context.removeEventListener('statechange', ready);
           update({ audioReady: true });
-          greetIfFresh();
+          sayWhatWaited();
           if (state.toldAboutListening && !microphoneRefused) void openMicrophone(context);
         };
         if (context.state === 'running') ready();
@@ -459,6 +512,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         if (context !== undefined) void openMicrophone(context);
       },
       type: (text) => conversation?.type(text),
+      confirm: (yes) => conversation?.confirm(yes),
       press: () => conversation?.press(),
       release: () => conversation?.release(),
       mute: () => conversation?.mute(),
@@ -474,8 +528,12 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         update({ settings: next });
         void saveSettings(bot.slug, next).catch(() => undefined);
         if (change.language !== undefined && state.conversation?.listening === true) recogniser?.start(change.language);
-        if (change.speech !== undefined || change.hearing !== undefined) {
-          conversation?.settings({ ...(change.speech === undefined ? {} : { speech: change.speech }), ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }) });
+        if (change.speech !== undefined || change.hearing !== undefined || change.language !== undefined) {
+          conversation?.settings({
+            ...(change.speech === undefined ? {} : { speech: change.speech }),
+            ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }),
+            ...(change.language === undefined ? {} : { language: change.language }),
+          });
         }
       },
       refreshThreads: lists.refreshThreads,
@@ -485,7 +543,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           keeping.reopen(threadId);
           player?.stop();
           update({ threadId, greeting: null, drawerProblem: null });
-          startConversation(linesOf(saved));
+          for (const text of startConversation(linesOf(saved))) announce(text);
         } catch (error) {
           update({ drawerProblem: sentenceOf(error) });
         }
@@ -499,6 +557,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       assistantAudible: () => player?.audible ?? false,
       dispose() {
         disposed = true;
+        notices.stop();
         globalThis.removeEventListener('pagehide', onPageHide);
         globalThis.removeEventListener('pageshow', onPageShow);
         unsubscribeConversation?.();
@@ -529,6 +588,7 @@ function standingPage(state: () => VoicePageState, listeners: Set<(state: VoiceP
     gesture: nothing,
     startListening: nothing,
     type: nothing,
+    confirm: nothing,
     press: nothing,
     release: nothing,
     mute: nothing,
