@@ -217,6 +217,15 @@ describe('what assistive technology hears', () => {
       expect(status.text()).toBe(orbSentence(state));
     }
   });
+
+  it('announces the page’s own sentence in place of the state’s when it is given one', async () => {
+    motionSetting(true);
+    const { wrapper } = mountOrb();
+    await wrapper.setProps({ state: 'listening', sentence: 'Waiting for your yes or no' });
+    expect(wrapper.get('[role="status"]').text()).toBe('Waiting for your yes or no');
+    await wrapper.setProps({ sentence: undefined });
+    expect(wrapper.get('[role="status"]').text()).toBe('Listening');
+  });
 });
 
 describe('where the canvas cannot draw', () => {
