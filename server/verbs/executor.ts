@@ -34,6 +34,8 @@ export const RESULT_BYTES_MAX = 16 * 1024;
 export const NARRATOR_MS = 300;
 /** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ : . (a UUID works). */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:.-]{16,64}$/;
+/** Namespace of the per-key lock (first key of the two-key advisory lock); no other lock uses it. */
+const IDEMPOTENCY_LOCK = 0x56_45_52_42; // "VERB"
 
 export interface Call {
   /** `<app>.<verb>`. */
@@ -156,9 +158,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         await record(tx, verb, call, input, undefined, undefined);
         return { output, replayed: false };
       }
-      // A caller that gave up while this waited for its transaction never starts a write.
-      if (call.signal?.aborted === true) throw new VerbError('cancelled');
+      // A write nobody waits for any more never starts: its caller gave up, or its deadline passed,
+      // while it waited for its transaction (the caller was told so; a retry with its key runs it).
+      if (waiting.aborted) throw new VerbError(deadline.signal.aborted ? 'timed_out' : 'cancelled');
       const keyed = key as string;
+      // Two calls with one key at once (a retry racing its original, over Postgres) take turns here,
+      // so the second finds the first's record and replays it rather than failing on the unique key.
+      await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [IDEMPOTENCY_LOCK, `${call.caller.person}\n${keyed}`]);
       const earlier = await earlierCall(tx, keyed);
       const digest = digestOf(verb.name, input);
       if (earlier !== undefined) {

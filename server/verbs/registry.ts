@@ -16,6 +16,8 @@ export const APPS_DIR = fileURLToPath(new URL('../apps', import.meta.url));
 
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VERB_NAME = /^([a-z][a-z0-9_]{0,31})\.([a-z][a-z0-9_]{0,31})$/;
+/** Longest whole verb name: it travels as an OpenAI function name (`app-verb`), which allows 64 characters. */
+const VERB_NAME_MAX = 64;
 /** Longest deadline an app may give a verb, in ms: a spoken turn cannot wait longer. */
 export const DEADLINE_MAX_MS = 60_000;
 
@@ -75,6 +77,7 @@ function checkVerb(app: App, verb: Verb): void {
   const where = `App "${app.name}", verb "${verb.name}"`;
   const match = VERB_NAME.exec(verb.name);
   if (match === null || match[1] !== app.name) throw new AppError(`${where}: a verb is named "${app.name}.<verb>" in lower-case letters, digits and underscores.`);
+  if (verb.name.length > VERB_NAME_MAX) throw new AppError(`${where}: a verb's whole name is at most ${VERB_NAME_MAX} characters.`);
   if (verb.description.trim() === '' || verb.example.trim() === '') throw new AppError(`${where}: give it a description and an example phrase.`);
   if (!(verb.input instanceof z.ZodObject) || !(verb.output instanceof z.ZodObject)) throw new AppError(`${where}: its input and output must be Zod objects (z.object).`);
   if (!RISKS.includes(verb.risk)) throw new AppError(`${where}: risk must be one of ${RISKS.join(', ')}.`);
