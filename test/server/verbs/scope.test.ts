@@ -1,0 +1,121 @@
+/**
+ * Which verbs one turn may use, and why: always → the bot's apps → the last two apps used, at most
+ * twelve, with what was left out and whether the cap took it.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRegistry } from '../../../server/verbs/registry';
+import { RECENT_APPS, SCOPE_MAX, scopeOf } from '../../../server/verbs/scope';
+import type { Scope } from '../../../server/verbs/scope';
+import { defineApp, defineVerb } from '../../../server/verbs/verb';
+import type { App } from '../../../server/verbs/verb';
+import { testApps } from '../../helpers/testApps';
+
+/** An app `name` with `count` reads called `<name>.v1` … `<name>.v<count>`. */
+function appOf(name: string, count: number): App {
+  return defineApp({
+    name,
+    description: `The ${name} app.`,
+    verbs: Array.from({ length: count }, (_, i) =>
+      defineVerb({
+        name: `${name}.v${String(i + 1)}`,
+        description: 'Does a thing.',
+        example: 'do a thing',
+        input: z.object({}),
+        output: z.object({}),
+        risk: 'read',
+        deadlineMs: 100,
+        run: () => Promise.resolve({}),
+      }),
+    ),
+  });
+}
+
+const listed = (scope: Scope) => scope.verbs.map(({ verb, why }) => `${verb.name} ${why}`);
+
+describe('scopeOf', () => {
+  const registry = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1)]);
+
+  it('puts the always verbs first, then the bot’s apps in its file’s order, then the two most recent apps', () => {
+    const scope = scopeOf(registry, { botApps: ['kettle', 'tally'], recentApps: ['radio', 'lamp', 'chime'] });
+    expect(listed(scope)).toEqual([
+      'chime.now always',
+      'kettle.v1 bot',
+      'tally.add bot',
+      'tally.count bot',
+      'tally.wait bot',
+      'tally.broken bot',
+      'tally.huge bot',
+      'tally.fail bot',
+      'tally.clear bot',
+      'radio.v1 recent',
+      'lamp.v1 recent',
+      'lamp.v2 recent',
+    ]);
+    expect(RECENT_APPS).toBe(2);
+    // chime was used third most recently: only the last two count, so chime.ring is not chosen.
+    expect(scope.leftOut).toEqual([{ verb: 'chime.ring', why: 'not-chosen' }]);
+  });
+
+  it('offers only the always verbs to a bot with no apps in a conversation with nothing used', () => {
+    const scope = scopeOf(registry, { botApps: [], recentApps: [] });
+    expect(listed(scope)).toEqual(['chime.now always']);
+    expect(scope.names).toEqual(new Set(['chime.now']));
+    expect(scope.leftOut.every((left) => left.why === 'not-chosen')).toBe(true);
+    expect(scope.leftOut).toHaveLength(registry.verbs.length - 1);
+  });
+
+  it('lists each verb once, under its first reason, however many reasons it has', () => {
+    const scope = scopeOf(registry, { botApps: ['chime', 'lamp', 'lamp'], recentApps: ['lamp', 'chime', 'radio'] });
+    expect(listed(scope)).toEqual(['chime.now always', 'chime.ring bot', 'lamp.v1 bot', 'lamp.v2 bot']);
+    // lamp and chime are the two most recent apps; radio, third, is not offered.
+    expect(scope.names.has('radio.v1')).toBe(false);
+  });
+
+  it('counts an app used twice in a row as one of the two recent apps', () => {
+    const scope = scopeOf(registry, { botApps: [], recentApps: ['lamp', 'lamp', 'radio'] });
+    expect(listed(scope)).toEqual(['chime.now always', 'lamp.v1 recent', 'lamp.v2 recent', 'radio.v1 recent']);
+  });
+
+  it('passes over apps it does not have', () => {
+    const scope = scopeOf(registry, { botApps: ['gone', 'kettle'], recentApps: ['vanished'] });
+    expect(listed(scope)).toEqual(['chime.now always', 'kettle.v1 bot']);
+  });
+
+  it('stops at twelve verbs and says which the cap left out, and which nothing chose', () => {
+    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1), appOf('piano', 6)]);
+    const scope = scopeOf(big, { botApps: ['piano', 'lamp'], recentApps: ['tally'] });
+    expect(SCOPE_MAX).toBe(12);
+    expect(scope.verbs).toHaveLength(SCOPE_MAX);
+    expect(listed(scope)).toEqual([
+      'chime.now always',
+      'piano.v1 bot',
+      'piano.v2 bot',
+      'piano.v3 bot',
+      'piano.v4 bot',
+      'piano.v5 bot',
+      'piano.v6 bot',
+      'lamp.v1 bot',
+      'lamp.v2 bot',
+      'tally.add recent',
+      'tally.count recent',
+      'tally.wait recent',
+    ]);
+    expect(scope.leftOut).toEqual([
+      { verb: 'tally.broken', why: 'cap' },
+      { verb: 'tally.huge', why: 'cap' },
+      { verb: 'tally.fail', why: 'cap' },
+      { verb: 'tally.clear', why: 'cap' },
+      { verb: 'chime.ring', why: 'not-chosen' },
+      { verb: 'kettle.v1', why: 'not-chosen' },
+      { verb: 'radio.v1', why: 'not-chosen' },
+    ]);
+  });
+
+  it('names exactly the verbs in scope, for the executor’s policy', () => {
+    const scope = scopeOf(registry, { botApps: ['lamp'], recentApps: ['kettle'] });
+    expect([...scope.names]).toEqual(scope.verbs.map((s) => s.verb.name));
+    expect([...scope.names]).toEqual(['chime.now', 'lamp.v1', 'lamp.v2', 'kettle.v1']);
+    for (const left of scope.leftOut) expect(scope.names.has(left.verb)).toBe(false);
+  });
+});
