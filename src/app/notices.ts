@@ -1,5 +1,5 @@
 /**
- * Saying notices on time (a reminder coming due) from the page the person has open. The scheduler
+ * Saying notices on time (something an app asked to be said at a time) from the page the person has open. The scheduler
  * looks for notices as the page opens, after a turn in which a verb ran (it may have made one), and
  * every minute; it keeps a timer for each one coming due, and when one is due it claims it and says
  * it only if the claim is this page's — of several open pages exactly one says it.

@@ -265,7 +265,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the drawer ------------------------------------------------------------------------------
 
-  const lists = drawer({
+  const drawerLists = drawer({
     api,
     bot,
     lists: () => state,
@@ -296,7 +296,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         }
       }
     } finally {
-      // A verb may have made a notice (a reminder): look for it now, not in a minute.
+      // A verb may have made a notice: look for it now, not in a minute.
       if (verbRan) void notices.refresh();
     }
   }
@@ -440,7 +440,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     update({ greeting: null });
   }
 
-  // ---- notices: what the bot says when an app asks it to (a reminder come due) --------------------
+  // ---- notices: what the bot says when an app asks it to, at a time ------------------------------
 
   const noticesApi = noticesClient(options.fetch);
   const notices: NoticeScheduler = scheduleNotices({
@@ -460,7 +460,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   startConversation();
   if (state.audioReady) sayWhatWaited();
-  void lists.refreshThreads();
+  void drawerLists.refreshThreads();
 
   // A reload or a closed tab mid-answer cuts the answer like a barge-in, so its line is kept.
   const onPageHide = () => {
@@ -536,7 +536,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           });
         }
       },
-      refreshThreads: lists.refreshThreads,
+      refreshThreads: drawerLists.refreshThreads,
       async openThread(threadId) {
         try {
           const saved = await api.lines(threadId);
@@ -549,9 +549,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         }
       },
       newConversation,
-      forgetThread: lists.forgetThread,
-      loadMemories: lists.loadMemories,
-      forgetMemory: lists.forgetMemory,
+      forgetThread: drawerLists.forgetThread,
+      loadMemories: drawerLists.loadMemories,
+      forgetMemory: drawerLists.forgetMemory,
       assistantLevel: () => player?.level() ?? 0,
       microphoneLevel: () => micLevel,
       assistantAudible: () => player?.audible ?? false,

@@ -42,25 +42,25 @@ export function noticesClient(fetcher: typeof fetch = (input, init) => fetch(inp
 
   return {
     async due(bot) {
-      const response = await call('look for reminders', `/api/notices?bot=${encodeURIComponent(bot)}`, 'GET');
-      if (!response.ok) throw new NoticesError(`Confab’s server could not look for reminders (${response.status}).`, response.status);
+      const response = await call('look for what is due', `/api/notices?bot=${encodeURIComponent(bot)}`, 'GET');
+      if (!response.ok) throw new NoticesError(`Confab’s server could not look for what is due (${response.status}).`, response.status);
       let body: unknown;
       try {
         body = await response.json();
       } catch (cause) {
-        throw new NoticesError('Confab’s server answered something that is not JSON when asked for reminders.', response.status, { cause });
+        throw new NoticesError('Confab’s server answered something that is not JSON when asked what is due.', response.status, { cause });
       }
       const notices = typeof body === 'object' && body !== null ? (body as { notices?: unknown }).notices : undefined;
-      if (!Array.isArray(notices) || !notices.every(isNotice)) throw new NoticesError('Confab’s server answered reminders in a shape this page does not understand.', response.status);
+      if (!Array.isArray(notices) || !notices.every(isNotice)) throw new NoticesError('Confab’s server answered what is due in a shape this page does not understand.', response.status);
       return notices;
     },
     async claim(noticeId) {
-      const response = await call('say a reminder', `/api/notices/${encodeURIComponent(noticeId)}/delivered`, 'POST');
+      const response = await call('say something due', `/api/notices/${encodeURIComponent(noticeId)}/delivered`, 'POST');
       await response.body?.cancel().catch(() => undefined);
       if (response.ok) return 'mine';
       if (response.status === 409) return 'taken';
       if (response.status === 404) return 'gone';
-      throw new NoticesError(`Confab’s server could not mark a reminder said (${response.status}).`, response.status);
+      throw new NoticesError(`Confab’s server could not mark something due as said (${response.status}).`, response.status);
     },
   };
 }

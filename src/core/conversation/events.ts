@@ -105,7 +105,7 @@ export type ConversationEvent =
    */
   | { type: 'bot.greets'; text: string }
   /**
-   * Something the bot says of its own accord (a reminder come due): spoken and kept like a
+   * Something the bot says of its own accord (a notice come due): spoken and kept like a
    * greeting, but at any time the turn is the person's and they are not talking. While an answer
    * or a question is under way it waits, and is said as soon as the turn is the person's again.
    */
