@@ -182,4 +182,14 @@ describe('an answer that asks the person to confirm', () => {
     expect(c.turn).toBe('announcing');
     expect(c.context.lines.at(-1)?.text).toBe('I couldn’t reach the server.');
   });
+
+  it('hears the answer while the talk control is held, in push-and-hold', () => {
+    const c = asked({ hold: true });
+    expect(c.turn).toBe('confirming');
+    expect(c.recogniserOn).toBe(false);
+    c.press();
+    expect(c.recogniserOn).toBe(true);
+    c.user('yes').release();
+    expect(c.settlements.map((s) => s.request)).toEqual([{ actionId: 'act-1', approve: true }]);
+  });
 });
