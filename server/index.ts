@@ -11,6 +11,8 @@ import { BotFileError, checkBotApps, loadBots } from './bots';
 import { ConfigError, readConfig } from './config';
 import { openDatabase } from './db/database';
 import { loadGrantSecret } from './grants';
+import { readMcpLimits } from './mcp/callLimits';
+import { McpProjectionError } from './mcp/tools';
 import { endpointEmbedder, hashEmbedder } from './memory/embed';
 import { readPersonMode } from './person';
 import { AppError, createRegistry, loadApps } from './verbs/registry';
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     embedder,
     registry,
     clock: Date.now,
+    mcpLimits: readMcpLimits(env),
   });
   const app = createApp({ config, api });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     );
   });
   const close = () => {
+    void api.mcpEndpoint.close();
     server.close(() => {
       void db.close().then(() => process.exit(0));
     });
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError) {
+  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError || error instanceof McpProjectionError) {
     console.error(error.message);
     process.exit(1);
   }
