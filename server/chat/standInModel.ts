@@ -48,7 +48,8 @@ async function* events(messages: readonly PromptMessage[], options: StandInModel
   // As a provider streams it: the id and name first, then the arguments in two pieces.
   const args = JSON.stringify(call.input);
   const cut = Math.floor(args.length / 2);
-  yield { type: 'tool-call', piece: { index: 0, id: 'call_standin_0', name: toolNameOf(call.verb.name), arguments: '' } };
+  const round = messages.filter((m) => m.role === 'assistant' && 'tool_calls' in m).length;
+  yield { type: 'tool-call', piece: { index: 0, id: `call_standin_${String(round)}`, name: toolNameOf(call.verb.name), arguments: '' } };
   yield { type: 'tool-call', piece: { index: 0, arguments: args.slice(0, cut) } };
   yield { type: 'tool-call', piece: { index: 0, arguments: args.slice(cut) } };
   yield { type: 'finish', reason: 'tool_calls' };

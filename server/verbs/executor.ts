@@ -32,8 +32,8 @@ import type { AppServices, Caller, Ran, Verb, VerbContext } from './verb';
 export const RESULT_BYTES_MAX = 16 * 1024;
 /** How long one narrator may take, in ms. */
 export const NARRATOR_MS = 300;
-/** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ : . (a UUID works). */
-export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_:.-]{16,64}$/;
+/** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ (a UUID works). */
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 /** Namespace of the per-key lock (first key of the two-key advisory lock); no other lock uses it. */
 const IDEMPOTENCY_LOCK = 0x56_45_52_42; // "VERB"
 
@@ -115,11 +115,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         const parsed = verb.input.safeParse(call.input ?? {});
         if (!parsed.success) throw new VerbError('invalid_input', invalidSentence(parsed.error));
         input = parsed.data;
-        if (verb.confirm === true && !spendApproval(call.approval, verb.name)) throw new VerbError('confirmation_required');
         const key = call.idempotencyKey;
         if (verb.risk !== 'read' && (key === undefined || !IDEMPOTENCY_KEY.test(key))) {
           throw new VerbError('invalid_input', 'A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.');
         }
+        // Spent last, once everything else about the call has passed: a refused call keeps its approval unspent.
+        if (verb.confirm === true && !spendApproval(call.approval, verb.name)) throw new VerbError('confirmation_required');
         if (call.signal?.aborted === true) throw new VerbError('cancelled');
         const result = await runUnderDeadline(verb, input, call, startedMs, key);
         state.replayed = result.replayed;
@@ -234,7 +235,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const { rows } = await deps.db.asPerson(caller.person, (tx) =>
       tx.query<{ app: string }>(
         `select app from verb_calls where bot = $1 and conversation = $2
-          group by app order by max(seq) desc limit 4`,
+          group by app order by max(seq) desc limit 8`,
         [caller.bot, conversation],
       ),
     );

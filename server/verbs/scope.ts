@@ -1,7 +1,8 @@
 /**
  * Which verbs one turn may use, and why: the model never sees more than `SCOPE_MAX`, so it stays
  * decisive as apps are added. In order: verbs marked `always`, then the bot's own apps (in the order
- * its file names them), then the last two apps used in this conversation (most recent first).
+ * its file names them), then the last two apps used in this conversation that are not already
+ * offered whole (most recent first).
  * `GET /api/bots/<bot>/verbs` answers the same list with the reasons, and what was left out.
  */
 import type { Registry } from './registry';
@@ -49,7 +50,9 @@ export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): 
   };
   for (const verb of registry.verbs) if (verb.always === true) want(verb, 'always');
   for (const app of botApps) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'bot');
-  for (const app of [...new Set(recentApps)].slice(0, RECENT_APPS)) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'recent');
+  // A recent app already offered whole (the bot's own, or all `always`) does not take one of the two places.
+  const offered = (app: string) => (registry.app(app)?.verbs ?? []).every((verb) => seen.has(verb.name));
+  for (const app of [...new Set(recentApps)].filter((app) => !offered(app)).slice(0, RECENT_APPS)) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'recent');
   const verbs = wanted.slice(0, SCOPE_MAX);
   const capped = new Set(wanted.slice(SCOPE_MAX).map((s) => s.verb.name));
   const names = new Set(verbs.map((s) => s.verb.name));

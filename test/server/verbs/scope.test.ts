@@ -67,9 +67,13 @@ describe('scopeOf', () => {
 
   it('lists each verb once, under its first reason, however many reasons it has', () => {
     const scope = scopeOf(registry, { botApps: ['chime', 'lamp', 'lamp'], recentApps: ['lamp', 'chime', 'radio'] });
-    expect(listed(scope)).toEqual(['chime.now always', 'chime.ring bot', 'lamp.v1 bot', 'lamp.v2 bot']);
-    // lamp and chime are the two most recent apps; radio, third, is not offered.
-    expect(scope.names.has('radio.v1')).toBe(false);
+    expect(listed(scope)).toEqual(['chime.now always', 'chime.ring bot', 'lamp.v1 bot', 'lamp.v2 bot', 'radio.v1 recent']);
+  });
+
+  it('gives the two recent places to apps not already offered whole, so a bot’s own app never takes one', () => {
+    const scope = scopeOf(registry, { botApps: ['lamp'], recentApps: ['lamp', 'chime', 'radio'] });
+    // lamp is the bot's own; chime (partly always) and radio are the two recent apps.
+    expect(listed(scope)).toEqual(['chime.now always', 'lamp.v1 bot', 'lamp.v2 bot', 'chime.ring recent', 'radio.v1 recent']);
   });
 
   it('counts an app used twice in a row as one of the two recent apps', () => {
