@@ -138,9 +138,16 @@ function settledLines(context: ConversationContext, interrupted: boolean): Line[
   return lines;
 }
 
+/**
+ * What may still come back as echo once this utterance is over: it, and the utterances before it —
+ * unless it answered a question, when what was said before that question is stale. Echo follows the
+ * assistant's audio within seconds; once the person has been heard and answered, the words before
+ * are words they may fairly repeat ("Clear my shopping list." after "Clear your shopping list?").
+ */
 function remembered(context: ConversationContext): string[] {
   const said = context.pieces.join(' ').trim();
-  return said === '' ? context.recentlySpoken : [...context.recentlySpoken, said].slice(-rememberedUtterances);
+  const earlier = context.question === null ? context.recentlySpoken : [];
+  return said === '' ? context.recentlySpoken : [...earlier, said].slice(-rememberedUtterances);
 }
 
 function allSettled(context: ConversationContext): boolean {

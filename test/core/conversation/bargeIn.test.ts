@@ -88,6 +88,20 @@ describe('barge-in', () => {
     expect(c.turn).toBe('thinking');
   });
 
+  it('hears a person repeat what the assistant said before their last question', () => {
+    const c = conversation().user('Hi.').bot('Clear your shopping list? Say yes or no.').plays();
+    c.user('What is on it?').bot('Your shopping list has rice and beans.').plays();
+    c.user('Clear my shopping list.');
+    expect(c.streams).toHaveLength(3);
+  });
+
+  it('drops self-echo of the latest utterance even after the person has spoken', () => {
+    const c = conversation().user('Hi.').bot('The museum opens at nine in the morning on weekdays.').plays();
+    c.user('When does it close?');
+    c.user('opens at nine in the morning on weekdays');
+    expect(c.streams).toHaveLength(2);
+  });
+
   it('drops self-echo of an interrupted utterance while still accepting the person', () => {
     const c = conversation().user('Hi.').interruptAfter('The museum opens at nine in the morning on weekdays. ');
     c.user('the museum opens at nine in the morning');
