@@ -183,15 +183,16 @@ export function createAuth(config: PageAuth | undefined, options: AuthOptions = 
 }
 
 /** Routes that know who is asking: the only ones the access token is sent to. */
-const PERSONAL_PATH = /^\/api\/(?:start|threads|memories)(?:\/|$)/;
+const PERSONAL_PATH = /^\/api\/(?:start|threads|memories|mcp\/tokens)(?:\/|$)/;
 
 /**
  * A fetch that adds `Authorization: Bearer <access token>` to the page's personal calls —
- * `/api/start`, `/api/threads…` and `/api/memories…` on the page's own origin — so the API client
- * uses it unchanged. Everything else passes untouched: the chat door (`/v1/chat/completions`) and
- * `/api/speak` take the conversation's grant as their Bearer instead, and the token never goes to
- * another origin. A request that already names its Authorization keeps it. Signed out (or in local
- * mode) nothing is added, and the server answers what it answers without one.
+ * `/api/start`, `/api/threads…`, `/api/memories…` and `/api/mcp/tokens…` on the page's own
+ * origin — so the API client uses it unchanged. Everything else passes untouched: the chat door
+ * (`/v1/chat/completions`) and `/api/speak` take the conversation's grant as their Bearer instead,
+ * `/mcp` takes a personal MCP token, and the token never goes to another origin. A request that
+ * already names its Authorization keeps it. Signed out (or in local mode) nothing is added, and
+ * the server answers what it answers without one.
  *
  * `pageOrigin` is the origin whose API receives the token; default the page's own.
  */
