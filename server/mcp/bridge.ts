@@ -34,7 +34,7 @@ export type BridgeLogLine =
   | { event: 'bridge.failed'; error: string };
 
 export interface BridgeOptions {
-  /** The Confab server, e.g. http://127.0.0.1:5173 (its `/mcp` is called). */
+  /** The Confab server, e.g. http://127.0.0.1:8787 (its `/mcp` is called). */
   serverUrl: string;
   token: string;
   log: (line: BridgeLogLine) => void;

@@ -57,7 +57,7 @@ function readArgs(argv: readonly string[]): Args {
   try {
     parsed = new URL(url);
   } catch {
-    fail(EXIT.usage, `--url is not a URL; give one like http://127.0.0.1:5173. ${USAGE}`);
+    fail(EXIT.usage, `--url is not a URL; give one like http://127.0.0.1:8787. ${USAGE}`);
   }
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username !== '' || parsed.password !== '') {
     fail(EXIT.usage, '--url must be a plain http(s) URL, without a user name or password.');

@@ -5,8 +5,8 @@ const TOKEN = 'confab_mcp_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
 
 describe('the client configurations the settings show', () => {
   it('gives Claude Code one command for Streamable HTTP at the server’s /mcp, the token as a header', () => {
-    expect(claudeCodeCommand({ serverUrl: 'http://127.0.0.1:5173/', token: TOKEN })).toBe(
-      `claude mcp add --transport http confab http://127.0.0.1:5173/mcp --header "Authorization: Bearer ${TOKEN}"`,
+    expect(claudeCodeCommand({ serverUrl: 'http://127.0.0.1:8787/', token: TOKEN })).toBe(
+      `claude mcp add --transport http confab http://127.0.0.1:8787/mcp --header "Authorization: Bearer ${TOKEN}"`,
     );
   });
 
@@ -24,7 +24,7 @@ describe('the client configurations the settings show', () => {
   });
 
   it('keeps the token off the command line when another variable is named', () => {
-    const text = claudeDesktopConfig({ serverUrl: 'http://localhost:5173', token: TOKEN, checkout: '/c', tokenEnv: 'MY_TOKEN' });
+    const text = claudeDesktopConfig({ serverUrl: 'http://localhost:8787', token: TOKEN, checkout: '/c', tokenEnv: 'MY_TOKEN' });
     const entry = (JSON.parse(text) as { mcpServers: { confab: { args: string[]; env: Record<string, string> } } }).mcpServers.confab;
     expect(entry.args).not.toContain(TOKEN);
     expect(entry.args.slice(-2)).toEqual(['--token-env', 'MY_TOKEN']);

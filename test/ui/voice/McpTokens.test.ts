@@ -30,7 +30,7 @@ function fakePort(start: McpTokenListed[] = []) {
 describe('the MCP clients section of the settings', () => {
   it('makes a token for the bots chosen, shows it once with the Claude Code and Claude Desktop configurations, and forgets it when dismissed', async () => {
     const port = fakePort();
-    const wrapper = mount(McpTokens, { props: { port, bot: 'chef', serverUrl: 'http://127.0.0.1:5173' } });
+    const wrapper = mount(McpTokens, { props: { port, bot: 'chef', serverUrl: 'http://127.0.0.1:8787' } });
     await flushPromises();
     await wrapper.get('[data-testid="mcp-token-name"]').setValue('Claude Desktop');
     await wrapper.get('form').trigger('submit');
@@ -38,7 +38,7 @@ describe('the MCP clients section of the settings', () => {
     expect(port.create).toHaveBeenCalledWith(expect.objectContaining({ name: 'Claude Desktop', bots: ['chef'] }));
     expect(wrapper.get('[data-testid="mcp-token-value"]').text()).toBe(TOKEN);
     expect(wrapper.get('[data-testid="mcp-claude-code"]').text()).toBe(
-      `claude mcp add --transport http confab http://127.0.0.1:5173/mcp --header "Authorization: Bearer ${TOKEN}"`,
+      `claude mcp add --transport http confab http://127.0.0.1:8787/mcp --header "Authorization: Bearer ${TOKEN}"`,
     );
     expect(wrapper.get('[data-testid="mcp-claude-desktop"]').text()).toContain('"CONFAB_MCP_TOKEN"');
     expect(wrapper.get('[data-testid="mcp-token-list"]').text()).toContain('Claude Desktop');
