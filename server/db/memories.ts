@@ -1,13 +1,17 @@
 /**
- * What a person told a bot with `memory: person+recall`, kept with a 384-wide vector of it. Only the
- * server writes (`rememberLine` under `asServer`: no policy lets a person insert or update); a person
- * lists and forgets their own under `asPerson`. A vector is only ever compared with vectors of the
- * embedder that made it.
+ * What a person told a bot with `memory: person+recall`, kept with a vector of it. Only the server
+ * writes (`rememberLine` under `asServer`: no policy lets a person insert or update); a person lists
+ * and forgets their own under `asPerson`. A vector is only ever compared with vectors of the embedder
+ * that made it: each memory keeps its embedder's name and width (migration 006), and recall filters
+ * on both.
  */
 import type { Queryable } from './database';
 import { isUuid, onlyRow } from './rows';
 
-/** Width of every stored vector, fixed by the schema (`vector(384)`). */
+/**
+ * Width of every vector handed to this module: an embedder narrower than this fills the leading
+ * numbers and leaves the rest 0, and the table keeps only its registered width (migration 006).
+ */
 export const MEMORY_WIDTH = 384;
 
 export interface Memory {
@@ -16,6 +20,8 @@ export interface Memory {
   text: string;
   /** The embedder that made its vector, e.g. `hash-v1`. */
   embedder: string;
+  /** How many numbers its vector holds: its embedder's width. */
+  dimensions: number;
   createdAt: Date;
 }
 
@@ -29,6 +35,9 @@ export interface RecallQuery {
   bot: string;
   /** Only memories this embedder made are compared. */
   embedder: string;
+  /** The embedder's registered width; looked up in `embedders` when not given. */
+  dimensions?: number;
+  /** MEMORY_WIDTH wide, or exactly `dimensions` wide. */
   embedding: Float32Array | readonly number[];
   /** Most memories to answer, 1 to `RECALL_MAX_LIMIT`. */
   limit: number;
@@ -45,9 +54,38 @@ export const RECALL_MAX_LIMIT = 100;
 /** Candidates the HNSW index keeps while searching (`hnsw.ef_search`); at least RECALL_MAX_LIMIT. */
 const RECALL_EF_SEARCH = 200;
 
+/** An embedder's name is registered with another width than the one given. */
+export class EmbedderWidthError extends Error {
+  override readonly name = 'EmbedderWidthError';
+}
+
+/**
+ * Records that `name` makes vectors `dimensions` wide, so memories of it may be kept. Server only;
+ * idempotent. A name already registered with another width is refused: one name is one space.
+ */
+export async function registerEmbedder(tx: Queryable, embedder: { name: string; dimensions: number }): Promise<void> {
+  if (!Number.isInteger(embedder.dimensions) || embedder.dimensions < 1 || embedder.dimensions > MEMORY_WIDTH) {
+    throw new RangeError(`An embedder is ${embedder.dimensions} wide; give a whole number from 1 to ${MEMORY_WIDTH}.`);
+  }
+  await tx.query('insert into embedders (name, dimensions) values ($1, $2) on conflict (name) do nothing', [embedder.name, embedder.dimensions]);
+  const width = await registeredWidth(tx, embedder.name);
+  if (width !== embedder.dimensions) {
+    throw new EmbedderWidthError(
+      `The embedder ${embedder.name} is registered as ${width} wide, not ${embedder.dimensions}; an embedder whose vectors change needs a new name.`,
+    );
+  }
+}
+
+/** The registered width of `name`, or undefined when it is not registered. */
+export async function registeredWidth(tx: Queryable, name: string): Promise<number | undefined> {
+  const { rows } = await tx.query<{ dimensions: number }>('select dimensions from embedders where name = $1', [name]);
+  return rows[0]?.dimensions;
+}
+
 /**
  * Keeps what a person said to a bot. Server only. Answers null for a zero vector (nothing in the text
- * to embed): it could never be recalled, since its distance to anything is undefined.
+ * to embed): it could never be recalled, since its distance to anything is undefined. The embedder
+ * must be registered (`registerEmbedder`); the table keeps its registered width.
  */
 export async function rememberLine(
   tx: Queryable,
@@ -57,7 +95,7 @@ export async function rememberLine(
   if (vector === null) return null;
   const { rows } = await tx.query<MemoryRow>(
     `insert into memories (person, bot, text, embedder, embedding) values ($1, $2, $3, $4, $5::vector)
-     returning id, bot, text, embedder, created_at`,
+     returning id, bot, text, embedder, dimensions, created_at`,
     [memory.person, memory.bot, memory.text, memory.embedder, vector],
   );
   return fromRow(onlyRow(rows, 'Remembering a line'));
@@ -67,6 +105,7 @@ export async function rememberLine(
  * The person's memories for that bot and embedder nearest to `embedding`, nearest first: at most
  * `limit`, none further than `maxDistance`. The nearest `limit` are found first and the floor applied
  * to them, so a floor that excludes everything costs no more than a recall that keeps everything.
+ * An embedder that is not registered has no memories: the answer is empty.
  */
 export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalled[]> {
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > RECALL_MAX_LIMIT) {
@@ -75,19 +114,25 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   if (!(query.maxDistance >= 0 && query.maxDistance <= 2)) {
     throw new RangeError(`recall maxDistance is ${query.maxDistance}; give a cosine distance from 0 to 2.`);
   }
-  const vector = vectorLiteral(query.embedding);
+  const width = query.dimensions ?? (await registeredWidth(tx, query.embedder));
+  if (width === undefined) return [];
+  if (!Number.isInteger(width) || width < 1 || width > MEMORY_WIDTH) throw new RangeError(`recall dimensions is ${width}; give a whole number from 1 to ${MEMORY_WIDTH}.`);
+  const vector = vectorLiteral(query.embedding, width);
   if (vector === null) return [];
   // For this transaction only, in one statement: the approximate index yields candidates before the
   // person/bot/embedder filter, and the iterative scan keeps fetching until `limit` rows pass it,
   // instead of answering too few; and a wider candidate list than pgvector's default 40, at which a
   // person with 10,000 memories got only 68–75 % of their true nearest ones back (npm run bench -- recall).
   await tx.query("select set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [String(RECALL_EF_SEARCH)]);
+  // The width is written into the statement, not passed: only a literal `dimensions = N` and
+  // `vector(N)` let the planner use that width's partial index (migration 006). It is a checked
+  // whole number, never text from a request.
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
-       select id, bot, text, embedder, created_at, (embedding <=> $4::vector)::float8 as distance
+       select id, bot, text, embedder, dimensions, created_at, (embedding::vector(${width}) <=> $4::vector(${width}))::float8 as distance
          from memories
-        where person = $1 and bot = $2 and embedder = $3
-        order by embedding <=> $4::vector
+        where person = $1 and bot = $2 and embedder = $3 and dimensions = ${width}
+        order by embedding::vector(${width}) <=> $4::vector(${width})
         limit $5
      )
      select * from nearest where distance <= $6 order by distance`,
@@ -98,7 +143,7 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
 
 /** The person's memories for one bot, newest first. Run under `asPerson`. */
 export async function listMemories(tx: Queryable, filter: { bot: string }): Promise<Memory[]> {
-  const { rows } = await tx.query<MemoryRow>('select id, bot, text, embedder, created_at from memories where bot = $1 order by seq desc', [filter.bot]);
+  const { rows } = await tx.query<MemoryRow>('select id, bot, text, embedder, dimensions, created_at from memories where bot = $1 order by seq desc', [filter.bot]);
   return rows.map(fromRow);
 }
 
@@ -119,25 +164,31 @@ interface MemoryRow {
   bot: string;
   text: string;
   embedder: string;
+  dimensions: number;
   created_at: Date;
 }
 
 function fromRow(row: MemoryRow): Memory {
-  return { id: row.id, bot: row.bot, text: row.text, embedder: row.embedder, createdAt: row.created_at };
+  return { id: row.id, bot: row.bot, text: row.text, embedder: row.embedder, dimensions: row.dimensions, createdAt: row.created_at };
 }
 
 /**
- * pgvector's text form, `[0.1,0.2,…]`; null for a zero vector. A wrong width or a value that is not a
- * finite number is a caller's mistake and throws before any query.
+ * pgvector's text form, `[0.1,0.2,…]`, of the leading `width` numbers (all of them by default); null
+ * for a zero vector. A vector must be MEMORY_WIDTH or exactly `width` wide, with nothing but zeros
+ * past `width`; anything else, or a value that is not a finite number, is a caller's mistake and
+ * throws before any query.
  */
-function vectorLiteral(embedding: Float32Array | readonly number[]): string | null {
-  if (embedding.length !== MEMORY_WIDTH) {
-    throw new RangeError(`An embedding is ${embedding.length} wide; memories hold ${MEMORY_WIDTH}-wide vectors.`);
+export function vectorLiteral(embedding: Float32Array | readonly number[], width = MEMORY_WIDTH): string | null {
+  if (embedding.length !== MEMORY_WIDTH && embedding.length !== width) {
+    throw new RangeError(`An embedding is ${embedding.length} wide; memories take ${MEMORY_WIDTH}-wide vectors${width === MEMORY_WIDTH ? '' : ` or ${width}-wide ones`}.`);
   }
   let zero = true;
-  for (const value of embedding) {
+  for (let i = 0; i < embedding.length; i++) {
+    const value = embedding[i] ?? 0;
     if (!Number.isFinite(value)) throw new RangeError('An embedding holds a value that is not a finite number.');
-    if (value !== 0) zero = false;
+    if (i >= width) {
+      if (value !== 0) throw new RangeError(`An embedding of a ${width}-wide space has a value past its ${width} dimensions.`);
+    } else if (value !== 0) zero = false;
   }
-  return zero ? null : `[${Array.from(embedding).join(',')}]`;
+  return zero ? null : `[${Array.from(embedding.slice(0, width)).join(',')}]`;
 }

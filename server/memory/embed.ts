@@ -1,18 +1,43 @@
 /**
- * Turning what a person said into a 384-wide vector for recall. Two embedders, and a vector is only
- * ever compared with vectors of the embedder that made it (each memory records its embedder):
- * - `hash` (default, offline, free): feature-hashed words, word pairs and character trigrams,
- *   L2-normalised. It is lexical — it finds remarks that share words and word pieces ("my sister
- *   Ana" ~ "Ana's birthday"), not ones that share only meaning ("sibling").
+ * Turning what a person said into a vector for recall. A vector is only ever compared with vectors
+ * of the embedder that made it (each memory records its embedder's name and width). The embedders:
+ * - `minilm` (meaning, local): all-MiniLM-L6-v2 in onnxruntime-web, from `.data/models/` (miniLm.ts).
+ * - `words` (meaning, offline, the default where the model is absent): frequency-weighted word
+ *   vectors, 100 wide (wordEmbedder.ts).
+ * - `hash` (lexical, offline, always there): feature-hashed words, word pairs and character
+ *   trigrams, L2-normalised. It finds remarks that share words and word pieces ("my sister Ana" ~
+ *   "Ana's birthday"), not ones that share only meaning ("sibling").
  * - `endpoint`: an OpenAI-shaped `/v1/embeddings` asked for `dimensions: 384`.
+ *
+ * Every embedder hands out vectors EMBEDDING_WIDTH (384) wide, the width every caller and the
+ * `confab_remember` door know; one whose space is narrower fills the leading `dimensions` and leaves
+ * the rest zero (the same cosine geometry). The table keeps only the leading `dimensions`.
  */
 
 export const EMBEDDING_WIDTH = 384;
 
 export interface Embedder {
-  /** Recorded with each memory; vectors of different embedders are never compared. */
+  /**
+   * Recorded with each memory; vectors of different embedders are never compared. A name names one
+   * space: an embedder whose vectors change (other weights, vocabulary, width) takes a new name.
+   */
   readonly name: string;
+  /** How many leading numbers of its vectors carry meaning, 1 to 384; the rest are 0. Default 384. */
+  readonly dimensions?: number;
+  /** True when nearness means nearness of meaning, not only of shared words. Default false. */
+  readonly meaning?: boolean;
+  /**
+   * The recall floor in this embedder's space, as cosine distance: past it a memory is not
+   * recalled. Default `RECALL_MAX_DISTANCE` (server/memory/context.ts), which is tuned for `hash`.
+   */
+  readonly maxDistance?: number;
+  /** A vector EMBEDDING_WIDTH wide; all zeros when the text holds nothing to embed. */
   embed(text: string, signal?: AbortSignal): Promise<Float32Array>;
+}
+
+/** The leading width of `embedder`'s vectors that carries meaning. */
+export function widthOf(embedder: Pick<Embedder, 'dimensions'>): number {
+  return embedder.dimensions ?? EMBEDDING_WIDTH;
 }
 
 /** FNV-1a, 32-bit: fast, well spread, and the same on every machine. */
@@ -43,6 +68,8 @@ function add(vector: Float32Array, feature: string, weight: number): void {
 /** The offline embedder: deterministic, no model, no network. */
 export const hashEmbedder: Embedder = {
   name: 'hash-v1',
+  dimensions: EMBEDDING_WIDTH,
+  meaning: false,
   embed(text: string): Promise<Float32Array> {
     const vector = new Float32Array(EMBEDDING_WIDTH);
     const tokens = words(text);
@@ -72,6 +99,8 @@ export function endpointEmbedder(options: { baseUrl: string; apiKey: string; mod
   const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
   return {
     name: `endpoint:${options.model}`,
+    dimensions: EMBEDDING_WIDTH,
+    meaning: true,
     async embed(text, signal) {
       let response: Response;
       try {

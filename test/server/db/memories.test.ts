@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../../server/db/database';
-import { forgetMemory, listMemories, recall, rememberLine } from '../../../server/db/memories';
+import type { Database, Queryable } from '../../../server/db/database';
+import { rememberAsPerson } from '../../../server/apps/memory/remembered';
+import { EmbedderWidthError, forgetMemory, listMemories, recall, registerEmbedder, rememberLine } from '../../../server/db/memories';
 import type { RecallQuery } from '../../../server/db/memories';
 import { seededRandom } from '../../helpers/random';
 import { axis, DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, towards } from './fixtures';
@@ -9,6 +10,10 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
   let db: Database;
   beforeAll(async () => {
     db = await openMemoryDatabase();
+    await db.asServer(async (tx) => {
+      await registerEmbedder(tx, { name: 'endpoint', dimensions: 384 });
+      await registerEmbedder(tx, { name: 'words', dimensions: 100 });
+    });
   }, OPENING_MS);
   afterAll(() => db.close());
 
@@ -73,6 +78,40 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
     expect((await recallFor(ana, { embedding: Array.from(axis(0)) })).map((m) => m.text)).toEqual(['array']);
   });
 
+  it('keeps a narrower embedder’s vector at its own width, and recalls it only in its own space', async () => {
+    const ana = somebody();
+    const kept = await remember(ana, 'in words', towards(0, 1, 0.1), { embedder: 'words' });
+    expect(kept).toMatchObject({ embedder: 'words', dimensions: 100 });
+    const { rows } = await db.asServer((tx) => tx.query<{ width: number }>('select vector_dims(embedding) as width from memories where id = $1', [kept?.id]));
+    expect(rows[0]?.width).toBe(100);
+    await remember(ana, 'in hash', axis(0));
+    const inWords = await recallFor(ana, { embedder: 'words' });
+    expect(inWords.map((m) => [m.text, m.dimensions])).toEqual([['in words', 100]]);
+    expect(inWords[0]?.distance).toBeCloseTo(1 - Math.cos(0.1), 6);
+    // The same query given at the space's own width, and with its width named.
+    expect((await recallFor(ana, { embedder: 'words', dimensions: 100, embedding: axis(0).slice(0, 100) })).map((m) => m.text)).toEqual(['in words']);
+    expect((await recallFor(ana)).map((m) => m.text)).toEqual(['in hash']);
+  });
+
+  it('refuses an unregistered embedder, a vector with values past its width, and one name at two widths', async () => {
+    const ana = somebody();
+    await expect(remember(ana, 'who made this?', axis(0), { embedder: 'nobody-v1' })).rejects.toThrow(/not registered/);
+    expect(await recallFor(ana, { embedder: 'nobody-v1' })).toEqual([]);
+    await expect(remember(ana, 'too wide', axis(200), { embedder: 'words' })).rejects.toThrow(/past its 100 dimensions/);
+    await expect(recallFor(ana, { embedder: 'words', embedding: axis(200) })).rejects.toThrow(RangeError);
+    await expect(db.asServer((tx) => registerEmbedder(tx, { name: 'words', dimensions: 384 }))).rejects.toThrow(EmbedderWidthError);
+    await db.asServer((tx) => registerEmbedder(tx, { name: 'words', dimensions: 100 }));
+    await expect(db.asServer((tx) => registerEmbedder(tx, { name: 'wide', dimensions: 385 }))).rejects.toThrow(RangeError);
+  });
+
+  it('keeps the width through the person’s own door (confab_remember) too', async () => {
+    const ana = somebody();
+    const id = await db.asPerson(ana, (tx) => rememberAsPerson(tx, { bot: 'demo', text: 'said to remember', embedder: 'words', embedding: axis(3) }));
+    const listed = await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }));
+    expect(listed).toMatchObject([{ id, embedder: 'words', dimensions: 100 }]);
+    expect((await recallFor(ana, { embedder: 'words', embedding: axis(3) })).map((m) => m.text)).toEqual(['said to remember']);
+  });
+
   it('lists the person’s memories for one bot newest first, and forgets one so it is never recalled again', async () => {
     const ana = somebody();
     await remember(ana, 'older', axis(0));
@@ -89,18 +128,23 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
 });
 
 describe('recall through the approximate index', { timeout: DB_TEST_MS }, () => {
-  it('finds the person’s rows past a crowd of nearer ones, rather than answering none', async () => {
+  it.each([
+    ['hash-v1', 384],
+    ['words', 100],
+  ] as const)('finds the person’s rows past a crowd of nearer ones, rather than answering none (%s, %i wide)', async (embedder, width) => {
     // A database of its own: the HNSW graph is built from this test's rows alone.
     const own = await openMemoryDatabase();
     const ana = somebody();
     const random = seededRandom(4);
+    const inSpace = (v: Float32Array) => v.map((x, i) => (i < width ? x : 0));
     await own.asServer(async (tx) => {
+      await registerEmbedder(tx, { name: embedder, dimensions: width });
       // 200 other people's memories, every one nearer the query than the person's own.
       for (let i = 0; i < 200; i++) {
-        const near = axis(0).map((v) => v + (random() - 0.5) * 0.05);
-        await rememberLine(tx, { person: somebody('crowd'), bot: 'demo', text: 'crowd', embedder: 'hash-v1', embedding: near });
+        const near = inSpace(axis(0).map((v) => v + (random() - 0.5) * 0.05));
+        await rememberLine(tx, { person: somebody('crowd'), bot: 'demo', text: 'crowd', embedder, embedding: near });
       }
-      await rememberLine(tx, { person: ana, bot: 'demo', text: 'mine', embedder: 'hash-v1', embedding: towards(0, 100, 0.6) });
+      await rememberLine(tx, { person: ana, bot: 'demo', text: 'mine', embedder, embedding: towards(0, 50, 0.6) });
     });
     const rolledBack = new Error('rolled back');
     const seen: { plan: string; texts: string[] } = { plan: '', texts: [] };
@@ -110,17 +154,22 @@ describe('recall through the approximate index', { timeout: DB_TEST_MS }, () => 
       own.asServer(async (tx) => {
         await tx.query('drop index memories_owner');
         await tx.query('set local enable_seqscan = off');
-        const plan = await tx.query<{ 'QUERY PLAN': string }>(
-          `explain select id from memories where person = 'x' and bot = 'demo' and embedder = 'hash-v1' order by embedding <=> $1::vector limit 5`,
-          [`[${Array.from(axis(0)).join(',')}]`],
-        );
-        seen.plan = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-        seen.texts = (await recall(tx, { person: ana, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 0.5 })).map((m) => m.text);
+        // The plan of the very statement recall sends.
+        const explained: Queryable = {
+          async query(sql, params) {
+            if (!sql.includes('set_config')) {
+              const plan = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
+              seen.plan = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+            }
+            return tx.query(sql, params);
+          },
+        };
+        seen.texts = (await recall(explained, { person: ana, bot: 'demo', embedder, embedding: axis(0), limit: 5, maxDistance: 0.5 })).map((m) => m.text);
         throw rolledBack;
       }),
     ).rejects.toBe(rolledBack);
     await own.close();
-    expect(seen.plan).toContain('memories_nearest');
+    expect(seen.plan).toContain(`memories_nearest_${width}`);
     expect(seen.texts).toEqual(['mine']);
   });
 });
