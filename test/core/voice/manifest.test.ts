@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   compareFile,
@@ -92,11 +92,16 @@ describe('models/manifest.json', () => {
     }
   });
 
-  it('leaves what nobody has measured unpinned: the Supertonic 3 weights and both revisions', () => {
-    const v3Weights = manifest.versions['supertonic-3'].files.filter((f) => f.path.endsWith('.onnx'));
-    expect(v3Weights).toHaveLength(4);
-    expect(v3Weights.map((f) => [f.size, f.sha256, isPinned(f)])).toEqual(Array.from({ length: 4 }, () => [null, null, false]));
-    expect(MODEL_VERSIONS.map((v) => isRevisionPinned(manifest.versions[v].revision))).toEqual([false, false]);
+  it('pins every file of both versions, and Supertonic 3 at the revision whose LFS pointers gave its weights', () => {
+    for (const version of MODEL_VERSIONS) expect(manifest.versions[version].files.filter((f) => !isPinned(f))).toEqual([]);
+    const pointers = join(SHARED_SUPERTONIC, 'supertonic-3', 'lfs-pointers');
+    for (const file of manifest.versions['supertonic-3'].files.filter((f) => f.path.endsWith('.onnx'))) {
+      const pointer = readFileSync(join(pointers, `${basename(file.path)}.pointer`), 'utf8');
+      expect([file.size, file.sha256]).toEqual([Number(/^size (\d+)$/m.exec(pointer)?.[1]), /^oid sha256:([0-9a-f]{64})$/m.exec(pointer)?.[1]]);
+    }
+    expect(manifest.versions['supertonic-3'].revision).toBe(readFileSync(join(SHARED_SUPERTONIC, 'supertonic-3', 'REVISION'), 'utf8').match(/[0-9a-f]{40}/)?.[0]);
+    // Supertonic 2's upstream commit is still unknown here: its branch is fetched, and every file verified.
+    expect(MODEL_VERSIONS.map((v) => isRevisionPinned(manifest.versions[v].revision))).toEqual([true, false]);
   });
 });
 
