@@ -183,11 +183,12 @@ export function createAuth(config: PageAuth | undefined, options: AuthOptions = 
 }
 
 /** Routes that know who is asking: the only ones the access token is sent to. */
-const PERSONAL_PATH = /^\/api\/(?:start|threads|memories|mcp\/tokens)(?:\/|$)/;
+const PERSONAL_PATH = /^\/api\/(?:start|threads|memories|mcp\/tokens|actions|notices|presence)(?:\/|$)|^\/api\/bots\/[^/]+\/verbs$/;
 
 /**
  * A fetch that adds `Authorization: Bearer <access token>` to the page's personal calls —
- * `/api/start`, `/api/threads…`, `/api/memories…` and `/api/mcp/tokens…` on the page's own
+ * `/api/start`, `/api/threads…`, `/api/memories…`, `/api/mcp/tokens…`, `/api/actions…`,
+ * `/api/notices…`, `/api/presence…` and `/api/bots/<bot>/verbs` on the page's own
  * origin — so the API client uses it unchanged. Everything else passes untouched: the chat door
  * (`/v1/chat/completions`) and `/api/speak` take the conversation's grant as their Bearer instead,
  * `/mcp` takes a personal MCP token, and the token never goes to another origin. A request that
