@@ -47,6 +47,8 @@ export interface BackendDeps {
   prices: PriceTable;
   speech: SpeakEndpoint | undefined;
   embedder: Embedder;
+  /** Longest a provider may go silent mid-answer, in ms; default the door's (20 s). */
+  upstreamIdleMs?: number;
   /** The apps found at start (`loadApps`); default: none, so bots only talk. */
   registry?: Registry;
   clock: () => number;
@@ -120,6 +122,7 @@ export function createBackend(deps: BackendDeps): Backend {
     ledger: databaseLedger(deps.db),
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages }),
     acting: planTurn,
+    ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
     afterAnswer: (turn) => remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }),
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),

@@ -23,7 +23,17 @@ export interface BackendConfig {
   prices: PriceTable;
   /** The paid voice behind `/api/speak`, when `COPILOT_TTS_URL` is set. */
   speech: SpeakEndpoint | undefined;
-  embedder: { kind: 'hash' } | { kind: 'endpoint'; baseUrl: string; apiKey: string; model: string };
+  /**
+   * `CONFAB_EMBEDDER`, default `auto`: the best local embedder that loads (the sentence model in
+   * `.data/models/`, else the `words` embedder, else `hash`); `minilm` or `words` to ask for one
+   * (falling back to `hash` when it cannot load); `hash`; or `endpoint`.
+   */
+  embedder: { kind: 'auto' | 'minilm' | 'words' | 'hash' } | { kind: 'endpoint'; baseUrl: string; apiKey: string; model: string };
+  /**
+   * `CONFAB_UPSTREAM_IDLE_S`, default 20: seconds a provider may go silent mid-answer before the
+   * answer is cut, with a sentence saying so.
+   */
+  upstreamIdleMs: number;
 }
 
 /**
@@ -114,9 +124,11 @@ function readSpeech(env: Record<string, string | undefined>): SpeakEndpoint | un
 }
 
 function readEmbedder(env: Record<string, string | undefined>): BackendConfig['embedder'] {
-  const kind = env.CONFAB_EMBEDDER?.trim() || 'hash';
-  if (kind === 'hash') return { kind };
-  if (kind !== 'endpoint') throw new ConfigError(`CONFAB_EMBEDDER is "${kind}"; set it to hash (offline, the default) or endpoint.`);
+  const kind = env.CONFAB_EMBEDDER?.trim() || 'auto';
+  if (kind === 'auto' || kind === 'minilm' || kind === 'words' || kind === 'hash') return { kind };
+  if (kind !== 'endpoint') {
+    throw new ConfigError(`CONFAB_EMBEDDER is "${kind}"; set it to auto (the best local one that loads, the default), minilm, words, hash or endpoint.`);
+  }
   const baseUrl = env.CONFAB_EMBEDDINGS_URL;
   const apiKey = env.CONFAB_EMBEDDINGS_KEY;
   if (!baseUrl || !apiKey) {
@@ -135,5 +147,16 @@ export function readBackendConfig(env: Record<string, string | undefined>, cwd =
     prices: readPrices(env),
     speech: readSpeech(env),
     embedder: readEmbedder(env),
+    upstreamIdleMs: readUpstreamIdleMs(env),
   };
+}
+
+function readUpstreamIdleMs(env: Record<string, string | undefined>): number {
+  const given = env.CONFAB_UPSTREAM_IDLE_S?.trim();
+  if (given === undefined || given === '') return 20_000;
+  const seconds = Number(given);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 600) {
+    throw new ConfigError(`CONFAB_UPSTREAM_IDLE_S is "${given}"; give the seconds a provider may go silent mid-answer, from 1 to 600 (default 20).`);
+  }
+  return Math.round(seconds * 1000);
 }

@@ -13,7 +13,10 @@ import { openDatabase } from './db/database';
 import { loadGrantSecret } from './grants';
 import { readMcpLimits } from './mcp/callLimits';
 import { McpProjectionError } from './mcp/tools';
-import { endpointEmbedder, hashEmbedder } from './memory/embed';
+import { registerEmbedder } from './db/memories';
+import { chooseEmbedder } from './memory/chooseEmbedder';
+import { widthOf } from './memory/embed';
+import { reembedMemories } from './memory/reembed';
 import { readPersonMode } from './person';
 import { AppError, createRegistry, loadApps } from './verbs/registry';
 
@@ -26,7 +29,16 @@ async function main(): Promise<void> {
   checkBotApps(bots, registry.apps.map((app) => app.name));
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl } : { dataDir: join(backend.dataDir, 'pglite') });
-  const embedder = backend.embedder.kind === 'hash' ? hashEmbedder : endpointEmbedder(backend.embedder);
+  const logLine = (line: object) => {
+    console.error(JSON.stringify(line));
+  };
+  const { embedder, status: embedderStatus } = await chooseEmbedder(backend.embedder, { dataDir: backend.dataDir, log: logLine });
+  await db.asServer((tx) => registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) }));
+  // Memories another embedder made move to this one's space in the background.
+  const reembedding = new AbortController();
+  void reembedMemories(db, embedder, { log: logLine, signal: reembedding.signal }).catch((error: unknown) => {
+    logLine({ event: 'memory.reembed.failed', error: error instanceof Error ? error.message : String(error) });
+  });
   const api = createBackend({
     db,
     bots,
@@ -38,10 +50,11 @@ async function main(): Promise<void> {
     speech: backend.speech,
     embedder,
     registry,
+    upstreamIdleMs: backend.upstreamIdleMs,
     clock: Date.now,
     mcpLimits: readMcpLimits(env),
   });
-  const app = createApp({ config, api });
+  const app = createApp({ config, api, embedder: embedderStatus });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
     const live = backend.live && backend.providers.length > 0;

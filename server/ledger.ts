@@ -9,13 +9,24 @@ import { releaseReservation, reserveAnswer } from './db/reservations';
 import { recordUsage } from './db/usage';
 import type { GrantClaims } from './grants';
 
+/** How long past an answer's own ceiling its unsettled hold still counts: time to settle it. */
+export const HOLD_GRACE_MS = 30_000;
+
 export function databaseLedger(db: Database): DoorLedger<GrantClaims> {
   const pending = new Map<string, { person: string; bot: string; startedAt: Date }>();
   return {
     async reserve({ grant, nowMs }) {
       const now = new Date(nowMs);
       const admitted = await db.asServer((tx) =>
-        reserveAnswer(tx, { person: grant.person, bot: grant.bot, limits: grant.limits, holdUsd: grant.limits.spend, now }),
+        reserveAnswer(tx, {
+          person: grant.person,
+          bot: grant.bot,
+          limits: grant.limits,
+          holdUsd: grant.limits.spend,
+          // The answer is cut at its minutes; its hold lapses a little after, settled or not.
+          holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS,
+          now,
+        }),
       );
       if (!admitted.ok) return { ok: false, sentence: admitted.sentence };
       pending.set(admitted.reservationId, { person: grant.person, bot: grant.bot, startedAt: now });

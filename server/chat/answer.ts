@@ -22,6 +22,10 @@ export type AnswerEnded =
   | 'spend'
   /** The provider failed after its first token. */
   | 'broke'
+  /** The provider sent nothing for its idle limit after its first token: the answer was cut. */
+  | 'stalled'
+  /** The server is stopping: an answer still running after the grace period is cut. */
+  | 'shutdown'
   /** The client went away. */
   | 'aborted'
   /** The ledger refused the turn before anything was asked. */
@@ -30,16 +34,18 @@ export type AnswerEnded =
 /** Why an answer's signal was aborted; the `reason` the door aborts with. */
 export class AnswerStop extends Error {
   override readonly name = 'AnswerStop';
-  constructor(readonly why: 'client' | 'minutes' | 'spend') {
+  constructor(readonly why: 'client' | 'minutes' | 'spend' | 'stalled' | 'shutdown') {
     super(`The answer was stopped (${why}).`);
   }
 }
 
 /** What the voice says when an answer is cut short, by how it ended. */
-export const CLOSING_SENTENCES: Readonly<Record<'minutes' | 'spend' | 'broke', string>> = {
+export const CLOSING_SENTENCES: Readonly<Record<'minutes' | 'spend' | 'broke' | 'stalled' | 'shutdown', string>> = {
   minutes: 'I have to stop there, because this answer ran out of time.',
   spend: 'I have to stop there, because this answer reached its spending limit.',
   broke: 'Sorry, I lost my connection to the model partway through, so that answer is cut short.',
+  stalled: 'Sorry, the model stopped answering partway through, so that answer is cut short.',
+  shutdown: 'I have to stop there, because the server is restarting. Ask again in a moment.',
 };
 
 /** OpenAI's `finish_reason` for an ending: a limit reads as `length`, everything else as `stop`. */
@@ -75,6 +81,8 @@ export interface LimitOptions {
   promptTokens: number;
   /** Where the answer's tool-call pieces are gathered; without it they are dropped. */
   toolCalls?: ToolCallAccumulator;
+  /** Longest wait for the provider's next event, in ms, before the answer is cut as `stalled`; unset: no limit. */
+  idleMs?: number;
 }
 
 /** `open`'s answer, cut short by the limits in `options` or by the provider breaking. */
@@ -85,8 +93,19 @@ export async function* limitedAnswer(open: Pick<OpenUpstream, 'events'>, options
   let length = false;
   let broke = false;
   let said = '';
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  /** Restarts the wait for the provider's next event. */
+  const watch = () => {
+    if (options.idleMs === undefined) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      options.controller.abort(new AnswerStop('stalled'));
+    }, options.idleMs);
+  };
+  watch();
   try {
     for await (const event of open.events) {
+      watch();
       if (event.type === 'usage') usage = event.usage;
       else if (event.type === 'finish') length = event.reason === 'length';
       else if (event.type === 'tool-call') options.toolCalls?.push(event.piece);
@@ -104,6 +123,8 @@ export async function* limitedAnswer(open: Pick<OpenUpstream, 'events'>, options
   } catch (error) {
     if (!signal.aborted) broke = true;
     else if (!(signal.reason instanceof AnswerStop)) throw error;
+  } finally {
+    clearTimeout(idle);
   }
   const base = { modelChars, ...(usage === undefined ? {} : { usage }) };
   const why = signal.reason instanceof AnswerStop ? signal.reason.why : undefined;

@@ -23,7 +23,7 @@ import type { Verb } from '../verbs/verb';
 import { actingAnswer } from './acting';
 import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
-import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
+import type { AnswerEnded, AnswerPieces, AnswerResult, DoorEvent } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
 import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
 import { ChatRequestError, NoProviderAnswered, ProviderError } from './errors';
@@ -145,12 +145,18 @@ export interface DoorOptions {
   firstTokenMs: number;
   /** The pause between the stand-in's words, in ms. Default 40. */
   standInWordMs: number;
+  /**
+   * Longest a provider may go silent after its first token, in ms, before the answer is cut with a
+   * sentence saying so (`CONFAB_UPSTREAM_IDLE_S`). Default 20 000.
+   */
+  upstreamIdleMs: number;
 }
 
 export const DOOR_DEFAULTS: Readonly<DoorOptions> = Object.freeze({
   bodyBytesMax: 64 * 1024,
   firstTokenMs: 20_000,
   standInWordMs: 40,
+  upstreamIdleMs: 20_000,
 });
 
 export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partial<DoorOptions> {
@@ -222,6 +228,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     bodyBytesMax: deps.bodyBytesMax ?? DOOR_DEFAULTS.bodyBytesMax,
     firstTokenMs: deps.firstTokenMs ?? DOOR_DEFAULTS.firstTokenMs,
     standInWordMs: deps.standInWordMs ?? DOOR_DEFAULTS.standInWordMs,
+    upstreamIdleMs: deps.upstreamIdleMs ?? DOOR_DEFAULTS.upstreamIdleMs,
   };
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isFinite(value) || value < 0) throw new DoorConfigError(`${name} is ${String(value)}; it must be a number from 0.`);
@@ -401,7 +408,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const limitsFor = (model: string, spentUsd: number) => {
       const price = priceOf(deps.prices, model);
       const left = spendUsd === undefined ? undefined : Math.max(0, spendUsd - spentUsd);
-      return { promptTokens, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
+      return { promptTokens, idleMs: options.upstreamIdleMs, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
     };
     const pieces = plan === undefined || tools === undefined
       ? limitedAnswer(open, { controller, ...limitsFor(open.model, 0) })
@@ -429,21 +436,46 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   ): Promise<Response> {
     const header: AnswerHeader = { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(deps.clock() / 1000), model: answer.model };
     c.header('x-confab-provider', answer.provider ?? 'none');
-    const first = await answer.pieces.next();
     let text = '';
+    let settled = false;
+    const settleOnce = (result: AnswerResult) => {
+      settled = true;
+      return settle(result);
+    };
+    /**
+     * However the answer ends — a client gone mid-write, a broken piece, a thrown error — it is
+     * settled: its hold is never left standing for the rest of the window.
+     */
+    const settleIfNot = async () => {
+      if (settled) return;
+      onClientGone();
+      await answer.pieces.return({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
+      await settleOnce({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
+    };
 
     if (!request.stream) {
-      let next = first;
-      while (!next.done) {
-        // A whole completion has no place for the door's own events; its text is all.
-        if (typeof next.value === 'string') text += next.value;
-        next = await answer.pieces.next();
+      try {
+        let next = await answer.pieces.next();
+        while (!next.done) {
+          // A whole completion has no place for the door's own events; its text is all.
+          if (typeof next.value === 'string') text += next.value;
+          next = await answer.pieces.next();
+        }
+        const usage = await settleOnce(next.value);
+        after(next.value, text);
+        return c.json(completionOf(header, text, finishReason(next.value.ended), usage));
+      } finally {
+        await settleIfNot();
       }
-      const usage = await settle(next.value);
-      after(next.value, text);
-      return c.json(completionOf(header, text, finishReason(next.value.ended), usage));
     }
 
+    let first: IteratorResult<string | DoorEvent, AnswerResult>;
+    try {
+      first = await answer.pieces.next();
+    } catch (error) {
+      await settleIfNot();
+      throw error;
+    }
     return streamSSE(c, async (stream) => {
       stream.onAbort(onClientGone);
       try {
@@ -462,13 +494,15 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         }
         const result = next.value;
         await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: '' } : {}, finishReason(result.ended)) });
-        const usage = await settle(result);
+        const usage = await settleOnce(result);
         if (request.includeUsage) await stream.writeSSE({ data: usageChunkOf(header, usage) });
         await stream.writeSSE({ data: '[DONE]' });
         await stream.close();
         after(result, text);
       } catch (error) {
         log({ event: 'door.failed', error: nameOf(error) });
+      } finally {
+        await settleIfNot();
       }
     });
   }

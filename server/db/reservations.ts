@@ -24,6 +24,11 @@ export interface ReserveRequest {
    * can cost. Default 0: only spend already recorded counts.
    */
   holdUsd?: number;
+  /**
+   * How long the hold may stand, in ms: the answer's own ceiling (its `minutes`). Past it, a hold
+   * nobody settled — its server crashed — no longer counts. Default: until it is settled.
+   */
+  holdMs?: number;
   /** The server's clock: every window ends here. Rows stamped after it still count (clock skew). */
   now: Date;
 }
@@ -59,6 +64,7 @@ export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Pro
     windows.map((window) => request.limits[window]?.spend ?? null),
     request.now,
     holdUsd,
+    request.holdMs === undefined ? null : new Date(request.now.getTime() + request.holdMs),
   ]);
   const row = onlyRow(rows, 'Reserving an answer');
   if (row.id !== null && row.reserved_at !== null) return { ok: true, reservationId: row.id, reservedAt: row.reserved_at };
@@ -101,7 +107,8 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
 
 /**
  * $1 person, $2 bot, then one array element per window with a ceiling: $3 its name, $4 where it
- * starts, $5 its answers ceiling, $6 its spend ceiling (USD); $7 now, $8 the hold (USD).
+ * starts, $5 its answers ceiling, $6 its spend ceiling (USD); $7 now, $8 the hold (USD), $9 when the
+ * hold lapses (null: never, until settled).
  *
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
  * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
@@ -114,7 +121,7 @@ with windows as (
   select * from unnest($3::text[], $4::timestamptz[], $5::int[], $6::numeric[]) as w(name, since, answers, spend)
 ),
 held as (
-  select reserved_at as at, hold from reservations
+  select reserved_at as at, case when hold_until is null or hold_until > $7 then hold else 0 end as hold from reservations
    where person = $1 and bot = $2 and reserved_at > (select min(since) from windows)
 ),
 spending as (
@@ -147,8 +154,8 @@ full_windows as (
   select * from checked where answers_full or spend_full
 ),
 admitted as (
-  insert into reservations (person, bot, reserved_at, hold)
-  select $1, $2, $7, $8 where not exists (select 1 from full_windows)
+  insert into reservations (person, bot, reserved_at, hold, hold_until)
+  select $1, $2, $7, $8, $9::timestamptz where not exists (select 1 from full_windows)
   returning id, reserved_at
 )
 select (select id from admitted) as id,

@@ -62,6 +62,23 @@ describe('the chat door, within its limits', () => {
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'minutes' });
   });
 
+  it('cuts an answer whose provider goes silent mid-answer, says so, keeps what came, and hangs up', async () => {
+    let received: Promise<boolean> | undefined;
+    const upstream = track(
+      await startUpstream(async (reply, one) => {
+        received = one.closed;
+        reply.token('The first ');
+        reply.token('words. ');
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+      }),
+    );
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], upstreamIdleMs: 150 }));
+    const { text } = await streamed(door);
+    expect(text).toBe(`The first words. ${CLOSING_SENTENCES.stalled}`);
+    expect(await received).toBe(true);
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'stalled' });
+  });
+
   it('says the minutes ran out when they do before the first token', async () => {
     const upstream = track(
       await startUpstream((reply) => {

@@ -42,6 +42,7 @@ export interface DoorSetup {
   refuse?: string;
   context?: DoorDeps<TestGrant, TestBot>['context'];
   firstTokenMs?: number;
+  upstreamIdleMs?: number;
   standInWordMs?: number;
   sleep?: DoorDeps<TestGrant, TestBot>['sleep'];
 }
@@ -132,6 +133,7 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
     standInWordMs: setup.standInWordMs ?? 1,
     ...(setup.context === undefined ? {} : { context: setup.context }),
     ...(setup.firstTokenMs === undefined ? {} : { firstTokenMs: setup.firstTokenMs }),
+    ...(setup.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: setup.upstreamIdleMs }),
     ...(setup.sleep === undefined ? {} : { sleep: setup.sleep }),
   };
   const app = new Hono();

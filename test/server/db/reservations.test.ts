@@ -115,6 +115,16 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     expect(await db.asServer((tx) => releaseReservation(tx, 'not-a-uuid'))).toBe(false);
   });
 
+  it('stops counting a hold nobody settled once its answer could no longer be running (a crashed server)', async () => {
+    const ana = somebody('ana');
+    const limits: PersonLimits = { perDay: { spend: 0.1 } };
+    await admitted({ person: ana, limits, holdUsd: 0.1, holdMs: 2 * MINUTE + 30_000 });
+    // While the answer may still be running, its hold fills the day.
+    expect(await reserve({ person: ana, limits, holdUsd: 0.05, now: at(2 * MINUTE) })).toMatchObject({ ok: false, kind: 'spend' });
+    // Past the answer's own ceiling it is not running anywhere: the day is free again, not for 24 hours.
+    await admitted({ person: ana, limits, holdUsd: 0.05, holdMs: 2 * MINUTE + 30_000, now: at(3 * MINUTE) });
+  });
+
   it('says when spend frees up: when enough of the oldest spending has left the window', async () => {
     const ana = somebody();
     const limits = { perHour: { spend: 1 } };
