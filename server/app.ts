@@ -16,6 +16,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
 import type { PageAuth, PageConfig } from '../src/core/voice/api';
 import { ConfigError } from './config';
+import type { EmbedderStatus } from './memory/chooseEmbedder';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
@@ -26,6 +27,8 @@ export interface AppDeps {
   config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'> & Partial<Pick<ServerConfig, 'supabaseAnonKey'>>;
   /** The API; without it the server serves the page alone. */
   api?: ApiDeps;
+  /** The memory embedder in use, said by `GET /api/health`. */
+  embedder?: EmbedderStatus;
 }
 
 export interface ApiDeps extends SessionDeps {
@@ -43,7 +46,7 @@ export interface ApiDeps extends SessionDeps {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-export function createApp({ config, api }: AppDeps): Hono {
+export function createApp({ config, api, embedder }: AppDeps): Hono {
   const app = new Hono();
   const auth = api === undefined ? undefined : pageAuth(api.personMode, config.supabaseAnonKey);
 
@@ -56,9 +59,12 @@ export function createApp({ config, api }: AppDeps): Hono {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
     c.header('Permissions-Policy', 'microphone=(self)');
+    // A body refused for its size is left unread on the connection; closing it keeps the client's
+    // next request on that keep-alive connection from being read as the rest of this one.
+    if (c.res.status === 413) c.header('Connection', 'close');
   });
 
-  app.get('/api/health', (c) => c.json({ ok: true }));
+  app.get('/api/health', (c) => c.json({ ok: true, ...(embedder === undefined ? {} : { embedder }) }));
   app.get('/api/config', (c) =>
     c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase }, ...(auth === undefined ? {} : { auth }) }),
   );
