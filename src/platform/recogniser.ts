@@ -6,10 +6,15 @@
  * Continuous, with interim results, in the reader's language. The recogniser opens its own
  * microphone capture, which the page's echo cancellation does not touch — that is why the machine
  * stops it whenever the assistant is audible. Chrome ends a continuous session by itself after a
- * silence; that is reported as `ended` and the machine starts it again. The recogniser may send
- * audio to its browser's vendor, which the page says before it first listens.
+ * silence; that is reported as `ended` and the machine starts it again. A session that ends (or
+ * fails) young is not reopened at once: the next one waits out `restartWaitMs` (250 ms doubling to
+ * 5 s, over again once a word is heard), so a browser that refuses every session cannot spin the
+ * page. The recogniser may send audio to its browser's vendor, which the page says before it first
+ * listens.
  */
 import type { RecogniserError } from '../core/conversation/events';
+import { restartBackoff, restartWaitMs } from '../core/speech/restartBackoff';
+import type { RestartBackoff } from '../core/speech/restartBackoff';
 
 export interface RecogniserEvents {
   /** Words not yet committed to: the live line. */
@@ -71,10 +76,24 @@ export function recognitionLanguage(language: string, browserLanguages: readonly
   return regional ?? language;
 }
 
-/** The Web Speech recogniser; undefined where the browser has none. */
-export function webSpeechRecogniser(scope: object = globalThis, browserLanguages: readonly string[] = navigator.languages): Recogniser | undefined {
+/**
+ * What a `start()` that threw is reported as. The browser refused to open a session at all (a
+ * refused permission, or a recogniser that will not run here): that is no `aborted` session to
+ * reopen at once, but a recogniser that will not listen, which the person is told.
+ */
+function refusalOf(error: unknown): RecogniserError {
+  return error instanceof Error && error.name === 'NotAllowedError' ? 'not-allowed' : 'service-not-allowed';
+}
+
+/** The Web Speech recogniser; undefined where the browser has none. `backoff` over the defaults. */
+export function webSpeechRecogniser(
+  scope: object = globalThis,
+  browserLanguages: readonly string[] = navigator.languages,
+  backoff: Partial<RestartBackoff> = {},
+): Recogniser | undefined {
   const Recognition = recognitionIn(scope);
   if (Recognition === undefined) return undefined;
+  const restart = restartBackoff(backoff);
   const listeners: { [K in keyof RecogniserEvents]: Set<RecogniserEvents[K]> } = { interim: new Set(), final: new Set(), ended: new Set(), failed: new Set() };
   const emit = <K extends keyof RecogniserEvents>(event: K, ...args: Parameters<RecogniserEvents[K]>) => {
     for (const listener of listeners[event]) (listener as (...a: Parameters<RecogniserEvents[K]>) => void)(...args);
@@ -85,6 +104,26 @@ export function webSpeechRecogniser(scope: object = globalThis, browserLanguages
   /** Sessions asked to stop whose `end` has not come: a new one waits for it (Chrome refuses two). */
   let stopping: SpeechRecognitionLike | undefined;
   let wanted: string | undefined;
+  /** Sessions in a row that ended by themselves without a word heard. */
+  let endedInRow = 0;
+  /** When the last session was opened (`Date.now()`), for the backoff. */
+  let openedAtMs = Number.NEGATIVE_INFINITY;
+  /** The next session, waiting out the backoff; it opens in `wanted`. */
+  let due: ReturnType<typeof setTimeout> | undefined;
+
+  /** Opens a session in `language` now, or once the backoff since the last one has passed. */
+  const openWhenDue = (language: string) => {
+    if (due !== undefined) return;
+    const waitMs = openedAtMs + restartWaitMs(endedInRow, restart) - Date.now();
+    if (waitMs <= 0) {
+      open(language);
+      return;
+    }
+    due = setTimeout(() => {
+      due = undefined;
+      if (wanted !== undefined && session === undefined && stopping === undefined) open(wanted);
+    }, waitMs);
+  };
 
   const open = (language: string) => {
     const recognition = new Recognition();
@@ -97,6 +136,7 @@ export function webSpeechRecogniser(scope: object = globalThis, browserLanguages
       // its unfinished words are no longer live.
       const live = session === recognition;
       if (!live && stopping !== recognition) return;
+      endedInRow = 0;
       let interim = '';
       for (let i = event.resultIndex; i < event.results.length; i += 1) {
         const result = event.results[i];
@@ -112,24 +152,31 @@ export function webSpeechRecogniser(scope: object = globalThis, browserLanguages
     recognition.onerror = (event) => {
       if (session !== recognition) return;
       session = undefined;
+      endedInRow += 1;
       emit('failed', event.error);
     };
     recognition.onend = () => {
       if (stopping === recognition) {
         stopping = undefined;
-        if (wanted !== undefined && session === undefined) open(wanted);
+        if (wanted !== undefined && session === undefined) openWhenDue(wanted);
         return;
       }
       if (session !== recognition) return;
       session = undefined;
+      endedInRow += 1;
       emit('ended');
     };
     session = recognition;
+    openedAtMs = Date.now();
     try {
       recognition.start();
-    } catch {
+    } catch (error) {
       session = undefined;
-      emit('failed', 'aborted');
+      endedInRow += 1;
+      // Said after `start()` has returned, never inside it: the machine that called it is mid-step.
+      queueMicrotask(() => {
+        if (wanted !== undefined && session === undefined) emit('failed', refusalOf(error));
+      });
     }
   };
 
@@ -141,10 +188,12 @@ export function webSpeechRecogniser(scope: object = globalThis, browserLanguages
         this.stop();
         wanted = language;
       }
-      if (stopping === undefined) open(language);
+      if (stopping === undefined) openWhenDue(language);
     },
     stop() {
       wanted = undefined;
+      clearTimeout(due);
+      due = undefined;
       const current = session;
       if (current === undefined) return;
       session = undefined;

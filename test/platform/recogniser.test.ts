@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { restartWaitMs } from '../../src/core/speech/restartBackoff';
 import { hasRecogniser, recognitionLanguage, webSpeechRecogniser } from '../../src/platform/recogniser';
+import type { Recogniser } from '../../src/platform/recogniser';
 
 /** A stand-in for the browser's recognition object that the test drives by hand. */
 class FakeRecognition {
@@ -125,5 +127,119 @@ describe('the Web Speech recogniser', () => {
     session(0).onend?.();
     expect(FakeRecognition.made).toHaveLength(2);
     expect(session().lang).toBe('fr');
+  });
+
+  describe('restarting', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /** Restarts the recogniser whenever it ends or fails in passing, as the conversation machine does. */
+    function restartLikeTheMachine(recogniser: Recogniser): void {
+      recogniser.on('ended', () => {
+        recogniser.start('en');
+      });
+      recogniser.on('failed', (error) => {
+        if (error === 'no-speech' || error === 'aborted') recogniser.start('en');
+      });
+    }
+
+    /** A recognition object that every browser session aborts the moment it starts. */
+    class AlwaysAborts extends FakeRecognition {
+      override start() {
+        super.start();
+        queueMicrotask(() => {
+          this.onerror?.({ error: 'aborted' });
+          this.onend?.();
+        });
+      }
+    }
+
+    it('waits 250 ms doubling to 5 s between sessions that fail at once, so it never spins', async () => {
+      vi.useFakeTimers();
+      FakeRecognition.made = [];
+      const recogniser = webSpeechRecogniser({ SpeechRecognition: AlwaysAborts }, ['en-US']);
+      if (recogniser === undefined) throw new Error('no recogniser');
+      restartLikeTheMachine(recogniser);
+      const openedAtMs: number[] = [];
+      const started = Date.now();
+      recogniser.start('en');
+      for (let elapsed = 0; elapsed < 20_000; elapsed += 1) {
+        while (openedAtMs.length < FakeRecognition.made.length) openedAtMs.push(Date.now() - started);
+        await vi.advanceTimersByTimeAsync(1);
+      }
+      const gaps = openedAtMs.slice(1).map((at, i) => at - (openedAtMs[i] ?? 0));
+      expect(gaps.slice(0, 7)).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
+      expect(FakeRecognition.made.length).toBeLessThanOrEqual(9);
+    });
+
+    it('starts over from 250 ms once a word is heard, and reopens at once after a long session', async () => {
+      vi.useFakeTimers();
+      const { recogniser, session } = setUp();
+      recogniser.start('en');
+      session().onend?.();
+      recogniser.start('en');
+      expect(FakeRecognition.made).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(250);
+      expect(FakeRecognition.made).toHaveLength(2);
+      session().onend?.();
+      recogniser.start('en');
+      await vi.advanceTimersByTimeAsync(499);
+      expect(FakeRecognition.made).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(FakeRecognition.made).toHaveLength(3);
+      session().say([['hello', true]]);
+      session().onend?.();
+      recogniser.start('en');
+      await vi.advanceTimersByTimeAsync(250);
+      expect(FakeRecognition.made).toHaveLength(4);
+      // Eight silent seconds, then the browser's no-speech: that session has waited long enough.
+      await vi.advanceTimersByTimeAsync(8000);
+      session().onerror?.({ error: 'no-speech' });
+      recogniser.start('en');
+      expect(FakeRecognition.made).toHaveLength(5);
+      expect(restartWaitMs(0)).toBe(0);
+    });
+
+    it('opens nothing that was waiting once it is stopped', async () => {
+      vi.useFakeTimers();
+      const { recogniser, session } = setUp();
+      recogniser.start('en');
+      session().onend?.();
+      recogniser.start('en');
+      recogniser.stop();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(FakeRecognition.made).toHaveLength(1);
+    });
+
+    it('reports a start() that throws as a recogniser that will not run, after start() has returned, and opens no other', async () => {
+      class Throws extends FakeRecognition {
+        override start(): void {
+          throw new DOMException('The recogniser is not available.', 'InvalidStateError');
+        }
+      }
+      class Refuses extends FakeRecognition {
+        override start(): void {
+          throw new DOMException('Permission denied.', 'NotAllowedError');
+        }
+      }
+      for (const [Recognition, reported] of [
+        [Throws, 'service-not-allowed'],
+        [Refuses, 'not-allowed'],
+      ] as const) {
+        FakeRecognition.made = [];
+        const recogniser = webSpeechRecogniser({ SpeechRecognition: Recognition }, ['en-US']);
+        if (recogniser === undefined) throw new Error('no recogniser');
+        restartLikeTheMachine(recogniser);
+        const failures: string[] = [];
+        recogniser.on('failed', (error) => failures.push(error));
+        recogniser.start('en');
+        expect(failures).toEqual([]);
+        await Promise.resolve();
+        expect(failures).toEqual([reported]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(FakeRecognition.made).toHaveLength(1);
+      }
+    });
   });
 });
