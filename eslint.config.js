@@ -52,6 +52,13 @@ export default tseslint.config(
   layer(['workers/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'workers may use src/core only.'),
   layer(['server/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**'], 'server may use src/core only.'),
   {
+    // Plain http (HOST=0.0.0.0 on a LAN) is no secure context, and has no randomUUID: src/platform/newId.ts.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'crypto', property: 'randomUUID', message: 'Use newId (src/platform/newId.ts): randomUUID is missing where the page is not a secure context.' }],
+    },
+  },
+  {
     files: ['test/**', '*.config.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -14,6 +14,7 @@ import type { ConversationApi } from '../platform/conversationApi';
 import { retryable } from '../platform/conversationApi';
 import { createOutbox } from '../platform/outbox';
 import type { Outbox } from '../platform/outbox';
+import { newId } from '../platform/newId';
 import { sentenceOf } from './sentenceOf';
 
 export interface LineKeepingPorts {
@@ -71,7 +72,7 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
 
   /** The conversation's lines go to the outbox under one local thread, made on the first line. */
   let localThread: Promise<string> | null = null;
-  let conversationKey: string = crypto.randomUUID();
+  let conversationKey: string = newId();
   /** What the door is told; see `key()`. */
   let doorKey = conversationKey;
   /**
@@ -87,7 +88,7 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
   let going = false;
 
   function keepingInto(thread: Promise<string> | null, heard: boolean, reopened?: string): void {
-    conversationKey = crypto.randomUUID();
+    conversationKey = newId();
     doorKey = reopened === undefined ? conversationKey : `thread:${reopened}`;
     localThread = thread;
     heldBack = heard ? null : [];

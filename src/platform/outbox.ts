@@ -12,6 +12,7 @@
  */
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';
+import { newId } from './newId';
 
 /** One line as the server takes it. */
 export interface OutboxLine {
@@ -91,7 +92,7 @@ export interface OutboxOptions {
    * would both create a waiting thread). Default a Web Lock where the browser has them.
    */
   exclusive?: <T>(run: () => Promise<T>) => Promise<T>;
-  /** Makes a local thread id. Default `crypto.randomUUID` (random bytes where the page is not a secure context). */
+  /** Makes a local thread id. Default `newId` (which works where the page is not a secure context). */
   newId?: () => string;
   /** Wait before the first retry, in milliseconds; each failed retry doubles it. Default 1,000. */
   retryFirstMs?: number;
@@ -178,7 +179,7 @@ export async function createOutbox(options: OutboxOptions): Promise<Outbox> {
     retryable: options.retryable ?? isRetryable,
     timer: options.timer ?? globalTimer,
     exclusive: options.exclusive ?? webLock,
-    newId: options.newId ?? newLocalId,
+    newId: options.newId ?? newId,
     retryFirstMs,
     retryMaxMs,
   });
@@ -513,12 +514,4 @@ function windowOnline(listener: () => void): () => void {
 function webLock<T>(run: () => Promise<T>): Promise<T> {
   const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
   return locks === undefined ? run() : locks.request('confab-outbox', run);
-}
-
-/** A fresh local thread id. `randomUUID` exists only in secure contexts; a page over plain http still needs ids. */
-function newLocalId(): string {
-  const { randomUUID } = crypto as Partial<Crypto>;
-  if (randomUUID !== undefined) return randomUUID.call(crypto);
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `local-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
