@@ -1,8 +1,10 @@
 /**
  * Just enough of a BaseAudioContext to test scheduling in Node: buffers, buffer sources, gains and
  * an analyser, on a clock the test moves. A source "plays" from its start time for its buffer's
- * duration; moving the clock past its end fires its `onended`. The analyser reads the peak of
- * whatever sources are sounding at the current time, connected through to the destination.
+ * duration, or until the time it was stopped at; moving the clock past its end fires its `onended`.
+ * A gain follows its scheduled values (set and linear ramps). The analyser reads the peak of
+ * whatever sources are sounding at the current time, through their gain, connected to the
+ * destination.
  */
 
 export interface FakeSource {
@@ -15,8 +17,50 @@ export interface FakeSource {
   connectedTo: FakeGain | null;
 }
 
+/** An AudioParam's automation, as far as the player uses it: set, linear ramps, cancel. */
+export class FakeParam {
+  /** Where the value stands before any scheduled event. */
+  value: number;
+  private events: { kind: 'set' | 'ramp'; value: number; atS: number }[] = [];
+
+  constructor(value: number) {
+    this.value = value;
+  }
+
+  setValueAtTime(value: number, atS: number): void {
+    this.schedule({ kind: 'set', value, atS });
+  }
+
+  linearRampToValueAtTime(value: number, atS: number): void {
+    this.schedule({ kind: 'ramp', value, atS });
+  }
+
+  cancelScheduledValues(fromS: number): void {
+    this.events = this.events.filter((event) => event.atS < fromS);
+  }
+
+  /** The value at `timeS`, as the automation has it. */
+  valueAt(timeS: number): number {
+    let before = { value: this.value, atS: Number.NEGATIVE_INFINITY };
+    for (const event of this.events) {
+      if (event.atS <= timeS) {
+        before = event;
+        continue;
+      }
+      if (event.kind === 'set' || !Number.isFinite(before.atS)) return before.value;
+      return before.value + ((event.value - before.value) * (timeS - before.atS)) / (event.atS - before.atS);
+    }
+    return before.value;
+  }
+
+  private schedule(event: { kind: 'set' | 'ramp'; value: number; atS: number }): void {
+    this.events.push(event);
+    this.events.sort((a, b) => a.atS - b.atS);
+  }
+}
+
 export interface FakeGain {
-  gain: { value: number };
+  gain: FakeParam;
   connected: boolean;
 }
 
@@ -74,8 +118,8 @@ export class FakeAudioContext extends EventTarget {
         source.rateHz = source.buffer.sampleRate;
         this.sources.push(source);
       },
-      stop: () => {
-        source.stoppedAtS = this.currentTime;
+      stop: (atS?: number) => {
+        source.stoppedAtS = Math.max(this.currentTime, atS ?? 0);
       },
     });
     return node;
@@ -83,7 +127,7 @@ export class FakeAudioContext extends EventTarget {
 
   createGain() {
     const gain: FakeGain & { connect: () => void; disconnect: () => void } = {
-      gain: { value: 1 },
+      gain: new FakeParam(1),
       connected: false,
       connect: () => {
         gain.connected = true;
@@ -115,7 +159,7 @@ export class FakeAudioContext extends EventTarget {
     for (const source of this.sources) {
       if (!this.sounding(source)) continue;
       const index = Math.floor((this.currentTime - (source.startS ?? 0)) * source.rateHz);
-      peak = Math.max(peak, Math.abs(source.samples[index] ?? 0) * (source.connectedTo?.gain.value ?? 0));
+      peak = Math.max(peak, Math.abs(source.samples[index] ?? 0) * (source.connectedTo?.gain.valueAt(this.currentTime) ?? 0));
     }
     return peak;
   }
@@ -123,20 +167,26 @@ export class FakeAudioContext extends EventTarget {
   /** Whether `source` is playing at the current time. */
   sounding(source: FakeSource): boolean {
     const start = source.startS;
-    if (start === null || source.stoppedAtS !== null || source.connectedTo?.connected !== true) return false;
+    if (start === null || source.connectedTo?.connected !== true) return false;
+    if (source.stoppedAtS !== null && this.currentTime >= source.stoppedAtS) return false;
     return this.currentTime >= start && this.currentTime < start + source.durationS;
   }
 
   /** Moves the clock to `timeS`, ending (in order of their ends) every source that finished by then. */
   advanceTo(timeS: number): void {
+    const endOf = (s: FakeSource) => Math.min((s.startS ?? 0) + s.durationS, s.stoppedAtS ?? Number.POSITIVE_INFINITY);
     const ending = this.sources
-      .filter((s) => s.startS !== null && s.stoppedAtS === null && s.startS + s.durationS <= timeS && s.startS + s.durationS > this.currentTime - 1e-9)
-      .sort((a, b) => (a.startS ?? 0) + a.durationS - ((b.startS ?? 0) + b.durationS));
+      .filter((s) => s.startS !== null && !this.ended.has(s) && endOf(s) <= timeS)
+      .sort((a, b) => endOf(a) - endOf(b));
     for (const source of ending) {
-      this.currentTime = Math.max(this.currentTime, (source.startS ?? 0) + source.durationS);
-      source.stoppedAtS = this.currentTime;
+      this.ended.add(source);
+      this.currentTime = Math.max(this.currentTime, endOf(source));
+      source.stoppedAtS ??= this.currentTime;
       source.onended?.();
     }
     this.currentTime = timeS;
   }
+
+  /** Sources whose end has been reached (and `onended` called). */
+  private readonly ended = new Set<FakeSource>();
 }

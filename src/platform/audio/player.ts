@@ -8,8 +8,10 @@
  * pieces wait in memory for their turn, so order is kept however the synthesis finishes. Once a
  * piece has ended, the next one is scheduled `gapMs` after its last sample, sample-accurately.
  *
- * `stop()` silences within one render quantum: the output gain is cut and disconnected (both take
- * effect at the next quantum) and every source stopped, and everything queued is dropped.
+ * `stop()` takes the output down to silence over `STOP_RAMP_MS` on the audio clock (a cut
+ * mid-waveform clicks; a 5 ms ramp does not, and is far too short to hear as late), stops every
+ * source where the ramp ends, and drops everything queued: silent within one render quantum after
+ * the ramp. What plays next goes out through a fresh gain.
  *
  * All of it passes through one AnalyserNode, so `level()` is the envelope of what is actually
  * going out — the assistant's level for the orb.
@@ -48,7 +50,7 @@ export interface AudioPlayer {
   open(key: PieceKey, sampleRateHz: number): PieceWriter;
   /** A whole piece at once: open, write, end. */
   play(key: PieceKey, samples: Float32Array, sampleRateHz: number): void;
-  /** Silences within one render quantum and drops everything queued or open. */
+  /** Ramps to silence over `STOP_RAMP_MS`, silent within one render quantum after, and drops everything queued or open. */
   stop(): void;
   /** Whether any piece is sounding now (the gap between two scheduled pieces counts as sounding). */
   readonly audible: boolean;
@@ -75,6 +77,9 @@ export interface PlayerOptions {
 export class PlayerOptionError extends Error {
   override readonly name = 'PlayerOptionError';
 }
+
+/** How long `stop()` takes the output gain from where it is to 0, in ms. */
+export const STOP_RAMP_MS = 5;
 
 /** The analyser's window: 512 samples is ~10.7 ms at 48 kHz, the echo gate's frame. */
 const LEVEL_WINDOW = 512;
@@ -144,6 +149,16 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     emit('started', piece.key);
   }
 
+  /** Pieces whose start waits for a suspended context's clock to run, with where they start; one listener for all. */
+  const waitingForClock = new Map<Piece, number>();
+  function clockRuns(): void {
+    if (context.state !== 'running') return;
+    context.removeEventListener('statechange', clockRuns);
+    const waiting = [...waitingForClock];
+    waitingForClock.clear();
+    for (const [piece, atS] of waiting) if (!piece.dropped) announceStart(piece, atS);
+  }
+
   /**
    * Reports `started` when the clock reaches `atS`; the sound itself is already scheduled. A
    * suspended context (no gesture yet, or the system took the audio away) has a stopped clock, so
@@ -157,12 +172,8 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
       reportStart(piece);
     };
     if (context.state === 'suspended') {
-      const resumed = () => {
-        if (context.state !== 'running') return;
-        context.removeEventListener('statechange', resumed);
-        if (!piece.dropped) announceStart(piece, atS);
-      };
-      context.addEventListener('statechange', resumed);
+      if (waitingForClock.size === 0) context.addEventListener('statechange', clockRuns);
+      waitingForClock.set(piece, atS);
       return;
     }
     const waitMs = (atS - context.currentTime) * 1000;
@@ -257,21 +268,36 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
   }
 
   function stop(): void {
-    // Cut first: the gain and the disconnection both land at the next render quantum.
-    output.gain.value = 0;
-    output.disconnect();
+    // The ramp is on the audio clock, so a busy page cannot make it late; the sources end where it
+    // does, and the faded gain is let go once they have.
+    const fading = output;
+    const nowS = context.currentTime;
+    const silentAtS = nowS + STOP_RAMP_MS / 1000;
+    fading.gain.cancelScheduledValues(nowS);
+    fading.gain.setValueAtTime(fading.gain.value, nowS);
+    fading.gain.linearRampToValueAtTime(0, silentAtS);
+    const fadingSources: AudioBufferSourceNode[] = [];
     for (const piece of queue) {
       piece.dropped = true;
       for (const source of piece.sources) {
         source.onended = null;
-        source.stop();
-        source.disconnect();
+        source.stop(silentAtS);
+        fadingSources.push(source);
       }
       piece.sources.clear();
       piece.pending = [];
     }
+    const letGo = () => {
+      for (const source of fadingSources) source.disconnect();
+      fading.disconnect();
+    };
+    const last = fadingSources.at(-1);
+    if (last === undefined) letGo();
+    else last.onended = letGo;
     for (const timer of startTimers) clearTimeout(timer);
     startTimers.clear();
+    waitingForClock.clear();
+    context.removeEventListener('statechange', clockRuns);
     queue = [];
     live = 0;
     cursorS = 0;

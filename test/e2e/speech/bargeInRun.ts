@@ -7,6 +7,7 @@
 import { basename, join } from 'node:path';
 import { chromium } from '@playwright/test';
 import type { BargeInHarness, BargeInReport, BargeInRun } from '../harness/bargeIn';
+import { STOP_RAMP_MS } from '../../../src/platform/audio/player';
 import { GAP_MS, LEAD_MS, MARKER_LEVEL } from './bargeInSpeech';
 import type { MicScenario, Speech } from './bargeInSpeech';
 
@@ -35,7 +36,7 @@ export interface BargeInOutcome {
   falseBargeIns: number;
   /** From the person's first sample to the frame that completed the barge-in; null if none. */
   detectedAfterMs: number | null;
-  /** From the person's first sample to the player's stop taking effect (one render quantum after the call); null if none. */
+  /** From the person's first sample to the player's stop taking effect (its ramp and one render quantum after the call); null if none. */
   silentAfterMs: number | null;
   /** The player's first scheduled sample minus where the leak begins in the capture: how far playback and leak are apart. */
   alignmentMs: number;
@@ -68,7 +69,7 @@ export function outcomeOf(scenario: MicScenario, report: BargeInReport): BargeIn
     bargeInsAtMs,
     falseBargeIns,
     detectedAfterMs: onsetMs === null || detected === undefined ? null : detected - onsetMs,
-    silentAfterMs: onsetMs === null || report.stoppedAtMs === null || detected === undefined ? null : report.stoppedAtMs + quantumMs - onsetMs,
+    silentAfterMs: onsetMs === null || report.stoppedAtMs === null || detected === undefined ? null : report.stoppedAtMs + STOP_RAMP_MS + quantumMs - onsetMs,
     alignmentMs: first === undefined ? Number.NaN : first.atMs - leakStartMs,
     gapMs: first === undefined || second === undefined ? null : second.atMs - (first.atMs + first.durationMs),
   };

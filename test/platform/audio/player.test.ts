@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PlayerOptionError, createAudioPlayer } from '../../../src/platform/audio/player';
+import { PlayerOptionError, STOP_RAMP_MS, createAudioPlayer } from '../../../src/platform/audio/player';
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { FakeAudioContext } from '../../helpers/fakeAudioContext';
 
@@ -108,14 +108,21 @@ describe('the audio player', () => {
     expect(events.slice(-1)).toEqual(['ended 1.0']);
   });
 
-  it('stop silences at once, drops everything queued, and reports no end for what it dropped', () => {
+  it('stop ramps to silence over 5 ms, silent within a quantum after, drops everything queued, and reports no end for what it dropped', () => {
     const { context, player, events, advanceTo } = setUp();
     player.play(key(0), tone(0.5), RATE);
     const streaming = player.open(key(1), RATE);
     streaming.write(tone(0.5));
     advanceTo(0.2);
-    expect(context.soundingPeak()).toBeGreaterThan(0);
+    expect(context.soundingPeak()).toBeCloseTo(0.5, 6);
     player.stop();
+    expect(STOP_RAMP_MS).toBe(5);
+    // No cut mid-waveform (a click): the level falls along the ramp...
+    expect(context.soundingPeak()).toBeCloseTo(0.5, 6);
+    context.advanceTo(0.2 + 0.0025);
+    expect(context.soundingPeak()).toBeCloseTo(0.25, 6);
+    // ...and is gone one render quantum after it ends.
+    context.advanceTo(0.2 + 0.005 + 128 / 48_000);
     expect(context.soundingPeak()).toBe(0);
     expect(player.audible).toBe(false);
     expect(player.drained).toBe(true);
@@ -155,6 +162,7 @@ describe('the audio player', () => {
     advanceTo(0.1);
     expect(player.level()).toBeCloseTo(0.6, 6);
     player.stop();
+    advanceTo(0.1 + STOP_RAMP_MS / 1000);
     expect(player.level()).toBe(0);
   });
 
@@ -201,5 +209,31 @@ describe('the audio player', () => {
     expect(player.audible).toBe(false);
     context.setState('running');
     expect(events).toEqual(['audible', 'started 1.0']);
+  });
+
+  it('leaves no statechange listener behind for pieces stopped while the context was suspended', () => {
+    const { context, player, events } = setUp();
+    const listening = new Set<unknown>();
+    const add = context.addEventListener.bind(context);
+    const remove = context.removeEventListener.bind(context);
+    vi.spyOn(context, 'addEventListener').mockImplementation((type, listener) => {
+      listening.add(listener);
+      add(type, listener);
+    });
+    vi.spyOn(context, 'removeEventListener').mockImplementation((type, listener) => {
+      listening.delete(listener);
+      remove(type, listener);
+    });
+    context.setState('suspended');
+    for (let utteranceId = 1; utteranceId <= 5; utteranceId++) {
+      player.play(key(0, utteranceId), tone(0.2), RATE);
+      expect(listening.size).toBe(1);
+      player.stop();
+    }
+    expect(listening.size).toBe(0);
+    player.play(key(0, 6), tone(0.2), RATE);
+    context.setState('running');
+    expect(listening.size).toBe(0);
+    expect(events).toEqual(['audible', 'started 6.0']);
   });
 });
