@@ -340,7 +340,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     if (microphone !== null || microphoneOpening || hearing === null || recogniser === undefined) return;
     microphoneOpening = true;
     try {
-      microphone = await listenWithMicrophone(
+      const opened = await listenWithMicrophone(
         hearing,
         context,
         (event) => {
@@ -353,6 +353,10 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         undefined,
         player?.output,
       );
+      // The person may have left while the browser asked: a capture nobody listens to is closed,
+      // so the browser's recording light goes off.
+      if (disposed) opened?.stop();
+      else microphone = opened;
     } finally {
       microphoneOpening = false;
     }
@@ -482,6 +486,13 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     for (const text of unsaid) announce(text);
   }
 
+  /** The listener waiting for a suspended AudioContext to run, if one is. */
+  let waitingForAudio: { context: AudioContext; listener: () => void } | null = null;
+  function stopWaitingForAudio(): void {
+    waitingForAudio?.context.removeEventListener('statechange', waitingForAudio.listener);
+    waitingForAudio = null;
+  }
+
   function pageOf(): VoicePage {
     return {
       state: () => state,
@@ -495,13 +506,17 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         ensurePlayer(context);
         const ready = () => {
           if (context.state !== 'running' || disposed) return;
-          context.removeEventListener('statechange', ready);
+          stopWaitingForAudio();
           update({ audioReady: true });
           sayWhatWaited();
           if (state.toldAboutListening && !microphoneRefused) void openMicrophone(context);
         };
         if (context.state === 'running') ready();
-        else context.addEventListener('statechange', ready);
+        else if (waitingForAudio === null) {
+          // One listener while the context stays suspended, however many gestures come meanwhile.
+          waitingForAudio = { context, listener: ready };
+          context.addEventListener('statechange', ready);
+        }
       },
       startListening() {
         storage?.setItem(TOLD_KEY, 'yes');
@@ -557,6 +572,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       assistantAudible: () => player?.audible ?? false,
       dispose() {
         disposed = true;
+        stopWaitingForAudio();
         notices.stop();
         globalThis.removeEventListener('pagehide', onPageHide);
         globalThis.removeEventListener('pageshow', onPageShow);
