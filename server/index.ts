@@ -20,9 +20,21 @@ import { reembedMemories } from './memory/reembed';
 import { readPersonMode } from './person';
 import { AppError, createRegistry, loadApps } from './verbs/registry';
 
+/** How long answers under way may run on after a stop signal, in ms (`CONFAB_STOP_GRACE_S`, default 10). */
+function stopGraceMs(env: Record<string, string | undefined>): number {
+  const given = env.CONFAB_STOP_GRACE_S?.trim();
+  if (given === undefined || given === '') return 10_000;
+  const seconds = Number(given);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 120) {
+    throw new ConfigError(`CONFAB_STOP_GRACE_S is "${given}"; give the seconds answers may run on after a stop signal, from 0 to 120 (default 10).`);
+  }
+  return Math.round(seconds * 1000);
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   const config = readConfig(env);
+  const graceMs = stopGraceMs(env);
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
   const registry = createRegistry(await loadApps());
@@ -68,14 +80,27 @@ async function main(): Promise<void> {
       }),
     );
   });
-  const close = () => {
-    void api.mcpEndpoint.close();
-    server.close(() => {
-      void db.close().then(() => process.exit(0));
-    });
+  // A graceful stop: accept nothing new, let answers under way finish for at most `graceMs`, cut
+  // the rest (each says it was cut, and is settled), close the database, exit 0. A second signal
+  // exits at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+    stopping = true;
+    logLine({ event: 'server.stopping', signal, answersRunning: api.running.size });
+    server.close();
+    reembedding.abort();
+    void (async () => {
+      const cut = await api.running.stop(graceMs);
+      await api.mcpEndpoint.close();
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      await db.close();
+      logLine({ event: 'server.stopped', answersCut: cut });
+      process.exit(0);
+    })();
   };
-  process.on('SIGINT', close);
-  process.on('SIGTERM', close);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

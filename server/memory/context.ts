@@ -4,7 +4,7 @@
  * - `thread`: the conversation the page sent (the default);
  * - `person`: and what this person asked this bot before, in other conversations, oldest first;
  * - `person+recall`: and what they told this bot before, found by meaning (nearest neighbours over
- *   their own rows, capped by count and by a distance floor). The only kind that writes: each thing
+ *   their own rows in the embedder's space, capped by count and by the embedder's distance floor). The only kind that writes: each thing
  *   the person says through the door is kept with its vector, by the server, never by a client.
  */
 import type { ChatMessage, ConversationMessage } from '../chat/chatRequest';
@@ -12,16 +12,26 @@ import type { MemoryKind } from '../bots';
 import type { Database } from '../db/database';
 import { pastQuestions } from '../db/lines';
 import { recall, rememberLine } from '../db/memories';
+import { widthOf } from './embed';
 import type { Embedder } from './embed';
 
 /** How many memories one answer may be given. */
 export const RECALL_LIMIT = 5;
 /**
- * The distance floor, as cosine distance (0 same, 1 unrelated): past it a memory is not recalled.
- * For the hash embedder two remarks sharing a name or a topic word sit near 0.6–0.8 and unrelated
- * ones near 1.0; recalling an unrelated remark is worse than recalling nothing.
+ * The distance floor, as cosine distance (0 same, 1 unrelated), for an embedder that names none of
+ * its own (`Embedder.maxDistance`) — the hash embedder: past it a memory is not recalled. Recalling
+ * an unrelated remark is worse than recalling nothing, so each embedder's floor is the largest (in
+ * steps of 0.05) at which at most 5 % of questions about nothing the person said recall anything,
+ * on the calibration set of `npm run bench -- recall-quality`. For hash that is 0.65: its former
+ * 0.85 recalled something for 80 % of such questions, since unrelated short remarks share enough
+ * character trigrams to sit near 0.75, not near 1.0.
  */
-export const RECALL_MAX_DISTANCE = 0.85;
+export const RECALL_MAX_DISTANCE = 0.65;
+
+/** The floor recall uses in `embedder`'s space. */
+export function recallFloorOf(embedder: Pick<Embedder, 'maxDistance'>): number {
+  return embedder.maxDistance ?? RECALL_MAX_DISTANCE;
+}
 /** How many earlier questions `person` memory carries. */
 export const PAST_QUESTIONS = 20;
 /** The shortest remark worth keeping, in characters ("ok", "yes" are not memories). */
@@ -56,7 +66,15 @@ export function memoryContext(db: Database, embedder: Embedder) {
       recalled:
         embedding === undefined
           ? []
-          : await recall(tx, { person: turn.person, bot: turn.bot, embedder: embedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE }),
+          : await recall(tx, {
+              person: turn.person,
+              bot: turn.bot,
+              embedder: embedder.name,
+              dimensions: widthOf(embedder),
+              embedding,
+              limit: RECALL_LIMIT,
+              maxDistance: recallFloorOf(embedder),
+            }),
     }));
     const earlier = asked.filter((q) => !turn.messages.some((m) => m.role === 'user' && m.content === q));
     const notes: ChatMessage[] = earlier.length > 0 ? [note('In earlier conversations this person asked you, oldest first:', earlier)] : [];

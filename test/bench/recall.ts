@@ -3,14 +3,16 @@
  * makes before every answer take when the table holds 100 000 memories?
  *
  * The table: 1 000 ordinary persons × 3 bots × 30 remarks each, and one heavy person with 10 000
- * remarks to the demo bot — generated varied sentences (test/helpers/benchRemarks.ts) with their
- * hash-embedder vectors, in an in-memory PGlite with the real migrations. Bulk loading drops the
- * hnsw index, inserts 1 000 rows per statement (one `unnest` of parameter arrays) and builds the
- * index again with the migration's own definition (the same index; built row by row as memories
- * arrive it took some four times as long here), then ANALYZE, as a long-running database would have.
+ * remarks to the demo bot — generated varied sentences (test/helpers/benchRemarks.ts) with the
+ * vectors of the embedder the server picks by default (`chooseEmbedder`, CONFAB_EMBEDDER unset: the
+ * 100-wide `words` embedder where its word vectors load), in an in-memory PGlite with the real
+ * migrations. Bulk loading drops the hnsw indexes, inserts 1 000 rows per statement (one `unnest` of
+ * parameter arrays) and builds them again with the migration's own definitions (the same indexes;
+ * built row by row as memories arrive it took some four times as long here), then ANALYZE, as a
+ * long-running database would have.
  *
  * Timed: `recall` under `asServer` (its transaction, the iterative-scan setting and the query),
- * exactly as the memory context calls it (limit RECALL_LIMIT, floor RECALL_MAX_DISTANCE), for
+ * exactly as the memory context calls it (limit RECALL_LIMIT, the embedder's width and floor), for
  * questions and remarks from the same vocabulary, over three kinds of person: the heavy one, ordinary
  * ones (random person and bot), and new ones with no memories at all (every person's first turn).
  * The embedding is timed apart, and so is an empty transaction (`select 1` under `asServer`),
@@ -22,10 +24,13 @@
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../../server/db/database';
 import type { Database, Queryable } from '../../server/db/database';
-import { recall } from '../../server/db/memories';
+import { resolve } from 'node:path';
+import { recall, registerEmbedder, vectorLiteral } from '../../server/db/memories';
 import type { RecallQuery, Recalled } from '../../server/db/memories';
-import { RECALL_LIMIT, RECALL_MAX_DISTANCE } from '../../server/memory/context';
-import { hashEmbedder } from '../../server/memory/embed';
+import { chooseEmbedder } from '../../server/memory/chooseEmbedder';
+import { RECALL_LIMIT, recallFloorOf } from '../../server/memory/context';
+import { widthOf } from '../../server/memory/embed';
+import type { Embedder } from '../../server/memory/embed';
 import { question, remark } from '../helpers/benchRemarks';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';
@@ -46,12 +51,17 @@ const WARM_UP = 30;
 /** Heavy-person queries checked against an exact search. */
 const EXACT_CHECKS = 100;
 const TARGET_P95_MS = 20;
-/** The migration's index, rebuilt after the bulk load. */
-const INDEX_SQL = 'create index memories_nearest on memories using hnsw (embedding vector_cosine_ops)';
+/** Migration 006's indexes, one per width, dropped for the bulk load and rebuilt after it. */
+const INDEXES = {
+  memories_nearest_384: 'create index memories_nearest_384 on memories using hnsw ((embedding::vector(384)) vector_cosine_ops) where dimensions = 384',
+  memories_nearest_100: 'create index memories_nearest_100 on memories using hnsw ((embedding::vector(100)) vector_cosine_ops) where dimensions = 100',
+} as const;
 
-/** pgvector's text form, as `rememberLine` writes it. */
-function vectorText(v: Float32Array): string {
-  return `[${Array.from(v).join(',')}]`;
+/** pgvector's text form of the embedder's own width, as the table keeps it. */
+function vectorText(v: Float32Array, width: number): string {
+  const text = vectorLiteral(v, width);
+  if (text === null) throw new Error('A generated remark had nothing to embed.');
+  return text;
 }
 
 interface Row {
@@ -71,14 +81,14 @@ function* rows(random: Random): Generator<Row> {
 
 const personName = (i: number) => `person-${String(i).padStart(4, '0')}`;
 
-async function insertBatch(db: Database, batch: readonly Row[]): Promise<void> {
+async function insertBatch(db: Database, embedder: Embedder, batch: readonly Row[]): Promise<void> {
   const vectors: string[] = [];
-  for (const row of batch) vectors.push(vectorText(await hashEmbedder.embed(row.text)));
+  for (const row of batch) vectors.push(vectorText(await embedder.embed(row.text), widthOf(embedder)));
   await db.asServer((tx) =>
     tx.query(
       `insert into memories (person, bot, text, embedder, embedding)
        select person, bot, text, $4, embedding::vector from unnest($1::text[], $2::text[], $3::text[], $5::text[]) as given (person, bot, text, embedding)`,
-      [batch.map((r) => r.person), batch.map((r) => r.bot), batch.map((r) => r.text), hashEmbedder.name, vectors],
+      [batch.map((r) => r.person), batch.map((r) => r.bot), batch.map((r) => r.text), embedder.name, vectors],
     ),
   );
 }
@@ -89,24 +99,27 @@ interface Load {
   analyzeMs: number;
 }
 
-async function load(db: Database, random: Random): Promise<Load> {
-  await db.asServer((tx) => tx.query('drop index memories_nearest'));
+async function load(db: Database, embedder: Embedder, random: Random): Promise<Load> {
+  await db.asServer(async (tx) => {
+    await registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) });
+    for (const index of Object.keys(INDEXES)) await tx.query(`drop index ${index}`);
+  });
   let started = performance.now();
   let batch: Row[] = [];
   for (const row of rows(random)) {
     batch.push(row);
     if (batch.length === BATCH_ROWS) {
-      await insertBatch(db, batch);
+      await insertBatch(db, embedder, batch);
       batch = [];
     }
   }
-  if (batch.length > 0) await insertBatch(db, batch);
+  if (batch.length > 0) await insertBatch(db, embedder, batch);
   const insertMs = performance.now() - started;
   started = performance.now();
   await db.asServer(async (tx) => {
     // The graph of 100 000 384-wide vectors is some 200 MB; built in memory it takes a fraction of the time.
     await tx.query("select set_config('maintenance_work_mem', '512MB', true)");
-    await tx.query(INDEX_SQL);
+    for (const sql of Object.values(INDEXES)) await tx.query(sql);
   });
   const indexMs = performance.now() - started;
   started = performance.now();
@@ -116,8 +129,8 @@ async function load(db: Database, random: Random): Promise<Load> {
 
 type Kind = keyof typeof QUERIES;
 
-function queryFor(kind: Kind, random: Random, embedding: Float32Array): RecallQuery {
-  const base = { embedder: hashEmbedder.name, embedding, limit: RECALL_LIMIT, maxDistance: RECALL_MAX_DISTANCE };
+function queryFor(embedder: Embedder, kind: Kind, random: Random, embedding: Float32Array): RecallQuery {
+  const base = { embedder: embedder.name, dimensions: widthOf(embedder), embedding, limit: RECALL_LIMIT, maxDistance: recallFloorOf(embedder) };
   if (kind === 'heavy') return { ...base, person: HEAVY, bot: 'demo' };
   const bot = BOTS[Math.floor(random() * BOTS.length)] ?? 'demo';
   if (kind === 'fresh') return { ...base, person: `person-new-${Math.floor(random() * 1e9)}`, bot };
@@ -156,17 +169,18 @@ async function exactRecall(db: Database, query: RecallQuery): Promise<Recalled[]
 
 export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms: number; [figure: string]: unknown }> {
   const random = seededRandom(SEED);
+  const { embedder } = await chooseEmbedder({ kind: 'auto' }, { dataDir: resolve(process.env.CONFAB_DATA_DIR || '.data'), log: () => undefined });
   const db = await openDatabase({ dataDir: 'memory://' });
   try {
-    const loaded = await load(db, random);
+    const loaded = await load(db, embedder, random);
     const { rows: counted } = await db.asServer((tx) => tx.query<{ n: number }>('select count(*)::int as n from memories'));
     const memories = counted[0]?.n ?? 0;
     if (memories !== MEMORIES) throw new Error(`The load left ${memories} memories, not ${MEMORIES}.`);
 
     for (let i = 0; i < WARM_UP; i++) {
       const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
-      const embedding = await hashEmbedder.embed(textFor(random));
-      await db.asServer((tx) => recall(tx, queryFor(kind, random, embedding)));
+      const embedding = await embedder.embed(textFor(random));
+      await db.asServer((tx) => recall(tx, queryFor(embedder, kind, random, embedding)));
     }
 
     // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
@@ -181,9 +195,9 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     for (const kind of order) {
       const text = textFor(random);
       let started = performance.now();
-      const embedding = await hashEmbedder.embed(text);
+      const embedding = await embedder.embed(text);
       embedMs.push(performance.now() - started);
-      const query = queryFor(kind, random, embedding);
+      const query = queryFor(embedder, kind, random, embedding);
       started = performance.now();
       const recalled = await db.asServer((tx) => recall(tx, query));
       timings[kind].push(performance.now() - started);
@@ -207,11 +221,11 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     const plans: Record<Kind, string[]> = { heavy: [], ordinary: [], fresh: [] };
     for (const kind of Object.keys(plans) as Kind[]) {
       const kept: string[][] = [];
-      const embedding = await hashEmbedder.embed(question(random));
-      await db.asServer((tx) => recall(explaining(tx, kept), queryFor(kind, random, embedding)));
+      const embedding = await embedder.embed(question(random));
+      await db.asServer((tx) => recall(explaining(tx, kept), queryFor(embedder, kind, random, embedding)));
       plans[kind] = planSummary(kept.flat());
     }
-    const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes('memories_nearest'))]));
+    const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes(`memories_nearest_${widthOf(embedder)}`))]));
 
     const all = [...timings.heavy, ...timings.ordinary, ...timings.fresh];
     const overall = spread(all);
@@ -224,8 +238,10 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
       maxMs: overall.max,
       queries: all.length,
       targetP95Ms: TARGET_P95_MS,
+      embedder: embedder.name,
+      dimensions: widthOf(embedder),
       limit: RECALL_LIMIT,
-      maxDistance: RECALL_MAX_DISTANCE,
+      maxDistance: recallFloorOf(embedder),
       byPerson: {
         heavy: { memories: HEAVY_MEMORIES, ...spread(timings.heavy), recalledMean: mean(found.heavy) },
         ordinary: { memoriesPerBot: PER_PERSON_BOT, ...spread(timings.ordinary), recalledMean: mean(found.ordinary) },
