@@ -11,6 +11,7 @@ import type { ApiDeps } from './app';
 import type { Bot } from './bots';
 import { turnKeyOf } from './chat/acting';
 import { chatDoor } from './chat/chatDoor';
+import { RunningAnswers } from './chat/runningAnswers';
 import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/chatDoor';
 import type { PriceTable } from './chat/prices';
 import type { Provider } from './chat/upstream';
@@ -66,6 +67,8 @@ export interface BackendDeps {
 /** The API, and the executor every verb call goes through (for the MCP adapter). */
 export interface Backend extends ApiDeps {
   executor: Executor;
+  /** The answers streaming now: `running.stop(graceMs)` for a graceful stop. */
+  running: RunningAnswers;
   /** MCP over Streamable HTTP (`/mcp`), its per-token limits, and its shutdown. */
   mcpEndpoint: McpEndpoint;
 }
@@ -74,6 +77,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const authorize = (c: Context) => bearerGrant(c, deps.grantSecret, { nowMs: deps.clock() });
   const botOf = (slug: string) => deps.bots.get(slug);
   const registry = deps.registry ?? createRegistry([]);
+  const running = new RunningAnswers();
   const executor = createExecutor({
     registry,
     db: deps.db,
@@ -122,6 +126,7 @@ export function createBackend(deps: BackendDeps): Backend {
     ledger: databaseLedger(deps.db),
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages }),
     acting: planTurn,
+    running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
     afterAnswer: (turn) => remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }),
     clock: deps.clock,
@@ -158,6 +163,7 @@ export function createBackend(deps: BackendDeps): Backend {
     personal,
     mcp: mcp.routes,
     executor,
+    running,
     mcpEndpoint: mcp,
   };
 }

@@ -88,11 +88,13 @@ async function main(): Promise<void> {
     if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
     stopping = true;
     logLine({ event: 'server.stopping', signal, answersRunning: api.running.size });
-    server.close();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     reembedding.abort();
     void (async () => {
       const cut = await api.running.stop(graceMs);
       await api.mcpEndpoint.close();
+      // The answers' last bytes ([DONE]) go out before the connections are let go.
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       if ('closeAllConnections' in server) server.closeAllConnections();
       await db.close();
       logLine({ event: 'server.stopped', answersCut: cut });

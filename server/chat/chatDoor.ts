@@ -33,6 +33,7 @@ import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable, TokenUsage } from './prices';
 import { realSleep, STAND_IN_MODEL, standInAnswer, standInReason, wordByWord } from './standIn';
 import type { Sleep, StandInReason } from './standIn';
+import type { RunningAnswers } from './runningAnswers';
 import { standInModel } from './standInModel';
 import { providerOrder } from './upstream';
 import type { PromptMessage, Provider, ProviderChoice } from './upstream';
@@ -187,6 +188,8 @@ export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partia
    * the model is offered no tools and only talks.
    */
   acting?: (turn: ActingTurn<G, B>) => Promise<TurnPlan | undefined>;
+  /** The answers running now, for a graceful stop; while it stops, no new turn is admitted. */
+  running?: RunningAnswers;
   /** Now, in ms since the epoch. */
   clock: () => number;
   /** How providers are reached. Default: the global `fetch`. */
@@ -250,6 +253,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     }),
     async (c) => {
       const grant = await deps.authorize(c);
+      if (deps.running?.stopping === true) throw new HTTPException(503, { message: 'The server is restarting; ask again in a moment.' });
       let body: unknown;
       try {
         body = await c.req.json();
@@ -279,6 +283,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
 
       // The answer's own signal: the client leaving, `minutes` running out, or `spend` passed.
       const controller = new AbortController();
+      const finished = deps.running?.track(controller);
       const clientSignal = c.req.raw.signal;
       const onClientGone = () => {
         controller.abort(new AnswerStop('client'));
@@ -324,6 +329,8 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         } catch (error) {
           // The answer has been given; there is nobody left to tell but the log.
           log({ event: 'settle.failed', error: nameOf(error) });
+        } finally {
+          finished?.();
         }
         return usage;
       };
@@ -515,9 +522,10 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       yield word;
     }
     if (!signal.aborted) return { ended: 'stop', modelChars };
-    if (signal.reason instanceof AnswerStop && signal.reason.why === 'minutes') {
-      yield ` ${CLOSING_SENTENCES.minutes}`;
-      return { ended: 'minutes', modelChars };
+    if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
+      const why = signal.reason.why;
+      yield ` ${CLOSING_SENTENCES[why]}`;
+      return { ended: why, modelChars };
     }
     return { ended: 'aborted', modelChars };
   }
