@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
     stopping = true;
     logLine({ event: 'server.stopping', signal, answersRunning: api.running.size });
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => { resolve(); }));
     reembedding.abort();
     void (async () => {
       const cut = await api.running.stop(graceMs);

@@ -48,7 +48,7 @@ async function startServer(dataDir: string, upstream: Upstream): Promise<Running
     },
   });
   const logs: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { resolve(code); }));
   return new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
@@ -56,7 +56,7 @@ async function startServer(dataDir: string, upstream: Upstream): Promise<Running
       const listening = logs.map((l) => /"event":"server.listening","url":"([^"]+)"/.exec(l)).find((m) => m !== null);
       if (listening) resolve({ child, url: (listening[1] ?? '').replace(/\/$/, ''), exited, logs });
     });
-    void exited.then((code) => reject(new Error(`The server exited (${String(code)}) before listening: ${logs.join('\n')}`)));
+    void exited.then((code) => { reject(new Error(`The server exited (${String(code)}) before listening: ${logs.join('\n')}`)); });
   });
 }
 
