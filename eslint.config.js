@@ -16,7 +16,7 @@ const layer = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'models/', 'test-results/', 'playwright-report/', 'dev-dist/', 'e2e-build/', 'bench-results/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'models/', 'test-results/', 'playwright-report/', 'dev-dist/', 'e2e-build/', 'bench-results/', 'build/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...vue.configs['flat/recommended'],
@@ -40,7 +40,7 @@ export default tseslint.config(
       'no-undef': 'off',
     },
   },
-  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   layer(
     ['src/core/**'],
     ['vue', 'vue/*', 'comlink', 'idb', 'onnxruntime-web', 'onnxruntime-web/*', 'node:*', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**', '**/server/**'],

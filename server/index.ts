@@ -3,6 +3,7 @@
  * `createBackend`, built from what this file reads.
  */
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createBackend } from './backend';
@@ -37,10 +38,12 @@ async function main(): Promise<void> {
   const graceMs = stopGraceMs(env);
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
-  const registry = createRegistry(await loadApps());
+  // Found beside this file: server/apps/ from source, build/server/apps/ when compiled.
+  const registry = createRegistry(await loadApps(fileURLToPath(new URL('./apps', import.meta.url))));
   checkBotApps(bots, registry.apps.map((app) => app.name));
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
-  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl } : { dataDir: join(backend.dataDir, 'pglite') });
+  const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
+  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
   const logLine = (line: object) => {
     console.error(JSON.stringify(line));
   };

@@ -1,9 +1,10 @@
 /**
- * The server as it runs for real, in a child process: a stop signal lets an answer under way run on
+ * The server as it runs for real — compiled (scripts/build-server.mjs) and started with `node`, as
+ * `npm start` runs it — in a child process: a stop signal lets an answer under way run on
  * for the grace period, then cuts it with a sentence saying why and settles it, admits no new turn,
  * closes the database and exits 0; a second signal exits at once.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -33,7 +34,7 @@ async function freePort(): Promise<number> {
 
 async function startServer(dataDir: string, upstream: Upstream): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+  const child = spawn(process.execPath, [join(BUILT, 'index.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -60,16 +61,22 @@ async function startServer(dataDir: string, upstream: Upstream): Promise<Running
   });
 }
 
-describe('stopping the server', () => {
+/** The compiled server, inside the project so its packages resolve; removed afterwards. */
+const BUILT = join('build', `test-server-${String(process.pid)}`);
+
+describe('the compiled server, stopping', () => {
   let upstream: Upstream;
   let dataDir: string;
   beforeAll(async () => {
+    const built = spawnSync(process.execPath, ['scripts/build-server.mjs', '--out', BUILT], { encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`The server did not build: ${built.stderr}`);
     upstream = await startUpstream(talkingUntilClosed('word '));
     dataDir = mkdtempSync(join(tmpdir(), 'confab-stop-'));
   });
   afterAll(async () => {
     await upstream.close();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(BUILT, { recursive: true, force: true });
   });
 
   it('lets an answer run on for the grace period, then cuts it with a sentence, and exits 0', async () => {
