@@ -73,10 +73,19 @@ export async function reembedMemories(db: Database, embedder: Embedder, options:
     // Embedded before the transaction opens: an embedder may be a network call.
     const moves: { id: string; old: string; vector: string }[] = [];
     for (const row of rows) {
-      const vector = vectorLiteral(await embedder.embed(row.text, options.signal), widthOf(embedder));
+      let embedding: Float32Array;
+      try {
+        embedding = await embedder.embed(row.text, options.signal);
+      } catch (error) {
+        // Told to stop while embedding: nothing of this batch has moved yet.
+        if (options.signal?.aborted) break;
+        throw error;
+      }
+      const vector = vectorLiteral(embedding, widthOf(embedder));
       if (vector === null) result.skipped += 1;
       else moves.push({ id: row.id, old: row.embedder, vector });
     }
+    if (options.signal?.aborted) continue;
     if (moves.length > 0) {
       // Only a row still in the space it was read in moves: one forgotten or moved meanwhile is left be.
       const { rows: moved } = await db.asServer((tx) =>

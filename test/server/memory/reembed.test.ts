@@ -64,7 +64,7 @@ describe('re-embedding on a change of embedder', { timeout: DB_TEST_MS }, () => 
     expect(await reembedMemories(db, topics, { log: (line) => lines.push(line) })).toEqual({ total: 1, moved: 0, skipped: 1 });
   });
 
-  it('stops between batches when told to, leaving what moved moved', async () => {
+  it('stops when told to, leaving what moved moved and the batch it was embedding unmoved', async () => {
     const cleo = somebody();
     for (const text of ['My sister one', 'My sister two', 'My sister three']) {
       await db.asServer(async (tx) => rememberLine(tx, { person: cleo, bot: 'coach', text, embedder: hashEmbedder.name, embedding: await hashEmbedder.embed(text) }));
@@ -74,12 +74,18 @@ describe('re-embedding on a change of embedder', { timeout: DB_TEST_MS }, () => 
     const slow: Embedder = {
       ...topics,
       embed(text, signal) {
-        if (text === 'My sister one') stop.abort();
+        if (text === 'My sister two') stop.abort();
         return topics.embed(text, signal);
       },
     };
     const result = await reembedMemories(db, slow, { log: (line) => lines.push(line), batch: 1, signal: stop.signal });
     expect(result.moved).toBe(1);
     expect(lines.at(-1)?.event).toBe('memory.reembed.stopped');
+    const moved = await db.asPerson(cleo, (tx) => listMemories(tx, { bot: 'coach' }));
+    expect(moved.map((m) => [m.text, m.embedder])).toEqual([
+      ['My sister three', hashEmbedder.name],
+      ['My sister two', hashEmbedder.name],
+      ['My sister one', topics.name],
+    ]);
   });
 });
