@@ -134,6 +134,8 @@ const PERSONAL_PATHS = [
   '/api/actions/*',
   '/api/notices',
   '/api/notices/*',
+  '/api/presence',
+  '/api/presence/*',
   '/api/bots/:slug/verbs',
   '/api/mcp/tokens',
   '/api/mcp/tokens/*',

@@ -27,6 +27,8 @@ import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
 import { memoryContext, memoryWriter } from './memory/context';
 import { noticeRoutes } from './notices';
+import { presence } from './presence/presence';
+import type { Presence, PresenceOptions } from './presence/presence';
 import type { PersonEnv, PersonMode } from './person';
 import { speakProxy } from './speak';
 import type { SpeakEndpoint } from './speak';
@@ -62,6 +64,8 @@ export interface BackendDeps {
   mcpLimits?: Partial<McpLimits>;
   /** The MCP door's refusals (never a token). Default: JSON on stderr. */
   mcpLog?: (line: McpLogLine) => void;
+  /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
+  presence?: Partial<PresenceOptions>;
 }
 
 /** The API, and the executor every verb call goes through (for the MCP adapter). */
@@ -71,6 +75,8 @@ export interface Backend extends ApiDeps {
   running: RunningAnswers;
   /** MCP over Streamable HTTP (`/mcp`), its per-token limits, and its shutdown. */
   mcpEndpoint: McpEndpoint;
+  /** The person's pages across tabs and devices: `start` listens for other instances, `close` ends the streams. */
+  presence: Presence;
 }
 
 export function createBackend(deps: BackendDeps): Backend {
@@ -133,7 +139,9 @@ export function createBackend(deps: BackendDeps): Backend {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
+  const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   const personal = new Hono<PersonEnv>();
+  personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor }));
@@ -165,5 +173,6 @@ export function createBackend(deps: BackendDeps): Backend {
     executor,
     running,
     mcpEndpoint: mcp,
+    presence: pages,
   };
 }

@@ -69,6 +69,8 @@ async function main(): Promise<void> {
     clock: Date.now,
     mcpLimits: readMcpLimits(env),
   });
+  // Presence hears the other instances over the database (LISTEN/NOTIFY) before a page connects.
+  await api.presence.start();
   const app = createApp({ config, api, embedder: embedderStatus });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
@@ -96,6 +98,8 @@ async function main(): Promise<void> {
     void (async () => {
       const cut = await api.running.stop(graceMs);
       await api.mcpEndpoint.close();
+      // Presence streams never end by themselves: they are ended, and each page reconnects elsewhere.
+      await api.presence.close();
       // The answers' last bytes ([DONE]) go out before the connections are let go.
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       if ('closeAllConnections' in server) server.closeAllConnections();

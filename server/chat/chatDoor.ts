@@ -104,6 +104,8 @@ export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
   bot: B;
   /** The client's user and assistant turns. */
   messages: readonly ConversationMessage[];
+  /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
+  conversation?: string | undefined;
 }
 
 /** A turn as `acting` sees it: with what the page says of the conversation and the person's clock. */
@@ -264,10 +266,11 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       const bot = deps.botOf(grant.bot);
       if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
 
-      const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages };
+      const conversation = conversationOf(c.req.header('x-confab-conversation'));
+      const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversation };
       const plan = deps.acting === undefined
         ? Promise.resolve(undefined)
-        : deps.acting({ ...turn, conversation: conversationOf(c.req.header('x-confab-conversation')), timeZone: timeZoneOf(c.req.header('x-confab-time-zone')) });
+        : deps.acting({ ...turn, conversation, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')) });
       plan.catch(() => undefined);
       const standInWhy = standInReason(deps.providers.length, deps.live);
       // What follows the prompt is gathered while the turn is admitted: both read the database, and
@@ -359,7 +362,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         (result) => settle(answer, result),
         (result, text) => {
           if (afterAnswer === undefined || provider === null || result.ended === 'aborted') return;
-          afterAnswer({ grant, bot, messages: request.messages, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
+          afterAnswer({ grant, bot, messages: request.messages, conversation, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
             log({ event: 'after-answer.failed', error: nameOf(error) });
           });
         },

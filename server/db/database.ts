@@ -13,7 +13,7 @@ import { DatabaseError, toDatabaseError } from './errors';
 import { migrate, readMigrations } from './migrate';
 import type { Engine, Session } from './migrate';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
-import type { PoolClient } from 'pg';
+import type { Client as PgClient, PoolClient } from 'pg';
 
 export interface Queryable {
   /**
@@ -37,8 +37,31 @@ export interface Database {
    * is whoever the server authenticated — never a value taken from a request body.
    */
   asPerson<T>(person: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `handlers.payload` with each notification on `channel` (Postgres `LISTEN`/`NOTIFY`, sent
+   * with `pg_notify` in any transaction, delivered when it commits): PGlite's own, in process; on
+   * Postgres a connection of its own, opened again when it drops — `handlers.gap` then says that
+   * notifications may have been missed meanwhile. Resolves once listening; what it answers stops.
+   * Optional so that a wrapper may leave it out: without it an instance hears only itself.
+   */
+  listen?: (channel: string, handlers: ListenHandlers) => Promise<() => Promise<void>>;
   /** Waits for transactions in progress, then closes the engine; later calls reject. */
   close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  payload: (payload: string) => void;
+  /** Listening resumed after a break in which notifications may have been lost. */
+  gap?: () => void;
+}
+
+type Listen = NonNullable<Database['listen']>;
+
+/** A channel name as LISTEN takes it unquoted: lower-case letters, digits and underscores. */
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function checkChannel(channel: string): void {
+  if (!CHANNEL.test(channel)) throw new TypeError(`"${channel}" is not a channel to listen on: use lower-case letters, digits and underscores.`);
 }
 
 export interface DatabaseOptions {
@@ -71,21 +94,21 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     throw new RangeError(`poolSize is ${settings.poolSize}; give a whole number of connections, 1 or more.`);
   }
   const migrations = await readMigrations(settings.migrationsDir);
-  const engine = options.url !== undefined && options.url !== '' ? await openPostgres(options.url, settings.poolSize) : await openPglite(settings.dataDir);
+  const { engine, listen } = options.url !== undefined && options.url !== '' ? await openPostgres(options.url, settings.poolSize) : await openPglite(settings.dataDir);
   try {
     await migrate(engine, migrations);
   } catch (error) {
     await engine.close();
     throw error;
   }
-  return overEngine(engine);
+  return overEngine(engine, listen);
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function overEngine(engine: Engine): Database {
+function overEngine(engine: Engine, listen: Listen): Database {
   // Callers get a view with `query` only: multi-statement `exec` is for migrations.
   const view = (tx: Session): Queryable => ({ query: (sql, params) => tx.query(sql, params) });
   return {
@@ -102,6 +125,7 @@ function overEngine(engine: Engine): Database {
         return fn(view(tx));
       });
     },
+    listen,
     close: () => engine.close(),
   };
 }
@@ -112,7 +136,7 @@ function statement(sql: string): string {
   return `Query "${words.length > 60 ? `${words.slice(0, 60)}…` : words}"`;
 }
 
-async function openPglite(dataDir: string): Promise<Engine> {
+async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Listen }> {
   // Loaded only here, so a deployment on Postgres never loads the WebAssembly engine.
   const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
@@ -143,7 +167,7 @@ async function openPglite(dataDir: string): Promise<Engine> {
   // so they run one after another, in the order they were asked for.
   let tail: Promise<unknown> = Promise.resolve();
   let closed = false;
-  return {
+  const engine: Engine = {
     transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
       if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
       const run = tail.then(() => db.transaction((tx) => fn(session(tx))));
@@ -157,9 +181,19 @@ async function openPglite(dataDir: string): Promise<Engine> {
       await db.close();
     },
   };
+  // PGlite is one session: it hears its own NOTIFY as each notifying transaction commits.
+  const listen: Listen = async (channel, handlers) => {
+    checkChannel(channel);
+    if (closed) throw new DatabaseError('The database is closed.');
+    const stop = await db.listen(channel, handlers.payload);
+    return async () => {
+      if (!closed) await stop();
+    };
+  };
+  return { engine, listen };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Engine> {
+async function openPostgres(url: string, poolSize: number): Promise<{ engine: Engine; listen: Listen }> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle connection the server dropped is discarded by the pool, and the next checkout opens a
@@ -215,8 +249,88 @@ async function openPostgres(url: string, poolSize: number): Promise<Engine> {
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.all([...listeners].map((stop) => stop()));
       await pool.end();
     },
   };
-  return engine;
+  const listeners = new Set<() => Promise<void>>();
+  const listen: Listen = (channel, handlers) => {
+    checkChannel(channel);
+    if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
+    return listenOnPostgres(() => new pg.Client({ connectionString: url }), channel, handlers).then((stop) => {
+      const stopping = async () => {
+        listeners.delete(stopping);
+        await stop();
+      };
+      listeners.add(stopping);
+      return stopping;
+    });
+  };
+  return { engine, listen };
+}
+
+/** How long a dropped LISTEN connection waits before it is opened again, in ms, doubling to the last. */
+export const RELISTEN_MS = [100, 200, 500, 1_000, 2_000, 5_000] as const;
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to somebody else). When it
+ * drops, it is opened again after `RELISTEN_MS`, and `gap` is called once it listens again.
+ */
+export async function listenOnPostgres(connect: () => PgClient, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  checkChannel(channel);
+  let stopped = false;
+  let client: PgClient | null = null;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+
+  async function open(): Promise<void> {
+    const next = connect();
+    // A dropped connection is reopened; without a listener the error would end the process.
+    next.on('error', () => undefined);
+    next.on('notification', (message) => {
+      if (message.channel === channel) handlers.payload(message.payload ?? '');
+    });
+    next.on('end', () => {
+      // Only a connection that was listening is replaced; a failed attempt is retried by `again`.
+      if (client !== next) return;
+      client = null;
+      if (!stopped) again();
+    });
+    await next.connect();
+    await next.query(`listen ${channel}`);
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+  }
+
+  function again(): void {
+    const waitMs = RELISTEN_MS[Math.min(attempt, RELISTEN_MS.length - 1)] ?? 5_000;
+    attempt += 1;
+    retry = setTimeout(() => {
+      open().then(
+        () => {
+          attempt = 0;
+          if (!stopped) handlers.gap?.();
+        },
+        () => {
+          if (!stopped) again();
+        },
+      );
+    }, waitMs);
+  }
+
+  try {
+    await open();
+  } catch (error) {
+    throw toDatabaseError(error, `Listening on ${channel}`);
+  }
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const last = client;
+    client = null;
+    await last?.end().catch(() => undefined);
+  };
 }

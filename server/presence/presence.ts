@@ -1,0 +1,199 @@
+/**
+ * Presence across a person's pages and devices, under their session: the referee (which page has
+ * the voice for a bot) and the window (what happened, so every page shows it and a page that comes
+ * back is owed what it missed). Routes, mounted under /api:
+ *
+ * - `GET /presence?bot=&page=&device=[&since=]`: the page's stream (SSE). It opens with `hello` — the
+ *   page's seat, and what it is owed since `since` (events, which follow at once, or a reload) —
+ *   then carries `seat`, `event` and `live` messages as they happen. The stream's opening and
+ *   closing are the referee's `opened` and `closed`; its keep-alive is `seen`.
+ * - `POST /presence/active {bot, page, device}`: the person's gesture on that page takes the voice;
+ *   answers the page's seat. Every other page of theirs is told.
+ * - `POST /presence/events {bot, page, events, live}`: a page publishes what was said (kept in the
+ *   window, from any page of theirs: it was said) and, from the active page only, its live state.
+ *
+ * The referee's decisions are src/core/presence/referee.ts; here they are applied in one
+ * transaction per event over the person's seat, so several instances agree, and fanned out
+ * (`hub.ts`).
+ */
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { streamSSE } from 'hono/streaming';
+import { checkCapacity, owedTo, WINDOW_CAPACITY } from '../../src/core/presence/eventWindow';
+import { isId, publicationOf } from '../../src/core/presence/protocol';
+import type { PageRef, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
+import { referee, REFEREE_DEFAULTS, seatOf } from '../../src/core/presence/referee';
+import type { RefereeEvent, Ruling } from '../../src/core/presence/referee';
+import type { Database } from '../db/database';
+import { appendEvents, eventsFrom, keepRuling, knownPages, notify, oldestSeq, readSeat, takeSeat } from '../db/presence';
+import type { SeatRow } from '../db/presence';
+import { readJson } from '../json';
+import type { PersonEnv } from '../person';
+import { PRESENCE_CHANNEL, payloadOf, PresenceHub, PresenceStream } from './hub';
+import type { Fanout } from './hub';
+
+export interface PresenceOptions {
+  /** Events the window keeps per person and bot. Default 200. */
+  windowCapacity: number;
+  /** How often an open stream sends a keep-alive and is counted as seen, in ms. Default 15 000. */
+  heartbeatMs: number;
+  /** How long a page may go unseen before the referee forgets it, in ms. Default 45 000. */
+  staleMs: number;
+}
+
+export const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs });
+
+export interface PresenceDeps {
+  db: Database;
+  /** The bots there are: a stream or a claim for another is 404. */
+  bots: ReadonlySet<string> | ReadonlyMap<string, unknown>;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+  options?: Partial<PresenceOptions>;
+}
+
+export interface Presence {
+  routes: Hono<PersonEnv>;
+  /** Listens for the other instances' changes (where the database can). */
+  start(): Promise<void>;
+  /** Keeps the server's own events (a verb that finished away from the conversation) and tells the person's pages. */
+  publish(person: string, bot: string, events: readonly WindowEvent[]): Promise<Sequenced[]>;
+  /** Ends every stream and stops listening. */
+  close(): Promise<void>;
+}
+
+/** A page's seat as a seat row has it. */
+function seatFromRow(row: SeatRow, page: string): Seat {
+  return seatOf({ term: row.term, active: row.active, pages: {} }, page);
+}
+
+export function presence(deps: PresenceDeps): Presence {
+  const options: PresenceOptions = { ...PRESENCE_DEFAULTS, ...deps.options };
+  checkCapacity(options.windowCapacity);
+  for (const name of ['heartbeatMs', 'staleMs'] as const) {
+    if (!Number.isFinite(options[name]) || options[name] <= 0) throw new RangeError(`Presence ${name} is ${String(options[name])}; give a number of milliseconds above 0.`);
+  }
+  const { db } = deps;
+  const hub = new PresenceHub(db, randomUUID());
+  /** What ends each open stream, for `close`. */
+  const ending = new Set<() => void>();
+
+  /** Applies one referee event to the person's seat; delivers the ruling to this instance's streams once it has committed. */
+  async function rule(person: string, bot: string, event: RefereeEvent): Promise<Ruling> {
+    const { ruling, fanout } = await db.asPerson(person, async (tx) => {
+      const seat = await takeSeat(tx, person, bot);
+      const before = { term: seat.term, active: seat.active, pages: await knownPages(tx, person, bot) };
+      const ruled = referee(before, event, { staleMs: options.staleMs });
+      await keepRuling(tx, person, bot, before, ruled.state);
+      const events = ruled.changed ? await appendEvents(tx, person, bot, seat, [{ kind: 'presence', active: ruled.state.active, term: ruled.state.term }], deps.clock(), options.windowCapacity) : [];
+      const change: Fanout = { from: hub.instance, person, bot, told: ruled.told, events };
+      if (ruled.told.length > 0 || events.length > 0) await notify(tx, PRESENCE_CHANNEL, payloadOf(change));
+      return { ruling: ruled, fanout: change };
+    });
+    hub.deliver(fanout);
+    return ruling;
+  }
+
+  async function publish(person: string, bot: string, page: string | null, events: readonly WindowEvent[], live: NonNullable<Fanout['live']> | null): Promise<{ sequenced: Sequenced[]; seat: Seat | null }> {
+    const { change, seat } = await db.asPerson(person, async (tx) => {
+      const row = events.length > 0 ? await takeSeat(tx, person, bot) : await readSeat(tx, person, bot);
+      const sequenced = await appendEvents(tx, person, bot, row, events, deps.clock(), options.windowCapacity);
+      // Only the page with the voice says what the conversation is doing now.
+      const said = live !== null && row.active?.page === live.from ? live : null;
+      const fanout: Fanout = { from: hub.instance, person, bot, events: sequenced, ...(said === null ? {} : { live: said }) };
+      if (sequenced.length > 0 || said !== null) await notify(tx, PRESENCE_CHANNEL, payloadOf(fanout));
+      return { change: fanout, seat: page === null ? null : seatFromRow(row, page) };
+    });
+    hub.deliver(change);
+    return { sequenced: change.events ?? [], seat };
+  }
+
+  const routes = new Hono<PersonEnv>();
+  const knownBot = (slug: string | undefined): string => {
+    if (slug === undefined || !deps.bots.has(slug)) throw new HTTPException(404, { message: `There is no bot called "${slug ?? ''}".` });
+    return slug;
+  };
+  const pageOf = (page: unknown, device: unknown): PageRef => {
+    if (!isId(page) || !isId(device)) throw new HTTPException(400, { message: 'page and device must each be an id of 8 to 64 letters, digits, dashes or underscores.' });
+    return { page, device };
+  };
+
+  routes.get('/presence', (c) => {
+    const bot = knownBot(c.req.query('bot'));
+    const me = pageOf(c.req.query('page'), c.req.query('device'));
+    const sinceParam = c.req.query('since');
+    const since = sinceParam === undefined || sinceParam === '' ? null : Number(sinceParam);
+    if (since !== null && (!Number.isSafeInteger(since) || since < 0)) throw new HTTPException(400, { message: 'since must be the last sequence number the page has, a whole number from 0.' });
+    const person = c.get('person');
+    // Sent at once: the page should know that presence is there before its first event.
+    c.header('x-accel-buffering', 'no');
+    c.header('cache-control', 'no-store');
+    return streamSSE(c, async (sse) => {
+      const stream = new PresenceStream(person, bot, me.page, sse, db);
+      const detach = hub.attach(stream);
+      let end: () => void = () => undefined;
+      const ended = new Promise<void>((resolve) => {
+        end = resolve;
+      });
+      ending.add(end);
+      sse.onAbort(end);
+      const heartbeat = setInterval(() => {
+        void stream.ping();
+        rule(person, bot, { type: 'seen', page: me, atMs: deps.clock() }).catch(() => undefined);
+      }, options.heartbeatMs);
+      try {
+        const ruling = await rule(person, bot, { type: 'opened', page: me, atMs: deps.clock() });
+        const { row, owed } = await db.asPerson(person, async (tx) => {
+          const seat = await readSeat(tx, person, bot);
+          const first = (await oldestSeq(tx, person, bot)) ?? seat.latestSeq + 1;
+          return { row: seat, owed: owedTo({ oldestSeq: first, latestSeq: seat.latestSeq }, since, seat.conversationSeq) };
+        });
+        const events = owed.owed === 'events' ? await db.asPerson(person, (tx) => eventsFrom(tx, person, bot, owed.fromSeq)) : [];
+        // The events read may reach past the seat read: a stream is owed them all, once.
+        const latestSeq = Math.max(row.latestSeq, events.at(-1)?.seq ?? 0);
+        await stream.opened(
+          { type: 'hello', seat: seatOf(ruling.state, me.page), latestSeq, owed: owed.owed, conversation: row.conversation },
+          events,
+          owed.owed === 'events' ? owed.fromSeq - 1 : latestSeq,
+        );
+        await ended;
+      } finally {
+        clearInterval(heartbeat);
+        ending.delete(end);
+        detach();
+        await rule(person, bot, { type: 'closed', page: me.page, atMs: deps.clock() }).catch(() => undefined);
+      }
+    });
+  });
+
+  routes.post('/presence/active', async (c) => {
+    const body = await readJson(c);
+    const bot = knownBot(typeof body.bot === 'string' ? body.bot : undefined);
+    const me = pageOf(body.page, body.device);
+    const ruling = await rule(c.get('person'), bot, { type: 'claimed', page: me, atMs: deps.clock() });
+    return c.json({ seat: seatOf(ruling.state, me.page) });
+  });
+
+  routes.post('/presence/events', async (c) => {
+    const read = publicationOf(await readJson(c));
+    if (!read.ok) throw new HTTPException(400, { message: read.sentence });
+    const { publication } = read;
+    const bot = knownBot(publication.bot);
+    const live = publication.live === null ? null : { from: publication.page, live: publication.live };
+    const { sequenced, seat } = await publish(c.get('person'), bot, publication.page, publication.events, live);
+    return c.json({ seqs: sequenced.map((s) => s.seq), seat });
+  });
+
+  return {
+    routes,
+    start: () => hub.start(),
+    async publish(person, bot, events) {
+      return (await publish(person, bot, null, events, null)).sequenced;
+    },
+    async close() {
+      for (const end of [...ending]) end();
+      await hub.close();
+    },
+  };
+}
