@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BotFileError, DEFAULT_LIMITS, loadBots, parseBotFile, publicBot } from '../../server/bots';
+import { BotFileError, DEFAULT_LIMITS, checkBotApps, loadBots, parseBotFile, publicBot } from '../../server/bots';
 import { TALK } from '../../src/core/speech/talk';
 import { VOICES } from '../../src/core/voice/style';
 
@@ -53,13 +53,32 @@ describe('bot files', () => {
       memory: 'thread',
       languages: ['en'],
       limits: DEFAULT_LIMITS,
+      apps: [],
     });
+  });
+
+  it('keeps the apps a bot may use, and refuses one named twice or one no folder provides', () => {
+    expect(parseBotFile(FILE, botFile('apps: [lists, clock]')).apps).toEqual(['lists', 'clock']);
+    expect(() => parseBotFile(FILE, botFile('apps: [lists, lists]'))).toThrow('bots/test.md: apps lists "lists" twice.');
+    expect(() => parseBotFile(FILE, botFile('apps: [Lists!]'))).toThrow('bots/test.md: apps names "Lists!"; an app is named in lower-case letters, digits and underscores, as its folder in server/apps/.');
+    const bots = new Map([['test', parseBotFile(FILE, botFile('apps: [lists, garden]'))]]);
+    expect(() => {
+      checkBotApps(bots, ['clock', 'lists']);
+    }).toThrow('test.md: apps names "garden", which no folder in server/apps/ provides; the apps here are: clock, lists.');
+    expect(() => {
+      checkBotApps(bots, ['garden', 'lists']);
+    }).not.toThrow();
   });
 
   it('takes the gap in seconds and keeps it in milliseconds, merged through the talk settings', () => {
     const bot = parseBotFile(FILE, botFile('voice: { gap: 0.3, steps: 6, words: 10 }'));
     expect(bot.voice).toMatchObject({ gapMs: 300, steps: 6, opening: 6, words: 10 });
     expect(parseBotFile(FILE, botFile('voice: { gap: 0.12, opening: 3 }')).voice).toMatchObject({ gapMs: 120, steps: 8, opening: 3 });
+  });
+
+  it('keeps the floor a late piece may drop to, half the steps unless the file sets it', () => {
+    expect(parseBotFile(FILE, botFile('voice: { steps: 6 }')).voice.floor).toBe(3);
+    expect(parseBotFile(FILE, botFile('voice: { steps: 8, floor: 8 }')).voice.floor).toBe(8);
   });
 
   it('lets an endpoint voice name its own voices, and offers the deployment’s when it names none', () => {
@@ -91,6 +110,7 @@ describe('bot files', () => {
     ['the speaker is unknown', 'voice: { by: phone }', 'voice.by', 'browser, endpoint'],
     ['steps are out of range', 'voice: { steps: 0 }', 'voice.steps', 'from 1 to 64'],
     ['the opening steps are fractional', 'voice: { opening: 2.5 }', 'voice.opening', 'whole number'],
+    ['the floor is above the steps', 'voice: { steps: 6, floor: 7 }', 'voice.floor', 'from 1 to voice.steps (6)'],
     ['words are not a number', 'voice: { words: twelve }', 'voice.words', 'a number'],
     ['the gap is too long', 'voice: { gap: 5 }', 'voice.gap', 'seconds from 0 to 2'],
     ['the orb shape is unknown', 'voice: { visual: orb }', 'voice.visual', 'halo, ribbon, bloom, tide, lattice'],
@@ -122,7 +142,7 @@ describe('bot files', () => {
 
   it.each([
     ['a bot file', 'nmae: Typo', 'nmae', 'name, voice, memory'],
-    ['the voice block', 'voice: { colour: blue }', 'voice.colour', 'by, steps, opening, words, gap, visual, voices, language'],
+    ['the voice block', 'voice: { colour: blue }', 'voice.colour', 'by, steps, opening, floor, words, gap, visual, voices, language'],
     ['the limits', 'limits: { perYear: { spend: 1 } }', 'limits.perYear', 'perMinute, perHour, perDay, perWeek, perMonth'],
     ['a window', 'limits: { perDay: { tokens: 100 } }', 'limits.perDay.tokens', 'answers, spend'],
   ])('refuses an unknown key in %s, naming it and the fields it accepts', (_where, front, field, accepts) => {
