@@ -25,9 +25,12 @@ import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
 import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
-import { memoryContext, memoryWriter } from './memory/context';
+import { compactedContext, memoryContext, memoryWriter } from './memory/context';
+import type { MemoryTurn } from './memory/context';
 import { noticeRoutes } from './notices';
+import { checkpoints } from './presence/checkpoints';
 import { presence } from './presence/presence';
+import { verbEvents } from './presence/verbEvents';
 import type { Presence, PresenceOptions } from './presence/presence';
 import type { PersonEnv, PersonMode } from './person';
 import { speakProxy } from './speak';
@@ -84,13 +87,20 @@ export function createBackend(deps: BackendDeps): Backend {
   const botOf = (slug: string) => deps.bots.get(slug);
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
+  const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
+  // A write that finished away from the conversation is said by the page with the voice.
+  let written: ReturnType<typeof verbEvents> = () => undefined;
   const executor = createExecutor({
     registry,
     db: deps.db,
     services: { embedder: deps.embedder },
     clock: deps.clock,
     ...(deps.verbLog ? { log: deps.verbLog } : {}),
+    onWritten: (write) => {
+      written(write);
+    },
   });
+  written = verbEvents({ narrate: (ran, caller) => executor.narrate(ran, caller), publish: (person, bot, events) => pages.publish(person, bot, events) });
 
   /** What one turn may do: its scope, and the loop's means of running and holding calls. */
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
@@ -121,7 +131,12 @@ export function createBackend(deps: BackendDeps): Backend {
     };
   }
 
-  const context = memoryContext(deps.db, deps.embedder);
+  // Checkpoints are paid for like answers, under the person's ceilings (their own ledger's reservations).
+  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger: databaseLedger(deps.db), prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversation: string | undefined }) =>
+    // A bot that hears the question alone is given no summary either.
+    turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversation),
+  );
   const remember = memoryWriter(deps.db, deps.embedder);
   const door = chatDoor({
     authorize,
@@ -130,16 +145,17 @@ export function createBackend(deps: BackendDeps): Backend {
     live: deps.live,
     prices: deps.prices,
     ledger: databaseLedger(deps.db),
-    context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages }),
+    context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversation: turn.conversation }),
     acting: planTurn,
     running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
-    afterAnswer: (turn) => remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }),
+    afterAnswer: async (turn) => {
+      await Promise.all([remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }), marks.afterAnswer(turn)]);
+    },
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
-  const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));

@@ -167,23 +167,29 @@ export async function readCheckpoint(tx: Queryable, person: string, bot: string,
   return row === undefined ? null : { summary: row.summary, linesSince: row.lines_since };
 }
 
-/** Counts `lines` more lines said in the conversation; the checkpoint as it now stands. */
-export async function countLines(tx: Queryable, person: string, bot: string, conversation: string, lines: number): Promise<Checkpoint> {
+/**
+ * Counts `lines` more lines said in the conversation. When `due(linesSince)` says a checkpoint is
+ * due, the count starts again from 0 in the same transaction, so of two answers ending at once only
+ * one takes it. Answers the summary so far, the lines counted, and whether this caller takes it.
+ */
+export async function countLines(tx: Queryable, person: string, bot: string, conversation: string, lines: number, due: (linesSince: number) => boolean): Promise<Checkpoint & { due: boolean }> {
   const { rows } = await tx.query<{ summary: string | null; lines_since: number }>(
     `insert into presence_checkpoints (person, bot, conversation, lines_since) values ($1, $2, $3, $4)
      on conflict (person, bot, conversation) do update set lines_since = presence_checkpoints.lines_since + excluded.lines_since
      returning summary, lines_since`,
     [person, bot, conversation, lines],
   );
-  const row = rows[0];
-  return { summary: row?.summary ?? null, linesSince: row?.lines_since ?? lines };
+  const counted = { summary: rows[0]?.summary ?? null, linesSince: rows[0]?.lines_since ?? lines };
+  if (!due(counted.linesSince)) return { ...counted, due: false };
+  await tx.query('update presence_checkpoints set lines_since = 0 where person = $1 and bot = $2 and conversation = $3', [person, bot, conversation]);
+  return { ...counted, due: true };
 }
 
-/** Keeps a new summary for the conversation; the lines since it start again from 0. */
+/** Keeps a new summary for the conversation. */
 export async function keepCheckpoint(tx: Queryable, person: string, bot: string, conversation: string, summary: string, atMs: number): Promise<void> {
   await tx.query(
-    `insert into presence_checkpoints (person, bot, conversation, summary, lines_since, updated_at) values ($1, $2, $3, $4, 0, $5)
-     on conflict (person, bot, conversation) do update set summary = excluded.summary, lines_since = 0, updated_at = excluded.updated_at`,
+    `insert into presence_checkpoints (person, bot, conversation, summary, updated_at) values ($1, $2, $3, $4, $5)
+     on conflict (person, bot, conversation) do update set summary = excluded.summary, updated_at = excluded.updated_at`,
     [person, bot, conversation, summary, new Date(atMs)],
   );
 }

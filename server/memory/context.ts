@@ -14,6 +14,7 @@ import { pastQuestions } from '../db/lines';
 import { recall, rememberLine } from '../db/memories';
 import { widthOf } from './embed';
 import type { Embedder } from './embed';
+import { recentMessages, summaryNote } from '../../src/core/presence/compaction';
 
 /** How many memories one answer may be given. */
 export const RECALL_LIMIT = 5;
@@ -91,5 +92,23 @@ export function memoryWriter(db: Database, embedder: Embedder) {
     if (turn.memory !== 'person+recall' || said.length < REMEMBER_MIN_CHARS) return;
     const embedding = await embedder.embed(said);
     await db.asServer((tx) => rememberLine(tx, { person: turn.person, bot: turn.bot, text: said, embedder: embedder.name, embedding }));
+  };
+}
+
+// ---- Compaction (presence): the prompt never carries the whole history. ------------------------
+
+/**
+ * `context`, compacted (src/core/presence/compaction.ts): it is given the last `RECENT_MESSAGES`
+ * of the conversation only, and what it answers follows the latest checkpoint's summary of the
+ * conversation, when there is one. However long the thread, the prompt is the bot's system
+ * message, one summary, what memory adds, and 32 messages.
+ */
+export function compactedContext<T extends { messages: readonly ConversationMessage[] }>(
+  context: (turn: T) => Promise<ChatMessage[]>,
+  summaryOf: (turn: T) => Promise<string | null>,
+): (turn: T) => Promise<ChatMessage[]> {
+  return async (turn) => {
+    const [summary, rest] = await Promise.all([summaryOf(turn), context({ ...turn, messages: recentMessages(turn.messages) })]);
+    return summary === null ? rest : [summaryNote(summary), ...rest];
   };
 }

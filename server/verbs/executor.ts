@@ -80,6 +80,11 @@ export interface ExecutorDeps {
   resultBytesMax?: number;
   /** Default `NARRATOR_MS`. */
   narratorMs?: number;
+  /**
+   * Told of each write that committed (not a replay), once it has: `late` when its caller had
+   * stopped waiting (talked over, timed out) and was told so — the only word there is of it then.
+   */
+  onWritten?: (written: { ran: Ran; caller: Caller; late: boolean }) => void;
 }
 
 export interface Executor {
@@ -180,8 +185,19 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const prepared = verb.prepare === undefined ? undefined : await verb.prepare(input, { ...call.caller, signal: waiting, nowMs: startedMs, services: deps.services });
       return inTransaction(prepared);
     })();
+    let late = false;
+    if (verb.risk !== 'read' && deps.onWritten !== undefined) {
+      const told = deps.onWritten;
+      work.then(
+        (result) => {
+          if (!result.replayed) told({ ran: { verb: verb.name, input, output: result.output }, caller: call.caller, late });
+        },
+        () => undefined,
+      );
+    }
     return new Promise((resolve, reject) => {
       const stop = () => {
+        late = true;
         const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : new VerbError('cancelled');
         reject(reason instanceof VerbError ? reason : new VerbError('cancelled'));
       };

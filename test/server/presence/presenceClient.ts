@@ -17,8 +17,8 @@ export class Person {
     return twin;
   }
 
-  async call(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<Response> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  async call(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     if (this.cookie) headers.cookie = this.cookie;
     const res = await this.app.request(path, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),

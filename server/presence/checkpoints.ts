@@ -1,0 +1,109 @@
+/**
+ * Checkpoints of a conversation, taken by the server after an answer: every
+ * `CHECKPOINT_EVERY_LINES` lines of a conversation (the page's key for it), a short summary of the
+ * conversation so far is kept. When a provider is live it is the model's own summary — the
+ * previous summary and what was said since, asked of the bot's providers and paid for like an
+ * answer, under the person's ceilings; with the stand-in (or when the ceilings or the providers say
+ * no) it is the last lines verbatim. The door's prompt then carries the latest summary and the
+ * last 32 messages, never the whole history (src/core/presence/compaction.ts).
+ */
+import { checkpointDue, keptSummary, summaryPrompt, verbatimSummary } from '../../src/core/presence/compaction';
+import type { PromptLine } from '../../src/core/presence/compaction';
+import type { AnsweredTurn, DoorBot, DoorGrant, DoorLedger } from '../chat/chatDoor';
+import { STAND_IN } from '../chat/chatDoor';
+import { openFirstAnswering } from '../chat/fallover';
+import { costUsd, estimateTokens, priceOf } from '../chat/prices';
+import type { PriceTable, TokenUsage } from '../chat/prices';
+import { providerOrder } from '../chat/upstream';
+import type { Provider } from '../chat/upstream';
+import type { Database } from '../db/database';
+import { countLines, keepCheckpoint, readCheckpoint } from '../db/presence';
+
+export interface CheckpointDeps<G extends DoorGrant> {
+  db: Database;
+  providers: readonly Provider[];
+  /** Providers may be bought from (`AGENTS_LIVE=1`). */
+  live: boolean;
+  ledger: DoorLedger<G>;
+  prices: PriceTable;
+  clock: () => number;
+  fetch?: typeof fetch;
+  /** How long the summary's first token may take, in ms. Default 20 000. */
+  firstTokenMs?: number;
+  /** How long a summary may take in all, in ms. Default 30 000. */
+  summaryMs?: number;
+  /** Lines between checkpoints. Default `CHECKPOINT_EVERY_LINES`. */
+  everyLines?: number;
+}
+
+export interface Checkpoints<G extends DoorGrant, B extends DoorBot> {
+  /** The latest summary of the conversation, or null; none without a conversation key. */
+  summaryOf(person: string, bot: string, conversation: string | undefined): Promise<string | null>;
+  /** Counts the turn's question and answer; takes a checkpoint when one is due. */
+  afterAnswer(turn: AnsweredTurn<G, B>): Promise<void>;
+}
+
+export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: CheckpointDeps<G>): Checkpoints<G, B> {
+  const fetchUpstream = deps.fetch ?? fetch;
+
+  /** The model's summary, paid for as an answer; null when it cannot be had. */
+  async function modelSummary(turn: AnsweredTurn<G, B>, previous: string | null, since: readonly PromptLine[]): Promise<string | null> {
+    const reserved = await deps.ledger.reserve({ grant: turn.grant, nowMs: deps.clock() });
+    if (!reserved.ok) return null;
+    let text = '';
+    let usage: TokenUsage | undefined;
+    let answered: { provider: string; model: string } | null = null;
+    const prompt = summaryPrompt(previous, since);
+    try {
+      const open = await openFirstAnswering(providerOrder(deps.providers, turn.bot), prompt, {
+        signal: AbortSignal.timeout(deps.summaryMs ?? 30_000),
+        fetch: fetchUpstream,
+        firstTokenMs: deps.firstTokenMs ?? 20_000,
+        onFallover: () => undefined,
+      });
+      answered = { provider: open.provider.name, model: open.model };
+      for await (const event of open.events) {
+        if (event.type === 'delta') text += event.text;
+        else if (event.type === 'usage') usage = event.usage;
+      }
+      return text.trim() === '' ? null : keptSummary(text);
+    } catch {
+      return null;
+    } finally {
+      const spent = usage ?? { promptTokens: estimateTokens(prompt.reduce((n, m) => n + m.content.length, 0)), completionTokens: estimateTokens(text.length) };
+      const price = answered === null ? undefined : priceOf(deps.prices, answered.model);
+      await deps.ledger
+        .settle(reserved.reservation, {
+          ...spent,
+          provider: answered?.provider ?? null,
+          model: answered?.model ?? null,
+          ended: answered === null ? 'failed' : 'stop',
+          estimated: usage === undefined,
+          costUsd: costUsd(price, spent),
+          priced: answered === null || price !== undefined,
+          nowMs: deps.clock(),
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  return {
+    async summaryOf(person, bot, conversation) {
+      if (conversation === undefined) return null;
+      const checkpoint = await deps.db.asPerson(person, (tx) => readCheckpoint(tx, person, bot, conversation));
+      return checkpoint?.summary ?? null;
+    },
+    async afterAnswer(turn) {
+      const { conversation } = turn;
+      if (conversation === undefined) return;
+      const { person, bot } = turn.grant;
+      const counted = await deps.db.asPerson(person, (tx) => countLines(tx, person, bot, conversation, 2, (linesSince) => checkpointDue(linesSince, deps.everyLines)));
+      if (!counted.due) return;
+      const said: PromptLine[] = [...turn.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: turn.answer }];
+      const bought = deps.live && deps.providers.length > 0 && turn.provider !== STAND_IN;
+      // The model is told what was said since its last summary; the stand-in keeps the last lines.
+      const summary = (bought ? await modelSummary(turn, counted.summary, said.slice(-counted.linesSince)) : null) ?? verbatimSummary(said);
+      await deps.db.asPerson(person, (tx) => keepCheckpoint(tx, person, bot, conversation, summary, deps.clock()));
+    },
+  };
+}
