@@ -104,7 +104,7 @@ export class BotFileError extends Error {
 
 const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps'] as const;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
-const VOICE_KEYS = ['by', 'steps', 'opening', 'words', 'gap', 'visual', 'voices', 'language'] as const;
+const VOICE_KEYS = ['by', 'steps', 'opening', 'floor', 'words', 'gap', 'visual', 'voices', 'language'] as const;
 const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
 const WINDOW_KEYS = ['answers', 'spend'] as const;
 
@@ -213,7 +213,7 @@ function readVoice(file: string, value: unknown, languagesValue: unknown): { voi
   const fields = value === undefined ? {} : mapping(file, 'voice', value, VOICE_KEYS, 'voice.');
   const by = oneOf(file, 'voice.by', fields.by, SPEAKERS) ?? 'browser';
   const partial: Partial<Talk> = {};
-  for (const key of ['steps', 'opening', 'words'] as const) {
+  for (const key of ['steps', 'opening', 'floor', 'words'] as const) {
     const given = number(file, `voice.${key}`, fields[key]);
     if (given !== undefined) partial[key] = given;
   }

@@ -38,6 +38,8 @@ export interface EngineOptions {
   onFallback?: (reason: string) => void;
   /** Told of each graph run with its feeds, for tests that check the step values. */
   onRun?: (graph: GraphName, feeds: Readonly<Record<string, Ort.Tensor>>) => void;
+  /** The clock a piece's parts are timed by, in ms; default `performance.now`. */
+  nowMs?: () => number;
 }
 
 export interface PieceRequest {
@@ -46,6 +48,11 @@ export interface PieceRequest {
   voice: VoiceStyle;
   /** Flow-matching steps. */
   steps: number;
+  /**
+   * Asked once the piece's length is known and its text encoded, with its audio in ms: the steps to
+   * make it with, from 1 to `steps` (a late piece is made with fewer). Default: `steps`.
+   */
+  stepsFor?: (audioMs: number) => number;
   /** Speaking rate; 1.05 is the model's own pace. */
   speed: number;
 }
@@ -56,6 +63,14 @@ export interface PieceAudio {
   sampleRateHz: number;
   /** Characters the model does not know, skipped. */
   unknown: string[];
+  /** The steps it was made with (0 for a piece with no audio). */
+  steps: number;
+  /** Milliseconds spent on the duration predictor, the text encoder and the starting noise. */
+  prepareMs: number;
+  /** Milliseconds spent on every solver step together. */
+  stepsMs: number;
+  /** Milliseconds spent on the vocoder and the trim. */
+  vocodeMs: number;
 }
 
 /** Raised between graph runs when the piece's utterance was cancelled. */
@@ -86,6 +101,11 @@ async function createSessions(ort: OrtModule, graphs: EngineFiles['graphs'], pro
     throw error;
   }
   return made as Sessions;
+}
+
+/** The steps a `stepsFor` answer comes to: a whole number from 1 to those asked for. */
+function stepsWithin(chosen: number, asked: number): number {
+  return Number.isFinite(chosen) ? Math.min(asked, Math.max(1, Math.round(chosen))) : asked;
 }
 
 function gaussian(random: () => number): number {
@@ -159,9 +179,19 @@ export class SupertonicEngine {
 
   private async run(request: PieceRequest, stopped: () => boolean): Promise<PieceAudio> {
     const { ort } = this.options;
+    const now = this.options.nowMs ?? (() => performance.now());
+    const beganMs = now();
     const { ids, unknown } = textToIds(request.text, request.lang, this.files.indexer, this.files.version);
-    const empty: PieceAudio = { samples: new Float32Array(0), sampleRateHz: this.config.sampleRateHz, unknown };
-    if (normaliseForSpeech(request.text) === '') return empty;
+    const empty = (): PieceAudio => ({
+      samples: new Float32Array(0),
+      sampleRateHz: this.config.sampleRateHz,
+      unknown,
+      steps: 0,
+      prepareMs: now() - beganMs,
+      stepsMs: 0,
+      vocodeMs: 0,
+    });
+    if (normaliseForSpeech(request.text) === '') return empty();
 
     const length = ids.length;
     const textIds = new ort.Tensor('int64', BigInt64Array.from(ids, (id) => BigInt(id)), [1, length]);
@@ -172,7 +202,7 @@ export class SupertonicEngine {
     const { duration } = await this.step('duration_predictor', { text_ids: textIds, style_dp: styleDp, text_mask: textMask }, stopped);
     const seconds = (duration?.data as Float32Array | undefined)?.[0] ?? 0;
     const { samples, frames } = utteranceLength(seconds, request.speed, this.config);
-    if (frames === 0) return empty;
+    if (frames === 0) return empty();
 
     const { text_emb: textEmb } = await this.step('text_encoder', { text_ids: textIds, style_ttl: styleTtl, text_mask: textMask }, stopped);
     if (!textEmb) throw new EngineError('The text encoder gave no text_emb.');
@@ -182,9 +212,11 @@ export class SupertonicEngine {
     const noise = new Float32Array(cells);
     for (let i = 0; i < cells; i++) noise[i] = gaussian(random);
     const latentMask = new ort.Tensor('float32', new Float32Array(frames).fill(1), [1, 1, frames]);
-    const totalStep = new ort.Tensor('float32', Float32Array.of(request.steps), [1]);
+    const steps = stepsWithin(request.stepsFor?.((samples / this.config.sampleRateHz) * 1000) ?? request.steps, request.steps);
+    const totalStep = new ort.Tensor('float32', Float32Array.of(steps), [1]);
     let latent: Ort.Tensor = new ort.Tensor('float32', noise, [1, LATENT_CHANNELS, frames]);
-    for (let step = 0; step < request.steps; step++) {
+    const stepsFromMs = now();
+    for (let step = 0; step < steps; step++) {
       const out = await this.step(
         'vector_estimator',
         {
@@ -203,12 +235,23 @@ export class SupertonicEngine {
       latent = next;
     }
 
+    const vocodeFromMs = now();
     const { wav_tts: wav } = await this.step('vocoder', { latent }, stopped);
     const data = wav?.data;
     if (!(data instanceof Float32Array) || data.length < frames * samplesPerFrame(this.config)) {
       throw new EngineError('The vocoder gave fewer samples than its latent frames make.');
     }
-    return { samples: data.slice(0, samples), sampleRateHz: this.config.sampleRateHz, unknown };
+    const trimmed = data.slice(0, samples);
+    const endedMs = now();
+    return {
+      samples: trimmed,
+      sampleRateHz: this.config.sampleRateHz,
+      unknown,
+      steps,
+      prepareMs: stepsFromMs - beganMs,
+      stepsMs: vocodeFromMs - stepsFromMs,
+      vocodeMs: endedMs - vocodeFromMs,
+    };
   }
 
   private async step(

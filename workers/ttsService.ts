@@ -1,7 +1,14 @@
 /**
  * The worker's side of `TtsApi`, apart from comlink so it can be tested in Node: one engine, pieces
  * made one at a time in the order asked, cancellation by utterance.
+ *
+ * Nothing here waits on playback: the next piece is begun the moment the one before it is made. To
+ * keep up, the service follows when the current utterance's audio will have played out, as if each
+ * piece were played the moment it was made (`playedUntil`), which is never later than the page
+ * really plays it; a piece asked with `pacing` that would be ready only after that (and the gap) is
+ * made with fewer steps (`stepsInTime`), and the steps it was made with go back in its timing.
  */
+import { playedUntil, stepsInTime } from '../src/core/speech/pace';
 import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../src/core/voice/api';
 import { readVoiceStyle, VOICES } from '../src/core/voice/style';
 import type { VoiceStyle } from '../src/core/voice/style';
@@ -27,6 +34,8 @@ export interface TtsServiceDeps {
   fetchVoice: (request: LoadRequest, voice: string) => Promise<unknown>;
   random?: () => number;
   onFallback?: (reason: string) => void;
+  /** The clock pieces are timed and kept up by, in ms; default `performance.now`. */
+  nowMs?: () => number;
 }
 
 /** Asked to speak or list before `load` finished. */
@@ -43,6 +52,9 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
   const styles = new Map<string, VoiceStyle>();
   const cancelled = new Set<number>();
   let queue: Promise<unknown> = Promise.resolve();
+  const now = deps.nowMs ?? (() => performance.now());
+  /** The utterance last made, and when its audio will have played out if played as it was made. */
+  let playing: { utteranceId: number; untilMs: number } | null = null;
 
   function ready(): { engine: SupertonicEngine; request: LoadRequest } {
     if (!engine || !loaded) throw new NotLoadedError();
@@ -64,12 +76,46 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
     const { engine: tts, request: load } = ready();
     if (cancelled.has(request.utteranceId)) return null;
     const voice = await style(load, request.voice);
+    const { pacing } = request;
+    // Only audio of the same utterance plays before this piece for certain; the opening has none.
+    const untilMs = playing?.utteranceId === request.utteranceId ? playing.untilMs : null;
     try {
       const audio = await tts.synthesise(
-        { text: request.text, lang: request.lang, voice, steps: request.steps, speed: request.speed },
+        {
+          text: request.text,
+          lang: request.lang,
+          voice,
+          steps: request.steps,
+          speed: request.speed,
+          ...(pacing
+            ? {
+                stepsFor: (audioMs: number) =>
+                  stepsInTime({
+                    wanted: request.steps,
+                    floor: pacing.floor,
+                    audioMs,
+                    nowMs: now(),
+                    readyByMs: untilMs === null ? null : untilMs + pacing.gapMs,
+                    cost: pacing.cost,
+                  }),
+              }
+            : {}),
+        },
         () => cancelled.has(request.utteranceId),
       );
-      return { utteranceId: request.utteranceId, piece: request.piece, ...audio };
+      const audioMs = (audio.samples.length / audio.sampleRateHz) * 1000;
+      if (audioMs > 0) {
+        playing = { utteranceId: request.utteranceId, untilMs: playedUntil(untilMs ?? 0, now(), audioMs, pacing?.gapMs ?? 0) };
+      }
+      const { samples, sampleRateHz, unknown, steps, prepareMs, stepsMs, vocodeMs } = audio;
+      return {
+        utteranceId: request.utteranceId,
+        piece: request.piece,
+        samples,
+        sampleRateHz,
+        unknown,
+        timing: { chars: request.text.length, audioMs, speed: request.speed, steps, prepareMs, stepsMs, vocodeMs, provider: tts.executionProvider },
+      };
     } catch (error) {
       if (error instanceof Cancelled) return null;
       throw error;

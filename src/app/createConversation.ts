@@ -5,7 +5,9 @@
  *
  * - the recogniser's interim and final words → `user.interim` / `user.said`; start/stop effects;
  * - the speaker voices each piece (on-device or endpoint) and the player reports it audible and
- *   played out → `audio.started` / `audio.ended`; a failing voice → `speaker.failed`;
+ *   played out → `audio.started` / `audio.ended`; a failing voice → `speaker.failed`; the
+ *   on-device voice's pace (what it has to make, the audio queued) → `voice.paced`, so the next
+ *   piece is cut to what it can make in time;
  * - the hearing (microphone level + echo gate) → `user.interrupted`;
  * - the door streams the answer → `answer.delta` / `answer.done` / `answer.failed`, aborted when the
  *   machine leaves the answer (barge-in), so tokens flow into the chunker and the first sentence is
@@ -21,6 +23,7 @@ import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
 import type { AnswerRequest, ConversationActor, ConversationSnapshot, SettleRequest, SpeakRequest } from '../core/conversation/conversationMachine';
 import type { ActionSettled } from '../core/acting/protocol';
+import type { Pace } from '../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
 
@@ -47,6 +50,8 @@ export interface SpeakerPort {
   /** Nothing more of this utterance may reach the player. */
   cancel(utteranceId: number): void;
   onFailed(listener: (failure: SpeakerFailure) => void): () => void;
+  /** Hears the on-device voice's pace each time it changes; absent where there is no such voice. */
+  onPaced?(listener: (pace: Pace) => void): () => void;
 }
 
 /** The player as the conversation uses it (src/platform/audio/player.ts). */
@@ -198,10 +203,10 @@ export function createConversation(ports: ConversationPorts, input: Conversation
           try {
             for await (const item of ports.answer(request.messages, controller.signal)) {
               if (controller.signal.aborted) return;
-              if (item.type === 'text') sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text: item.text });
+              if (item.type === 'text') sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text: item.text, atMs: Date.now() });
               else if (item.type === 'confirm') sendBack({ type: 'answer.confirm', utteranceId: request.utteranceId, action: item.action, atMs: Date.now() });
             }
-            if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId });
+            if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId, atMs: Date.now() });
           } catch (error) {
             if (controller.signal.aborted) return;
             sendBack({ type: 'answer.failed', utteranceId: request.utteranceId, reason: error instanceof Error ? error.message : 'The answer stopped.' });
@@ -260,6 +265,10 @@ export function createConversation(ports: ConversationPorts, input: Conversation
       send({ type: 'speaker.failed', ...failure });
     }),
   );
+  const paced = ports.speaker.onPaced?.((pace) => {
+    send({ type: 'voice.paced', pace });
+  });
+  if (paced !== undefined) subscriptions.push(paced);
   if (hearing !== undefined) {
     subscriptions.push(
       hearing.onBargeIn(() => {

@@ -6,6 +6,7 @@
  * does not come in at all.
  */
 import type { SpeakRequest } from '../core/conversation/conversationMachine';
+import type { Pace } from '../core/speech/pace';
 import type { PlayerPort, SpeakerFailure, SpeakerPort } from './createConversation';
 
 /** How many utterance ids each conversation of a page has to itself. */
@@ -36,6 +37,11 @@ export interface PageSound {
   speak(request: SpeakRequest): void;
   cancel(utteranceId: number): void;
   onFailed(listener: (failure: SpeakerFailure) => void): () => void;
+  /**
+   * Hears the on-device voice's pace now and each time it changes: the page's, shared by every
+   * conversation (it names no utterance).
+   */
+  onPaced(listener: (pace: Pace) => void): () => void;
   stop(): void;
   on(event: 'started' | 'ended', listener: (key: { utteranceId: number; piece: number }) => void): () => void;
 }
@@ -50,6 +56,7 @@ export function soundIn(range: UtteranceRange, sound: PageSound): { speaker: Spe
       cancel: (utteranceId) => {
         sound.cancel(range.outward(utteranceId));
       },
+      onPaced: (listener) => sound.onPaced(listener),
       onFailed: (listener) =>
         sound.onFailed((failure) => {
           const utteranceId = range.inward(failure.utteranceId);

@@ -10,6 +10,8 @@ import type { PublicBot } from '../core/bot';
 import type { ChatMessage, Line } from '../core/conversation/events';
 import type { Settings } from '../core/settings';
 import { defaultSettings } from '../core/settings';
+import { paceOf } from '../core/speech/pace';
+import type { Pace } from '../core/speech/pace';
 import { VOICES } from '../core/voice/style';
 import type { PageConfig } from '../core/voice/api';
 import { fetchPageConfig } from '../platform/apiClient';
@@ -26,8 +28,10 @@ import type { Recogniser } from '../platform/recogniser';
 import { noticesClient } from '../platform/noticesClient';
 import { loadSettings, saveSettings } from '../platform/settingsStore';
 import { createDeviceSpeaker } from '../platform/speakers/deviceSpeaker';
+import type { DeviceSpeaker } from '../platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../platform/speakers/routeByVoice';
+import { loadVoiceCost, saveVoiceCost } from '../platform/voiceCostStore';
 import type { Speaker } from '../platform/speakers/speaker';
 import { createConversation } from './createConversation';
 import type { Conversation, ConversationView, HearingPort, SpeakerFailure } from './createConversation';
@@ -304,6 +308,13 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   // ---- sound: the player, the speakers, the microphone -------------------------------------------
 
   const speakerFailures = new Set<(failure: SpeakerFailure) => void>();
+  /** Hears the on-device voice's pace; every conversation of the page listens. */
+  const voicePaces = new Set<(pace: Pace) => void>();
+  let device: DeviceSpeaker | null = null;
+  /** The device voice's pace now: idle, at this device's kept cost, until the voice is made. */
+  const devicePace = (): Pace =>
+    device?.pace() ??
+    paceOf({ atMs: Date.now(), playsUntilMs: 0, making: [], gapMs: bot.voice.gapMs, speed: settingsNow().speed, cost: loadVoiceCost(config.model.version) });
 
   /** The player exists once there is an AudioContext; events wait on this hub until then. */
   const playerEvents = { started: new Set<(key: { utteranceId: number; piece: number }) => void>(), ended: new Set<(key: { utteranceId: number; piece: number }) => void>() };
@@ -327,9 +338,20 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     hearing.onHeard((frame) => {
       micLevel = frame.level;
     });
-    const device = createDeviceSpeaker({ tts: engine.tts, player: made, voice: () => ({ name: deviceVoice(), lang: settingsNow().language, speed: settingsNow().speed }) });
+    const { version } = config.model;
+    const onDevice = createDeviceSpeaker({ tts: engine.tts, player: made, voice: () => ({ name: deviceVoice(), lang: settingsNow().language, speed: settingsNow().speed }), cost: loadVoiceCost(version) });
+    device = onDevice;
+    // The device's cost is kept per device as each piece measures it; the pace goes to the conversation.
+    let keptCost = onDevice.pace().cost;
+    onDevice.onPace((pace) => {
+      if (pace.cost !== keptCost) {
+        keptCost = pace.cost;
+        saveVoiceCost(version, pace.cost);
+      }
+      for (const listener of voicePaces) listener(pace);
+    });
     const endpoint = createEndpointSpeaker({ player: made, grant: freshGrant, voice: () => ({ name: bot.voice.by === 'endpoint' && settingsNow().voice !== '' ? settingsNow().voice : undefined, speed: settingsNow().speed }) });
-    speaker = routeByVoice({ device, endpoint });
+    speaker = routeByVoice({ device: onDevice, endpoint });
     speaker.onFailed((failure) => {
       for (const listener of speakerFailures) listener(failure);
     });
@@ -379,6 +401,11 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       speakerFailures.add(listener);
       return () => speakerFailures.delete(listener);
     },
+    onPaced: (listener) => {
+      voicePaces.add(listener);
+      listener(devicePace());
+      return () => voicePaces.delete(listener);
+    },
     stop: () => player?.stop(),
     on: (event, listener) => {
       playerEvents[event].add(listener);
@@ -410,7 +437,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         muted: !state.toldAboutListening,
         voice: bot.voice.by === 'endpoint' ? 'endpoint' : 'device',
         language: settings.language,
-        talk: { steps: bot.voice.steps, opening: bot.voice.opening, words: bot.voice.words, gapMs: bot.voice.gapMs },
+        talk: { steps: bot.voice.steps, opening: bot.voice.opening, floor: bot.voice.floor, words: bot.voice.words, gapMs: bot.voice.gapMs },
         lines,
       },
     );

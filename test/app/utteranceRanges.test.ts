@@ -15,6 +15,7 @@ function pageSound() {
       failures.add(listener);
       return () => failures.delete(listener);
     },
+    onPaced: () => () => undefined,
     stop: () => undefined,
     on: (_event, listener) => {
       started.add(listener);
@@ -42,7 +43,7 @@ describe('utterance ranges', () => {
     const next = utteranceRanges(100);
     const older = soundIn(next(), page.sound);
     const newer = soundIn(next(), page.sound);
-    newer.speaker.speak({ utteranceId: 3, piece: 0, text: 'Hi.', voice: 'device', steps: 8 });
+    newer.speaker.speak({ utteranceId: 3, piece: 0, text: 'Hi.', voice: 'device', steps: 8, floor: 4 });
     newer.speaker.cancel(3);
     expect(page.spoken).toEqual([203]);
     expect(page.cancelled).toEqual([203]);

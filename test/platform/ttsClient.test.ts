@@ -63,7 +63,8 @@ function service(calls: string[]): TtsApi {
     speak: (request: SpeakRequest): Promise<SpokenPiece | null> => {
       calls.push(`speak ${request.piece}`);
       const samples = new Float32Array(4).fill(0.5);
-      return Promise.resolve(Comlink.transfer({ utteranceId: request.utteranceId, piece: request.piece, samples, sampleRateHz: 44_100, unknown: [] }, [samples.buffer]));
+      const timing = { chars: request.text.length, audioMs: 0.09, speed: request.speed, steps: request.steps, prepareMs: 0, stepsMs: 0, vocodeMs: 0, provider: 'wasm' };
+      return Promise.resolve(Comlink.transfer({ utteranceId: request.utteranceId, piece: request.piece, samples, sampleRateHz: 44_100, unknown: [], timing }, [samples.buffer]));
     },
     cancel: (id) => {
       calls.push(`cancel ${id}`);

@@ -23,7 +23,8 @@
 import { and, assign, fromCallback, not, or, setup, stateIn } from 'xstate';
 import { PENDING_ACTION_MS } from '../acting/protocol';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
-import { chunkAll, endText, pushText, startChunking } from '../speech/chunker';
+import { cutPiece, dropHeld, endText, pushText, startChunking } from '../speech/chunker';
+import { budgetChars, paceAfter, PIECES_AHEAD } from '../speech/pace';
 import { isSelfEcho, rememberedUtterances } from '../speech/selfEcho';
 import { resolveTalk } from '../speech/talk';
 import type {
@@ -83,6 +84,8 @@ export interface SpeakRequest {
   voice: Voice;
   /** Solver steps for this piece: the talk's `opening` for piece 0, its `steps` after. */
   steps: number;
+  /** The fewest steps it may be made with if it would otherwise be late: the talk's `floor`. */
+  floor: number;
 }
 
 /**
@@ -194,7 +197,7 @@ const named = setup({
     current: ({ context, event }) => 'utteranceId' in event && event.utteranceId === context.utteranceId,
     heard: ({ context }) => context.typing === null && (!context.hold || context.held),
     holding: ({ context }) => context.hold,
-    turnOver: ({ context }) => context.answerEnded && allSettled(context),
+    turnOver: ({ context }) => context.answerEnded && allSettled(context) && context.chunker.held.length === 0,
     nothingYet: ({ context }) => context.answer === '' && !context.answerEnded,
     fresh: ({ context }) => context.lines.length === 0 && context.question === null,
     nonBlank: ({ event }) => event.type === 'user.interim' && event.text.trim() !== '',
@@ -298,23 +301,32 @@ const decisions = {
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
-    const { state, pieces } = pushText(context.chunker, event.text);
+    const { state, pieces } = pushText(context.chunker, event.text, { hold: paced(context) });
     const first = context.answer === '';
     const answer = context.answer + event.text;
-    enqueue.assign({ chunker: state, answer, ...(first ? { liveLine: '' } : {}) });
+    enqueue.assign({ answer, ...(first ? { liveLine: '' } : {}) });
     enqueue.assign({ lines: ({ context: next }) => settledLines(next, false) });
-    speakPieces(context, pieces, enqueue);
+    speakOnward({ ...context, chunker: state }, pieces, event.atMs, enqueue);
   }),
-  endAnswer: decide(({ context, enqueue }) => {
-    const { state, pieces } = endText(context.chunker);
-    enqueue.assign({ chunker: state, answerEnded: true, liveLine: '' });
+  endAnswer: decide(({ context, event, enqueue }) => {
+    const { state, pieces } = endText(context.chunker, { hold: paced(context) });
+    enqueue.assign({ answerEnded: true, liveLine: '' });
     enqueue.assign({ lines: ({ context: next }) => settledLines(next, false) });
-    speakPieces(context, pieces, enqueue);
+    speakOnward({ ...context, chunker: state }, pieces, event.type === 'answer.done' ? event.atMs : undefined, enqueue);
   }),
-  failAnswer: set(({ context, event }) => {
+  // The sentences already held are still said, as the voice is ready for them; what was
+  // mid-sentence is written only.
+  failAnswer: decide(({ context, event, enqueue }) => {
     const reason = event.type === 'answer.failed' ? event.reason : 'The answer stopped.';
     const next = { ...context, answerEnded: true, liveLine: '' };
-    return { ...next, lines: settledLines(next, false), problem: { kind: 'answer', reason } satisfies Problem };
+    enqueue.assign({ answerEnded: true, liveLine: '', lines: settledLines(next, false), problem: { kind: 'answer', reason } satisfies Problem });
+    if (!paced(context)) enqueue.assign({ chunker: dropHeld(context.chunker) });
+  }),
+  /** The on-device voice's pace: kept, and the next piece cut for it when it is ready for one. */
+  takePace: decide(({ context, event, enqueue }) => {
+    if (event.type !== 'voice.paced') return;
+    enqueue.assign({ pace: event.pace });
+    speakOnward({ ...context, pace: event.pace }, [], event.pace.atMs, enqueue);
   }),
   giveUpWaiting: decide(({ context, enqueue }) => {
     const seconds = Math.round(ANSWER_PATIENCE_MS / 1000);
@@ -357,6 +369,7 @@ const decisions = {
       liveLine: '',
       question: null,
       recentlySpoken: remembered(context),
+      chunker: dropHeld(context.chunker),
       pieces: [],
       settled: [],
       heard: [],
@@ -372,7 +385,7 @@ const decisions = {
   silence: decide(({ context, enqueue }) => {
     if (context.pieces.length > 0) enqueue('stopAudio');
     enqueue({ type: 'cancelUtterance', params: { utteranceId: context.utteranceId } });
-    enqueue.assign({ settled: context.settled.map(() => true) });
+    enqueue.assign({ settled: context.settled.map(() => true), chunker: dropHeld(context.chunker) });
   }),
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
@@ -448,6 +461,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       answerEnded: false,
       recentlySpoken: [],
       problem: null,
+      pace: null,
       language: input.language ?? 'en',
       pendingAction: null,
       awaitedAction: null,
@@ -476,6 +490,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     },
     'talk.release': { actions: assign({ held: false }) },
     'settings.changed': { actions: 'applySettings' },
+    'voice.paced': { actions: 'takePace' },
   },
   states: {
     turn: {
@@ -638,8 +653,22 @@ function request(context: ConversationContext, piece: number, text: string, voic
     piece,
     text,
     voice,
-    steps: piece === 0 ? context.talk.opening : context.talk.steps,
+    steps: stepsOf(context, piece),
+    floor: context.talk.floor,
   };
+}
+
+function stepsOf(context: ConversationContext, piece: number): number {
+  return piece === 0 ? context.talk.opening : context.talk.steps;
+}
+
+/**
+ * Whether later pieces wait to be cut until the voice is ready for them: the on-device voice speaks
+ * and has said its pace. Otherwise (the endpoint voice, which streams as it reads; speech off; no
+ * pace yet) they are packed as the text comes.
+ */
+function paced(context: ConversationContext): boolean {
+  return context.speech && context.voice === 'device' && context.pace !== null;
 }
 
 type Enqueue = Parameters<Parameters<typeof decide>[0]>[0]['enqueue'];
@@ -658,7 +687,6 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
     // The person's yes or no leaves the live line as its answer is said, as a question does.
     liveLine: answering ? '' : context.liveLine,
     answer: said,
-    chunker: startChunking(context.talk),
     pieces: [],
     settled: [],
     heard: [],
@@ -666,8 +694,42 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
     problem: null,
   };
   enqueue.assign({ ...opened, lines: settledLines(opened, false) });
-  speakPieces(opened, chunkAll(said, context.talk), enqueue);
+  const hold = paced(context);
+  const pushed = pushText(startChunking(context.talk), said, { hold });
+  const ended = endText(pushed.state, { hold });
+  speakOnward({ ...opened, chunker: ended.state }, [...pushed.pieces, ...ended.pieces], undefined, enqueue);
 }
+
+/**
+ * Hands the speaker `ready` (the opening, or pieces packed as the text came), then, for a voice
+ * that keeps its pace, cuts more from the sentences held while the voice has fewer than
+ * `PIECES_AHEAD` to make, each to what it can make before the audio queued ahead of it has played
+ * out (`budgetChars`), at `atMs` or when the voice last said. The pace kept is projected over the
+ * pieces handed over until the voice says its own.
+ */
+function speakOnward(context: ConversationContext, ready: readonly string[], atMs: number | undefined, enqueue: Enqueue): void {
+  const { pace } = context;
+  if (!paced(context) || pace === null) {
+    enqueue.assign({ chunker: context.chunker });
+    speakPieces(context, ready, enqueue);
+    return;
+  }
+  const nowMs = Math.max(pace.atMs, atMs ?? pace.atMs);
+  const pieces = [...ready];
+  const stepsAt = (i: number) => stepsOf(context, context.pieces.length + i);
+  let ahead = pieces.reduce((projected, text, i) => paceAfter(projected, text.length, stepsAt(i), nowMs), pace);
+  let { chunker } = context;
+  while (ahead.making < PIECES_AHEAD) {
+    const next = cutPiece(chunker, budgetChars(ahead, context.talk.steps, nowMs));
+    if (next.piece === null) break;
+    chunker = next.state;
+    ahead = paceAfter(ahead, next.piece.length, stepsAt(pieces.length), nowMs);
+    pieces.push(next.piece);
+  }
+  enqueue.assign({ chunker, pace: ahead });
+  speakPieces(context, pieces, enqueue);
+}
+
 
 function speakPieces(context: ConversationContext, pieces: readonly string[], enqueue: Enqueue): void {
   if (!context.speech || pieces.length === 0) return;

@@ -3,6 +3,7 @@
  * dotted facts, named for what happened rather than what should be done about it.
  */
 import type { ActionSettled, PendingActionEvent } from '../acting/protocol';
+import type { Pace } from '../speech/pace';
 import type { Talk } from '../speech/talk';
 import type { ChunkerState } from '../speech/chunker';
 
@@ -73,8 +74,14 @@ export type ConversationEvent =
   /** The recogniser stopped by itself (Chrome ends continuous sessions after silence). */
   | { type: 'recogniser.ended' }
   | { type: 'recogniser.failed'; error: RecogniserError }
-  | { type: 'answer.delta'; utteranceId: number; text: string }
-  | { type: 'answer.done'; utteranceId: number }
+  /**
+   * More of the answer's text. `atMs` is when the page received it (the page's clock, as the voice's
+   * `Pace`): how much of the queued audio has played by then sizes the next piece. Without it the
+   * voice's last pace is taken as now.
+   */
+  | { type: 'answer.delta'; utteranceId: number; text: string; atMs?: number }
+  /** The answer's text has ended; `atMs` as for `answer.delta`. */
+  | { type: 'answer.done'; utteranceId: number; atMs?: number }
   | { type: 'answer.failed'; utteranceId: number; reason: string }
   /**
    * The answer asks the person to confirm a verb before it runs (the question itself follows as
@@ -97,6 +104,11 @@ export type ConversationEvent =
    * utterance; the machine re-speaks what was not yet heard on the device and stays there.
    */
   | { type: 'speaker.failed'; utteranceId: number; piece: number; voice: Voice; reason: string }
+  /**
+   * Where the on-device voice stands: what it has still to make and the audio still queued, and what
+   * making speech costs on this device. Pieces for it are cut to what it can make in time.
+   */
+  | { type: 'voice.paced'; pace: Pace }
   | { type: 'settings.changed'; speech?: boolean; hold?: boolean; language?: string }
   /**
    * The bot's greeting from its file, for a new conversation: shown and spoken like an answer
@@ -152,6 +164,8 @@ export interface ConversationContext {
   speech: boolean;
   voice: Voice;
   talk: Talk;
+  /** The on-device voice's last pace; null until it has said (pieces are then cut to `pieceChars` alone). */
+  pace: Pace | null;
   chunker: ChunkerState;
   /** Texts handed to the speaker for this utterance, by piece index. */
   pieces: string[];

@@ -2,7 +2,8 @@
  * Cuts an answer into the pieces its voice speaks, while the answer is still streaming in.
  *
  * Only the opening piece is ever waited for, so it is cut for a fast start and leaves the moment
- * its end is certain; every later piece is packed for an even delivery. The chunker folds over
+ * its end is certain; every later piece is cut so that it is ready before the one before it has
+ * played out. The chunker folds over
  * whole tokens (the text between whitespace), never over deltas, so an answer yields the same
  * pieces however it arrives: in one delta, a character at a time, or split mid-word.
  *
@@ -28,11 +29,19 @@
  *   mid-phrase. It leaves as soon as that is certain: at the whitespace after the sentence's last
  *   token, or, for a clause, once the sentence has passed `words` words and enough have followed
  *   the boundary.
- * - Later pieces pack whole sentences greedily up to `pieceChars` characters; each leaves when the
- *   next sentence would not fit, or at the end of the answer. A sentence longer than `pieceChars`
- *   is packed clause by clause instead, and a clause longer than that breaks at the last space
- *   before the limit (at the limit itself in a run with no space). The opening keeps to the same
- *   limit.
+ * - Complete sentences after the opening are held, and a later piece is cut from the front of
+ *   them: whole sentences greedily up to its limit, `pieceChars` characters or the budget given for
+ *   it when that is smaller (what this device can make before the audio queued ahead of it has
+ *   played out, see `pace.ts`). A sentence that fits in no piece at that limit is taken phrase by
+ *   phrase instead (clauses of at least three words, `MIN_PHRASE_WORDS`), so a small budget gives
+ *   more, smaller pieces, never a cut mid-phrase; a phrase longer than its budget is spoken whole.
+ *   Only past `pieceChars` does a phrase break, at the last space before it (at the limit itself
+ *   in a run with no space). The opening keeps to `pieceChars` and takes no budget: it is the one
+ *   piece everybody waits for, and nothing plays before it.
+ * - When later pieces leave is the caller's: packed (the default), each leaves as soon as nothing
+ *   more can join it — the next sentence would not fit, or it is full — or at the end of the answer;
+ *   held (`{ hold: true }`), they wait until the caller cuts one with `cutPiece`, when its voice
+ *   is ready for the next piece, to the budget of that moment.
  * - No piece is empty or punctuation alone: a sentence with no letter or digit is never spoken.
  *
  * Pure: the state is immutable, serialisable plain data, so a machine can keep it in its context.
@@ -61,8 +70,26 @@ export interface ChunkerState {
   readonly undecided: boolean;
   /** Whether the opening piece has left. */
   readonly opened: boolean;
-  /** The later piece being packed, or '': it leaves once the next sentence will not fit. */
-  readonly packed: string;
+  /** Complete sentences after the opening (or what is left of one) not yet cut into a piece. */
+  readonly held: readonly string[];
+}
+
+/**
+ * For `chunkAll`: the most characters the next later piece may have, given the pieces cut before it
+ * (the opening first): the caller projects those onto what it knows of the voice's queue. Any
+ * number; `Infinity` (the default) leaves `pieceChars` as the only limit.
+ */
+export type PieceBudget = (cut: readonly string[]) => number;
+
+const NO_BUDGET: PieceBudget = () => Number.POSITIVE_INFINITY;
+
+/** How later pieces leave a call. */
+export interface Cutting {
+  /**
+   * Keep complete sentences after the opening in the state, for `cutPiece`, instead of packing
+   * them into pieces of up to `pieceChars` as they come. Default false.
+   */
+  hold?: boolean;
 }
 
 /** One step of the fold: the state to keep, and the pieces ready to speak, in order (often none). */
@@ -135,12 +162,12 @@ export function startChunking(options: ChunkOptions = {}): ChunkerState {
     sentence: [],
     undecided: false,
     opened: false,
-    packed: '',
+    held: [],
   };
 }
 
 /** Reads the next delta of the answer, of any length, cut anywhere. */
-export function pushText(state: ChunkerState, delta: string): Chunked {
+export function pushText(state: ChunkerState, delta: string, cutting: Cutting = {}): Chunked {
   const work = workOn(state);
   const pieces: string[] = [];
   const text = state.tail + delta;
@@ -150,34 +177,58 @@ export function pushText(state: ChunkerState, delta: string): Chunked {
     else if (index + chunk.length < text.length) readToken(work, chunk, pieces);
     else work.tail = chunk;
   }
-  return { state: work, pieces };
+  if (cutting.hold !== true) packFull(work, pieces, false);
+  return { state: work, pieces: pieces };
 }
 
-/** Ends the answer, returning whatever is left to speak and a fresh state for the next answer. */
-export function endText(state: ChunkerState): Chunked {
+/**
+ * Ends the answer, returning what is left to speak and a state for the next answer; holding, what
+ * is left stays held in that state for `cutPiece`.
+ */
+export function endText(state: ChunkerState, cutting: Cutting = {}): Chunked {
   const work = workOn(state);
   const pieces: string[] = [];
   if (work.tail !== '') readToken(work, work.tail, pieces);
   endLine(work, pieces);
-  if (work.packed !== '') pieces.push(work.packed);
-  return { state: startChunking({ words: state.words, pieceChars: state.pieceChars }), pieces };
+  if (cutting.hold !== true) packFull(work, pieces, true);
+  return { state: { ...startChunking({ words: state.words, pieceChars: state.pieceChars }), held: work.held }, pieces: pieces };
 }
 
-/** Every piece of a whole answer, as the streaming functions would cut it. */
-export function chunkAll(text: string, options?: ChunkOptions): string[] {
-  const pushed = pushText(startChunking(options), text);
-  return [...pushed.pieces, ...endText(pushed.state).pieces];
+/**
+ * Cuts the next later piece from the sentences held, to `budgetChars` (or `pieceChars`, when that
+ * is smaller); the piece is null when nothing is held.
+ */
+export function cutPiece(state: ChunkerState, budgetChars: number = Number.POSITIVE_INFINITY): { state: ChunkerState; piece: string | null } {
+  const { piece, rest } = cut(state.held, limitOf(state, budgetChars), state.pieceChars);
+  return { state: { ...state, held: rest }, piece };
+}
+
+/** The state without the sentences it held: nothing more of this answer is to be spoken. */
+export function dropHeld(state: ChunkerState): ChunkerState {
+  return { ...state, held: [] };
+}
+
+/** Every piece of a whole answer, as the streaming functions would cut it, each to `budget`. */
+export function chunkAll(text: string, options?: ChunkOptions, budget: PieceBudget = NO_BUDGET): string[] {
+  const pushed = pushText(startChunking(options), text, { hold: true });
+  const ended = endText(pushed.state, { hold: true });
+  const pieces = [...pushed.pieces, ...ended.pieces];
+  for (let next = cutPiece(ended.state, budget(pieces)); next.piece !== null; next = cutPiece(next.state, budget(pieces))) {
+    pieces.push(next.piece);
+  }
+  return pieces;
 }
 
 /**
  * A private, mutable copy of a state: the helpers below advance it in place while one delta is
  * read, and it is handed back as the new state, so no state a caller holds ever changes.
  */
-type Work = Omit<Mutable<ChunkerState>, 'sentence'> & { sentence: string[] };
+type Work = Omit<Mutable<ChunkerState>, 'sentence' | 'held'> & { sentence: string[]; held: string[] };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+
 function workOn(state: ChunkerState): Work {
-  return { ...state, sentence: [...state.sentence] };
+  return { ...state, sentence: [...state.sentence], held: [...state.held] };
 }
 
 function readToken(work: Work, token: string, pieces: string[]): void {
@@ -261,9 +312,8 @@ function finishSentence(work: Work, pieces: string[]): void {
   work.sentence = [];
   work.undecided = false;
   if (!words.some(isWordLike)) return;
-  for (const unit of unitsOf(openingFrom(work, words, true, pieces), work.pieceChars)) {
-    addUnit(work, unit, pieces);
-  }
+  const rest = openingFrom(work, words, true, pieces);
+  if (rest.some(isWordLike)) work.held.push(rest.join(' '));
 }
 
 /**
@@ -279,7 +329,7 @@ function openingFrom(work: Work, words: string[], complete: boolean, pieces: str
   const [opening, ...rest] = unitsOf(words.slice(0, cut), work.pieceChars);
   work.opened = true;
   if (opening !== undefined) pieces.push(opening);
-  for (const unit of rest) addUnit(work, unit, pieces);
+  work.held.push(...rest);
   return words.slice(cut);
 }
 
@@ -305,42 +355,96 @@ function endsClause(word: string): boolean {
   return CLAUSE_END.test(core) || DASH.test(core);
 }
 
-/** Adds a unit to the later piece being packed, sending that piece off first if it would overflow. */
-function addUnit(work: Work, unit: string, pieces: string[]): void {
-  if (work.packed === '') {
-    work.packed = unit;
-  } else if (work.packed.length + 1 + unit.length <= work.pieceChars) {
-    work.packed = `${work.packed} ${unit}`;
-  } else {
-    pieces.push(work.packed);
-    work.packed = unit;
+/** A piece's limit: `pieceChars`, or the budget when that is smaller (a budget of NaN is none). */
+function limitOf(state: Pick<ChunkerState, 'pieceChars'>, budgetChars: number): number {
+  return Number.isNaN(budgetChars) ? state.pieceChars : Math.min(state.pieceChars, Math.max(0, Math.floor(budgetChars)));
+}
+
+/**
+ * Packs the held sentences into pieces that leave as soon as nothing more can join them (the next
+ * sentence does not fit, or a unit and its space would not), and at the `end` whatever is left.
+ */
+function packFull(work: Work, pieces: string[], end: boolean): void {
+  while (work.held.length > 0) {
+    const limit = work.pieceChars;
+    const { piece, rest } = cut(work.held, limit, work.pieceChars);
+    if (piece === null) {
+      work.held = rest;
+      continue;
+    }
+    if (!end && rest.length === 0 && piece.length + 2 <= limit) return;
+    pieces.push(piece);
+    work.held = rest;
   }
 }
 
 /**
- * A sentence (or the part of one) as units no longer than `limit` characters: itself, or its
- * clauses when it is longer, each broken further only if it alone is still too long. Units without
- * a letter or digit are left out.
+ * The next piece from the front of `held`, no longer than `limit` unless its first unit alone is:
+ * whole sentences while they fit; then, for a sentence longer than any piece at this limit, as
+ * many of its phrases as fit (at least one in an empty piece), leaving the rest of it held. A
+ * sentence that fits a piece of its own waits for the next one.
+ */
+function cut(held: readonly string[], limit: number, pieceChars: number): { piece: string | null; rest: string[] } {
+  const rest = [...held];
+  let piece = '';
+  const room = () => (piece === '' ? limit : limit - piece.length - 1);
+  const take = (text: string) => {
+    piece = piece === '' ? text : `${piece} ${text}`;
+  };
+  for (let sentence = rest[0]; sentence !== undefined; sentence = rest[0]) {
+    if (sentence.length <= room()) {
+      take(sentence);
+      rest.shift();
+      continue;
+    }
+    if (piece !== '' && sentence.length <= limit) break;
+    const units = phrasesOf(sentence.split(' '))
+      .flatMap((phrase) => breakToFit(phrase, pieceChars))
+      .filter(isWordLike);
+    let taken = 0;
+    for (const unit of units) {
+      if (piece !== '' && unit.length > room()) break;
+      take(unit);
+      taken += 1;
+    }
+    const left = units.slice(taken).join(' ');
+    if (left === '') rest.shift();
+    else rest[0] = left;
+    break;
+  }
+  return { piece: piece === '' ? null : piece, rest };
+}
+
+/**
+ * Text (the opening, on its own) as units no longer than `limit` characters: itself, or its
+ * phrases when it is longer, each broken further only if it alone is still too long.
  */
 function unitsOf(words: readonly string[], limit: number): string[] {
   const text = words.join(' ');
   if (text.length <= limit) return isWordLike(text) ? [text] : [];
-  return clausesOf(words)
-    .flatMap((clause) => breakToFit(clause, limit))
+  return phrasesOf(words)
+    .flatMap((phrase) => breakToFit(phrase, limit))
     .filter(isWordLike);
 }
 
-function clausesOf(words: readonly string[]): string[] {
-  const clauses: string[] = [];
-  let clause: string[] = [];
+/**
+ * Words as phrases: clauses that end at a clause boundary and hold at least `MIN_PHRASE_WORDS`
+ * words. A shorter clause ("Well,") joins the one after it, or, at the end, the one before.
+ */
+function phrasesOf(words: readonly string[]): string[] {
+  const phrases: string[][] = [];
+  let phrase: string[] = [];
   for (const word of words) {
-    clause.push(word);
-    if (endsClause(word)) {
-      clauses.push(clause.join(' '));
-      clause = [];
+    phrase.push(word);
+    if (endsClause(word) && countWords(phrase) >= MIN_PHRASE_WORDS) {
+      phrases.push(phrase);
+      phrase = [];
     }
   }
-  return clause.length > 0 ? [...clauses, clause.join(' ')] : clauses;
+  const last = phrases.at(-1);
+  if (phrase.length > 0 && last !== undefined && countWords(phrase) < MIN_PHRASE_WORDS) last.push(...phrase);
+  else if (phrase.length > 0) phrases.push(phrase);
+  return phrases.map((p) => p.join(' '));
 }
 
 /** Breaks text at the last space before `limit`, or at `limit` with no space, never inside a code point. */

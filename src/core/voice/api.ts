@@ -3,6 +3,7 @@
  * Declared here so the worker implements it and the page's client calls it without either
  * importing the other.
  */
+import type { PieceTiming, VoiceCost } from '../speech/pace';
 import type { ModelBase } from './manifest';
 import type { Language, ModelVersion } from './text';
 
@@ -67,6 +68,22 @@ export interface SpeakRequest {
   steps: number;
   /** Speaking rate, 0.5–2; 1.05 is the model's own pace. */
   speed: number;
+  /**
+   * How the worker keeps up with playback; without it every piece is made at `steps`. With it, a
+   * later piece of an utterance that would be ready only after the pieces before it have played
+   * out (and the gap) is made with fewer steps, never fewer than `floor` (see `stepsInTime`).
+   */
+  pacing?: Pacing;
+}
+
+/** What the worker needs to know to make a piece in time. */
+export interface Pacing {
+  /** The fewest steps a piece may be made with when it would otherwise be late: the bot's `floor`. */
+  floor: number;
+  /** The player's silence between pieces, in ms: time a piece may still use. */
+  gapMs: number;
+  /** What making speech costs on this device, as the page keeps it. */
+  cost: VoiceCost;
 }
 
 /** The PCM of one piece: mono float samples in [-1, 1]. Its buffer is transferred, not copied. */
@@ -77,6 +94,11 @@ export interface SpokenPiece {
   sampleRateHz: number;
   /** Characters the model could not read and skipped. */
   unknown: string[];
+  /**
+   * How it was made: the steps it was made with (fewer than asked when it would otherwise have
+   * been late), what each part took, and where it ran.
+   */
+  timing: PieceTiming;
 }
 
 export interface TtsApi {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SAFE_COST } from '../../../src/core/speech/pace';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import type { DeviceSpeakerDeps } from '../../../src/platform/speakers/deviceSpeaker';
 import type { SpeakerFailure } from '../../../src/platform/speakers/speaker';
@@ -21,11 +22,13 @@ function askedAt(asked: readonly Asked[], index: number): Asked {
 }
 
 describe('the device speaker', () => {
-  it('asks the worker for each piece with the reader’s voice and the request’s steps', async () => {
+  it('asks the worker for each piece with the reader’s voice, the request’s steps and floor, the gap and the device’s cost', async () => {
     const { device, worker } = speaker();
     device.speak(piece(1, 0, 'device', 'Hello there.'));
     await settle();
-    expect(worker.asked.map((one) => one.request)).toEqual([{ utteranceId: 1, piece: 0, text: 'Hello there.', steps: 4, voice: 'F2', lang: 'fr', speed: 1.2 }]);
+    expect(worker.asked.map((one) => one.request)).toEqual([
+      { utteranceId: 1, piece: 0, text: 'Hello there.', steps: 4, voice: 'F2', lang: 'fr', speed: 1.2, pacing: { floor: 4, gapMs: 120, cost: SAFE_COST } },
+    ]);
   });
 
   it('hands each piece to the player the moment it is made, as float PCM at its rate', async () => {

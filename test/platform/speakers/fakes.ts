@@ -3,6 +3,7 @@
  * writes (bodies that stream chunk by chunk and say when they were cancelled), and a TTS worker whose
  * pieces the test finishes in any order.
  */
+import type { PieceTiming } from '../../../src/core/speech/pace';
 import type { SpeakRequest as TtsRequest, SpokenPiece, TtsApi } from '../../../src/core/voice/api';
 import type { AudioPlayer, PieceKey, PieceWriter, PlayerEvents } from '../../../src/platform/audio/player';
 import type { SpeakRequest } from '../../../src/platform/speakers/speaker';
@@ -30,7 +31,7 @@ export function deferred<T>(): Deferred<T> {
 
 /** A request as the machine makes it. */
 export function piece(utteranceId: number, index: number, voice: SpeakRequest['voice'] = 'endpoint', text = `Piece ${index} of ${utteranceId}.`): SpeakRequest {
-  return { utteranceId, piece: index, text, voice, steps: index === 0 ? 4 : 8 };
+  return { utteranceId, piece: index, text, voice, steps: index === 0 ? 4 : 8, floor: 4 };
 }
 
 /** One call the player received. */
@@ -216,6 +217,11 @@ export interface Asked {
   finish: (length?: number, value?: number) => void;
 }
 
+/** What the fake worker says a piece of `length` samples at 44.1 kHz cost: made at once, at the steps asked. */
+export function timingOf(request: TtsRequest, length: number): PieceTiming {
+  return { chars: request.text.length, audioMs: (length / 44_100) * 1000, speed: request.speed, steps: request.steps, prepareMs: 0, stepsMs: 0, vocodeMs: 0, provider: 'wasm' };
+}
+
 /** A TTS worker whose pieces the test finishes, in any order. */
 export function fakeTts() {
   const asked: Asked[] = [];
@@ -227,7 +233,7 @@ export function fakeTts() {
         request,
         made,
         finish: (length = 4, value = 0.25) => {
-          made.resolve({ utteranceId: request.utteranceId, piece: request.piece, samples: new Float32Array(length).fill(value), sampleRateHz: 44_100, unknown: [] });
+          made.resolve({ utteranceId: request.utteranceId, piece: request.piece, samples: new Float32Array(length).fill(value), sampleRateHz: 44_100, unknown: [], timing: timingOf(request, length) });
         },
       });
       return made.promise;
