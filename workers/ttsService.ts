@@ -6,9 +6,14 @@
  * keep up, the service follows when the current utterance's audio will have played out, as if each
  * piece were played the moment it was made (`playedUntil`), which is never later than the page
  * really plays it; a piece asked with `pacing` that would be ready only after that (and the gap) is
- * made with fewer steps (`stepsInTime`), and the steps it was made with go back in its timing.
+ * made with fewer steps (`stepsInTime`), and the steps it was made with go back in its timing. The
+ * cost it weighs is the page's, or its own measurements folded in the same way where those know more
+ * (a piece asked ahead carries the cost of before the pieces made since, `fresherCost`), and never
+ * quicker than the last piece it made (`slowerOf`): a device that has just slowed down is believed
+ * at once where silence is at stake.
  */
-import { playedUntil, stepsInTime } from '../src/core/speech/pace';
+import { fresherCost, observeCost, playedUntil, SAFE_COST, slowerOf, stepsInTime } from '../src/core/speech/pace';
+import type { VoiceCost } from '../src/core/speech/pace';
 import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../src/core/voice/api';
 import { readVoiceStyle, VOICES } from '../src/core/voice/style';
 import type { VoiceStyle } from '../src/core/voice/style';
@@ -34,7 +39,7 @@ export interface TtsServiceDeps {
   fetchVoice: (request: LoadRequest, voice: string) => Promise<unknown>;
   random?: () => number;
   onFallback?: (reason: string) => void;
-  /** The clock pieces are timed and kept up by, in ms; default `performance.now`. */
+  /** The clock pieces are timed and kept up by (the engine's too), in ms; default `performance.now`. */
   nowMs?: () => number;
 }
 
@@ -55,6 +60,10 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
   const now = deps.nowMs ?? (() => performance.now());
   /** The utterance last made, and when its audio will have played out if played as it was made. */
   let playing: { utteranceId: number; untilMs: number } | null = null;
+  /** The device's cost as the pieces made here measured it, from the page's; null before the first. */
+  let measured: VoiceCost | null = null;
+  /** What the last piece made here cost, alone; null before the first. */
+  let lastPiece: VoiceCost | null = null;
 
   function ready(): { engine: SupertonicEngine; request: LoadRequest } {
     if (!engine || !loaded) throw new NotLoadedError();
@@ -77,6 +86,8 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
     if (cancelled.has(request.utteranceId)) return null;
     const voice = await style(load, request.voice);
     const { pacing } = request;
+    const cost = pacing ? fresherCost(pacing.cost, measured) : null;
+    const planned = cost && lastPiece ? slowerOf(cost, lastPiece) : cost;
     // Only audio of the same utterance plays before this piece for certain; the opening has none.
     const untilMs = playing?.utteranceId === request.utteranceId ? playing.untilMs : null;
     try {
@@ -87,7 +98,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
           voice,
           steps: request.steps,
           speed: request.speed,
-          ...(pacing
+          ...(pacing && planned
             ? {
                 stepsFor: (audioMs: number) =>
                   stepsInTime({
@@ -96,7 +107,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
                     audioMs,
                     nowMs: now(),
                     readyByMs: untilMs === null ? null : untilMs + pacing.gapMs,
-                    cost: pacing.cost,
+                    cost: planned,
                   }),
               }
             : {}),
@@ -108,14 +119,10 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
         playing = { utteranceId: request.utteranceId, untilMs: playedUntil(untilMs ?? 0, now(), audioMs, pacing?.gapMs ?? 0) };
       }
       const { samples, sampleRateHz, unknown, steps, prepareMs, stepsMs, vocodeMs } = audio;
-      return {
-        utteranceId: request.utteranceId,
-        piece: request.piece,
-        samples,
-        sampleRateHz,
-        unknown,
-        timing: { chars: request.text.length, audioMs, speed: request.speed, steps, prepareMs, stepsMs, vocodeMs, provider: tts.executionProvider },
-      };
+      const timing = { chars: request.text.length, audioMs, speed: request.speed, steps, prepareMs, stepsMs, vocodeMs, provider: tts.executionProvider };
+      if (cost) measured = observeCost(cost, timing);
+      lastPiece = observeCost(SAFE_COST, timing);
+      return { utteranceId: request.utteranceId, piece: request.piece, samples, sampleRateHz, unknown, timing };
     } catch (error) {
       if (error instanceof Cancelled) return null;
       throw error;
@@ -129,6 +136,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
       const options: EngineOptions = { ort: deps.ort, providers };
       if (deps.random) options.random = deps.random;
       if (deps.onFallback) options.onFallback = deps.onFallback;
+      if (deps.nowMs) options.nowMs = deps.nowMs;
       const made = await SupertonicEngine.create(fetched.files, options);
       await engine?.release();
       engine = made;

@@ -5,6 +5,8 @@ import type { SpeakRequest } from '../../src/core/conversation/conversationMachi
 import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../src/core/conversation/events';
 import type { ActionSettled } from '../../src/core/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';
+import type { Pace } from '../../src/core/speech/pace';
+import { SAFE_COST } from '../../src/core/speech/pace';
 
 /** A tiny event hub for the fakes. */
 function hub<T extends unknown[]>() {
@@ -70,6 +72,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const started = hub<[{ utteranceId: number; piece: number }]>();
   const played = hub<[{ utteranceId: number; piece: number }]>();
   const speakerFailed = hub<[SpeakerFailure]>();
+  const paced = hub<[Pace]>();
   const bargeIn = hub<[]>();
   const log: string[] = [];
   const spoken: SpeakRequest[] = [];
@@ -92,6 +95,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
       speak: (request) => spoken.push(request),
       cancel: (utteranceId) => log.push(`cancel ${utteranceId}`),
       onFailed: (listener) => speakerFailed.on(listener),
+      onPaced: (listener) => paced.on(listener),
     },
     player: {
       stop: () => log.push('player stop'),
@@ -110,10 +114,29 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const failSettling = () => {
     settleWith = () => Promise.reject(new Error('offline'));
   };
-  return { conversation, interim, final, ended, failed, started, played, speakerFailed, bargeIn, log, spoken, kept, answer, settled, failSettling };
+  return { conversation, interim, final, ended, failed, started, played, speakerFailed, paced, bargeIn, log, spoken, kept, answer, settled, failSettling };
 }
 
 describe('the conversation’s junction', () => {
+  it('hands the machine the device voice’s pace and the time each part of the answer came, so later pieces wait for the voice', async () => {
+    const t = setUp();
+    // Said a minute ago: the pieces are planned from when the answer came, not from then.
+    t.paced.emit({ atMs: Date.now() - 60_000, busyUntilMs: 0, playsUntilMs: 0, making: 0, gapMs: 120, speed: 1.05, cost: SAFE_COST });
+    t.final.emit('What is the plan?');
+    const before = Date.now();
+    t.answer.send('Sure, here is the plan. We meet at nine by the river. Bring some water and a jacket. I will send the map tonight. ');
+    t.answer.send(null);
+    await settle();
+    // The opening and one piece ahead; the rest waits for the voice to say it has made one.
+    expect(t.spoken.map((request) => request.piece)).toEqual([0, 1]);
+    expect(t.conversation.actor.getSnapshot().context.pace?.busyUntilMs).toBeGreaterThan(before);
+    t.paced.emit({ atMs: Date.now(), busyUntilMs: 0, playsUntilMs: Date.now() + 5000, making: 0, gapMs: 120, speed: 1.05, cost: SAFE_COST });
+    expect(t.spoken.map((request) => request.piece)).toEqual([0, 1, 2, 3].slice(0, t.spoken.length));
+    expect(t.spoken.length).toBeGreaterThan(2);
+    t.conversation.stop();
+    expect(t.paced.size).toBe(0);
+  });
+
   it('turns words into a question, streams its answer into the voice before it ends, and keeps both lines', async () => {
     const t = setUp();
     expect(t.log).toEqual(['recogniser on en']);

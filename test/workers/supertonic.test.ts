@@ -77,6 +77,35 @@ describe('the Supertonic engine', () => {
     expect(audio.samples.every((s) => s === expectedSample(expectedLatentValue(8)))).toBe(true);
   });
 
+  it('asks how many steps to take once it knows the piece’s length, takes them, and says how long each part took', async () => {
+    runs.length = 0;
+    const text = 'It is a fine day for a walk.';
+    const asked: number[] = [];
+    const audio = await tts.synthesise({
+      text,
+      lang: 'en',
+      voice: voice(),
+      steps: 8,
+      speed: 1.05,
+      stepsFor: (audioMs) => {
+        asked.push(audioMs);
+        return 3;
+      },
+    });
+    expect(asked).toEqual([(audio.samples.length / 44_100) * 1000]);
+    expect(runs.filter((r) => r.graph === 'vector_estimator')).toHaveLength(3);
+    expect(runs.find((r) => r.graph === 'vector_estimator')?.feeds.total_step?.data).toEqual(Float32Array.of(3));
+    expect(audio.samples.every((s) => s === expectedSample(expectedLatentValue(3)))).toBe(true);
+    expect(audio.steps).toBe(3);
+    for (const part of [audio.prepareMs, audio.stepsMs, audio.vocodeMs]) expect(part).toBeGreaterThanOrEqual(0);
+  });
+
+  it('takes no more steps than asked and at least one, whatever it is told', async () => {
+    const more = await tts.synthesise({ text: 'Hi.', lang: 'en', voice: voice(), steps: 4, speed: 1.05, stepsFor: () => 9 });
+    const none = await tts.synthesise({ text: 'Hi.', lang: 'en', voice: voice(), steps: 4, speed: 1.05, stepsFor: () => 0 });
+    expect([more.steps, none.steps]).toEqual([4, 1]);
+  });
+
   it('speaks faster and so shorter at a higher speed', async () => {
     const text = 'The museum opens at nine.';
     const normal = await tts.synthesise({ text, lang: 'en', voice: voice(), steps: 2, speed: 1.0 });

@@ -1,10 +1,11 @@
 import * as ort from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
-import type { LoadRequest, SpeakRequest } from '../../src/core/voice/api';
+import type { VoiceCost } from '../../src/core/speech/pace';
+import type { LoadRequest, SpeakRequest, SpokenPiece } from '../../src/core/voice/api';
 import { createTtsService, NotLoadedError } from '../../workers/ttsService';
 import type { TtsServiceDeps } from '../../workers/ttsService';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';
-import { buildTinyGraphs } from '../helpers/tinySupertonic';
+import { buildTinyGraphs, expectedLatentValue, expectedSample } from '../helpers/tinySupertonic';
 
 ort.env.wasm.numThreads = 1;
 
@@ -89,6 +90,68 @@ describe('the voice worker service', () => {
     expect(await second).toBeNull();
     expect((await next)?.utteranceId).toBe(2);
     await tts.dispose();
+  });
+
+  it('reports how each piece was made: its characters, audio, speed, steps, the time of each part, and where', async () => {
+    const { tts } = service();
+    await tts.load(load, () => undefined);
+    const spoken = await tts.speak(piece(1, 0, 'Hello there.'));
+    expect(spoken?.timing).toMatchObject({ chars: 12, speed: 1.05, steps: 4, provider: 'wasm' });
+    expect(spoken?.timing.audioMs).toBeCloseTo(((spoken?.samples.length ?? 0) / 44_100) * 1000, 9);
+    await tts.dispose();
+  });
+
+  describe('keeping up with playback', () => {
+    /** A cost so small that any piece is in time, and one so large that none is. */
+    const QUICK: VoiceCost = { prepareMsPerS: 0.001, stepMsPerS: 0.001, vocodeMsPerS: 0.001, audioMsPerChar: 60, pieces: 50, provider: 'wasm' };
+    const paced = (request: SpeakRequest, cost: VoiceCost = QUICK): SpeakRequest => ({ ...request, steps: 8, pacing: { floor: 3, gapMs: 120, cost } });
+
+    async function clocked() {
+      let clockMs = 0;
+      const made = service({ nowMs: () => clockMs });
+      await made.tts.load(load, () => undefined);
+      return { tts: made.tts, at: (ms: number) => (clockMs = ms) };
+    }
+
+    const stepsOf = (spoken: SpokenPiece | null) => spoken?.timing.steps;
+    const madeWith = (spoken: SpokenPiece | null, steps: number) => spoken?.samples.every((s) => s === expectedSample(expectedLatentValue(steps)));
+
+    it('makes every piece with the steps asked when each will be ready before the one before it has played out', async () => {
+      const { tts } = await clocked();
+      const spoken = await Promise.all([0, 1, 2].map((i) => tts.speak(paced(piece(1, i, 'A sentence of some length.')))));
+      expect(spoken.map(stepsOf)).toEqual([8, 8, 8]);
+      expect(madeWith(spoken[2] ?? null, 8)).toBe(true);
+      await tts.dispose();
+    });
+
+    it('makes a piece that would be late with fewer steps, never fewer than the floor, and says so', async () => {
+      const { tts, at } = await clocked();
+      const slow: VoiceCost = { ...QUICK, stepMsPerS: 400, vocodeMsPerS: 100 };
+      await tts.speak(paced(piece(1, 0, 'A sentence of some length.'), slow));
+      // The opening's audio (about 2 s) has long played out: the next piece is as late as can be.
+      at(60_000);
+      const late = await tts.speak(paced(piece(1, 1, 'Another sentence, rather longer than the first one.'), slow));
+      expect(stepsOf(late)).toBe(3);
+      expect(madeWith(late, 3)).toBe(true);
+      await tts.dispose();
+    });
+
+    it('never hurries the opening of an utterance, which nothing plays before', async () => {
+      const { tts, at } = await clocked();
+      const slow: VoiceCost = { ...QUICK, stepMsPerS: 400, vocodeMsPerS: 100 };
+      await tts.speak(paced(piece(1, 0, 'A sentence of some length.'), slow));
+      at(60_000);
+      expect(stepsOf(await tts.speak(paced(piece(2, 0, 'A new question’s answer.'), slow)))).toBe(8);
+      await tts.dispose();
+    });
+
+    it('makes every piece with the steps asked when it is not asked to keep up', async () => {
+      const { tts, at } = await clocked();
+      await tts.speak({ ...piece(1, 0, 'A sentence of some length.'), steps: 8 });
+      at(60_000);
+      expect(stepsOf(await tts.speak({ ...piece(1, 1, 'Another sentence.'), steps: 8 }))).toBe(8);
+      await tts.dispose();
+    });
   });
 
   it('fetches a voice the first time it is asked for, once', async () => {

@@ -55,10 +55,16 @@ export const SAFE_COST: VoiceCost = Object.freeze({
 
 /**
  * How much a new measurement moves the cost at least: after four pieces each new one counts a
- * quarter, so the estimate follows a device that slows down (another tab, a hot laptop) within a
- * few pieces without one slow piece swinging it.
+ * quarter, so one quick piece does not swing it.
  */
 const NEWEST_WEIGHT_MIN = 0.25;
+
+/**
+ * How much a measurement slower than the estimate moves it at least. An estimate too slow costs
+ * smaller pieces; one too quick costs silence. So a device that slows down (another tab, a hot
+ * laptop, a battery saver) is believed within a piece or two.
+ */
+const SLOWER_WEIGHT_MIN = 0.5;
 
 /**
  * Estimates are means and the machine is shared: a piece is planned as if it cost this much more
@@ -99,16 +105,17 @@ export interface PieceTiming {
 }
 
 /**
- * The cost after one more piece: a running mean over the first pieces, then a moving one. A piece
- * made on another provider than the pieces before it (WebGPU failed over to WASM) starts the
- * measuring again from it; a piece with no audio teaches nothing.
+ * The cost after one more piece: a running mean over the first pieces, then a moving one that takes
+ * a slower piece more to heart than a quicker one. A piece made on another provider than the
+ * pieces before it (WebGPU failed over to WASM) starts the measuring again from it; a piece with
+ * no audio teaches nothing.
  */
 export function observeCost(cost: VoiceCost, timing: PieceTiming): VoiceCost {
   if (!(timing.audioMs > 0) || !(timing.chars > 0) || !(timing.steps > 0)) return cost;
   const fresh = cost.pieces === 0 || cost.provider !== timing.provider;
   const weight = fresh ? 1 : Math.max(1 / (cost.pieces + 1), NEWEST_WEIGHT_MIN);
   const seconds = timing.audioMs / 1000;
-  const mix = (old: number, seen: number) => old + weight * (seen - old);
+  const mix = (old: number, seen: number) => old + (seen > old ? Math.max(weight, SLOWER_WEIGHT_MIN) : weight) * (seen - old);
   return {
     prepareMsPerS: mix(cost.prepareMsPerS, timing.prepareMs / seconds),
     stepMsPerS: mix(cost.stepMsPerS, timing.stepsMs / timing.steps / seconds),
@@ -116,6 +123,29 @@ export function observeCost(cost: VoiceCost, timing: PieceTiming): VoiceCost {
     audioMsPerChar: mix(cost.audioMsPerChar, (timing.audioMs * timing.speed) / timing.chars),
     pieces: fresh ? 1 : cost.pieces + 1,
     provider: timing.provider,
+  };
+}
+
+/**
+ * The better informed of two costs: `mine`, folded from pieces just made, when it has measured at
+ * least as many pieces as `given` or measured another provider than it (the engine moved), else
+ * `given`. The worker takes the page's cost this way, since a piece asked ahead of time carries the
+ * cost of before the pieces made since.
+ */
+export function fresherCost(given: VoiceCost, mine: VoiceCost | null): VoiceCost {
+  return mine !== null && (mine.pieces >= given.pieces || mine.provider !== given.provider) ? mine : given;
+}
+
+/**
+ * Each rate the slower of the two: what a piece is planned on when being late is at stake and the
+ * last piece made was slower than the estimate (the device may have just slowed down).
+ */
+export function slowerOf(a: VoiceCost, b: VoiceCost): VoiceCost {
+  return {
+    ...a,
+    prepareMsPerS: Math.max(a.prepareMsPerS, b.prepareMsPerS),
+    stepMsPerS: Math.max(a.stepMsPerS, b.stepMsPerS),
+    vocodeMsPerS: Math.max(a.vocodeMsPerS, b.vocodeMsPerS),
   };
 }
 

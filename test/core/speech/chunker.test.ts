@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkAll, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
+import { chunkAll, cutPiece, dropHeld, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
 import type { ChunkerState } from '../../../src/core/speech/chunker';
 import { TalkSettingError } from '../../../src/core/speech/talk';
 import { codeUnits, feed, randomDeltas } from '../../helpers/chunkFeed';
@@ -392,5 +392,114 @@ describe('streaming', () => {
   it('hands back a fresh state with the same settings at the end of an answer', () => {
     const { state } = endText(pushText(startChunking({ words: 6, pieceChars: 90 }), 'Hello. More').state);
     expect(state).toEqual(startChunking({ words: 6, pieceChars: 90 }));
+  });
+});
+
+describe('pieces cut to a budget', () => {
+  const ANSWER =
+    'Sure, here is the plan for tomorrow. We meet at nine by the river, right next to the old stone bridge. ' +
+    'Bring some water, a light jacket and a small snack for the walk. I will send you the map and the bus times tonight.';
+
+  /** Everything after the opening, held, then cut piece by piece to the budgets given in turn. */
+  function cutTo(text: string, budgets: readonly number[]): string[] {
+    const pushed = pushText(startChunking(), text, { hold: true });
+    let { state } = endText(pushed.state, { hold: true });
+    const pieces = [...pushed.pieces];
+    for (const budget of budgets) {
+      const next = cutPiece(state, budget);
+      if (next.piece === null) break;
+      pieces.push(next.piece);
+      state = next.state;
+    }
+    return pieces;
+  }
+
+  it('holds every sentence after the opening until one is cut, whatever arrives', () => {
+    const pushed = pushText(startChunking(), `${ANSWER} More`, { hold: true });
+    expect(pushed.pieces).toEqual(['Sure, here is the plan for tomorrow.']);
+    expect(pushed.state.held).toHaveLength(3);
+    expect(cutPiece(startChunking()).piece).toBeNull();
+  });
+
+  it('grows with its budget: one sentence, then two, then the rest', () => {
+    expect(cutTo(ANSWER, [70, 140, 300])).toEqual([
+      'Sure, here is the plan for tomorrow.',
+      'We meet at nine by the river, right next to the old stone bridge.',
+      'Bring some water, a light jacket and a small snack for the walk. I will send you the map and the bus times tonight.',
+    ]);
+  });
+
+  it('takes a sentence longer than its budget phrase by phrase, never cutting a phrase', () => {
+    expect(cutTo(ANSWER, [40, 40, 40, 40])).toEqual([
+      'Sure, here is the plan for tomorrow.',
+      'We meet at nine by the river,',
+      'right next to the old stone bridge.',
+      'Bring some water,',
+      'a light jacket and a small snack for the walk.',
+    ]);
+  });
+
+  it('speaks a phrase longer than its budget whole, and never leaves a lead-in of fewer than three words alone', () => {
+    expect(cutTo('Hello. Well, the quick brown fox jumps over the lazy dog, and then it runs home.', [0, 0, 0])).toEqual([
+      'Hello.',
+      'Well, the quick brown fox jumps over the lazy dog,',
+      'and then it runs home.',
+    ]);
+  });
+
+  it('leaves a sentence that fits a piece of its own for the next piece rather than splitting it', () => {
+    expect(cutTo('Hi. One two three four. Five six seven eight nine ten eleven.', [40, 60])).toEqual([
+      'Hi.',
+      'One two three four.',
+      'Five six seven eight nine ten eleven.',
+    ]);
+  });
+
+  it('keeps to pieceChars, whatever the budget', () => {
+    const pieces = cutTo(['Hello.', ...sentences(12, 5)].join(' '), [5000, 5000, 5000, 5000, 5000, 5000]);
+    expect(pieces.slice(1).every((piece) => piece.length <= 300)).toBe(true);
+  });
+
+  it('cuts the same pieces however the answer arrives', () => {
+    const split = seeded(23);
+    const whole = cutTo(ANSWER, [45, 90, 45, 300]);
+    for (let run = 0; run < 8; run += 1) {
+      let state = startChunking();
+      const pieces: string[] = [];
+      for (const delta of randomDeltas(ANSWER, split)) {
+        const step = pushText(state, delta, { hold: true });
+        pieces.push(...step.pieces);
+        state = step.state;
+      }
+      const ended = endText(state, { hold: true });
+      pieces.push(...ended.pieces);
+      state = ended.state;
+      for (const budget of [45, 90, 45, 300]) {
+        const next = cutPiece(state, budget);
+        if (next.piece !== null) pieces.push(next.piece);
+        state = next.state;
+      }
+      expect(pieces).toEqual(whole);
+    }
+  });
+
+  it('cuts a whole answer to a budget given the pieces before each piece', () => {
+    const seen: number[] = [];
+    const pieces = chunkAll(ANSWER, {}, (cut) => {
+      seen.push(cut.length);
+      return cut.length * 40;
+    });
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(pieces).toEqual([
+      'Sure, here is the plan for tomorrow.',
+      'We meet at nine by the river,',
+      'right next to the old stone bridge.',
+      'Bring some water, a light jacket and a small snack for the walk. I will send you the map and the bus times tonight.',
+    ]);
+  });
+
+  it('drops what it holds when nothing more of the answer is to be said', () => {
+    const { state } = pushText(startChunking(), ANSWER, { hold: true });
+    expect(cutPiece(dropHeld(state)).piece).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import {
   audioMsOf,
   budgetChars,
   COST_HEADROOM,
+  fresherCost,
   HANDOVER_MS,
   makeMs,
   observeCost,
@@ -107,14 +108,30 @@ describe('what a device costs', () => {
     expect(cost).toEqual({ prepareMsPerS: 20, stepMsPerS: 50, vocodeMsPerS: 80, audioMsPerChar: 75, pieces: 1, provider: 'wasm' });
   });
 
-  it('moves by a running mean over the first pieces, then a quarter each piece', () => {
-    let cost = observeCost(SAFE_COST, timing());
-    cost = observeCost(cost, timing({ stepsMs: 1600 }));
+  it('moves by a running mean over the first pieces, then a quarter for a quicker piece', () => {
+    let cost = observeCost(SAFE_COST, timing({ stepsMs: 1600 }));
+    cost = observeCost(cost, timing());
     expect(cost.stepMsPerS).toBeCloseTo(75, 9);
     expect(cost.pieces).toBe(2);
-    for (let i = 0; i < 10; i += 1) cost = observeCost(cost, timing());
+    for (let i = 0; i < 10; i += 1) cost = observeCost(cost, timing({ stepsMs: 1600 }));
     const settled = cost.stepMsPerS;
-    expect(observeCost(cost, timing({ stepsMs: 1600 })).stepMsPerS).toBeCloseTo(settled + 0.25 * (100 - settled), 9);
+    expect(observeCost(cost, timing()).stepMsPerS).toBeCloseTo(settled + 0.25 * (50 - settled), 9);
+  });
+
+  it('believes a slower piece at least half, so a device that slows down is followed within a piece or two', () => {
+    let cost = observeCost(SAFE_COST, timing());
+    for (let i = 0; i < 10; i += 1) cost = observeCost(cost, timing());
+    const slower = observeCost(cost, timing({ stepsMs: 1600 }));
+    expect(slower.stepMsPerS).toBeCloseTo(75, 9);
+    expect(observeCost(slower, timing({ stepsMs: 1600 })).stepMsPerS).toBeCloseTo(87.5, 9);
+  });
+
+  it('is taken from the worker’s own measurements where they know more than the page’s', () => {
+    const page = { ...HALF, pieces: 12 };
+    expect(fresherCost(page, null)).toBe(page);
+    expect(fresherCost(page, { ...SLOW, pieces: 13 })).toMatchObject({ stepMsPerS: 90 });
+    expect(fresherCost(page, { ...SLOW, pieces: 11 })).toBe(page);
+    expect(fresherCost(page, { ...SLOW, pieces: 1, provider: 'webgpu' })).toMatchObject({ provider: 'webgpu' });
   });
 
   it('starts again from a piece made on another provider (WebGPU failed over to WASM)', () => {

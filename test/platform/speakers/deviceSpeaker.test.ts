@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SAFE_COST } from '../../../src/core/speech/pace';
+import { observeCost, paceAfter, paceOf, SAFE_COST } from '../../../src/core/speech/pace';
+import type { Pace, VoiceCost } from '../../../src/core/speech/pace';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import type { DeviceSpeakerDeps } from '../../../src/platform/speakers/deviceSpeaker';
 import type { SpeakerFailure } from '../../../src/platform/speakers/speaker';
 import type { Asked } from './fakes';
-import { fakeTts, piece, RecordingPlayer, settle } from './fakes';
+import { fakeTts, piece, RecordingPlayer, settle, timingOf } from './fakes';
 
 function speaker(more: Partial<DeviceSpeakerDeps> = {}) {
   const player = new RecordingPlayer();
@@ -122,6 +123,72 @@ describe('the device speaker', () => {
     await settle();
     expect(worker.asked).toEqual([]);
     expect(worker.cancelled).toEqual([]);
+  });
+
+  describe('its pace', () => {
+    /** A clock the test moves, and a speaker whose pace is heard. */
+    function paced(cost: VoiceCost = SAFE_COST) {
+      let clockMs = 1000;
+      const made = speaker({ nowMs: () => clockMs, cost });
+      const paces: Pace[] = [];
+      made.device.onPace((pace) => paces.push(pace));
+      return { ...made, paces, at: (ms: number) => (clockMs = ms) };
+    }
+
+    it('reports each piece asked as one more to make, ready and played as its estimated cost says', async () => {
+      const { device, paces } = paced();
+      device.speak(piece(1, 0, 'device', 'Hello there.'));
+      await settle();
+      const expected = paceAfter({ atMs: 1000, busyUntilMs: 1000, playsUntilMs: 0, making: 0, gapMs: 120, speed: 1.2, cost: SAFE_COST }, 12, 4, 1000, 1000);
+      expect(paces.at(-1)).toEqual(expected);
+      expect(device.pace()).toEqual(expected);
+    });
+
+    it('learns what the device costs from each piece made, asks the next pieces with it, and reports the audio queued', async () => {
+      const { device, worker, paces, at } = paced();
+      device.speak(piece(1, 0, 'device', 'Hello there.'));
+      device.speak(piece(1, 1, 'device', 'And more.'));
+      device.speak(piece(1, 2, 'device', 'And the rest.'));
+      await settle();
+      at(1500);
+      askedAt(worker.asked, 0).finish(44_100);
+      await settle();
+      const timing = timingOf(askedAt(worker.asked, 0).request, 44_100);
+      const learned = observeCost(SAFE_COST, timing);
+      expect(paces.at(-1)?.cost).toEqual(learned);
+      // Piece 0 plays from 1500 to 2500; piece 1 has been made since then, and piece 2 comes after it.
+      expect(paces.at(-1)).toEqual(
+        paceOf({
+          atMs: 1500,
+          playsUntilMs: 2500,
+          making: [
+            { chars: 9, steps: 8, sinceMs: 1500 },
+            { chars: 13, steps: 8 },
+          ],
+          gapMs: 120,
+          speed: 1.2,
+          cost: learned,
+        }),
+      );
+      expect(askedAt(worker.asked, 2).request.pacing?.cost).toEqual(learned);
+    });
+
+    it('counts the audio of a cancelled utterance no more, since it is stopped with it', async () => {
+      const { device, worker, at } = paced();
+      device.speak(piece(1, 0, 'device', 'Hello there.'));
+      await settle();
+      askedAt(worker.asked, 0).finish(44_100);
+      await settle();
+      expect(device.pace().playsUntilMs).toBe(2000);
+      at(1200);
+      device.cancel(1);
+      expect(device.pace()).toMatchObject({ making: 0, playsUntilMs: 0, busyUntilMs: 1200 });
+    });
+
+    it('starts from the cost kept for this device', () => {
+      const kept: VoiceCost = { ...SAFE_COST, stepMsPerS: 40, pieces: 9, provider: 'wasm' };
+      expect(paced(kept).device.pace().cost).toBe(kept);
+    });
   });
 
   it('refuses an aheadMax below one piece', () => {
