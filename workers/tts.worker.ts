@@ -31,6 +31,8 @@ function warnings(warning: { kind: string; path: string }): void {
 }
 
 async function serviceFor(request: LoadRequest): Promise<TtsApi> {
+  // A runtime that could not be had (its WebAssembly did not download) is asked for again on the
+  // next load, never kept as a failure for the worker's life.
   loading ??= onnxRuntime(request.preferWebGpu).then((ort) => {
     const cache = caches.open(MODEL_CACHE_NAME);
     return createTtsService({
@@ -43,7 +45,12 @@ async function serviceFor(request: LoadRequest): Promise<TtsApi> {
       },
     });
   });
-  service = await loading;
+  try {
+    service = await loading;
+  } catch (error) {
+    loading = null;
+    throw error;
+  }
   return service;
 }
 

@@ -27,8 +27,17 @@ export interface EngineOptions {
 }
 
 export interface DeviceEngine {
-  /** Starts (once) downloading or reading the model from the cache; rejects with a sentence. */
+  /**
+   * Starts (once) downloading or reading the model from the cache; rejects with a sentence. A load
+   * that failed stays failed (each piece asked for is refused with that sentence, and it is said
+   * once) until `retry`.
+   */
   start(): Promise<unknown>;
+  /**
+   * Loads again after a failure, in a fresh worker (the person pressed "Try again": the model hub
+   * may be back, the connection restored); a load under way or done is left as it is.
+   */
+  retry(): Promise<unknown>;
   /**
    * The engine as the device speaker uses it: a piece starts the engine and waits for it, so a bot
    * whose site voice speaks starts it only when that voice has failed — a working endpoint never
@@ -41,6 +50,7 @@ export interface DeviceEngine {
 export function deviceEngine(options: EngineOptions): DeviceEngine {
   let client: Pick<TtsClient, 'load' | 'speak' | 'cancel' | 'dispose'> | null = null;
   let load: Promise<unknown> | null = null;
+  let failed = false;
   let disposed = false;
   const report = (state: EngineState) => {
     if (!disposed) options.onState(state);
@@ -59,6 +69,7 @@ export function deviceEngine(options: EngineOptions): DeviceEngine {
         report({ kind: 'ready', onDevice: loaded.executionProvider });
       })
       .catch((error: unknown) => {
+        failed = true;
         const reason = `The voice could not be started: ${sentenceOf(error)}`;
         report({ kind: 'failed', reason });
         throw new Error(reason, { cause: error });
@@ -67,8 +78,19 @@ export function deviceEngine(options: EngineOptions): DeviceEngine {
     return load;
   }
 
+  function retry(): Promise<unknown> {
+    if (!failed || disposed) return start();
+    failed = false;
+    load = null;
+    const broken = client;
+    client = null;
+    void broken?.dispose().catch(() => undefined);
+    return start();
+  }
+
   return {
     start,
+    retry,
     tts: {
       async speak(request) {
         await start();

@@ -95,6 +95,8 @@ export interface VoicePage {
   mute(): void;
   unmute(): void;
   changeSettings(change: Partial<Settings>): void;
+  /** The on-device voice could not start: the person asks for it to be loaded again. */
+  retryVoice(): void;
   refreshThreads(): Promise<void>;
   openThread(threadId: string): Promise<void>;
   newConversation(): void;
@@ -578,6 +580,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           });
         }
       },
+      retryVoice() {
+        void engine.retry().catch(() => undefined);
+      },
       refreshThreads: drawerLists.refreshThreads,
       async openThread(threadId) {
         try {
@@ -637,6 +642,7 @@ function standingPage(state: () => VoicePageState, listeners: Set<(state: VoiceP
     mute: nothing,
     unmute: nothing,
     changeSettings: nothing,
+    retryVoice: nothing,
     refreshThreads: none,
     openThread: none,
     newConversation: nothing,

@@ -50,4 +50,38 @@ describe('the on-device engine', () => {
     await engine.start().catch(() => undefined);
     expect(states).toHaveLength(count);
   });
+
+  it('stays failed, refusing each piece with the one sentence, until asked to try again; then loads in a fresh worker', async () => {
+    const states: EngineState[] = [];
+    const made: ReturnType<typeof fakeClient>[] = [];
+    let hubAway = true;
+    const engine = deviceEngine({
+      model,
+      voice: () => 'F1',
+      onState: (s) => states.push(s),
+      client: () => {
+        const next = fakeClient(hubAway);
+        made.push(next);
+        return next.client as never;
+      },
+    });
+    await expect(engine.start()).rejects.toThrow('The voice could not be started: no WebAssembly');
+    await expect(engine.tts.speak({ utteranceId: 1, piece: 0, text: 'Hi.' } as never)).rejects.toThrow('The voice could not be started');
+    await expect(engine.tts.speak({ utteranceId: 1, piece: 1, text: 'There.' } as never)).rejects.toThrow('The voice could not be started');
+    // Said once: one load, one failure.
+    expect(made).toHaveLength(1);
+    expect(made[0]?.calls).toEqual(['load F1']);
+    expect(states.filter((s) => s.kind === 'failed')).toHaveLength(1);
+
+    hubAway = false;
+    await engine.retry();
+    expect(made).toHaveLength(2);
+    expect(made[0]?.calls.at(-1)).toBe('dispose');
+    expect(states.at(-1)).toEqual({ kind: 'ready', onDevice: 'wasm' });
+    await engine.tts.speak({ utteranceId: 2, piece: 0, text: 'Hi.' } as never);
+    expect(made[1]?.calls).toEqual(['load F1', 'speak']);
+    // Trying again once it works changes nothing.
+    await engine.retry();
+    expect(made).toHaveLength(2);
+  });
 });

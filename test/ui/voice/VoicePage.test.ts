@@ -1,0 +1,161 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flushPromises, mount } from '@vue/test-utils';
+import type { ConversationView, VoicePage, VoicePageState } from '../../../src/app/voicePage';
+import type { PublicBot } from '../../../src/core/bot';
+import { defaultSettings } from '../../../src/core/settings';
+
+/** Resolves the voice page the view is opening, when the test says. */
+const opening = vi.hoisted(() => ({
+  resolve: (_page: unknown): void => {
+    throw new Error('No voice page is being opened.');
+  },
+}));
+
+vi.mock('../../../src/app/session', () => ({
+  openSession: () => Promise.resolve({ signIn: null, fetch: globalThis.fetch }),
+}));
+vi.mock('../../../src/app/voicePage', () => ({
+  canListen: () => true,
+  openVoicePage: () =>
+    new Promise((resolve) => {
+      opening.resolve = resolve;
+    }),
+}));
+
+const { default: VoicePageView } = await import('../../../src/ui/voice/VoicePage.vue');
+
+const bot: PublicBot = {
+  slug: 'demo',
+  name: 'Sage',
+  voice: { by: 'browser', voices: [], visual: 'halo', gapMs: 120, steps: 8, opening: 8, words: 12 } as unknown as PublicBot['voice'],
+  memory: 'none',
+  languages: ['en'],
+};
+
+const ONLY_WRITTEN = 'This device’s voice could not say part of the answer, so that part is only written; reload the page if it keeps happening.';
+const COULD_NOT_START = 'The voice could not be started: Could not reach /models/supertonic-3/onnx/vocoder.onnx.';
+
+function view(change: Partial<ConversationView> = {}): ConversationView {
+  return { phase: 'listening', liveLine: '', lines: [], typing: 'muted', hold: false, held: false, speech: true, listening: false, problem: null, pendingAction: null, ...change };
+}
+
+/** Where the voice is (presence): on this page. */
+const voiceHere = { voiceAt: 'here' } as const;
+
+function stateWith(change: Partial<VoicePageState>): VoicePageState {
+  const known: Partial<VoicePageState> = {
+    phase: 'ready',
+    reason: null,
+    bot,
+    settings: defaultSettings(bot, ['F1']),
+    voices: ['F1'],
+    engine: { kind: 'ready', onDevice: 'wasm' },
+    conversation: view(),
+    greeting: null,
+    toldAboutListening: false,
+    audioReady: true,
+    audible: false,
+    threads: [],
+    threadId: null,
+    memories: null,
+    drawerProblem: null,
+    waitingLines: 0,
+  };
+  return { ...known, ...voiceHere, ...change } as VoicePageState;
+}
+
+/** A voice page the test drives: its state is set by hand, and what the view asks of it is counted. */
+function fakePage(initial: VoicePageState) {
+  let now = initial;
+  const listeners = new Set<(state: VoicePageState) => void>();
+  const asked = { retryVoice: 0, dispose: 0 };
+  const page = {
+    state: () => now,
+    subscribe(listener: (state: VoicePageState) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    retryVoice: () => {
+      asked.retryVoice += 1;
+    },
+    dispose: () => {
+      asked.dispose += 1;
+    },
+    gesture: () => undefined,
+    assistantLevel: () => 0,
+    microphoneLevel: () => 0,
+    assistantAudible: () => false,
+  } as unknown as VoicePage;
+  return {
+    page,
+    asked,
+    set(change: Partial<VoicePageState>) {
+      now = { ...now, ...change };
+      for (const listener of listeners) listener(now);
+    },
+  };
+}
+
+describe('the voice page', () => {
+  beforeEach(() => {
+    vi.stubGlobal('ResizeObserver', undefined);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('closes a voice page that finishes opening after the view has gone', async () => {
+    const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
+    await flushPromises();
+    wrapper.unmount();
+    const late = fakePage(stateWith({}));
+    opening.resolve(late.page);
+    await flushPromises();
+    expect(late.asked.dispose).toBe(1);
+  });
+
+  it('says a voice that could not start once, with Try again, however many parts of answers were only written because of it', async () => {
+    const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
+    await flushPromises();
+    const fake = fakePage(stateWith({ engine: { kind: 'failed', reason: COULD_NOT_START }, conversation: view({ problem: { kind: 'speaker', reason: ONLY_WRITTEN } }) }));
+    opening.resolve(fake.page);
+    await flushPromises();
+
+    const warnings = () => wrapper.findAll('[data-testid="warning"]');
+    expect(warnings()).toHaveLength(1);
+    expect(wrapper.get('[data-testid="voice-problem"]').attributes('title')).toBe(COULD_NOT_START);
+    expect(wrapper.get('[data-testid="voice-problem"] [aria-hidden="true"]').text()).toBe('The voice could not start.');
+    // The same fault again is still one line.
+    fake.set({ conversation: view({ problem: { kind: 'speaker', reason: ONLY_WRITTEN } }) });
+    await flushPromises();
+    expect(warnings()).toHaveLength(1);
+
+    await wrapper.get('[data-testid="retry-voice"]').trigger('click');
+    expect(fake.asked.retryVoice).toBe(1);
+    // Loading again: the warning goes, and what was only written before is not said afresh.
+    fake.set({ engine: { kind: 'starting' } });
+    await flushPromises();
+    expect(warnings()).toHaveLength(0);
+    wrapper.unmount();
+  });
+
+  it('puts a warning away when dismissed, and keeps it away when the same one comes again; another still shows', async () => {
+    const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
+    await flushPromises();
+    const fake = fakePage(stateWith({ conversation: view({ problem: { kind: 'speaker', reason: ONLY_WRITTEN } }) }));
+    opening.resolve(fake.page);
+    await flushPromises();
+    expect(wrapper.get('[data-testid="problem"]').text()).toBe(ONLY_WRITTEN);
+    await wrapper.get('[data-testid="dismiss-warning"]').trigger('click');
+    expect(wrapper.findAll('[data-testid="warning"]')).toHaveLength(0);
+    fake.set({ conversation: view({ problem: { kind: 'speaker', reason: ONLY_WRITTEN } }) });
+    await flushPromises();
+    expect(wrapper.findAll('[data-testid="warning"]')).toHaveLength(0);
+    const stopped = 'The speech recogniser failed (network), so this conversation is typed for now.';
+    fake.set({ conversation: view({ problem: { kind: 'recogniser', reason: stopped } }) });
+    await flushPromises();
+    expect(wrapper.get('[data-testid="problem"]').text()).toBe(stopped);
+    wrapper.unmount();
+  });
+});
