@@ -42,6 +42,12 @@ export interface LineKeeping {
   /** The lines that follow continue the server's conversation `threadId`, which has been heard. */
   reopen(threadId: string): void;
   /**
+   * The lines that follow continue the conversation another of the person's pages was having (this
+   * page took the voice): under that page's key for the door, in its server thread when it had
+   * one (else in a new one), its lines so far heard already.
+   */
+  carryOn(threadId: string | null, key: string): void;
+  /**
    * The page is going away (a reload, a closed tab) or has come back: while it is going, a line
    * kept is also sent at once in a request that outlives the page.
    */
@@ -142,6 +148,10 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
     },
     reopen: (threadId) => {
       keepingInto(outbox === null ? null : outbox.adoptThread(threadId), true, threadId);
+    },
+    carryOn: (threadId, key) => {
+      keepingInto(outbox === null || threadId === null ? null : outbox.adoptThread(threadId), true);
+      doorKey = key;
     },
     leaving: (yes) => {
       going = yes;

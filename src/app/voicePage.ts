@@ -10,6 +10,8 @@ import type { PublicBot } from '../core/bot';
 import type { ChatMessage, Line } from '../core/conversation/events';
 import type { Settings } from '../core/settings';
 import { defaultSettings } from '../core/settings';
+import { recentMessages } from '../core/presence/compaction';
+import { linesToTakeOver } from '../core/presence/mirror';
 import { paceOf } from '../core/speech/pace';
 import type { Pace } from '../core/speech/pace';
 import { VOICES } from '../core/voice/style';
@@ -26,6 +28,10 @@ import type { AnswerItem } from '../platform/doorClient';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
 import type { Recogniser } from '../platform/recogniser';
 import { noticesClient } from '../platform/noticesClient';
+import { pageIdentity } from '../platform/pageIdentity';
+import { presenceChannel } from '../platform/presenceChannel';
+import { presenceClient } from '../platform/presenceClient';
+import { webVoiceLock } from '../platform/voiceLock';
 import { loadSettings, saveSettings } from '../platform/settingsStore';
 import { createDeviceSpeaker } from '../platform/speakers/deviceSpeaker';
 import type { DeviceSpeaker } from '../platform/speakers/deviceSpeaker';
@@ -40,6 +46,7 @@ import { deviceEngine } from './engine';
 import type { DeviceEngine, EngineState } from './engine';
 import { Hearing, listenWithMicrophone } from './hearing';
 import { openLineKeeping } from './lineKeeping';
+import { mirrorConversationView, openPresence } from './presence';
 import { scheduleNotices } from './notices';
 import type { NoticeScheduler } from './notices';
 import { sentenceOf } from './sentenceOf';
@@ -78,6 +85,12 @@ export interface VoicePageState {
   drawerProblem: string | null;
   /** Lines said but not yet saved on the server. */
   waitingLines: number;
+  /**
+   * Where the voice is: `here`; in another tab of this browser or on another device (this page
+   * is passive: it shows that page's conversation live, and offers "Use this one"); `free` when no
+   * page has it (the person's first gesture here takes it).
+   */
+  voiceAt: 'here' | 'tab' | 'device' | 'free';
 }
 
 export interface VoicePage {
@@ -103,6 +116,8 @@ export interface VoicePage {
   forgetThread(threadId: string): Promise<void>;
   loadMemories(): Promise<void>;
   forgetMemory(memoryId: string): Promise<void>;
+  /** "Use this one": this page takes the voice from the person's other page. */
+  useHere(): void;
   /** The assistant's output level now, 0..1, for the orb. */
   assistantLevel(): number;
   /** The microphone's level now, 0..1, for the orb. */
@@ -120,6 +135,17 @@ export interface VoicePageOptions {
   /** Where "told about listening" is remembered. Default `localStorage`. */
   storage?: Pick<Storage, 'getItem' | 'setItem'>;
 }
+
+/** The page's clock and timers, for the schedulers that run on one (notices, presence). */
+const timers = {
+  nowMs: () => Date.now(),
+  after: (delayMs: number, run: () => void) => {
+    const timer = setTimeout(run, delayMs);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
 
 /** localStorage key: the listening disclosure has been read on this device. */
 const TOLD_KEY = 'confab.toldAboutListening';
@@ -176,6 +202,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     memories: null,
     drawerProblem: null,
     waitingLines: 0,
+    voiceAt: 'here',
   };
   const update = (change: Partial<VoicePageState>) => {
     state = { ...state, ...change };
@@ -254,12 +281,16 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- keeping lines -------------------------------------------------------------------------
 
+  /** The server has the conversation on screen: the person's other pages are told its thread. */
+  let threadKnown: (threadId: string) => void = () => undefined;
+
   const keeping = await openLineKeeping({
     api,
     bot: bot.slug,
     threadId: () => state.threadId,
     onThreadId: (threadId) => {
       update({ threadId });
+      threadKnown(threadId);
     },
     onWaiting: (count) => {
       update({ waitingLines: count });
@@ -290,7 +321,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          for await (const item of streamAnswer({ grant: await freshGrant(), messages, signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch)) {
+          // Never the whole history: the door is sent the last 32 messages, and keeps a summary of the rest.
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch)) {
             if (item.type === 'verb') verbRan = true;
             yield item;
           }
@@ -423,15 +455,19 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     conversation?.stop();
     const settings = settingsNow();
     const made = createConversation(
-      {
-        recogniser,
-        ...soundIn(nextRange(), pageSound),
-        hearing: hearingPort,
-        answer,
-        keep: keeping.keep,
-        settle: (actionId, approve) => api.settleAction(actionId, approve),
-        language: () => settingsNow().language,
-      },
+      // What is kept and spoken is published to the person's other pages as it is.
+      presence.tap(
+        {
+          recogniser,
+          ...soundIn(nextRange(), pageSound),
+          hearing: hearingPort,
+          answer,
+          keep: keeping.keep,
+          settle: (actionId, approve) => api.settleAction(actionId, approve),
+          language: () => settingsNow().language,
+        },
+        () => keeping.key(),
+      ),
       {
         recogniser: recogniser !== undefined,
         speech: settings.speech,
@@ -446,8 +482,10 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     conversation = made;
     unsubscribeConversation = made.subscribe((view) => {
       update({ conversation: view });
+      presence.live(view, keeping.key());
     });
     update({ conversation: made.view() });
+    presence.publish([{ kind: 'conversation', conversation: keeping.key(), threadId: state.threadId, reopened: lines.length > 0 }]);
     return unsaid;
   }
 
@@ -478,25 +516,114 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   const noticesApi = noticesClient(options.fetch);
   const notices: NoticeScheduler = scheduleNotices({
     due: () => noticesApi.due(bot.slug),
-    claim: (noticeId) => noticesApi.claim(noticeId),
-    announce,
-    clock: {
-      nowMs: () => Date.now(),
-      after: (delayMs, run) => {
-        const timer = setTimeout(run, delayMs);
-        return () => {
-          clearTimeout(timer);
-        };
-      },
+    // Only the page with the voice says a notice: the others never claim one.
+    claim: (noticeId) => (presence.hasVoice() ? noticesApi.claim(noticeId) : Promise.reject(new Error('Another page has the voice.'))),
+    announce: (text) => {
+      presence.publish([{ kind: 'notice', text }]);
+      presence.narrate(text);
     },
+    clock: timers,
   });
 
-  startConversation();
+  // ---- presence: one voice across the person's tabs and devices -----------------------------------
+
+  const identity = pageIdentity(bot.slug);
+  /** The page has opened with the voice or without it; presence's word before then waits for it. */
+  let seated = false;
+  const presence = openPresence(
+    {
+      bot: bot.slug,
+      me: identity.me,
+      client: presenceClient(options.fetch),
+      lock: webVoiceLock(`confab.voice.${bot.slug}`),
+      channel: presenceChannel(`confab.presence.${bot.slug}`),
+      lines: async (threadId) => linesOf(await api.lines(threadId)),
+      since: identity.since,
+      clock: timers,
+    },
+    {
+      onVoice: (active) => {
+        if (!seated) return;
+        if (active) goLive();
+        else goQuiet();
+      },
+      onSeat: (seat) => {
+        update({ voiceAt: seat.role === 'free' ? 'free' : (seat.where ?? 'here') });
+      },
+      onMirror: () => {
+        if (seated && conversation === null) showMirror();
+      },
+      onNarration: announce,
+    },
+  );
+  threadKnown = (threadId) => {
+    if (presence.hasVoice()) presence.publish([{ kind: 'conversation', conversation: keeping.key(), threadId, reopened: false }]);
+  };
+
+  /**
+   * This page lost the voice: it stops listening and speaking at once — an answer under way is cut,
+   * kept as interrupted — lets the microphone go, and shows the conversation as it goes on elsewhere.
+   */
+  function goQuiet(): void {
+    const quiet = conversation;
+    if (quiet !== null) {
+      quiet.interrupt();
+      presence.remember({ conversation: keeping.key(), threadId: state.threadId, reopened: false }, quiet.view().lines);
+      heldAnnouncements.push(...quiet.unsaid());
+      unsubscribeConversation?.();
+      unsubscribeConversation = null;
+      quiet.stop();
+      conversation = null;
+    }
+    player?.stop();
+    microphone?.stop();
+    microphone = null;
+    showMirror();
+  }
+
+  /** This page has the voice now: the conversation goes on here from where the other page left it. */
+  function goLive(): void {
+    if (conversation !== null) return;
+    const mirror = presence.mirror();
+    const carried = mirror.conversation;
+    if (carried !== null) {
+      keeping.carryOn(carried.threadId, carried.conversation);
+      update({ threadId: carried.threadId, greeting: mirror.lines.length > 0 ? null : state.greeting });
+    }
+    for (const text of startConversation(carried === null ? [] : linesToTakeOver(mirror))) announce(text);
+    if (!state.audioReady) return;
+    sayWhatWaited();
+    void notices.refresh();
+    const context = existingAudioContext();
+    if (state.toldAboutListening && !microphoneRefused && context !== undefined) void openMicrophone(context);
+  }
+
+  /** What a page without the voice shows: the conversation the page with it is having. */
+  function showMirror(): void {
+    const settings = settingsNow();
+    const mirror = presence.mirror();
+    update({
+      conversation: mirrorConversationView(mirror, { hold: settings.hearing === 'hold', speech: settings.speech, canListen: recogniser !== undefined }),
+      threadId: mirror.conversation?.threadId ?? null,
+      greeting: null,
+    });
+  }
+
+  /** The person's gesture here takes the voice, if another page has it. */
+  function takeOverHere(): void {
+    if (!presence.hasVoice()) presence.takeOver();
+  }
+
+  await presence.ready;
+  seated = true;
+  if (presence.hasVoice()) startConversation();
+  else showMirror();
   if (state.audioReady) sayWhatWaited();
   void drawerLists.refreshThreads();
 
   // A reload or a closed tab mid-answer cuts the answer like a barge-in, so its line is kept.
   const onPageHide = () => {
+    identity.leaving(presence.lastSeq());
     keeping.leaving(true);
     conversation?.interrupt();
   };
@@ -507,6 +634,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   globalThis.addEventListener('pageshow', onPageShow);
 
   function newConversation(): void {
+    takeOverHere();
     keeping.fresh();
     player?.stop();
     update({ threadId: null, greeting: bot.greeting ?? null, drawerProblem: null });
@@ -531,6 +659,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       },
       gesture() {
         if (state.phase !== 'ready') return;
+        // The voice is free (the page that had it closed): the person's first gesture here takes it.
+        if (presence.seat().role === 'free') takeOverHere();
         const context = audioContextInGesture();
         ensurePlayer(context);
         const ready = () => {
@@ -538,7 +668,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
           stopWaitingForAudio();
           update({ audioReady: true });
           sayWhatWaited();
-          if (state.toldAboutListening && !microphoneRefused) void openMicrophone(context);
+          if (state.toldAboutListening && !microphoneRefused && presence.hasVoice()) void openMicrophone(context);
         };
         if (context.state === 'running') ready();
         else if (waitingForAudio === null) {
@@ -553,15 +683,23 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         conversation?.unmute();
         microphoneRefused = false;
         const context = existingAudioContext();
-        if (context !== undefined) void openMicrophone(context);
+        if (context !== undefined && presence.hasVoice()) void openMicrophone(context);
       },
-      type: (text) => conversation?.type(text),
+      // Typing, holding to talk or unmuting on a page without the voice takes it at once.
+      type: (text) => {
+        takeOverHere();
+        conversation?.type(text);
+      },
       confirm: (yes) => conversation?.confirm(yes),
-      press: () => conversation?.press(),
+      press: () => {
+        takeOverHere();
+        conversation?.press();
+      },
       release: () => conversation?.release(),
       mute: () => conversation?.mute(),
       unmute: () => {
         if (!state.toldAboutListening) return;
+        takeOverHere();
         conversation?.unmute();
         microphoneRefused = false;
         const context = existingAudioContext();
@@ -570,6 +708,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       changeSettings(change) {
         const next = { ...settingsNow(), ...change };
         update({ settings: next });
+        // A page without the voice shows the way in that the new settings give.
+        if (conversation === null && seated) showMirror();
         void saveSettings(bot.slug, next).catch(() => undefined);
         if (change.language !== undefined && state.conversation?.listening === true) recogniser?.start(change.language);
         if (change.speech !== undefined || change.hearing !== undefined || change.language !== undefined) {
@@ -585,6 +725,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       },
       refreshThreads: drawerLists.refreshThreads,
       async openThread(threadId) {
+        takeOverHere();
         try {
           const saved = await api.lines(threadId);
           keeping.reopen(threadId);
@@ -599,6 +740,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       forgetThread: drawerLists.forgetThread,
       loadMemories: drawerLists.loadMemories,
       forgetMemory: drawerLists.forgetMemory,
+      useHere: takeOverHere,
       assistantLevel: () => player?.level() ?? 0,
       microphoneLevel: () => micLevel,
       assistantAudible: () => player?.audible ?? false,
@@ -606,6 +748,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
         disposed = true;
         stopWaitingForAudio();
         notices.stop();
+        presence.dispose();
         globalThis.removeEventListener('pagehide', onPageHide);
         globalThis.removeEventListener('pageshow', onPageShow);
         unsubscribeConversation?.();
@@ -649,6 +792,7 @@ function standingPage(state: () => VoicePageState, listeners: Set<(state: VoiceP
     forgetThread: none,
     loadMemories: none,
     forgetMemory: none,
+    useHere: nothing,
     assistantLevel: () => 0,
     microphoneLevel: () => 0,
     assistantAudible: () => false,

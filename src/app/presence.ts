@@ -1,0 +1,397 @@
+/**
+ * One voice across a person's tabs and devices, for the page: which of their pages has the
+ * microphone and the voice for this bot, and what a page without it shows. It plugs the adapters —
+ * the server's stream, claim and publishing (src/platform/presenceClient.ts), this browser's Web
+ * Lock (voiceLock.ts) and BroadcastChannel (presenceChannel.ts) — into the pure decisions of
+ * src/core/presence: the page's seat, the mirror, the window's `since`, debounced narration.
+ *
+ * The page (voicePage.ts) is told when it gets or loses the voice (`onVoice`) and does the rest: a
+ * page that loses it stops listening and speaking (an answer under way is cut, kept as
+ * interrupted) and shows the mirror; a page that gets it carries the conversation on from the
+ * mirror. While it has the voice, what it says is published: kept lines and spoken pieces to the
+ * window (and this browser's other tabs at once), its live state to the person's other pages.
+ */
+import type { ConversationPorts, ConversationView } from './createConversation';
+import type { Line } from '../core/conversation/events';
+import { dueAt, heard, SILENT } from '../core/presence/narration';
+import type { Narration } from '../core/presence/narration';
+import { applyEvent, EMPTY_MIRROR, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../core/presence/mirror';
+import type { Mirror } from '../core/presence/mirror';
+import { narratable } from '../core/presence/narration';
+import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, WindowEvent } from '../core/presence/protocol';
+import { hasVoice, seatAfter, UNSEATED } from '../core/presence/seat';
+import type { PageSeat, SeatEvent } from '../core/presence/seat';
+import type { PresenceChannel } from '../platform/presenceChannel';
+import type { PresenceClient, PresenceStreamHandle } from '../platform/presenceClient';
+import type { VoiceLock } from '../platform/voiceLock';
+
+/** The clock and timers presence runs on. */
+export interface PresenceClock {
+  nowMs(): number;
+  /** Calls `run` after `delayMs`; answers a way to cancel it. */
+  after(delayMs: number, run: () => void): () => void;
+}
+
+export interface PresencePorts {
+  bot: string;
+  me: PageRef;
+  client: PresenceClient;
+  /** This browser's voice lock, or null where there are no Web Locks (not a secure context). */
+  lock: VoiceLock | null;
+  /** This browser's channel between tabs, or null. */
+  channel: PresenceChannel | null;
+  /** A kept conversation's lines, for a mirror that must be reloaded. */
+  lines: (threadId: string) => Promise<Line[]>;
+  /** The last window `seq` this tab had before it was reloaded, or null. */
+  since: number | null;
+  clock: PresenceClock;
+}
+
+export interface PresenceListeners {
+  /** The page got (`true`) or lost the voice. */
+  onVoice(active: boolean): void;
+  /** The seat changed: for the page to show where the voice is. */
+  onSeat(seat: PageSeat): void;
+  /** The mirror changed: what a page without the voice shows. */
+  onMirror(mirror: Mirror): void;
+  /** Something finished away from the conversation: to be said between turns. */
+  onNarration(sentence: string): void;
+}
+
+export interface PresenceOptions {
+  /** How long the page waits for the referee's first word before acting on its lock alone, in ms. Default 3 000. */
+  readyMs: number;
+  /** The least time between two live states published, in ms. Default 80. */
+  liveEveryMs: number;
+  /** How long a burst of narration must be quiet before it is said, in ms. Default 500. */
+  debounceMs: number;
+}
+
+export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 80, debounceMs: 500 });
+
+export interface PagePresence {
+  /** Resolves once the page knows whether it has the voice (the referee said, or it waited `readyMs`). */
+  readonly ready: Promise<void>;
+  seat(): PageSeat;
+  hasVoice(): boolean;
+  mirror(): Mirror;
+  /** The last window `seq` this page has, to hand its reload. */
+  lastSeq(): number;
+  /** The person's gesture here takes the voice ("Use this one", holding to talk, typing). */
+  takeOver(): void;
+  /** The page's own conversation as it goes quiet: the mirror goes on from it. */
+  remember(conversation: ConversationRef, lines: readonly Line[]): void;
+  /** Publishes what the page with the voice said (to the window and this browser's tabs). */
+  publish(events: readonly WindowEvent[]): void;
+  /** The conversation's view now, published as the live state (at most every `liveEveryMs`). */
+  live(view: ConversationView, conversation: string): void;
+  /** The conversation's ports, with what is kept and spoken published as it is. */
+  tap(ports: ConversationPorts, conversation: () => string): ConversationPorts;
+  /** Says `text` between turns, a burst as one sentence. */
+  narrate(text: string): void;
+  dispose(): void;
+}
+
+const PHASES: readonly LivePhase[] = ['listening', 'thinking', 'speaking', 'greeting', 'announcing', 'confirming'];
+
+/** The live state of a conversation's view. */
+export function liveStateOf(view: ConversationView, conversation: string): LiveState {
+  const last = view.lines.at(-1);
+  const answering = view.phase !== 'listening' && view.phase !== 'confirming' && last?.role === 'assistant';
+  return {
+    conversation,
+    liveLine: view.liveLine,
+    phase: PHASES.includes(view.phase) ? view.phase : 'listening',
+    draft: answering ? { utteranceId: last.utteranceId, text: last.text } : null,
+  };
+}
+
+export function openPresence(ports: PresencePorts, listeners: PresenceListeners, options: Partial<PresenceOptions> = {}): PagePresence {
+  const { readyMs, liveEveryMs, debounceMs } = { ...PRESENCE_PAGE_DEFAULTS, ...options };
+  const { me, bot, client, lock, channel, clock } = ports;
+  let seat: PageSeat = UNSEATED;
+  let mirror: Mirror = EMPTY_MIRROR;
+  let lastSeq = ports.since ?? 0;
+  let disposed = false;
+  const gone = () => disposed;
+  let narration: Narration = SILENT;
+  let cancelNarration: (() => void) | null = null;
+  let announceReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    announceReady = resolve;
+  });
+  let isReady = false;
+  const becomeReady = () => {
+    if (isReady) return;
+    isReady = true;
+    announceReady();
+  };
+
+  // ---- the seat: who has the voice -------------------------------------------------------------
+
+  /** A claim the referee has not answered yet: sent again when the stream opens again. */
+  let claimPending = false;
+
+  function claim(): void {
+    claimPending = true;
+    client.claim(bot, me).then(
+      (told) => {
+        claimPending = false;
+        apply({ type: 'told', seat: told });
+      },
+      () => {
+        // Unreachable: the page keeps the voice it took, and claims again when the stream is back.
+      },
+    );
+  }
+
+  function apply(event: SeatEvent): void {
+    if (disposed) return;
+    const before = seat;
+    seat = seatAfter(seat, event, me);
+    if (seat === before) return;
+    const had = hasVoice(before);
+    const has = hasVoice(seat);
+    if (has && lock !== null && !lock.held) void lock.take({ steal: true });
+    if (!has && lock?.held === true) lock.release();
+    listeners.onSeat(seat);
+    if (has !== had || before.role === 'unknown') listeners.onVoice(has);
+    if (seat.role !== 'unknown') becomeReady();
+  }
+
+  const unsubscribeStolen = lock?.onStolen(() => {
+    apply({ type: 'stolen' });
+  });
+
+  // ---- the mirror: what the page with the voice says ----------------------------------------------
+
+  function setMirror(next: Mirror): void {
+    if (next === mirror) return;
+    mirror = next;
+    listeners.onMirror(mirror);
+    if (mirror.needsLines) void reload(mirror.conversation);
+  }
+
+  let reloading: Promise<void> | null = null;
+  /** Reads the conversation's lines from the server, for a mirror that fell out of the window (or a reopened one). */
+  function reload(conversation: ConversationRef | null): Promise<void> {
+    const upTo = lastSeq;
+    reloading ??= (async () => {
+      try {
+        const lines = conversation?.threadId == null ? [] : await ports.lines(conversation.threadId);
+        if (disposed || (mirror.conversation !== null && conversation !== null && mirror.conversation.conversation !== conversation.conversation)) return;
+        setMirror(mirrorReloaded(mirror, conversation, lines, upTo));
+      } catch {
+        // The lines will be there on the next reload; the window's events go on meanwhile.
+        if (mirror.needsLines) setMirror({ ...mirror, needsLines: false });
+      } finally {
+        reloading = null;
+      }
+    })();
+    return reloading;
+  }
+
+  function heardMessage(message: PresenceMessage): void {
+    if (disposed) return;
+    switch (message.type) {
+      case 'hello': {
+        apply({ type: 'told', seat: message.seat });
+        if (claimPending || (seat.role === 'active' && seat.aheadOf !== null)) claim();
+        if (message.owed === 'reload') {
+          lastSeq = message.latestSeq;
+          void reload(message.conversation);
+        } else if (message.owed === 'nothing') {
+          lastSeq = Math.max(lastSeq, message.latestSeq);
+          if (mirror.conversation === null && message.conversation !== null) setMirror({ ...mirror, conversation: message.conversation, needsLines: message.conversation.reopened });
+        }
+        return;
+      }
+      case 'seat':
+        apply({ type: 'told', seat: message.seat });
+        return;
+      case 'event': {
+        const { sequenced } = message;
+        if (sequenced.seq <= lastSeq) return;
+        lastSeq = sequenced.seq;
+        setMirror(mirrorEvent(mirror, sequenced));
+        // What finished away from the conversation is said by the page with the voice.
+        if (sequenced.event.kind === 'verb' && hasVoice(seat)) {
+          const text = narratable(sequenced.event);
+          if (text !== null) narrate(text);
+        }
+        return;
+      }
+      case 'live':
+        if (!hasVoice(seat)) setMirror(mirrorLive(mirror, message.live));
+        return;
+    }
+  }
+
+  const unsubscribeChannel = channel?.on((message) => {
+    if (disposed || message.from === me.page || hasVoice(seat)) return;
+    if (message.type === 'events') setMirror(message.events.reduce(applyEvent, mirror));
+    else setMirror(mirrorLive(mirror, message.live));
+  });
+
+  // ---- publishing, while this page has the voice ---------------------------------------------------
+
+  let outgoing: WindowEvent[] = [];
+  let outgoingLive: LiveState | null = null;
+  let sending = false;
+  let lastLiveAtMs = -Infinity;
+  let cancelLive: (() => void) | null = null;
+  let failures = 0;
+
+  function send(): void {
+    if (sending || disposed || (outgoing.length === 0 && outgoingLive === null)) return;
+    sending = true;
+    const events = outgoing.splice(0, 32);
+    const live = outgoingLive;
+    outgoingLive = null;
+    client.publish({ bot, page: me.page, events, live }).then(
+      (answer) => {
+        sending = false;
+        failures = 0;
+        if (answer.seat !== null) apply({ type: 'told', seat: answer.seat });
+        send();
+      },
+      () => {
+        sending = false;
+        // Kept lines wait to be sent again (the outbox keeps them on the server's thread anyway);
+        // a live state that could not go is stale by the next one.
+        outgoing = [...events, ...outgoing];
+        failures += 1;
+        clock.after(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)), send);
+      },
+    );
+  }
+
+  function publish(events: readonly WindowEvent[]): void {
+    if (disposed || events.length === 0) return;
+    channel?.post({ type: 'events', from: me.page, events: [...events] });
+    outgoing.push(...events);
+    send();
+  }
+
+  let lastLive = '';
+  function live(view: ConversationView, conversation: string): void {
+    if (disposed || !hasVoice(seat)) return;
+    const state = liveStateOf(view, conversation);
+    const said = JSON.stringify(state);
+    if (said === lastLive) return;
+    lastLive = said;
+    channel?.post({ type: 'live', from: me.page, live: state });
+    outgoingLive = state;
+    const waitMs = lastLiveAtMs + liveEveryMs - clock.nowMs();
+    if (waitMs <= 0) {
+      lastLiveAtMs = clock.nowMs();
+      send();
+    } else {
+      cancelLive ??= clock.after(waitMs, () => {
+        cancelLive = null;
+        lastLiveAtMs = clock.nowMs();
+        send();
+      });
+    }
+  }
+
+  // ---- narration -----------------------------------------------------------------------------------
+
+  function narrate(text: string): void {
+    narration = heard(narration, text, clock.nowMs());
+    look();
+  }
+
+  function look(): void {
+    cancelNarration?.();
+    cancelNarration = null;
+    const due = dueAt(narration, clock.nowMs(), { debounceMs });
+    narration = due.narration;
+    if (due.say !== null) listeners.onNarration(due.say);
+    if (due.lookAtMs !== null) cancelNarration = clock.after(due.lookAtMs - clock.nowMs(), look);
+  }
+
+  // ---- opening -------------------------------------------------------------------------------------
+
+  let stream: PresenceStreamHandle | null = null;
+  void (async () => {
+    // This browser first: a tab that holds the lock already has the voice here.
+    const mine = lock === null ? false : await lock.take({ steal: false });
+    // Read through a call: the page may have been disposed while the lock was asked for.
+    if (gone()) return;
+    stream = client.open({ bot, me, since: () => (lastSeq > 0 ? lastSeq : ports.since), onMessage: heardMessage });
+    clock.after(readyMs, () => {
+      if (isReady || disposed) return;
+      // No word from the referee: the lock alone decides, and the page speaks for itself if it holds it.
+      apply(mine && lock?.held === true ? { type: 'alone' } : lock === null ? { type: 'alone' } : { type: 'stolen' });
+      becomeReady();
+    });
+  })();
+
+  return {
+    ready,
+    seat: () => seat,
+    hasVoice: () => hasVoice(seat),
+    mirror: () => mirror,
+    lastSeq: () => lastSeq,
+    takeOver() {
+      if (disposed || hasVoice(seat)) return;
+      if (lock !== null) void lock.take({ steal: true });
+      apply({ type: 'claimed' });
+      claim();
+    },
+    remember(conversation, lines) {
+      setMirror(mirrorReloaded({ ...mirror, conversation }, conversation, lines, lastSeq));
+    },
+    publish,
+    live,
+    tap(conversationPorts, conversation) {
+      return {
+        ...conversationPorts,
+        keep: (line) => {
+          conversationPorts.keep(line);
+          publish([{ kind: 'line', conversation: conversation(), line }]);
+        },
+        speaker: {
+          ...conversationPorts.speaker,
+          speak: (request) => {
+            conversationPorts.speaker.speak(request);
+            publish([{ kind: 'piece', conversation: conversation(), utteranceId: request.utteranceId, piece: request.piece, text: request.text }]);
+          },
+        },
+      };
+    },
+    narrate,
+    dispose() {
+      disposed = true;
+      stream?.close();
+      cancelNarration?.();
+      cancelLive?.();
+      unsubscribeStolen?.();
+      unsubscribeChannel?.();
+      lock?.release();
+      becomeReady();
+    },
+  };
+}
+
+/**
+ * What a page without the voice shows, in the conversation view's terms: the mirror's lines, live
+ * line and phase. It does not listen; the way in takes the voice — typing (or the muted
+ * microphone's button) with an open microphone, holding the talk control with push-and-hold.
+ */
+export function mirrorConversationView(mirror: Mirror, page: { hold: boolean; speech: boolean; canListen: boolean }): ConversationView {
+  const view = mirrorView(mirror);
+  return {
+    phase: view.phase,
+    liveLine: view.liveLine,
+    lines: view.lines,
+    typing: !page.canListen ? 'unsupported' : page.hold ? null : 'muted',
+    hold: page.hold,
+    held: false,
+    speech: page.speech,
+    listening: false,
+    problem: null,
+    pendingAction: null,
+  };
+}

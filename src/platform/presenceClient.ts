@@ -1,0 +1,202 @@
+/**
+ * The page's side of the server's presence routes: the stream (`GET /api/presence`, server-sent
+ * events read over fetch, so Supabase mode's token goes with it), the claim
+ * (`POST /api/presence/active`) and publishing (`POST /api/presence/events`).
+ *
+ * The stream is opened again whenever it ends or breaks — at once when the browser says it is
+ * back online, else after `RECONNECT_MS` — with the `since` the page has then, so it is owed
+ * exactly what it missed. It is also given up and opened again when nothing (not even the
+ * server's keep-alive) has arrived for `silentMs`: a laptop that slept holds a dead connection.
+ */
+import { isSeat, presenceMessageOf } from '../core/presence/protocol';
+import type { PageRef, PresenceMessage, Publication, Seat } from '../core/presence/protocol';
+import { REQUEST_TIMEOUT_MS } from './conversationApi';
+
+/** How long the stream waits before it is opened again, in ms, by failures in a row (the last repeats). */
+export const RECONNECT_MS = [250, 500, 1_000, 2_000, 5_000] as const;
+/** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms. */
+export const SILENT_MS = 40_000;
+
+/** The presence routes could not be reached or refused. */
+export class PresenceError extends Error {
+  override readonly name = 'PresenceError';
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export type StreamState = 'connecting' | 'open' | 'down';
+
+export interface StreamOptions {
+  bot: string;
+  me: PageRef;
+  /** The last window `seq` the page has, read at each (re)connection; null for none. */
+  since: () => number | null;
+  onMessage: (message: PresenceMessage) => void;
+  onState?: (state: StreamState) => void;
+  /** Default `SILENT_MS`. */
+  silentMs?: number;
+}
+
+export interface PresenceStreamHandle {
+  /** Drops the stream and opens it again now (the network is back). */
+  reconnect(): void;
+  close(): void;
+}
+
+export interface PresenceClient {
+  open(options: StreamOptions): PresenceStreamHandle;
+  /** Takes the voice for `me`; the seat the server gives it. */
+  claim(bot: string, me: PageRef): Promise<Seat>;
+  /** Publishes events and the live state; the seqs they were given and the page's seat. */
+  publish(publication: Publication): Promise<{ seqs: number[]; seat: Seat | null }>;
+}
+
+export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(input, init)): PresenceClient {
+  async function post(what: string, path: string, body: unknown): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetcher(path, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        credentials: 'same-origin',
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        body: JSON.stringify(body),
+      });
+    } catch (cause) {
+      throw new PresenceError(`Confab’s server could not be reached to ${what}.`, undefined, { cause });
+    }
+    if (!response.ok) throw new PresenceError(`Confab’s server would not ${what} (${response.status}).`, response.status);
+    try {
+      return await response.json();
+    } catch (cause) {
+      throw new PresenceError(`Confab’s server answered something that is not JSON when asked to ${what}.`, response.status, { cause });
+    }
+  }
+
+  return {
+    open(options) {
+      const silentMs = options.silentMs ?? SILENT_MS;
+      let closed = false;
+      let failures = 0;
+      let current: AbortController | null = null;
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+
+      const heard = (controller: AbortController) => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          controller.abort(new PresenceError('The presence stream went silent.'));
+        }, silentMs);
+      };
+
+      async function run(controller: AbortController): Promise<void> {
+        options.onState?.('connecting');
+        const since = options.since();
+        const query = new URLSearchParams({ bot: options.bot, page: options.me.page, device: options.me.device, ...(since === null ? {} : { since: String(since) }) });
+        const response = await fetcher(`/api/presence?${query.toString()}`, { headers: { accept: 'text/event-stream' }, credentials: 'same-origin', signal: controller.signal });
+        if (!response.ok || response.body === null) throw new PresenceError(`The presence stream was refused (${response.status}).`, response.status);
+        heard(controller);
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffered = '';
+        let opened = false;
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            heard(controller);
+            buffered += value;
+            const blocks = buffered.split(/\r?\n\r?\n/);
+            buffered = blocks.pop() ?? '';
+            for (const block of blocks) {
+              const lines = block.split(/\r?\n/);
+              const name = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+              const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+              if (name === undefined || data === '') continue;
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(data);
+              } catch {
+                continue;
+              }
+              const message = presenceMessageOf(name, parsed);
+              if (message === undefined) continue;
+              if (!opened && message.type === 'hello') {
+                opened = true;
+                failures = 0;
+                options.onState?.('open');
+              }
+              options.onMessage(message);
+            }
+          }
+        } finally {
+          await reader.cancel().catch(() => undefined);
+        }
+      }
+
+      function connect(): void {
+        if (closed) return;
+        const controller = new AbortController();
+        current = controller;
+        run(controller)
+          .catch(() => undefined)
+          .finally(() => {
+            clearTimeout(watchdog);
+            if (closed || current !== controller) return;
+            current = null;
+            options.onState?.('down');
+            const waitMs = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)] ?? 5_000;
+            failures += 1;
+            retry = setTimeout(connect, waitMs);
+          });
+      }
+
+      const back = () => {
+        handle.reconnect();
+      };
+      const gone = () => {
+        current?.abort(new PresenceError('The browser went offline.'));
+      };
+      globalThis.addEventListener('online', back);
+      globalThis.addEventListener('offline', gone);
+
+      const handle: PresenceStreamHandle = {
+        reconnect() {
+          if (closed) return;
+          clearTimeout(retry);
+          const old = current;
+          current = null;
+          old?.abort(new PresenceError('Reconnecting.'));
+          failures = 0;
+          connect();
+        },
+        close() {
+          closed = true;
+          clearTimeout(retry);
+          clearTimeout(watchdog);
+          current?.abort(new PresenceError('The page closed its presence stream.'));
+          current = null;
+          globalThis.removeEventListener('online', back);
+          globalThis.removeEventListener('offline', gone);
+        },
+      };
+      connect();
+      return handle;
+    },
+    async claim(bot, me) {
+      const body = await post('give this page the voice', '/api/presence/active', { bot, ...me });
+      const seat = (body as { seat?: unknown } | null)?.seat;
+      if (!isSeat(seat)) throw new PresenceError('Confab’s server answered a claim in a shape this page does not understand.');
+      return seat;
+    },
+    async publish(publication) {
+      const body = (await post('pass on what was said', '/api/presence/events', publication)) as { seqs?: unknown; seat?: unknown } | null;
+      const seqs = Array.isArray(body?.seqs) ? (body.seqs as unknown[]).filter((n): n is number => typeof n === 'number') : [];
+      return { seqs, seat: isSeat(body?.seat) ? body.seat : null };
+    },
+  };
+}
