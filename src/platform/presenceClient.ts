@@ -161,8 +161,10 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
       const gone = () => {
         current?.abort(new PresenceError('The browser went offline.'));
       };
-      globalThis.addEventListener('online', back);
-      globalThis.addEventListener('offline', gone);
+      // The browser's word that the network went or came back (none where there is no window).
+      const network = 'addEventListener' in globalThis ? globalThis : null;
+      network?.addEventListener('online', back);
+      network?.addEventListener('offline', gone);
 
       const handle: PresenceStreamHandle = {
         reconnect() {
@@ -180,8 +182,8 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
           clearTimeout(watchdog);
           current?.abort(new PresenceError('The page closed its presence stream.'));
           current = null;
-          globalThis.removeEventListener('online', back);
-          globalThis.removeEventListener('offline', gone);
+          network?.removeEventListener('online', back);
+          network?.removeEventListener('offline', gone);
         },
       };
       connect();

@@ -1,0 +1,385 @@
+import { describe, expect, it } from 'vitest';
+import { liveStateOf, mirrorConversationView, openPresence } from '../../src/app/presence';
+import type { PresenceClock, PresenceListeners } from '../../src/app/presence';
+import type { ConversationPorts, ConversationView } from '../../src/app/createConversation';
+import type { Line } from '../../src/core/conversation/events';
+import type { PageSeat } from '../../src/core/presence/seat';
+import type { PageRef, PresenceMessage, Publication, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
+import type { ChannelMessage, PresenceChannel } from '../../src/platform/presenceChannel';
+import type { PresenceClient, StreamOptions } from '../../src/platform/presenceClient';
+import type { VoiceLock } from '../../src/platform/voiceLock';
+
+const flush = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+/** A clock whose time moves only when the test says. */
+function fakeClock(startMs = 1_000_000): PresenceClock & { advance(ms: number): Promise<void> } {
+  let now = startMs;
+  let nextId = 0;
+  const timers = new Map<number, { atMs: number; run: () => void }>();
+  return {
+    nowMs: () => now,
+    after(delayMs, run) {
+      const id = nextId++;
+      timers.set(id, { atMs: now + delayMs, run });
+      return () => timers.delete(id);
+    },
+    async advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        const next = [...timers.entries()].filter(([, t]) => t.atMs <= until).sort((a, b) => a[1].atMs - b[1].atMs)[0];
+        if (next === undefined) break;
+        timers.delete(next[0]);
+        now = next[1].atMs;
+        next[1].run();
+        await flush();
+      }
+      now = until;
+      await flush();
+    },
+  };
+}
+
+/** The server's side: the stream's messages are the test's to send; claims and publications are kept. */
+function fakeClient(options: { claimFails?: boolean } = {}) {
+  let stream: StreamOptions | null = null;
+  const claims: PageRef[] = [];
+  const published: Publication[] = [];
+  let claimFails = options.claimFails ?? false;
+  let publishFails = false;
+  let claimSeat: Seat | null = null;
+  const client: PresenceClient = {
+    open(opened) {
+      stream = opened;
+      return { reconnect: () => undefined, close: () => undefined };
+    },
+    claim: (_bot, me) => {
+      claims.push(me);
+      if (claimFails) return Promise.reject(new Error('offline'));
+      return Promise.resolve(claimSeat ?? { role: 'active', term: 99, active: me });
+    },
+    publish: (publication) => {
+      if (publishFails) return Promise.reject(new Error('offline'));
+      published.push(publication);
+      return Promise.resolve({ seqs: [], seat: null });
+    },
+  };
+  return {
+    client,
+    claims,
+    published,
+    send: (message: PresenceMessage) => {
+      if (stream === null) throw new Error('no stream is open');
+      stream.onMessage(message);
+    },
+    since: () => stream?.since() ?? null,
+    set claimFails(value: boolean) {
+      claimFails = value;
+    },
+    set publishFails(value: boolean) {
+      publishFails = value;
+    },
+    set claimSeat(seat: Seat) {
+      claimSeat = seat;
+    },
+  };
+}
+
+function fakeLock(free = true) {
+  const stolen = new Set<() => void>();
+  const takes: boolean[] = [];
+  let held = false;
+  const lock: VoiceLock & { steal(): void } = {
+    get held() {
+      return held;
+    },
+    take({ steal }) {
+      takes.push(steal);
+      if (steal || free) held = true;
+      return Promise.resolve(held);
+    },
+    release() {
+      held = false;
+    },
+    onStolen(listener) {
+      stolen.add(listener);
+      return () => stolen.delete(listener);
+    },
+    steal() {
+      held = false;
+      for (const listener of stolen) listener();
+    },
+  };
+  return { lock, takes };
+}
+
+function fakeChannel() {
+  const posted: ChannelMessage[] = [];
+  const listeners = new Set<(message: ChannelMessage) => void>();
+  const channel: PresenceChannel = {
+    post: (message) => posted.push(message),
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: () => undefined,
+  };
+  return { channel, posted, deliver: (message: ChannelMessage) => { listeners.forEach((l) => { l(message); }); } };
+}
+
+const me: PageRef = { page: 'this-page-0001', device: 'laptop-00001' };
+const otherTab: PageRef = { page: 'other-tab-0002', device: 'laptop-00001' };
+const phone: PageRef = { page: 'phone-page-003', device: 'phone-000003' };
+const seat = (role: Seat['role'], term: number, active: PageRef | null): Seat => ({ role, term, active });
+const hello = (told: Seat, extra: Partial<Extract<PresenceMessage, { type: 'hello' }>> = {}): PresenceMessage => ({ type: 'hello', seat: told, latestSeq: 0, owed: 'nothing', conversation: null, ...extra });
+let seq = 0;
+const event = (e: WindowEvent, at = ++seq): PresenceMessage => ({ type: 'event', sequenced: { seq: at, atMs: 0, event: e } satisfies Sequenced });
+const said = (text: string, utteranceId: number, role: Line['role'] = 'user'): WindowEvent => ({ kind: 'line', conversation: 'conv-1', line: { role, text, utteranceId } });
+
+function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean } = {}) {
+  const clock = fakeClock();
+  const server = fakeClient();
+  const { lock, takes } = fakeLock(options.lockFree ?? true);
+  const { channel, posted, deliver } = fakeChannel();
+  const heard = { voice: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
+  const listeners: PresenceListeners = {
+    onVoice: (active) => heard.voice.push(active),
+    onSeat: (s) => heard.seats.push(s),
+    onMirror: () => {
+      heard.mirrors += 1;
+    },
+    onNarration: (sentence) => heard.narrations.push(sentence),
+  };
+  const presence = openPresence(
+    { bot: 'demo', me, client: server.client, lock: options.withLock === false ? null : lock, channel, lines: options.lines ?? (() => Promise.resolve([])), since: options.since ?? null, clock },
+    listeners,
+  );
+  return { presence, server, lock, takes, posted, deliver, clock, heard };
+}
+
+const view = (change: Partial<ConversationView>): ConversationView => ({
+  phase: 'listening',
+  liveLine: '',
+  lines: [],
+  typing: null,
+  hold: false,
+  held: false,
+  speech: true,
+  listening: true,
+  problem: null,
+  pendingAction: null,
+  ...change,
+});
+
+describe('presence in the page', () => {
+  it('takes the voice when the referee gives it, holding this browser’s lock', async () => {
+    const { presence, server, lock, heard } = open();
+    await flush();
+    expect(lock.held).toBe(true);
+    server.send(hello(seat('active', 1, me)));
+    await presence.ready;
+    expect(presence.hasVoice()).toBe(true);
+    expect(heard.voice).toEqual([true]);
+    expect(heard.seats.at(-1)).toMatchObject({ role: 'active', where: 'here' });
+  });
+
+  it('lets the lock go and stays quiet when another device has the voice', async () => {
+    const { presence, server, lock, heard } = open();
+    await flush();
+    server.send(hello(seat('passive', 4, phone)));
+    await presence.ready;
+    expect(heard.voice).toEqual([false]);
+    expect(lock.held).toBe(false);
+    expect(presence.seat()).toMatchObject({ role: 'passive', where: 'device' });
+  });
+
+  it('goes quiet at once when another tab steals the lock, and heeds no late word from before', async () => {
+    const { presence, server, lock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    lock.steal();
+    expect(heard.voice).toEqual([true, false]);
+    expect(presence.seat()).toMatchObject({ role: 'passive', where: 'tab' });
+    server.send({ type: 'seat', seat: seat('active', 1, me) });
+    expect(presence.hasVoice()).toBe(false);
+    server.send({ type: 'seat', seat: seat('passive', 2, otherTab) });
+    expect(presence.seat()).toMatchObject({ role: 'passive', term: 2, where: 'tab' });
+    expect(heard.voice).toEqual([true, false]);
+  });
+
+  it('takes the voice on a gesture at once: steals the lock, claims it, and obeys the answer', async () => {
+    const { presence, server, takes, heard } = open({ lockFree: false });
+    await flush();
+    server.send(hello(seat('passive', 3, otherTab)));
+    presence.takeOver();
+    expect(heard.voice).toEqual([false, true]);
+    expect(takes).toContain(true);
+    expect(server.claims).toEqual([me]);
+    await flush();
+    expect(presence.seat()).toMatchObject({ role: 'active', term: 99 });
+    presence.takeOver();
+    expect(server.claims).toHaveLength(1);
+  });
+
+  it('keeps the voice it took while the server cannot be reached, and claims it again when the stream is back', async () => {
+    const { presence, server, heard } = open();
+    await flush();
+    server.send(hello(seat('passive', 3, phone)));
+    server.claimFails = true;
+    presence.takeOver();
+    await flush();
+    expect(presence.hasVoice()).toBe(true);
+    server.claimFails = false;
+    // The stream opens again with the seat from before the claim: a late word, and the claim goes again.
+    server.send(hello(seat('passive', 3, phone)));
+    await flush();
+    expect(server.claims).toHaveLength(2);
+    expect(presence.seat()).toMatchObject({ role: 'active', term: 99 });
+    expect(heard.voice).toEqual([false, true]);
+  });
+
+  it('speaks for itself when the referee says nothing, if it holds the lock; else waits, passive', async () => {
+    const alone = open();
+    await flush();
+    await alone.clock.advance(3_000);
+    await alone.presence.ready;
+    expect(alone.presence.hasVoice()).toBe(true);
+    const lockedOut = open({ lockFree: false });
+    await flush();
+    await lockedOut.clock.advance(3_000);
+    await lockedOut.presence.ready;
+    expect(lockedOut.presence.seat()).toMatchObject({ role: 'passive', where: 'tab' });
+    const noLocks = open({ withLock: false });
+    await flush();
+    await noLocks.clock.advance(3_000);
+    expect(noLocks.presence.hasVoice()).toBe(true);
+  });
+
+  it('mirrors what is said, each event once by its seq, and asks from the last it has when it reconnects', async () => {
+    const { presence, server } = open({ since: 40 });
+    await flush();
+    expect(server.since()).toBe(40);
+    server.send(hello(seat('passive', 1, phone), { owed: 'events', latestSeq: 42 }));
+    server.send(event({ kind: 'conversation', conversation: 'conv-1', threadId: null, reopened: false }, 41));
+    server.send(event(said('Hello.', 1), 42));
+    server.send(event(said('Hello.', 1), 42));
+    server.send({ type: 'live', from: phone.page, live: { conversation: 'conv-1', liveLine: 'and then', phase: 'listening', draft: null } });
+    expect(mirrorConversationView(presence.mirror(), { hold: false, speech: true, canListen: true })).toMatchObject({ lines: [{ role: 'user', text: 'Hello.', utteranceId: 1 }], liveLine: 'and then', typing: 'muted' });
+    expect(presence.lastSeq()).toBe(42);
+    expect(server.since()).toBe(42);
+  });
+
+  it('shows this browser’s other tab at once, from the channel; not while it has the voice itself', async () => {
+    const { presence, server, deliver } = open();
+    await flush();
+    server.send(hello(seat('passive', 1, otherTab)));
+    deliver({ type: 'events', from: otherTab.page, events: [{ kind: 'conversation', conversation: 'conv-1', threadId: null, reopened: false }, said('From the other tab.', 1)] });
+    expect(presence.mirror().lines.map((l) => l.text)).toEqual(['From the other tab.']);
+    presence.takeOver();
+    deliver({ type: 'events', from: otherTab.page, events: [said('Late.', 2)] });
+    expect(presence.mirror().lines.map((l) => l.text)).toEqual(['From the other tab.']);
+  });
+
+  it('reloads the conversation from its lines when it fell out of the window', async () => {
+    const asked: string[] = [];
+    const { presence, server } = open({
+      since: 3,
+      lines: (threadId) => {
+        asked.push(threadId);
+        return Promise.resolve([{ role: 'user', text: 'Kept on the server.', utteranceId: 1 }]);
+      },
+    });
+    await flush();
+    server.send(hello(seat('passive', 1, phone), { owed: 'reload', latestSeq: 500, conversation: { conversation: 'conv-9', threadId: 'thread-9', reopened: false } }));
+    await flush();
+    expect(asked).toEqual(['thread-9']);
+    expect(presence.mirror()).toMatchObject({ conversation: { conversation: 'conv-9', threadId: 'thread-9' }, lastSeq: 500, lines: [{ text: 'Kept on the server.' }] });
+  });
+
+  it('narrates verbs that finished elsewhere while it has the voice, a burst as one sentence after 500 ms', async () => {
+    const { presence, server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    server.send(event({ kind: 'verb', verb: 'lists.add', ok: true, sentence: "That's 3 things on your shopping list.", origin: 'elsewhere' }));
+    await clock.advance(200);
+    presence.narrate('Reminder: stretch.');
+    await clock.advance(499);
+    expect(heard.narrations).toEqual([]);
+    await clock.advance(1);
+    expect(heard.narrations).toEqual(["That's 3 things on your shopping list; Reminder: stretch."]);
+  });
+
+  it('does not narrate on a page without the voice', async () => {
+    const { server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('passive', 1, phone)));
+    server.send(event({ kind: 'verb', verb: 'lists.add', ok: true, sentence: 'Added.', origin: 'elsewhere' }));
+    await clock.advance(1_000);
+    expect(heard.narrations).toEqual([]);
+  });
+
+  it('publishes what is kept and spoken, in order, to the server and this browser’s tabs; sends again what could not go', async () => {
+    const { presence, server, posted, clock } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    const spoken: unknown[] = [];
+    const kept: Line[] = [];
+    const ports = presence.tap(
+      {
+        keep: (line: Line) => kept.push(line),
+        speaker: { speak: (request: unknown) => spoken.push(request), cancel: () => undefined, onFailed: () => () => undefined, onPaced: () => () => undefined },
+      } as unknown as ConversationPorts,
+      () => 'conv-1',
+    );
+    server.publishFails = true;
+    ports.keep({ role: 'user', text: 'Question.', utteranceId: 1 });
+    ports.speaker.speak({ utteranceId: 1, piece: 0, text: 'Answer.', voice: 'device', steps: 8, floor: 4 });
+    expect(kept).toHaveLength(1);
+    expect(spoken).toHaveLength(1);
+    expect(posted.map((p) => (p.type === 'events' ? p.events.map((e) => e.kind) : []))).toEqual([['line'], ['piece']]);
+    await flush();
+    expect(server.published).toEqual([]);
+    server.publishFails = false;
+    await clock.advance(5_000);
+    expect(server.published.flatMap((p) => p.events)).toEqual([
+      { kind: 'line', conversation: 'conv-1', line: { role: 'user', text: 'Question.', utteranceId: 1 } },
+      { kind: 'piece', conversation: 'conv-1', utteranceId: 1, piece: 0, text: 'Answer.' },
+    ]);
+  });
+
+  it('publishes the live state at most every 80 ms, the latest, and only while it has the voice', async () => {
+    const { presence, server, clock } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    presence.live(view({ liveLine: 'what' }), 'conv-1');
+    await flush();
+    presence.live(view({ liveLine: 'what time' }), 'conv-1');
+    presence.live(view({ liveLine: 'what time is' }), 'conv-1');
+    await flush();
+    expect(server.published.map((p) => p.live?.liveLine)).toEqual(['what']);
+    await clock.advance(80);
+    expect(server.published.map((p) => p.live?.liveLine)).toEqual(['what', 'what time is']);
+    server.send({ type: 'seat', seat: seat('passive', 2, phone) });
+    presence.live(view({ liveLine: 'shh' }), 'conv-1');
+    await clock.advance(200);
+    expect(server.published).toHaveLength(2);
+  });
+});
+
+describe('the live state of a conversation', () => {
+  it('carries the answer being written as its draft, and none while the turn is the person’s', () => {
+    const lines: Line[] = [
+      { role: 'user', text: 'Hi.', utteranceId: 1 },
+      { role: 'assistant', text: 'Hello th', utteranceId: 1 },
+    ];
+    expect(liveStateOf(view({ phase: 'speaking', lines }), 'c')).toEqual({ conversation: 'c', liveLine: '', phase: 'speaking', draft: { utteranceId: 1, text: 'Hello th' } });
+    expect(liveStateOf(view({ phase: 'listening', lines, liveLine: 'and' }), 'c').draft).toBeNull();
+  });
+
+  it('shows a page without the voice the way in its settings give', () => {
+    const mirror = { conversation: null, lines: [], pieces: {}, live: null, lastSeq: 0, needsLines: false };
+    expect(mirrorConversationView(mirror, { hold: true, speech: true, canListen: true })).toMatchObject({ typing: null, hold: true, listening: false });
+    expect(mirrorConversationView(mirror, { hold: false, speech: false, canListen: false })).toMatchObject({ typing: 'unsupported', speech: false });
+  });
+});

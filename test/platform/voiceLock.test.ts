@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { webVoiceLock } from '../../src/platform/voiceLock';
+
+/** One lock manager per browser: requests as Web Locks grant them (exclusive, ifAvailable, steal). */
+function fakeLocks(): LockManager {
+  let holder: { reject: (error: unknown) => void; release: () => void } | null = null;
+  const request = (async (_name: string, options: LockOptions, callback: LockGrantedCallback<unknown>) => {
+    if (holder !== null && options.ifAvailable === true) return callback(null);
+    if (holder !== null && options.steal === true) {
+      holder.reject(new DOMException('The lock was stolen.', 'AbortError'));
+      holder = null;
+    }
+    if (holder !== null) throw new Error('this fake does not queue');
+    return new Promise<unknown>((resolve, reject) => {
+      const mine = {
+        reject,
+        release: () => {
+          if (holder === mine) holder = null;
+        },
+      };
+      holder = mine;
+      void Promise.resolve(callback({ name: 'voice', mode: 'exclusive' })).then((value) => {
+        mine.release();
+        resolve(value);
+      });
+    });
+  }) as LockManager['request'];
+  return { request, query: () => Promise.resolve({ held: [], pending: [] }) };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('the voice lock', () => {
+  it('is taken by one tab; another asking only if free gets nothing; a steal moves it and tells the first', async () => {
+    const locks = fakeLocks();
+    const one = webVoiceLock('confab.voice.demo', locks);
+    const two = webVoiceLock('confab.voice.demo', locks);
+    if (one === null || two === null) throw new Error('locks were given');
+    let stolen = 0;
+    one.onStolen(() => (stolen += 1));
+    expect(await one.take({ steal: false })).toBe(true);
+    expect(await two.take({ steal: false })).toBe(false);
+    expect(await two.take({ steal: true })).toBe(true);
+    await tick();
+    expect(one.held).toBe(false);
+    expect(stolen).toBe(1);
+    two.release();
+    // A lock let go is free once the browser has seen its callback end.
+    await tick();
+    expect(await one.take({ steal: false })).toBe(true);
+  });
+
+  it('is not there without Web Locks (not a secure context)', () => {
+    expect(webVoiceLock('confab.voice.demo', undefined)).toBeNull();
+  });
+});
