@@ -89,7 +89,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsApi {
     const cost = pacing ? fresherCost(pacing.cost, measured) : null;
     const planned = cost && lastPiece ? slowerOf(cost, lastPiece) : cost;
     // Only audio of the same utterance plays before this piece for certain; the opening has none.
-    const untilMs = playing?.utteranceId === request.utteranceId ? playing.untilMs : null;
+    const untilMs = request.piece > 0 && playing?.utteranceId === request.utteranceId ? playing.untilMs : null;
     try {
       const audio = await tts.synthesise(
         {

@@ -8,6 +8,8 @@
  *     endpoint is never asked again.
  * (5) A reader interrupted mid-stream stops receiving bytes: a server of the test's own proxies to a
  *     local endpoint that streams PCM slowly and records how much it sent before its socket closed.
+ * (15) A long answer on a slow device plays with no silence between its pieces beyond the gap (and
+ *     50 ms): the worker is the product's on a device making speech at 0.85 of real time.
  */
 import { expect, test } from '@playwright/test';
 import type { JSHandle, Page } from '@playwright/test';
@@ -38,11 +40,11 @@ const pageErrors = new WeakMap<Page, string[]>();
  * Opens the harness (on the shared server, or at `origin`), loads the device voice, gets a grant and
  * makes the audio in a click.
  */
-async function openHarness(page: Page, origin?: string): Promise<JSHandle<SpeakersHarness>> {
+async function openHarness(page: Page, origin?: string, query = ''): Promise<JSHandle<SpeakersHarness>> {
   const errors: string[] = [];
   pageErrors.set(page, errors);
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(origin === undefined ? HARNESS : new URL(HARNESS, origin).href);
+  await page.goto(origin === undefined ? `${HARNESS}${query}` : new URL(`${HARNESS}${query}`, origin).href);
   await page.waitForFunction(() => 'harness' in window);
   const harness = await page.evaluateHandle(() => (window as unknown as { harness: SpeakersHarness }).harness);
   await harness.evaluate((h) => h.prepare());
@@ -121,6 +123,48 @@ test('(4) with no voice endpoint, the device voice speaks the same piece and the
   heardOnDevice(after, third, 0);
 
   expect(speakAnswers).toEqual([404]);
+});
+
+/** Twelve sentences, 627 characters: about 40 s of the tiny voice. */
+const LONG_ANSWER = [
+  'Sure, here is the plan for tomorrow.',
+  'We meet at nine by the river, right next to the old stone bridge.',
+  'Bring some water, a light jacket and a small snack for the walk.',
+  'I will send you the map and the bus times tonight.',
+  'The path is flat for the first hour.',
+  'After that it climbs gently through the woods, past the old mill and the pond.',
+  'There is a bench at the top where we can rest.',
+  'If it rains, we will take the lower path instead.',
+  'Lunch is at the inn in the village, about noon.',
+  'They make a very good soup, and the bread is baked that morning.',
+  'We should be back at the bridge by three.',
+  'Let me know tonight if anything changes.',
+].join(' ');
+/** The player's gap between pieces (the demo bot's 0.12 s), and the most any gap may be beyond it. */
+const GAP_S = 0.12;
+const GAP_TOLERANCE_S = 0.05;
+
+test('(15) a long answer on a device making speech at 0.85 of real time plays with no gap beyond the gap and 50 ms', async ({ page }) => {
+  test.setTimeout(240_000);
+  const harness = await openHarness(page, undefined, '?rtf=0.85');
+  await harness.evaluate((h) => {
+    h.converse('device');
+  });
+  const id = await harness.evaluate((h, answer) => h.ask('What is the plan?', answer), LONG_ANSWER);
+  await expect.poll(() => harness.evaluate((h) => h.turnIsBack()), { timeout: 180_000 }).toBe(true);
+
+  const log = await harness.evaluate((h) => h.log());
+  const pieces = speaks(log).filter((spoken) => spoken.startsWith(`${id}:`));
+  // Cut to what the device can make in time: more, smaller pieces than the two a fast device gets.
+  expect(pieces.length).toBeGreaterThan(4);
+  for (let piece = 0; piece < pieces.length; piece += 1) heardOnDevice(log, id, piece);
+  const scheduled = log.flatMap((e) => (e.kind === 'scheduled' ? [e] : []));
+  expect(scheduled).toHaveLength(pieces.length);
+  const gaps = scheduled.slice(1).map((buffer, i) => {
+    const before = scheduled[i];
+    return before === undefined ? Number.NaN : buffer.atS - (before.atS + before.durationS);
+  });
+  expect(gaps.filter((gap) => !(gap <= GAP_S + GAP_TOLERANCE_S))).toEqual([]);
 });
 
 test.describe('on a server of the test’s own, in front of a stand-in voice endpoint', () => {

@@ -3,11 +3,11 @@
  * test: after each run the session calls `after` with the graph (told by its inputs), its feeds and
  * how long the real run took, and answers only once `after` has. The benchmark sleeps there to
  * slow the stand-in to a chosen real-time factor; the keeping-up test moves a simulated clock by
- * what the run would cost on the device it plays.
+ * what the run would cost on the device it plays; the browser tests' slow worker waits that long.
+ * Imports no more than a worker can hold.
  */
 import type * as Ort from 'onnxruntime-web';
 import type { GraphName } from '../../src/core/voice/contract';
-import { SAMPLES_PER_FRAME } from './tinySupertonic';
 
 type OrtModule = typeof Ort;
 
@@ -40,8 +40,8 @@ export function costedOrt(ort: OrtModule, after: AfterRun): OrtModule {
   return { ...ort, InferenceSession: { ...ort.InferenceSession, create } } as unknown as OrtModule;
 }
 
-/** Audio one latent frame makes, in ms. */
-export const FRAME_MS = (SAMPLES_PER_FRAME / 44_100) * 1000;
+/** Audio one latent frame makes, in ms: 3,072 samples (`ae.base_chunk_size` × `ttl.chunk_compress_factor`) at 44.1 kHz. */
+export const FRAME_MS = (3072 / 44_100) * 1000;
 
 /** Latent frames a vector-estimator or vocoder run works on (0 for the text graphs). */
 export function framesOf(graph: GraphName, feeds: Readonly<Record<string, Ort.Tensor>>): number {

@@ -28,8 +28,9 @@ export interface HeardPiece {
   stepsAsked: number;
   steps: number;
   audioMs: number;
-  /** How long the worker took to make it. */
+  /** How long the worker took to make it, and of that its solver steps. */
   makeMs: number;
+  stepsMs: number;
   /** When it was handed to the player, and when it starts playing, in ms from the question. */
   handedAtMs: number;
   startsAtMs: number;
@@ -66,19 +67,23 @@ export interface PacedAnswerOptions {
 
 const DEFAULT_VOICE: DeviceVoice = { name: 'F1', lang: 'en', speed: 1.05 };
 
+/** Answers spoken so far: each gets utterance ids of its own, as a page's conversations do. */
+let answersSpoken = 0;
+
 export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<SpokenAnswer> {
   const { nowMs } = options;
   const talk = { ...TALK, ...options.talk };
   const timings = new Map<number, PieceTiming>();
   const asked = new Map<number, PieceRequest>();
   const handed: { piece: number; atMs: number; audioMs: number }[] = [];
+  const idsFrom = (answersSpoken += 1) * 1_000_000;
   const tts: Pick<TtsApi, 'speak' | 'cancel'> = {
     async speak(request) {
-      const made: SpokenPiece | null = await options.tts.speak(request);
+      const made: SpokenPiece | null = await options.tts.speak({ ...request, utteranceId: idsFrom + request.utteranceId });
       if (made !== null) timings.set(made.piece, made.timing);
       return made;
     },
-    cancel: (utteranceId) => options.tts.cancel(utteranceId),
+    cancel: (utteranceId) => options.tts.cancel(idsFrom + utteranceId),
   };
   const player = {
     gapMs: talk.gapMs,
@@ -150,6 +155,7 @@ export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<Spo
       steps: timing.steps,
       audioMs: one.audioMs,
       makeMs: timing.prepareMs + timing.stepsMs + timing.vocodeMs,
+      stepsMs: timing.stepsMs,
       handedAtMs,
       startsAtMs,
       silenceMs,

@@ -6,7 +6,11 @@
  * wired the way the app wires them. The test plays the answer stream (`ask`) and the person (`interrupt`).
  *
  * Everything the player is asked to do, everything it reports, and the peak of its output level while
- * each piece sounds, is written to one log in the order it happened, for the test to read.
+ * each piece sounds, is written to one log in the order it happened, for the test to read; so is
+ * every buffer the player schedules, with its start and length on the audio clock.
+ *
+ * With `?rtf=0.85` in its address the device voice is the slow worker (slowTts.worker.ts): the
+ * product's worker on a device making speech at that real-time factor.
  */
 import { createActor, fromCallback } from 'xstate';
 import type { Actor } from 'xstate';
@@ -18,6 +22,7 @@ import { audioContextInGesture } from '../../../src/platform/audio/audioContext'
 import { createAudioPlayer } from '../../../src/platform/audio/player';
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
+import type { DeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
 import type { Speaker } from '../../../src/platform/speakers/speaker';
@@ -36,7 +41,9 @@ export type SpeakersEntry =
   | { kind: 'stop' }
   | { kind: 'interrupted'; utteranceId: number }
   /** A new conversation began (its utterance ids start again from 1). */
-  | { kind: 'conversation'; voice: Voice };
+  | { kind: 'conversation'; voice: Voice }
+  /** A buffer of the player's was scheduled: when it starts and how long it lasts, in audio-clock seconds. */
+  | { kind: 'scheduled'; atS: number; durationS: number };
 
 /** What the page exposes on `window.harness`. */
 export interface SpeakersHarness {
@@ -58,9 +65,14 @@ export interface SpeakersHarness {
 }
 
 const log: SpeakersEntry[] = [];
-const tts = new TtsClient();
+const slowRtf = new URLSearchParams(location.search).get('rtf');
+const tts =
+  slowRtf === null
+    ? new TtsClient()
+    : new TtsClient(() => new Worker(new URL('./slowTts.worker.ts', import.meta.url), { type: 'module', name: `confab-voice-slow rtf=${slowRtf}` }));
 let grant: Promise<string> | undefined;
 let player: AudioPlayer | undefined;
+let device: DeviceSpeaker | undefined;
 let speaker: Speaker | undefined;
 let conversation: Actor<typeof conversationMachine> | undefined;
 /** Stops the current conversation hearing the player and the speakers. */
@@ -142,12 +154,28 @@ function watchLevels(real: AudioPlayer): void {
   requestAnimationFrame(read);
 }
 
+/** Logs every buffer the context is asked to play, when it starts and for how long. */
+function watchSchedule(context: BaseAudioContext): void {
+  const create = context.createBufferSource.bind(context);
+  context.createBufferSource = () => {
+    const source = create();
+    const start = source.start.bind(source);
+    source.start = (when?: number, offset?: number, duration?: number) => {
+      log.push({ kind: 'scheduled', atS: when ?? 0, durationS: source.buffer?.duration ?? 0 });
+      start(when, offset, duration);
+    };
+    return source;
+  };
+}
+
 function begin(): void {
   if (player !== undefined) return;
-  const real = createAudioPlayer(audioContextInGesture(), { gapMs: 120 });
+  const context = audioContextInGesture();
+  watchSchedule(context);
+  const real = createAudioPlayer(context, { gapMs: 120 });
   watchLevels(real);
   player = logged(real);
-  const device = createDeviceSpeaker({ tts, player, voice: () => ({ name: 'F1', lang: 'en', speed: DEFAULT_SPEED }) });
+  device = createDeviceSpeaker({ tts, player, voice: () => ({ name: 'F1', lang: 'en', speed: DEFAULT_SPEED }) });
   const endpoint = createEndpointSpeaker({
     player,
     grant: () => grant ?? Promise.reject(new Error('The harness was not prepared.')),
@@ -156,13 +184,13 @@ function begin(): void {
   speaker = routeByVoice({ device, endpoint });
 }
 
-function wired(): { player: AudioPlayer; speaker: Speaker } {
-  if (player === undefined || speaker === undefined) throw new Error('Click Begin first: the audio starts in a gesture.');
-  return { player, speaker };
+function wired(): { player: AudioPlayer; device: DeviceSpeaker; speaker: Speaker } {
+  if (player === undefined || device === undefined || speaker === undefined) throw new Error('Click Begin first: the audio starts in a gesture.');
+  return { player, device, speaker };
 }
 
 function converse(voice: Voice): void {
-  const { player: out, speaker: voices } = wired();
+  const { player: out, device: onDevice, speaker: voices } = wired();
   conversation?.stop();
   for (const stop of hangUp) stop();
   log.push({ kind: 'conversation', voice });
@@ -184,8 +212,13 @@ function converse(voice: Voice): void {
       },
     },
   });
-  const actor = createActor(machine, { input: { recogniser: false, voice } }).start();
+  const actor = createActor(machine, { input: { recogniser: false, voice } });
+  actor.send({ type: 'voice.paced', pace: onDevice.pace() });
+  actor.start();
   hangUp = [
+    onDevice.onPace((pace) => {
+      actor.send({ type: 'voice.paced', pace });
+    }),
     out.on('started', (key) => {
       actor.send({ type: 'audio.started', ...key });
     }),
@@ -217,8 +250,8 @@ const harness: SpeakersHarness = {
     const actor = talking();
     actor.send({ type: 'user.said', text: question, via: 'keyboard' });
     const { utteranceId } = actor.getSnapshot().context;
-    actor.send({ type: 'answer.delta', utteranceId, text: answer });
-    actor.send({ type: 'answer.done', utteranceId });
+    actor.send({ type: 'answer.delta', utteranceId, text: answer, atMs: Date.now() });
+    actor.send({ type: 'answer.done', utteranceId, atMs: Date.now() });
     return utteranceId;
   },
   interrupt() {
