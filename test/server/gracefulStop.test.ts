@@ -88,14 +88,15 @@ describe('the compiled server, stopping', () => {
       headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
       body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'Talk for a long time, please.' }] }),
     });
-    const reader = (answer.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
-    let text = (await reader.read()).value ?? '';
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value, { stream: true });
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      text += value;
+      text += decoder.decode(value, { stream: true });
     }
     const ranOnMs = Date.now() - signalled;
     expect(ranOnMs).toBeGreaterThanOrEqual(900);
