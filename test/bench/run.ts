@@ -1,11 +1,18 @@
 /**
  * `npm run bench -- <name>` runs test/bench/<name>.ts, writes its result to bench-results/<name>.json
- * and prints it as the final line. `npm run bench` alone runs every benchmark in turn.
+ * and prints it as the final line. `npm run bench` alone runs every benchmark in turn, and writes
+ * bench-results/summary.md: each headline figure beside its target (test/helpers/benchSummary.ts;
+ * a benchmark declares its own by exporting `targets`). One that fails is noted there and the rest
+ * still run; the command then exits non-zero.
  * Benchmarks, not tests, hold the speed and memory targets: these machines are shared and noisy.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DECLARED_TARGETS, summaryTable } from '../helpers/benchSummary';
+import type { BenchOutcome, BenchTarget } from '../helpers/benchSummary';
+
+export type { BenchTarget } from '../helpers/benchSummary';
 
 export interface BenchResult {
   bench: string;
@@ -14,9 +21,14 @@ export interface BenchResult {
 
 interface BenchModule {
   run: () => Promise<BenchResult> | BenchResult;
+  /** The benchmark's targets, for the summary. */
+  targets?: readonly BenchTarget[];
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, '..', '..', 'bench-results');
+/** Targets the benchmarks run so far exported, by name. */
+const exported = new Map<string, readonly BenchTarget[]>();
 
 async function available(): Promise<string[]> {
   const files = await readdir(here);
@@ -25,8 +37,8 @@ async function available(): Promise<string[]> {
 
 async function runOne(name: string): Promise<BenchResult> {
   const mod = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as BenchModule;
+  if (mod.targets !== undefined) exported.set(name, mod.targets);
   const result = await mod.run();
-  const out = join(here, '..', '..', 'bench-results');
   await mkdir(out, { recursive: true });
   await writeFile(join(out, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return result;
@@ -39,7 +51,25 @@ if (unknown.length > 0) {
   console.error(`No benchmark named ${unknown.join(', ')}. Available: ${names.join(', ')}.`);
   process.exit(2);
 }
-for (const name of asked.length > 0 ? asked : names) {
-  const result = await runOne(name);
-  console.log(JSON.stringify(result));
+if (asked.length > 0) {
+  for (const name of asked) {
+    const result = await runOne(name);
+    console.log(JSON.stringify(result));
+  }
+} else {
+  const outcomes: BenchOutcome[] = [];
+  for (const name of names) {
+    try {
+      const result = await runOne(name);
+      console.log(JSON.stringify(result));
+      outcomes.push({ name, result });
+    } catch (error) {
+      console.error(`Benchmark ${name} failed:`, error);
+      outcomes.push({ name, error: error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error) });
+    }
+  }
+  await mkdir(out, { recursive: true });
+  await writeFile(join(out, 'summary.md'), summaryTable(outcomes, (name) => exported.get(name) ?? DECLARED_TARGETS[name], new Date()));
+  console.error(`Summary: ${join(out, 'summary.md')}`);
+  if (outcomes.some((outcome) => 'error' in outcome)) process.exitCode = 1;
 }

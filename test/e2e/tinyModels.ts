@@ -13,9 +13,14 @@ import { buildTinyGraphs } from '../helpers/tinySupertonic';
 export const E2E_MODELS_DIR = process.env.E2E_MODELS ?? resolve(import.meta.dirname, '..', '..', 'e2e-build', 'models');
 
 export default function globalSetup(): void {
+  layTinyModels(E2E_MODELS_DIR);
+}
+
+/** Lays the mirror out in `dir`, emptied first (the browser tests' set-up, and the turn benchmark's). */
+export function layTinyModels(dir: string): void {
   const version = 'supertonic-3';
-  const root = join(E2E_MODELS_DIR, version);
-  rmSync(E2E_MODELS_DIR, { recursive: true, force: true });
+  const root = join(dir, version);
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(root, 'onnx'), { recursive: true });
   mkdirSync(join(root, 'voice_styles'), { recursive: true });
   const graphs = buildTinyGraphs();
