@@ -16,7 +16,9 @@
  *   sentence, then two, up to `Talk.pieceChars`. A slow device gets more, smaller pieces rather
  *   than silence.
  * - `stepsInTime`: how many solver steps a piece can have and still be ready in time, never fewer
- *   than the bot's floor. The engine asks once it knows the piece's length.
+ *   than the bot's floor. The engine asks once it knows the piece's length; the worker plans on the
+ *   better informed of its own measurements and the page's (`fresherCost`), and never on a device
+ *   quicker than the last piece it made (`slowerOf`).
  *
  * Times are milliseconds on one clock; costs are milliseconds of work per second of audio made,
  * because every graph but the two small ones runs once per latent frame.
