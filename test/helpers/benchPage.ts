@@ -1,5 +1,5 @@
 /**
- * What the browser benchmarks stand on: a build of the page of their own, the real server composed
+ * What the browser benchmarks and the README's screenshots stand on: a build of the page of their own, the real server composed
  * in-process (createBackend + createApp over an in-memory PGlite, as server/index.ts composes it)
  * serving that build and a model mirror, and Debian's Chromium launched as the browser tests launch
  * it, with a silent fake microphone. Everything lives in a folder of the benchmark's own outside
@@ -22,6 +22,7 @@ import type { Provider } from '../../server/chat/upstream';
 import { readConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/database';
 import { hashEmbedder } from '../../server/memory/embed';
+import { readPersonMode } from '../../server/person';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
 import { writeSilence } from '../e2e/page/micFiles';
 import { layTinyModels } from '../e2e/tinyModels';
@@ -64,6 +65,8 @@ export interface BenchServerOptions {
   prices?: PriceTable;
   /** Where the tiny voice is laid out; none: no model files (the voice cannot start). */
   models?: string;
+  /** Supabase mode against this project (the tests' stand-in for Supabase Auth); none: local mode. */
+  supabase?: { url: string; anonKey: string; jwtSecret: string };
 }
 
 export interface BenchServer {
@@ -79,7 +82,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     db,
     bots: options.bots,
     grantSecret: randomBytes(32),
-    personMode: { kind: 'local' },
+    personMode: options.supabase === undefined ? { kind: 'local' } : readPersonMode({ SUPABASE_URL: options.supabase.url, SUPABASE_JWT_SECRET: options.supabase.jwtSecret }),
     providers,
     live: providers.length > 0,
     prices: options.prices ?? DEFAULT_PRICES,
@@ -91,7 +94,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     verbLog: () => undefined,
   });
   await api.presence.start();
-  const env = { CONFAB_DIST: options.dist, CONFAB_MODEL_BASE: '/models', ...(options.models === undefined ? {} : { CONFAB_MODELS_DIR: options.models }) };
+  const env = {
+    CONFAB_DIST: options.dist,
+    CONFAB_MODEL_BASE: '/models',
+    ...(options.models === undefined ? {} : { CONFAB_MODELS_DIR: options.models }),
+    ...(options.supabase === undefined ? {} : { SUPABASE_URL: options.supabase.url, SUPABASE_ANON_KEY: options.supabase.anonKey }),
+  };
   const server = await serveApp(createApp({ config: readConfig(env, ROOT), api }));
   return {
     url: server.url,

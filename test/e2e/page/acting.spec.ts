@@ -15,6 +15,7 @@ import type { Received, Reply, Upstream } from '../../server/chat/localServers';
 import type { ConfabServer } from '../helpers/confabServer';
 import type { FakeSpeech } from './fakeRecogniser';
 import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, expect, openVoice, orb, said, startListening, stopSpeaking, test, turnBack } from './fixtures';
+import { expectNewestLinesSeen, expectOnScreen } from './layout';
 import { startOwnServer } from './ownServer';
 
 test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
@@ -50,6 +51,9 @@ test('(14.2) asks before clearing a list: no leaves it, yes clears it once', asy
   await expect(yes).toBeVisible({ timeout: ANSWER_PATIENCE_MS });
   await expect(yes).toBeInViewport();
   await expect(no).toBeInViewport();
+  // The question's card takes room from the transcript, which still shows the question it asks.
+  await expectOnScreen(page, { 'Yes, do it': yes, 'No, leave it': no });
+  await expectNewestLinesSeen(page);
   await speech.listening();
   await speech.final('No.');
   await expect(said(page, 'assistant').last()).toHaveText("Okay, I've left it as it was.", { timeout: ANSWER_PATIENCE_MS });

@@ -1,0 +1,212 @@
+/**
+ * `npm run screenshots`: the README's pictures of the page, taken from the real built page in
+ * Debian's Chromium and written to docs/screenshots/.
+ *
+ * The page is `vite build --mode e2e` (the product page, with a worker that takes the tiny stand-in
+ * voice graphs, which sound like noise but make the page speak as it does with the real voice); the
+ * real server composed in-process with the shipped bots and no model provider, so the scripted
+ * stand-in answers, as on a fresh clone; the browser tests' fake recogniser hears what the script
+ * says. Each picture waits for a condition on the page (a state of the orb, a line in the
+ * transcript, the drawer at rest), never for a fixed time. The orb moves, so it is caught at some
+ * moment of its motion; everything else is the same every run.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { loadBots } from '../../server/bots';
+import { FakeSpeech } from '../e2e/page/fakeRecogniser';
+import { NAME_HELPER, ROOT, benchFolder, buildPage, launchChromium, startBenchServer, tinyVoice } from '../helpers/benchPage';
+import type { BenchServer } from '../helpers/benchPage';
+import { SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
+
+const OUT = join(ROOT, 'docs', 'screenshots');
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const PATIENCE_MS = 90_000;
+/** A JWT secret for the Supabase sign-in picture's stand-in project: a picture, not a secret. */
+const PICTURE_JWT_SECRET = 'screenshots-only-jwt-secret-of-32-characters-or-more';
+
+/** Waits until nothing on the page is mid-transition, so a picture shows where things come to rest. */
+async function still(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY),
+  );
+  // The transcript scrolls smoothly to its newest line: wait until it has arrived.
+  await page.waitForFunction(() => {
+    const log = document.querySelector('[data-testid="transcript"]');
+    return log === null || Math.abs(log.scrollHeight - log.clientHeight - log.scrollTop) < 2;
+  });
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await still(page);
+  const path = join(OUT, `${name}.png`);
+  await page.screenshot({ path });
+  console.error(`wrote docs/screenshots/${name}.png`);
+}
+
+const orbIs = (page: Page, states: readonly string[]) =>
+  page.waitForFunction((wanted) => wanted.includes(document.querySelector('[data-testid="orb"]')?.getAttribute('data-state') ?? ''), states, { timeout: PATIENCE_MS });
+
+/** A page of its own person (a context each), with the fake recogniser unless `recogniser` is false. */
+async function openPage(browser: Browser, url: string, options: { viewport?: { width: number; height: number }; recogniser?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; speech: FakeSpeech }> {
+  const context = await browser.newContext({ viewport: options.viewport ?? LAPTOP });
+  const page = await context.newPage();
+  await page.addInitScript(NAME_HELPER);
+  let speech: FakeSpeech;
+  if (options.recogniser === false) {
+    await FakeSpeech.remove(page);
+    speech = new FakeSpeech(page);
+  } else {
+    speech = await FakeSpeech.install(page, { refused: false });
+  }
+  await page.goto(url);
+  await page.getByTestId('mic').waitFor({ timeout: PATIENCE_MS });
+  return { context, page, speech };
+}
+
+/** Says `question`, and waits until it has been answered and the turn is the person's again. */
+async function ask(page: Page, speech: FakeSpeech, question: string, answer: string | RegExp): Promise<void> {
+  await speech.final(question);
+  await page.getByTestId('transcript').getByText(answer).last().waitFor({ timeout: PATIENCE_MS });
+  await orbIs(page, ['listening', 'hearing']);
+}
+
+async function typeAndWait(page: Page, text: string): Promise<void> {
+  await page.getByTestId('typing').fill(text);
+  await page.getByTestId('send').click();
+  await page.getByTestId('transcript').getByText(`I heard you say: "${text}"`).waitFor({ timeout: PATIENCE_MS });
+  await orbIs(page, ['listening', 'hearing', 'muted']);
+}
+
+/** The voice page as a person meets it, then talks, acts, looks back, and sets it up. */
+async function conversation(browser: Browser, server: BenchServer): Promise<void> {
+  const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`);
+  await page.getByTestId('transcript').getByText("Hello, I'm Sage").waitFor();
+  await orbIs(page, ['muted']);
+  await shoot(page, 'first-visit');
+
+  await page.getByTestId('start-listening').click();
+  await orbIs(page, ['listening']);
+  await speech.listening();
+  await shoot(page, 'listening');
+
+  await speech.interim('What is the weather like on');
+  await orbIs(page, ['hearing']);
+  await shoot(page, 'live-line');
+  await speech.final('What is the weather like on Mars today?');
+  await orbIs(page, ['speaking']);
+  await page.getByTestId('transcript').getByText('Nothing is being bought').waitFor({ timeout: PATIENCE_MS });
+  await shoot(page, 'speaking');
+  await orbIs(page, ['listening', 'hearing']);
+
+  await ask(page, speech, 'Add rice and beans to my shopping list.', /2 things on your shopping list/);
+  await speech.final('Clear my shopping list.');
+  await page.getByRole('button', { name: 'Yes, do it' }).waitFor({ timeout: PATIENCE_MS });
+  await orbIs(page, ['listening', 'hearing']);
+  await shoot(page, 'confirm');
+  await speech.final('No.');
+  await page.getByTestId('transcript').getByText("Okay, I've left it as it was.").waitFor({ timeout: PATIENCE_MS });
+  await orbIs(page, ['listening', 'hearing']);
+
+  // A second conversation, so the drawer has two.
+  await page.getByTestId('open-drawer').click();
+  await page.getByTestId('new-conversation').click();
+  await page.getByTestId('transcript').getByText("Hello, I'm Sage").waitFor();
+  await orbIs(page, ['listening', 'hearing']);
+  await ask(page, speech, 'How do I keep basil alive indoors?', /keep basil alive indoors/);
+  await ask(page, speech, 'My sister Ana is visiting on Friday.', /Ana is visiting on Friday/);
+  await page.getByTestId('open-drawer').click();
+  await page.getByTestId('thread').nth(1).waitFor();
+  await shoot(page, 'drawer');
+  await page.getByTestId('show-memories').click();
+  await page.getByTestId('memories').getByText('Ana is visiting').waitFor({ timeout: PATIENCE_MS });
+  await shoot(page, 'memories');
+  await page.getByRole('button', { name: 'Close' }).click();
+
+  await page.getByTestId('open-settings').click();
+  await page.getByTestId('settings').waitFor();
+  await shoot(page, 'settings');
+  await page.getByRole('button', { name: 'Close settings' }).click();
+
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.locator('[data-testid="orb"][data-motion="still"]').waitFor();
+  await speech.final('Tell me a short story about the sea.');
+  await orbIs(page, ['speaking']);
+  await shoot(page, 'reduced-motion');
+  await context.close();
+}
+
+/** A browser that cannot listen (Firefox): the conversation is typed. */
+async function typed(browser: Browser, server: BenchServer): Promise<void> {
+  const { context, page } = await openPage(browser, `${server.url}/voice/demo`, { recogniser: false });
+  await typeAndWait(page, 'Is anybody there?');
+  await typeAndWait(page, 'What can you help me with?');
+  await shoot(page, 'typed');
+  await context.close();
+}
+
+/** A phone's width, partway through a conversation. */
+async function phone(browser: Browser, server: BenchServer): Promise<void> {
+  const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`, { viewport: PHONE });
+  await page.getByTestId('start-listening').click();
+  await orbIs(page, ['listening']);
+  await ask(page, speech, 'What should I read on a long train ride?', /long train ride/);
+  await speech.interim('And something shorter for the way');
+  await orbIs(page, ['hearing']);
+  await shoot(page, 'phone');
+  await context.close();
+}
+
+/** The model hub out of reach: the voice cannot start; one line says so, with Try again. */
+async function voiceAway(browser: Browser, server: BenchServer): Promise<void> {
+  const context = await browser.newContext({ viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.addInitScript(NAME_HELPER);
+  await FakeSpeech.install(page, { refused: false });
+  await page.route('**/models/**', (route) => route.abort('internetdisconnected'));
+  await page.goto(`${server.url}/voice/demo`);
+  await page.getByTestId('retry-voice').waitFor({ timeout: PATIENCE_MS });
+  await typeAndWait(page, 'Can you hear me?');
+  await shoot(page, 'voice-could-not-start');
+  await context.close();
+}
+
+/** Supabase mode: the page asks the person to sign in before anything else. */
+async function signIn(browser: Browser, dist: string, models: string): Promise<void> {
+  const project = await SupabaseAuthStandIn.start({ jwtSecret: PICTURE_JWT_SECRET });
+  const server = await startBenchServer({ dist, models, bots: await loadBots(join(ROOT, 'bots')), supabase: { url: project.url, anonKey: project.anonKey, jwtSecret: PICTURE_JWT_SECRET } });
+  try {
+    const context = await browser.newContext({ viewport: LAPTOP });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/voice/demo`);
+    await page.getByTestId('sign-in').waitFor({ timeout: PATIENCE_MS });
+    await shoot(page, 'sign-in');
+    await context.close();
+  } finally {
+    await server.close();
+    await project.close();
+  }
+}
+
+const work = benchFolder('screenshots');
+try {
+  mkdirSync(OUT, { recursive: true });
+  const dist = join(work.path, 'dist');
+  buildPage(dist, 'e2e');
+  const models = tinyVoice(join(work.path, 'models'));
+  const server = await startBenchServer({ dist, models, bots: await loadBots(join(ROOT, 'bots')) });
+  const browser = await launchChromium(join(work.path, 'mic'));
+  try {
+    await conversation(browser, server);
+    await typed(browser, server);
+    await phone(browser, server);
+    await voiceAway(browser, server);
+    await signIn(browser, dist, models);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+} finally {
+  work.dispose();
+}
