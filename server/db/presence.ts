@@ -45,9 +45,11 @@ function seatOf(row: SeatColumns | undefined): SeatRow {
 
 /** The seat, taken for this transaction (made when the person has none yet). */
 export async function takeSeat(tx: Queryable, person: string, bot: string): Promise<SeatRow> {
+  const take = () => tx.query<SeatColumns>(`select ${SEAT} from presence_seats where person = $1 and bot = $2 for update`, [person, bot]);
+  const { rows } = await take();
+  if (rows[0] !== undefined) return seatOf(rows[0]);
   await tx.query('insert into presence_seats (person, bot) values ($1, $2) on conflict (person, bot) do nothing', [person, bot]);
-  const { rows } = await tx.query<SeatColumns>(`select ${SEAT} from presence_seats where person = $1 and bot = $2 for update`, [person, bot]);
-  return seatOf(rows[0]);
+  return seatOf((await take()).rows[0]);
 }
 
 /** The seat as it stands, without taking it; an empty one when the person has none yet. */
@@ -143,6 +145,18 @@ export async function oldestSeq(tx: Queryable, person: string, bot: string): Pro
   const { rows } = await tx.query<{ seq: string | number | null }>('select min(seq) as seq from presence_events where person = $1 and bot = $2', [person, bot]);
   const seq = rows[0]?.seq ?? null;
   return seq === null ? null : Number(seq);
+}
+
+/**
+ * Sends `payload` on `channel` (when this transaction commits) only if `page` has the voice, in one
+ * statement, for the live state that goes out many times a second; answers the seat as it stands.
+ */
+export async function notifyIfActive(tx: Queryable, person: string, bot: string, page: string, channel: string, payload: string): Promise<SeatRow> {
+  const { rows } = await tx.query<SeatColumns>(
+    `select ${SEAT}, case when active_page = $3 then pg_notify($4, $5)::text end as said from presence_seats where person = $1 and bot = $2`,
+    [person, bot, page, channel, payload],
+  );
+  return seatOf(rows[0]);
 }
 
 /** Sends `payload` on `channel` when this transaction commits. */

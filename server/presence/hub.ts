@@ -11,7 +11,7 @@
  * notification lost while the LISTEN connection was down) reads what it missed from the window.
  */
 import type { SSEStreamingApi } from 'hono/streaming';
-import type { LiveState, PresenceMessage, Seat, Sequenced } from '../../src/core/presence/protocol';
+import type { LiveState, PageRef, PresenceMessage, Seat, Sequenced } from '../../src/core/presence/protocol';
 import type { Database } from '../db/database';
 import { eventsFrom } from '../db/presence';
 
@@ -34,6 +34,8 @@ export interface Fanout {
   eventsFrom?: number;
   /** The active page's live state, not kept. */
   live?: { from: string; live: LiveState };
+  /** A page is claiming the voice: the others yield at once, ahead of the ruling. */
+  yield?: PageRef;
 }
 
 /** The fan-out as the channel carries it: the events left out when they would not fit. */
@@ -121,6 +123,7 @@ export class PresenceStream {
   }
 
   private async take(fanout: Fanout): Promise<void> {
+    if (fanout.yield !== undefined && fanout.yield.page !== this.page) await this.write({ type: 'yield', to: fanout.yield });
     const seat = fanout.told?.find((t) => t.page === this.page)?.seat;
     if (seat !== undefined && JSON.stringify(seat) !== this.sentSeat) {
       this.sentSeat = JSON.stringify(seat);

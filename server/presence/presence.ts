@@ -26,7 +26,7 @@ import type { PageRef, Seat, Sequenced, WindowEvent } from '../../src/core/prese
 import { referee, REFEREE_DEFAULTS, seatOf } from '../../src/core/presence/referee';
 import type { RefereeEvent, Ruling } from '../../src/core/presence/referee';
 import type { Database } from '../db/database';
-import { appendEvents, eventsFrom, keepRuling, knownPages, notify, oldestSeq, readSeat, takeSeat } from '../db/presence';
+import { appendEvents, eventsFrom, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
 import type { SeatRow } from '../db/presence';
 import { readJson } from '../json';
 import type { PersonEnv } from '../person';
@@ -96,6 +96,14 @@ export function presence(deps: PresenceDeps): Presence {
   }
 
   async function publish(person: string, bot: string, page: string | null, events: readonly WindowEvent[], live: NonNullable<Fanout['live']> | null): Promise<{ sequenced: Sequenced[]; seat: Seat | null }> {
+    if (events.length === 0 && live !== null) {
+      // The live state alone, several times a second while the page with the voice talks: one
+      // statement that passes it on only if that page has the voice, and keeps nothing.
+      const fanout: Fanout = { from: hub.instance, person, bot, live };
+      const row = await db.asPerson(person, (tx) => notifyIfActive(tx, person, bot, live.from, PRESENCE_CHANNEL, payloadOf(fanout)));
+      if (row.active?.page === live.from) hub.deliver(fanout);
+      return { sequenced: [], seat: page === null ? null : seatFromRow(row, page) };
+    }
     const { change, seat } = await db.asPerson(person, async (tx) => {
       const row = events.length > 0 ? await takeSeat(tx, person, bot) : await readSeat(tx, person, bot);
       const sequenced = await appendEvents(tx, person, bot, row, events, deps.clock(), options.windowCapacity);
@@ -171,7 +179,13 @@ export function presence(deps: PresenceDeps): Presence {
     const body = await readJson(c);
     const bot = knownBot(typeof body.bot === 'string' ? body.bot : undefined);
     const me = pageOf(body.page, body.device);
-    const ruling = await rule(c.get('person'), bot, { type: 'claimed', page: me, atMs: deps.clock() });
+    const person = c.get('person');
+    // A claim always wins: every other page of the person's yields at once, before the ruling is
+    // kept — this instance's streams now, the others' as soon as the notification reaches them.
+    const yielding: Fanout = { from: hub.instance, person, bot, yield: me };
+    hub.deliver(yielding);
+    db.asPerson(person, (tx) => notify(tx, PRESENCE_CHANNEL, payloadOf(yielding))).catch(() => undefined);
+    const ruling = await rule(person, bot, { type: 'claimed', page: me, atMs: deps.clock() });
     return c.json({ seat: seatOf(ruling.state, me.page) });
   });
 

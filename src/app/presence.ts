@@ -18,7 +18,7 @@ import type { Narration } from '../core/presence/narration';
 import { applyEvent, EMPTY_MIRROR, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../core/presence/mirror';
 import type { Mirror } from '../core/presence/mirror';
 import { narratable } from '../core/presence/narration';
-import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, WindowEvent } from '../core/presence/protocol';
+import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, Seat, WindowEvent } from '../core/presence/protocol';
 import { hasVoice, seatAfter, UNSEATED } from '../core/presence/seat';
 import type { PageSeat, SeatEvent } from '../core/presence/seat';
 import type { PresenceChannel } from '../platform/presenceChannel';
@@ -61,13 +61,13 @@ export interface PresenceListeners {
 export interface PresenceOptions {
   /** How long the page waits for the referee's first word before acting on its lock alone, in ms. Default 3 000. */
   readyMs: number;
-  /** The least time between two live states published, in ms. Default 80. */
+  /** The least time between two live states published, in ms. Default 150. */
   liveEveryMs: number;
   /** How long a burst of narration must be quiet before it is said, in ms. Default 500. */
   debounceMs: number;
 }
 
-export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 80, debounceMs: 500 });
+export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500 });
 
 export interface PagePresence {
   /** Resolves once the page knows whether it has the voice (the referee said, or it waited `readyMs`). */
@@ -83,7 +83,7 @@ export interface PagePresence {
   remember(conversation: ConversationRef, lines: readonly Line[]): void;
   /** Publishes what the page with the voice said (to the window and this browser's tabs). */
   publish(events: readonly WindowEvent[]): void;
-  /** The conversation's view now, published as the live state (at most every `liveEveryMs`). */
+  /** The conversation's view now, published as the live state (to the server at most every `liveEveryMs`). */
   live(view: ConversationView, conversation: string): void;
   /** The conversation's ports, with what is kept and spoken published as it is. */
   tap(ports: ConversationPorts, conversation: () => string): ConversationPorts;
@@ -209,6 +209,9 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
       case 'seat':
         apply({ type: 'told', seat: message.seat });
         return;
+      case 'yield':
+        apply({ type: 'yielded', to: message.to });
+        return;
       case 'event': {
         const { sequenced } = message;
         if (sequenced.seq <= lastSeq) return;
@@ -237,31 +240,54 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
 
   let outgoing: WindowEvent[] = [];
   let outgoingLive: LiveState | null = null;
-  let sending = false;
+  /** Events go one publication at a time, in order; the live state has a lane of its own, so a line never waits behind it. */
+  let sendingEvents = false;
+  let sendingLive = false;
   let lastLiveAtMs = -Infinity;
   let cancelLive: (() => void) | null = null;
   let failures = 0;
 
+  function told(answer: { seat: Seat | null }): void {
+    if (answer.seat !== null) apply({ type: 'told', seat: answer.seat });
+  }
+
   function send(): void {
-    if (sending || disposed || (outgoing.length === 0 && outgoingLive === null)) return;
-    sending = true;
+    if (sendingEvents || disposed || outgoing.length === 0) return;
+    sendingEvents = true;
     const events = outgoing.splice(0, 32);
-    const live = outgoingLive;
-    outgoingLive = null;
-    client.publish({ bot, page: me.page, events, live }).then(
+    client.publish({ bot, page: me.page, events, live: null }).then(
       (answer) => {
-        sending = false;
+        sendingEvents = false;
         failures = 0;
-        if (answer.seat !== null) apply({ type: 'told', seat: answer.seat });
+        told(answer);
         send();
       },
       () => {
-        sending = false;
-        // Kept lines wait to be sent again (the outbox keeps them on the server's thread anyway);
-        // a live state that could not go is stale by the next one.
+        sendingEvents = false;
+        // Kept lines wait to be sent again (the outbox keeps them on the server's thread anyway).
         outgoing = [...events, ...outgoing];
         failures += 1;
         clock.after(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)), send);
+      },
+    );
+  }
+
+  function sendLive(): void {
+    if (sendingLive || disposed || outgoingLive === null) return;
+    sendingLive = true;
+    const live = outgoingLive;
+    outgoingLive = null;
+    lastLiveAtMs = clock.nowMs();
+    client.publish({ bot, page: me.page, events: [], live }).then(
+      (answer) => {
+        sendingLive = false;
+        told(answer);
+        scheduleLive();
+      },
+      () => {
+        // A live state that could not go is stale by the next one.
+        sendingLive = false;
+        scheduleLive();
       },
     );
   }
@@ -282,17 +308,22 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     lastLive = said;
     channel?.post({ type: 'live', from: me.page, live: state });
     outgoingLive = state;
-    const waitMs = lastLiveAtMs + liveEveryMs - clock.nowMs();
-    if (waitMs <= 0) {
-      lastLiveAtMs = clock.nowMs();
-      send();
-    } else {
-      cancelLive ??= clock.after(waitMs, () => {
-        cancelLive = null;
-        lastLiveAtMs = clock.nowMs();
-        send();
-      });
+    scheduleLive();
+  }
+
+  /** Sends the latest live state once `liveEveryMs` has passed since the last went, and none is in flight. */
+  function scheduleLive(): void {
+    if (outgoingLive === null || cancelLive !== null || disposed) return;
+    const waitMs = Math.max(0, lastLiveAtMs + liveEveryMs - clock.nowMs());
+    if (waitMs === 0 && !sendingLive) {
+      sendLive();
+      return;
     }
+    cancelLive = clock.after(Math.max(waitMs, sendingLive ? liveEveryMs : 0), () => {
+      cancelLive = null;
+      if (sendingLive) scheduleLive();
+      else sendLive();
+    });
   }
 
   // ---- narration -----------------------------------------------------------------------------------
@@ -336,9 +367,11 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     lastSeq: () => lastSeq,
     takeOver() {
       if (disposed || hasVoice(seat)) return;
+      // The other pages are told first (the lock stolen in this browser, the claim to the server),
+      // then this page starts its conversation: the old page goes quiet meanwhile.
       if (lock !== null) void lock.take({ steal: true });
-      apply({ type: 'claimed' });
       claim();
+      apply({ type: 'claimed' });
     },
     remember(conversation, lines) {
       setMirror(mirrorReloaded({ ...mirror, conversation }, conversation, lines, lastSeq));

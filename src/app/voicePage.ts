@@ -565,6 +565,8 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
    * kept as interrupted — lets the microphone go, and shows the conversation as it goes on elsewhere.
    */
   function goQuiet(): void {
+    // Silence first (the conversation's own barge-in stops the player too, a moment later).
+    player?.stop();
     const quiet = conversation;
     if (quiet !== null) {
       quiet.interrupt();

@@ -89,10 +89,15 @@ export interface LiveState {
  */
 export type Owed = 'events' | 'reload' | 'nothing';
 
-/** The server's messages on the presence stream, each an SSE event named by its `type`. */
+/**
+ * The server's messages on the presence stream, each an SSE event named by its `type`. `yield` is
+ * sent to the person's pages the moment a claim arrives, ahead of the referee's seats: a claim
+ * always wins, so the page with the voice goes quiet at once, as a stolen lock makes it in a tab.
+ */
 export type PresenceMessage =
   | { type: 'hello'; seat: Seat; latestSeq: number; owed: Owed; conversation: ConversationRef | null }
   | { type: 'seat'; seat: Seat }
+  | { type: 'yield'; to: PageRef }
   | { type: 'event'; sequenced: Sequenced }
   | { type: 'live'; from: string; live: LiveState };
 
@@ -188,6 +193,7 @@ export function presenceMessageOf(name: string, data: unknown): PresenceMessage 
     return undefined;
   }
   if (name === 'seat') return isSeat(data.seat) ? { type: 'seat', seat: data.seat } : undefined;
+  if (name === 'yield') return isPageRef(data.to) ? { type: 'yield', to: data.to } : undefined;
   if (name === 'event') return isSequenced(data.sequenced) ? { type: 'event', sequenced: data.sequenced } : undefined;
   if (name === 'live') return isId(data.from) && isLiveState(data.live) ? { type: 'live', from: data.from, live: data.live } : undefined;
   return undefined;

@@ -29,6 +29,8 @@ export type SeatEvent =
   | { type: 'told'; seat: Seat }
   /** This browser's voice lock was stolen: another tab took the voice. */
   | { type: 'stolen' }
+  /** The server says `to` is claiming the voice (its seats follow). */
+  | { type: 'yielded'; to: PageRef }
   /** The person's gesture here took the voice. */
   | { type: 'claimed' }
   /** The referee cannot be reached and this page holds the browser's lock: it speaks for itself. */
@@ -52,6 +54,10 @@ export function seatAfter(seat: PageSeat, event: SeatEvent, me: PageRef): PageSe
     }
     case 'stolen':
       return { ...seat, role: 'passive', aheadOf: Math.max(seat.term, seat.aheadOf ?? 0), where: 'tab' };
+    case 'yielded':
+      // This page's own claim, as the server passes it on, changes nothing here.
+      if (event.to.page === me.page) return seat;
+      return { ...seat, role: 'passive', aheadOf: Math.max(seat.term, seat.aheadOf ?? 0), where: whereOf(event.to, me) };
     case 'claimed':
       return { ...seat, role: 'active', aheadOf: Math.max(seat.term, seat.aheadOf ?? 0), where: 'here' };
     case 'alone':

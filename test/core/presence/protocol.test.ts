@@ -42,6 +42,8 @@ describe('what pages and the server say about presence', () => {
     const live = { conversation: 'c', liveLine: 'what', phase: 'speaking', draft: { utteranceId: 2, text: 'It is' } };
     expect(presenceMessageOf('live', { from: page.page, live })).toEqual({ type: 'live', from: page.page, live });
     expect(presenceMessageOf('live', { from: page.page, live: { ...live, phase: 'dancing' } })).toBeUndefined();
+    expect(presenceMessageOf('yield', { to: page })).toEqual({ type: 'yield', to: page });
+    expect(presenceMessageOf('yield', { to: { page: 'x' } })).toBeUndefined();
     expect(presenceMessageOf('ping', {})).toBeUndefined();
     expect(presenceMessageOf('seat', 'nonsense')).toBeUndefined();
     expect(isSeat({ role: 'free', term: 1, active: null })).toBe(true);

@@ -58,4 +58,15 @@ describe("a page's own seat", () => {
     expect(run([{ type: 'alone' }])).toMatchObject({ role: 'active', where: 'here' });
     expect(run([told('passive', 1, phone), { type: 'alone' }]).role).toBe('passive');
   });
+
+  it('yields at once when the server says another page is claiming the voice, and ignores its own claim passed on', () => {
+    let seat = run([told('active', 5, me), { type: 'yielded', to: me }]);
+    expect(seat).toMatchObject({ role: 'active', term: 5 });
+    seat = seatAfter(seat, { type: 'yielded', to: phone }, me);
+    expect(seat).toMatchObject({ role: 'passive', where: 'device', aheadOf: 5 });
+    // The ruling that follows is newer; the seat from before the claim is not.
+    expect(seatAfter(seat, told('active', 5, me), me).role).toBe('passive');
+    expect(seatAfter(seat, told('passive', 6, phone), me)).toEqual({ role: 'passive', term: 6, aheadOf: null, where: 'device' });
+    expect(run([told('free', 2, null), { type: 'yielded', to: otherTab }])).toMatchObject({ role: 'passive', where: 'tab' });
+  });
 });

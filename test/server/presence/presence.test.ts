@@ -76,6 +76,9 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     expect(await two.next('hello')).toMatchObject({ seat: { role: 'passive', term: 1, active: laptop } });
 
     expect(await person.claim(phone)).toEqual({ role: 'active', term: 2, active: phone });
+    // The page with the voice is told to yield the moment the claim arrives, then the ruling.
+    expect((await one.next('yield')).to).toEqual(phone);
+    expect(one.messages.findIndex((m) => m.type === 'yield')).toBeLessThan(one.messages.findIndex((m) => m.type === 'seat'));
     expect((await one.next('seat')).seat).toEqual({ role: 'passive', term: 2, active: phone });
     expect((await two.next('seat')).seat).toEqual({ role: 'active', term: 2, active: phone });
     // The move is kept in the window, for every page.
@@ -239,6 +242,7 @@ describe('presence over two instances of one database', { timeout: DB_TEST_MS },
     expect(await b.next('hello')).toMatchObject({ seat: { role: 'passive', active: laptop } });
 
     await onTwo.claim(phone);
+    expect((await a.next('yield')).to).toEqual(phone);
     expect((await a.next('seat')).seat).toMatchObject({ role: 'passive', active: phone });
 
     const said = await onTwo.publish(phone.page, [line('conv-9', 'user', 'Across servers.', 1)], live('conv-9', 'Across servers.'));
