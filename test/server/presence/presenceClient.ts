@@ -65,7 +65,7 @@ export class PageStream {
   private read = 0;
   private readonly waiters = new Set<() => void>();
   closed = false;
-  private reader: ReadableStreamDefaultReader<string> | null = null;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
 
   constructor(
     body: ReadableStream<Uint8Array>,
@@ -75,14 +75,15 @@ export class PageStream {
   }
 
   private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    const reader = body.getReader();
     this.reader = reader;
+    const decoder = new TextDecoder();
     let buffered = '';
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        buffered += value;
+        buffered += decoder.decode(value, { stream: true });
         const blocks = buffered.split('\n\n');
         buffered = blocks.pop() ?? '';
         for (const block of blocks) {
