@@ -1,6 +1,10 @@
 /**
- * The speech for the barge-in browser tests and benchmark, made at set-up time with espeak-ng and
- * sox (both in /usr/bin here and in CI):
+ * The speech for the barge-in browser tests and benchmark. What needs espeak-ng and sox — the
+ * voices themselves, and the leak as a speaker and a room colour it — was made once and is kept in
+ * test/e2e/speech/clips/ (with clips.json: the recipe they were made from and each file's
+ * sha256), so the tests need neither tool; `npm run speech` makes them again, and a change to the
+ * recipe below (the words, voices, gap, effects) is refused until it has been run. Everything else
+ * is made from those clips at set-up time, here:
  *
  * - the assistant's answer, two pieces the page plays through the real player, dry;
  * - one fake-microphone WAV per scenario, on a timeline the page can line up with its playback:
@@ -18,11 +22,18 @@
  * capture does.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../helpers/random';
 import { readWav, writeWav } from './wav';
 import type { Pcm } from './wav';
+
+/** Where the clips made with espeak-ng and sox are kept. */
+export const CLIPS_DIR = join(import.meta.dirname, 'clips');
+/** The command that makes them again. */
+export const REMAKE_CLIPS = 'npm run speech';
 
 /** Every file is written at 48 kHz; Chromium resamples to its context's rate (44.1 kHz in the headless runs here). */
 export const RATE_HZ = 48_000;
@@ -103,13 +114,130 @@ function run(command: string, args: readonly string[]): void {
   execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** Says `text` in `voice` and returns it at `RATE_HZ`, mono. */
-function say(dir: string, name: string, voice: string, text: string): Pcm {
-  const raw = join(dir, `${name}.espeak.wav`);
-  const path = join(dir, `${name}.wav`);
-  run('espeak-ng', ['-v', voice, '-s', '165', '-w', raw, text]);
-  run('sox', [raw, '-r', String(RATE_HZ), '-c', '1', '-b', '16', path]);
-  return readWav(path);
+/** espeak-ng's speaking rate for every voice, in words per minute. */
+const WORDS_PER_MINUTE = 165;
+/** The assistant's pieces are scaled so their loudest sample is this. */
+const PIECE_LEVEL = 0.8;
+/**
+ * sox's colouring of the assistant's timeline: a small speaker (no bass) in a room. Every sox run
+ * here is without dither (`-D`), which would otherwise add fresh random noise each time: the clips
+ * come out the same whenever they are made.
+ */
+const LEAK_EFFECTS = ['gain', '-6', 'highpass', '200', 'reverb', '30', '50', '40', 'gain', '-n', '-1'] as const;
+
+/** Everything the kept clips depend on: when any of it changes, they must be made again. */
+const RECIPE = {
+  rateHz: RATE_HZ,
+  answer: ANSWER,
+  assistantVoice: ASSISTANT_VOICE,
+  personSays: PERSON_SAYS,
+  personVoice: PERSON_VOICE,
+  wordsPerMinute: WORDS_PER_MINUTE,
+  gapMs: GAP_MS,
+  edge: EDGE,
+  pieceLevel: PIECE_LEVEL,
+  leakEffects: LEAK_EFFECTS,
+};
+
+/** The kept clips, by what they are; each as espeak-ng and sox made it, at `RATE_HZ`. */
+const CLIP_FILES = {
+  assistant: ANSWER.map((_, i) => `assistant-${String(i + 1)}.wav`),
+  question: 'person-question.wav',
+  word: 'person-word.wav',
+  /** The assistant's timeline (trimmed pieces and the gap) as the speaker and room colour it. */
+  leak: 'assistant-leak.wav',
+} as const;
+
+const MANIFEST = 'clips.json';
+
+interface Manifest {
+  recipe: typeof RECIPE;
+  /** sha256 of each clip, by file name. */
+  files: Record<string, string>;
+}
+
+function clipNames(): string[] {
+  return [...CLIP_FILES.assistant, CLIP_FILES.question, CLIP_FILES.word, CLIP_FILES.leak];
+}
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/**
+ * Why the kept clips in `dir` cannot be used — missing, made from another recipe, or changed
+ * since — as a sentence that says how to make them again; null when they can.
+ */
+export function clipsProblem(dir = CLIPS_DIR): string | null {
+  const manifestPath = join(dir, MANIFEST);
+  if (!existsSync(manifestPath)) return `The test speech clips are missing from ${dir}; make them with \`${REMAKE_CLIPS}\` (needs espeak-ng and sox).`;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  if (JSON.stringify(manifest.recipe) !== JSON.stringify(RECIPE)) {
+    return `The test speech clips in ${dir} were made from another recipe (words, voices, gap or effects in bargeInSpeech.ts changed); make them again with \`${REMAKE_CLIPS}\` (needs espeak-ng and sox).`;
+  }
+  for (const name of clipNames()) {
+    const path = join(dir, name);
+    if (!existsSync(path) || sha256(path) !== manifest.files[name]) {
+      return `The test speech clip ${path} is missing or not the one made; make the clips again with \`${REMAKE_CLIPS}\` (needs espeak-ng and sox).`;
+    }
+  }
+  return null;
+}
+
+/** Says `text` in `voice` with espeak-ng into `path`, at `RATE_HZ`, mono 16-bit (sox converts it). */
+function say(path: string, voice: string, text: string): void {
+  const raw = `${path}.espeak.wav`;
+  run('espeak-ng', ['-v', voice, '-s', String(WORDS_PER_MINUTE), '-w', raw, text]);
+  run('sox', ['-D', raw, '-r', String(RATE_HZ), '-c', '1', '-b', '16', path]);
+  rmSync(raw);
+}
+
+/** The assistant's pieces as played (trimmed, scaled) and its timeline: the pieces with the gap between them. */
+function assistantOf(raw: readonly Pcm[]): { pieces: Float32Array[]; timeline: Float32Array } {
+  const pieces = raw.map((pcm) => trimmed(pcm.samples, PIECE_LEVEL));
+  const gap = msToSamples(GAP_MS);
+  const timeline = new Float32Array(pieces.reduce((n, p) => n + p.length, 0) + gap * (pieces.length - 1));
+  let at = 0;
+  for (const samples of pieces) {
+    timeline.set(samples, at);
+    at += samples.length + gap;
+  }
+  return { pieces, timeline };
+}
+
+/**
+ * Makes the clips again in `dir` with espeak-ng and sox (`npm run speech`), and the manifest that
+ * says what they were made from. Throws if either tool fails, with its own message.
+ */
+export function makeClips(dir = CLIPS_DIR): void {
+  const work = mkdtempSync(join(tmpdir(), 'confab-speech-'));
+  try {
+    mkdirSync(dir, { recursive: true });
+    ANSWER.forEach((text, i) => {
+      say(join(dir, CLIP_FILES.assistant[i] ?? ''), ASSISTANT_VOICE, text);
+    });
+    say(join(dir, CLIP_FILES.question), PERSON_VOICE, PERSON_SAYS.question);
+    say(join(dir, CLIP_FILES.word), PERSON_VOICE, PERSON_SAYS.word);
+    // The leak is coloured from the pieces as the page plays them, read from the kept files.
+    const { timeline } = assistantOf(CLIP_FILES.assistant.map((name) => readWav(join(dir, name))));
+    const dry = join(work, 'assistant-timeline.wav');
+    writeWav(dry, { samples: timeline, rateHz: RATE_HZ });
+    run('sox', ['-D', dry, join(dir, CLIP_FILES.leak), ...LEAK_EFFECTS]);
+    const manifest: Manifest = { recipe: RECIPE, files: Object.fromEntries(clipNames().map((name) => [name, sha256(join(dir, name))])) };
+    writeFileSync(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The kept clips, checked against the recipe; throws saying how to make them again when they cannot be used. */
+function readClips(dir = CLIPS_DIR): { assistant: Pcm[]; question: Pcm; word: Pcm; leak: Pcm } {
+  const problem = clipsProblem(dir);
+  if (problem !== null) throw new Error(problem);
+  return {
+    assistant: CLIP_FILES.assistant.map((name) => readWav(join(dir, name))),
+    question: readWav(join(dir, CLIP_FILES.question)),
+    word: readWav(join(dir, CLIP_FILES.word)),
+    leak: readWav(join(dir, CLIP_FILES.leak)),
+  };
 }
 
 function peakOf(samples: Float32Array): number {
@@ -139,13 +267,9 @@ function addAt(into: Float32Array, clip: Float32Array, at: number): void {
   for (let i = 0; i < clip.length && at + i < into.length; i++) into[at + i] = (into[at + i] ?? 0) + (clip[i] ?? 0);
 }
 
-/** Colours the assistant's timeline as a speaker and a room would and scales its peak to 1. */
-function leakOf(dir: string, timeline: Float32Array): Float32Array {
-  const dry = join(dir, 'assistant-timeline.wav');
-  const wet = join(dir, 'assistant-leak.wav');
-  writeWav(dry, { samples: timeline, rateHz: RATE_HZ });
-  run('sox', [dry, wet, 'gain', '-6', 'highpass', '200', 'reverb', '30', '50', '40', 'gain', '-n', '-1']);
-  const leak = readWav(wet).samples.slice(0, timeline.length + msToSamples(TAIL_MS));
+/** The coloured leak cut to the timeline and its tail, its peak scaled to 1. */
+function leakOf(wet: Pcm, timeline: Float32Array): Float32Array {
+  const leak = wet.samples.slice(0, timeline.length + msToSamples(TAIL_MS));
   const peak = peakOf(leak);
   return leak.map((s) => s / peak);
 }
@@ -157,29 +281,22 @@ function noiseFloor(length: number): Float32Array {
 }
 
 /**
- * Makes the assistant's pieces of `answer` and one microphone WAV per scenario in `dir` (created if
- * missing).
- * Throws if espeak-ng or sox fails, with their own message.
+ * Makes the assistant's pieces and one microphone WAV per scenario in `dir` (created if missing),
+ * from the kept clips. Throws, saying how to make them again, if those cannot be used.
  */
-export function makeSpeech(dir: string, scenarios: readonly MicScenario[], answer: readonly string[] = ANSWER): Speech {
+export function makeSpeech(dir: string, scenarios: readonly MicScenario[]): Speech {
   mkdirSync(dir, { recursive: true });
-  const pieces = answer.map((text, i) => trimmed(say(dir, `assistant-raw-${i + 1}`, ASSISTANT_VOICE, text).samples, 0.8));
+  const clips = readClips();
+  const { pieces, timeline } = assistantOf(clips.assistant);
   const names = pieces.map((samples, i) => {
-    const name = `assistant-${i + 1}.wav`;
+    const name = `assistant-${String(i + 1)}.wav`;
     writeWav(join(dir, name), { samples, rateHz: RATE_HZ });
     return name;
   });
-  const gap = msToSamples(GAP_MS);
-  const timeline = new Float32Array(pieces.reduce((n, p) => n + p.length, 0) + gap * (pieces.length - 1));
-  let at = 0;
-  for (const samples of pieces) {
-    timeline.set(samples, at);
-    at += samples.length + gap;
-  }
-  const leak = leakOf(dir, timeline);
+  const leak = leakOf(clips.leak, timeline);
   const voices = {
-    question: trimmed(say(dir, 'person-question', PERSON_VOICE, PERSON_SAYS.question).samples, 1),
-    word: trimmed(say(dir, 'person-word', PERSON_VOICE, PERSON_SAYS.word).samples, 1),
+    question: trimmed(clips.question.samples, 1),
+    word: trimmed(clips.word.samples, 1),
   };
 
   const marker = msToSamples(MARKER_AT_MS);
