@@ -20,36 +20,25 @@
  * (devices: through the server; tabs: the lock and the channel). Targets: handover p95 ≤ 200 ms,
  * fan-out p95 ≤ 150 ms.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from '@playwright/test';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
-import config from '../../playwright.config';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { loadBots } from '../../server/bots';
-import { readConfig } from '../../server/config';
-import { openDatabase } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
-import { createRegistry, loadApps } from '../../server/verbs/registry';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
-import { writeSilence } from '../e2e/page/micFiles';
-import { GRAPHS } from '../../src/core/voice/contract';
-import { VOICES } from '../../src/core/voice/style';
 import { spread } from '../helpers/benchTimings';
-import { SHARED_SUPERTONIC } from '../helpers/supertonicData';
-import { buildTinyGraphs } from '../helpers/tinySupertonic';
 import type { Spread } from '../helpers/benchTimings';
-import { serveApp } from '../server/chat/localServers';
+import { benchFolder, buildPage, launchChromium, NAME_HELPER, ROOT, startBenchServer, tinyVoice } from '../helpers/benchPage';
+import type { BenchTarget } from './run';
 
 const RUNS = 20;
 const TARGETS = { handoverMsP95: 200, fanOutMsP95: 150 } as const;
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const PATIENCE_MS = 60_000;
+
+export const targets: BenchTarget[] = [
+  { figure: 'handoverMsP95', atMost: TARGETS.handoverMsP95, what: "gesture on the page without the voice → the other page silent, p95 (the worse of devices and tabs)" },
+  { figure: 'fanOutMsP95', atMost: TARGETS.fanOutMsP95, what: 'a line said on one page → shown on another, p95 (the worse of devices and tabs)' },
+  { figure: 'runs', atLeast: RUNS, what: 'runs of each, on two devices and in two tabs' },
+];
 
 /**
  * Runs in each page before its scripts: once armed, the first time a playing source is told to
@@ -79,9 +68,7 @@ interface Side {
 
 async function openSide(context: BrowserContext, baseURL: string): Promise<Side> {
   const page = await context.newPage();
-  // The benchmark runs under tsx, whose esbuild names functions with a `__name` helper that the
-  // fake recogniser's source (serialised into the page) would call there: the page gets one.
-  await page.addInitScript('globalThis.__name = (target) => target;');
+  await page.addInitScript(NAME_HELPER);
   const speech = await FakeSpeech.install(page, { refused: false });
   await page.addInitScript(watchStops);
   await page.goto(new URL('/voice/demo', baseURL).href);
@@ -194,18 +181,6 @@ async function measure(one: Side, two: Side): Promise<{ handover: number[]; show
 
 const worse = (a: Spread, b: Spread): Spread => (a.p95 >= b.p95 ? a : b);
 
-/** The tiny voice graphs under Supertonic 3's names, as test/e2e/tinyModels.ts lays them out for the browser tests, in `root`. */
-function layOutTinyModels(root: string): void {
-  const version = join(root, 'supertonic-3');
-  mkdirSync(join(version, 'onnx'), { recursive: true });
-  mkdirSync(join(version, 'voice_styles'), { recursive: true });
-  const graphs = buildTinyGraphs();
-  for (const graph of GRAPHS) writeFileSync(join(version, 'onnx', `${graph}.onnx`), graphs[graph]);
-  for (const file of ['onnx/tts.json', 'onnx/unicode_indexer.json', ...VOICES.map((v) => `voice_styles/${v}.json`)]) {
-    copyFileSync(join(SHARED_SUPERTONIC, 'supertonic-3', file), join(version, file));
-  }
-}
-
 export async function run(): Promise<{
   bench: 'presence';
   runs: number;
@@ -214,42 +189,17 @@ export async function run(): Promise<{
   fanOutMsP50: number;
   fanOutMsP95: number;
 }> {
-  // Outside test-results and e2e-build: a Playwright run elsewhere empties or rebuilds those.
-  const work = mkdtempSync(join(tmpdir(), 'confab-presence-'));
-  const dist = join(work, 'dist');
-  const models = join(work, 'models');
+  const folder = benchFolder('presence');
   let browser: Browser | null = null;
   try {
-    execFileSync('npx', ['vite', 'build', '--mode', 'e2e', '--logLevel', 'error'], { cwd: ROOT, env: { ...process.env, E2E_DIST: dist }, stdio: ['ignore', 'ignore', 'inherit'] });
-    layOutTinyModels(models);
+    const dist = join(folder.path, 'dist');
+    buildPage(dist, 'e2e');
     // Sage, with room for the benchmark's 80 answers in a few minutes (her file allows 10 a minute).
-    const bots = join(work, 'bots');
+    const bots = join(folder.path, 'bots');
     mkdirSync(bots);
     writeFileSync(join(bots, 'demo.md'), readFileSync(resolve(ROOT, 'bots', 'demo.md'), 'utf8').replace(/perMinute: \{[^}]*\}/, 'perMinute: { answers: 1000 }').replace(/perDay: \{[^}]*\}/, 'perDay: { answers: 10000, spend: 1.00 }'));
-    const db = await openDatabase({ dataDir: 'memory://' });
-    const api = createBackend({
-      db,
-      bots: await loadBots(bots),
-      grantSecret: randomBytes(32),
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      registry: createRegistry(await loadApps()),
-      clock: Date.now,
-      log: () => undefined,
-      verbLog: () => undefined,
-    });
-    await api.presence.start();
-    const server = await serveApp(createApp({ config: readConfig({ CONFAB_DIST: dist, CONFAB_MODELS_DIR: models, CONFAB_MODEL_BASE: '/models' }, ROOT), api }));
-    mkdirSync(join(work, 'mic'), { recursive: true });
-    const launch = config.use?.launchOptions;
-    browser = await chromium.launch({
-      executablePath: launch?.executablePath ?? '/usr/bin/chromium',
-      args: [...(launch?.args ?? []), `--use-file-for-fake-audio-capture=${writeSilence(join(work, 'mic', 'silence.wav'))}`],
-    });
+    const server = await startBenchServer({ dist, bots: await loadBots(bots), models: tinyVoice(join(folder.path, 'models')) });
+    browser = await launchChromium(join(folder.path, 'mic'));
     try {
       // Two devices: a context each, the person's cookie carried from the first to the second.
       const laptop = await browser.newContext();
@@ -292,12 +242,10 @@ export async function run(): Promise<{
     } finally {
       await browser.close();
       browser = null;
-      await api.presence.close();
       await server.close();
-      await db.close();
     }
   } finally {
     await browser?.close();
-    rmSync(work, { recursive: true, force: true });
+    folder.dispose();
   }
 }
