@@ -16,7 +16,7 @@
  * of it with the tiny graphs, and the player.
  *
  * Each run is a fresh conversation (the drawer's "New conversation", which also stops the answer
- * being spoken, so the next run does not wait for it to finish), with a question of its own. Two
+ * being spoken, so the next run does not wait for it to finish), with a question of its own. Four
  * runs warm up first (the worker compiles its graphs on the first piece) and are not counted.
  * Also reported, as medians from the same moment: the door's answer headers (`doorMs`) and the
  * opening piece asked of the worker (`pieceAskedMs`).
@@ -32,7 +32,7 @@ import { answering, startUpstream } from '../server/chat/localServers';
 import type { BenchTarget } from '../helpers/benchSummary';
 
 const RUNS = 24;
-const WARM_UP = 2;
+const WARM_UP = 4;
 const MODEL = 'bench-model';
 const MODEL_FIRST_TOKEN_MS = 0;
 const TOKEN_GAP_MS = 15;
@@ -73,6 +73,8 @@ const QUESTIONS = [
   'Why do leaves change colour in autumn?',
   'What is the tallest mountain in Africa?',
   'How do submarines dive?',
+  'What do owls eat at night?',
+  'Could you name a calm piece of piano music?',
 ] as const;
 
 /** The shipped windows, each far above what the benchmark asks for. */
@@ -198,6 +200,7 @@ export async function run(): Promise<{ bench: 'turn'; runs: number; p50Ms: numbe
       await page.goto(new URL('/voice/demo', server.url).href);
       await page.getByTestId('start-listening').click({ timeout: PATIENCE_MS });
       const turns: Turn[] = [];
+      if (QUESTIONS.length < WARM_UP + RUNS) throw new Error(`The turn benchmark needs ${String(WARM_UP + RUNS)} questions and has ${String(QUESTIONS.length)}.`);
       for (const [i, question] of QUESTIONS.slice(0, WARM_UP + RUNS).entries()) {
         const timed = await turn(page, question);
         if (i >= WARM_UP) turns.push(timed);
