@@ -6,8 +6,11 @@
  * Two regions run side by side:
  * - `turn`: `listening` → `answering.thinking` → `answering.speaking` → `listening`. The turn
  *   returns when the answer has ended AND every piece handed to the speaker has played out — a
- *   reply plays on after its text is complete. Barge-in leaves `answering` from either sub-state,
- *   which stops the invoked `streamAnswer` (aborting the request).
+ *   reply plays on after its text is complete. For the on-device voice, once it has said its pace
+ *   (`voice.paced`), the pieces after the opening are cut only as it is ready for them, each to
+ *   what it can make before the audio ahead of it has played out (src/core/speech/pace.ts).
+ *   Barge-in leaves `answering` from either sub-state, which stops the invoked `streamAnswer`
+ *   (aborting the request).
  *   An answer that asks the person to confirm a verb (`answer.confirm`) returns the turn to
  *   `confirming` instead: the next thing the person says (or presses) is heard as a yes, a no or
  *   something else (`yesNo.ts`); a yes or a no is sent by `settleAction` and the server's sentence
