@@ -16,7 +16,7 @@
  * transaction per event over the person's seat, so several instances agree, and fanned out
  * (`hub.ts`).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
@@ -61,6 +61,11 @@ export interface Presence {
   publish(person: string, bot: string, events: readonly WindowEvent[]): Promise<Sequenced[]>;
   /** Ends every stream and stops listening. */
   close(): Promise<void>;
+}
+
+/** The person as their pages name their lock and channel: a digest, never their id. */
+export function personTag(person: string): string {
+  return createHash('sha256').update(`confab presence\n${person}`).digest('hex').slice(0, 32);
 }
 
 /** A page's seat as a seat row has it. */
@@ -161,7 +166,7 @@ export function presence(deps: PresenceDeps): Presence {
         // The events read may reach past the seat read: a stream is owed them all, once.
         const latestSeq = Math.max(row.latestSeq, events.at(-1)?.seq ?? 0);
         await stream.opened(
-          { type: 'hello', seat: seatOf(ruling.state, me.page), latestSeq, owed: owed.owed, conversation: row.conversation },
+          { type: 'hello', seat: seatOf(ruling.state, me.page), latestSeq, owed: owed.owed, conversation: row.conversation, you: personTag(person) },
           events,
           owed.owed === 'events' ? owed.fromSeq - 1 : latestSeq,
         );

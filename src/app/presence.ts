@@ -36,10 +36,13 @@ export interface PresencePorts {
   bot: string;
   me: PageRef;
   client: PresenceClient;
-  /** This browser's voice lock, or null where there are no Web Locks (not a secure context). */
-  lock: VoiceLock | null;
-  /** This browser's channel between tabs, or null. */
-  channel: PresenceChannel | null;
+  /**
+   * This browser's voice lock for the person (named by the tag the server's hello gives), or null
+   * where there are no Web Locks (not a secure context).
+   */
+  lock: (you: string) => VoiceLock | null;
+  /** This browser's channel between the person's tabs (named likewise), or null. */
+  channel: (you: string) => PresenceChannel | null;
   /** A kept conversation's lines, for a mirror that must be reloaded. */
   lines: (threadId: string) => Promise<Line[]>;
   /** The last window `seq` this tab had before it was reloaded, or null. */
@@ -59,7 +62,7 @@ export interface PresenceListeners {
 }
 
 export interface PresenceOptions {
-  /** How long the page waits for the referee's first word before acting on its lock alone, in ms. Default 3 000. */
+  /** How long the page waits for the referee's first word before it speaks for itself, in ms. Default 3 000. */
   readyMs: number;
   /** The least time between two live states published, in ms. Default 150. */
   liveEveryMs: number;
@@ -108,12 +111,15 @@ export function liveStateOf(view: ConversationView, conversation: string): LiveS
 
 export function openPresence(ports: PresencePorts, listeners: PresenceListeners, options: Partial<PresenceOptions> = {}): PagePresence {
   const { readyMs, liveEveryMs, debounceMs } = { ...PRESENCE_PAGE_DEFAULTS, ...options };
-  const { me, bot, client, lock, channel, clock } = ports;
+  const { me, bot, client, clock } = ports;
+  /** This browser's lock and channel for the person, once the server's hello has said who they are. */
+  let lock: VoiceLock | null = null;
+  let channel: PresenceChannel | null = null;
+  let person: string | null = null;
   let seat: PageSeat = UNSEATED;
   let mirror: Mirror = EMPTY_MIRROR;
   let lastSeq = ports.since ?? 0;
   let disposed = false;
-  const gone = () => disposed;
   let narration: Narration = SILENT;
   let cancelNarration: (() => void) | null = null;
   let announceReady: () => void = () => undefined;
@@ -159,9 +165,24 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     if (seat.role !== 'unknown') becomeReady();
   }
 
-  const unsubscribeStolen = lock?.onStolen(() => {
-    apply({ type: 'stolen' });
-  });
+  let unsubscribeStolen: (() => void) | undefined;
+  let unsubscribeChannel: (() => void) | undefined;
+
+  /** The person's lock and channel in this browser, named by their tag, opened once. */
+  function joinBrowser(you: string): void {
+    if (person !== null) return;
+    person = you;
+    lock = ports.lock(you);
+    channel = ports.channel(you);
+    unsubscribeStolen = lock?.onStolen(() => {
+      apply({ type: 'stolen' });
+    });
+    unsubscribeChannel = channel?.on((message) => {
+      if (disposed || message.from === me.page || hasVoice(seat)) return;
+      if (message.type === 'events') setMirror(message.events.reduce(applyEvent, mirror));
+      else setMirror(mirrorLive(mirror, message.live));
+    });
+  }
 
   // ---- the mirror: what the page with the voice says ----------------------------------------------
 
@@ -195,6 +216,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     if (disposed) return;
     switch (message.type) {
       case 'hello': {
+        joinBrowser(message.you);
         apply({ type: 'told', seat: message.seat });
         if (claimPending || (seat.role === 'active' && seat.aheadOf !== null)) claim();
         if (message.owed === 'reload') {
@@ -229,12 +251,6 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         return;
     }
   }
-
-  const unsubscribeChannel = channel?.on((message) => {
-    if (disposed || message.from === me.page || hasVoice(seat)) return;
-    if (message.type === 'events') setMirror(message.events.reduce(applyEvent, mirror));
-    else setMirror(mirrorLive(mirror, message.live));
-  });
 
   // ---- publishing, while this page has the voice ---------------------------------------------------
 
@@ -344,20 +360,13 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
 
   // ---- opening -------------------------------------------------------------------------------------
 
-  let stream: PresenceStreamHandle | null = null;
-  void (async () => {
-    // This browser first: a tab that holds the lock already has the voice here.
-    const mine = lock === null ? false : await lock.take({ steal: false });
-    // Read through a call: the page may have been disposed while the lock was asked for.
-    if (gone()) return;
-    stream = client.open({ bot, me, since: () => (lastSeq > 0 ? lastSeq : ports.since), onMessage: heardMessage });
-    clock.after(readyMs, () => {
-      if (isReady || disposed) return;
-      // No word from the referee: the lock alone decides, and the page speaks for itself if it holds it.
-      apply(mine && lock?.held === true ? { type: 'alone' } : lock === null ? { type: 'alone' } : { type: 'stolen' });
-      becomeReady();
-    });
-  })();
+  const stream: PresenceStreamHandle = client.open({ bot, me, since: () => (lastSeq > 0 ? lastSeq : ports.since), onMessage: heardMessage });
+  clock.after(readyMs, () => {
+    if (isReady || disposed) return;
+    // No word from the referee (a server without presence): the page speaks for itself.
+    apply({ type: 'alone' });
+    becomeReady();
+  });
 
   return {
     ready,
@@ -397,12 +406,13 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     narrate,
     dispose() {
       disposed = true;
-      stream?.close();
+      stream.close();
       cancelNarration?.();
       cancelLive?.();
       unsubscribeStolen?.();
       unsubscribeChannel?.();
       lock?.release();
+      channel?.close();
       becomeReady();
     },
   };

@@ -535,8 +535,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       bot: bot.slug,
       me: identity.me,
       client: presenceClient(options.fetch),
-      lock: webVoiceLock(`confab.voice.${bot.slug}`),
-      channel: presenceChannel(`confab.presence.${bot.slug}`),
+      // One lock and one channel per person and bot in this browser.
+      lock: (you) => webVoiceLock(`confab.voice.${you}.${bot.slug}`),
+      channel: (you) => presenceChannel(`confab.presence.${you}.${bot.slug}`),
       lines: async (threadId) => linesOf(await api.lines(threadId)),
       since: identity.since,
       clock: timers,

@@ -132,7 +132,7 @@ const me: PageRef = { page: 'this-page-0001', device: 'laptop-00001' };
 const otherTab: PageRef = { page: 'other-tab-0002', device: 'laptop-00001' };
 const phone: PageRef = { page: 'phone-page-003', device: 'phone-000003' };
 const seat = (role: Seat['role'], term: number, active: PageRef | null): Seat => ({ role, term, active });
-const hello = (told: Seat, extra: Partial<Extract<PresenceMessage, { type: 'hello' }>> = {}): PresenceMessage => ({ type: 'hello', seat: told, latestSeq: 0, owed: 'nothing', conversation: null, ...extra });
+const hello = (told: Seat, extra: Partial<Extract<PresenceMessage, { type: 'hello' }>> = {}): PresenceMessage => ({ type: 'hello', seat: told, latestSeq: 0, owed: 'nothing', conversation: null, you: 'a1b2c3d4e5f60718', ...extra });
 let seq = 0;
 const event = (e: WindowEvent, at = ++seq): PresenceMessage => ({ type: 'event', sequenced: { seq: at, atMs: 0, event: e } satisfies Sequenced });
 const said = (text: string, utteranceId: number, role: Line['role'] = 'user'): WindowEvent => ({ kind: 'line', conversation: 'conv-1', line: { role, text, utteranceId } });
@@ -143,6 +143,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
   const heard = { voice: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
+  const named: string[] = [];
   const listeners: PresenceListeners = {
     onVoice: (active) => heard.voice.push(active),
     onSeat: (s) => heard.seats.push(s),
@@ -152,10 +153,22 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
     onNarration: (sentence) => heard.narrations.push(sentence),
   };
   const presence = openPresence(
-    { bot: 'demo', me, client: server.client, lock: options.withLock === false ? null : lock, channel, lines: options.lines ?? (() => Promise.resolve([])), since: options.since ?? null, clock },
+    {
+      bot: 'demo',
+      me,
+      client: server.client,
+      lock: (you) => {
+        named.push(you);
+        return options.withLock === false ? null : lock;
+      },
+      channel: () => channel,
+      lines: options.lines ?? (() => Promise.resolve([])),
+      since: options.since ?? null,
+      clock,
+    },
     listeners,
   );
-  return { presence, server, lock, takes, posted, deliver, clock, heard };
+  return { presence, server, lock, takes, posted, deliver, clock, heard, named };
 }
 
 const view = (change: Partial<ConversationView>): ConversationView => ({
@@ -173,18 +186,21 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
 });
 
 describe('presence in the page', () => {
-  it('takes the voice when the referee gives it, holding this browser’s lock', async () => {
-    const { presence, server, lock, heard } = open();
+  it('takes the voice when the referee gives it, holding this browser’s lock for the person the hello names', async () => {
+    const { presence, server, lock, heard, named } = open();
     await flush();
-    expect(lock.held).toBe(true);
+    expect(lock.held).toBe(false);
     server.send(hello(seat('active', 1, me)));
     await presence.ready;
+    await flush();
+    expect(named).toEqual(['a1b2c3d4e5f60718']);
+    expect(lock.held).toBe(true);
     expect(presence.hasVoice()).toBe(true);
     expect(heard.voice).toEqual([true]);
     expect(heard.seats.at(-1)).toMatchObject({ role: 'active', where: 'here' });
   });
 
-  it('lets the lock go and stays quiet when another device has the voice', async () => {
+  it('stays quiet, holding no lock, when another device has the voice', async () => {
     const { presence, server, lock, heard } = open();
     await flush();
     server.send(hello(seat('passive', 4, phone)));
@@ -239,21 +255,15 @@ describe('presence in the page', () => {
     expect(heard.voice).toEqual([false, true]);
   });
 
-  it('speaks for itself when the referee says nothing, if it holds the lock; else waits, passive', async () => {
-    const alone = open();
+  it('speaks for itself when the referee says nothing within 3 s (a server without presence)', async () => {
+    const { presence, clock, named } = open();
     await flush();
-    await alone.clock.advance(3_000);
-    await alone.presence.ready;
-    expect(alone.presence.hasVoice()).toBe(true);
-    const lockedOut = open({ lockFree: false });
-    await flush();
-    await lockedOut.clock.advance(3_000);
-    await lockedOut.presence.ready;
-    expect(lockedOut.presence.seat()).toMatchObject({ role: 'passive', where: 'tab' });
-    const noLocks = open({ withLock: false });
-    await flush();
-    await noLocks.clock.advance(3_000);
-    expect(noLocks.presence.hasVoice()).toBe(true);
+    await clock.advance(2_999);
+    expect(presence.seat().role).toBe('unknown');
+    await clock.advance(1);
+    await presence.ready;
+    expect(presence.hasVoice()).toBe(true);
+    expect(named).toEqual([]);
   });
 
   it('mirrors what is said, each event once by its seq, and asks from the last it has when it reconnects', async () => {

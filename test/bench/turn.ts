@@ -8,8 +8,9 @@
  * a fresh conversation is the person's at once) and with its windows raised so every run is
  * admitted. The fake recogniser of the browser tests says each question; a silent fake microphone.
  *
- * The language model is a stand-in on 127.0.0.1 speaking OpenAI's streaming format: it answers at
- * once (`MODEL_FIRST_TOKEN_MS`, a model's own thinking time is not the page's) and streams a
+ * The language model is a stand-in on 127.0.0.1 speaking OpenAI's streaming format, in a thread of
+ * its own (test/helpers/scriptedModel.ts: a real model's pace does not slow when Confab's server is
+ * busy): it answers at once (a model's own thinking time is not the page's) and streams a
  * Sage-shaped answer word by word `TOKEN_GAP_MS` apart, a fast hosted model's pace. So the figure is
  * what Confab itself adds between the person finishing and the voice starting: the machine, the
  * door's round trip, the chunker waiting for the opening piece's boundary, the worker's synthesis
@@ -28,13 +29,12 @@ import type { Bot, BotLimits } from '../../server/bots';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
 import { spread } from '../helpers/benchTimings';
 import { NAME_HELPER, ROOT, benchFolder, buildPage, launchChromium, startBenchServer, tinyVoice } from '../helpers/benchPage';
-import { answering, startUpstream } from '../server/chat/localServers';
+import { startScriptedModel } from '../helpers/scriptedModel';
 import type { BenchTarget } from '../helpers/benchSummary';
 
 const RUNS = 24;
 const WARM_UP = 4;
 const MODEL = 'bench-model';
-const MODEL_FIRST_TOKEN_MS = 0;
 const TOKEN_GAP_MS = 15;
 /** Sage's way: the answer first, in short sentences of plain speech. */
 const ANSWER =
@@ -179,11 +179,7 @@ export async function run(): Promise<{ bench: 'turn'; runs: number; p50Ms: numbe
     if (shipped === undefined) throw new Error('bots/demo.md is missing: the turn benchmark speaks to Sage.');
     const { greeting: _greeting, ...sage } = shipped;
     const bot: Bot = { ...sage, limits: generous(shipped.limits) };
-    const words = ANSWER.split(/(?<= )/);
-    const upstream = await startUpstream(async (reply, received) => {
-      await new Promise((resolve) => setTimeout(resolve, MODEL_FIRST_TOKEN_MS));
-      await answering(words, { gapMs: TOKEN_GAP_MS, usage: [200, words.length] })(reply, received);
-    });
+    const upstream = await startScriptedModel({ words: ANSWER.split(/(?<= )/), gapMs: TOKEN_GAP_MS, model: MODEL });
     const server = await startBenchServer({
       dist,
       bots: new Map([[bot.slug, bot]]),
@@ -216,7 +212,7 @@ export async function run(): Promise<{ bench: 'turn'; runs: number; p50Ms: numbe
         askedMsP50: spread(turns.map((t) => t.askedMs)).p50,
         doorMsP50: spread(turns.map((t) => t.doorMs)).p50,
         pieceAskedMsP50: spread(turns.map((t) => t.pieceAskedMs)).p50,
-        model: { firstTokenMs: MODEL_FIRST_TOKEN_MS, tokenGapMs: TOKEN_GAP_MS, openingPiece: ANSWER.slice(0, ANSWER.indexOf('.') + 1) },
+        model: { firstTokenMs: 0, tokenGapMs: TOKEN_GAP_MS, openingPiece: ANSWER.slice(0, ANSWER.indexOf('.') + 1) },
         voice: 'tiny stand-in graphs (test/helpers/tinySupertonic.ts), WASM',
       };
     } finally {

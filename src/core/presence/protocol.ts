@@ -95,7 +95,19 @@ export type Owed = 'events' | 'reload' | 'nothing';
  * always wins, so the page with the voice goes quiet at once, as a stolen lock makes it in a tab.
  */
 export type PresenceMessage =
-  | { type: 'hello'; seat: Seat; latestSeq: number; owed: Owed; conversation: ConversationRef | null }
+  | {
+      type: 'hello';
+      seat: Seat;
+      latestSeq: number;
+      owed: Owed;
+      conversation: ConversationRef | null;
+      /**
+       * The person, as an opaque tag (never their id): the page names its Web Lock and
+       * BroadcastChannel with it, one per person and bot, so two people signed in to one browser
+       * never take each other's voice.
+       */
+      you: string;
+    }
   | { type: 'seat'; seat: Seat }
   | { type: 'yield'; to: PageRef }
   | { type: 'event'; sequenced: Sequenced }
@@ -110,6 +122,8 @@ export const EVENT_TEXT_MAX = 4096;
 export const EVENTS_PER_POST_MAX = 32;
 /** A page's or a device's id: what `newId` makes, or anything as plain. */
 const ID = /^[A-Za-z0-9_-]{8,64}$/;
+/** A person's tag in a hello: hex, as a digest gives it. */
+const PERSON_TAG = /^[0-9a-f]{16,64}$/;
 /** A conversation key, as the chat door takes it. */
 const CONVERSATION = /^[A-Za-z0-9:_-]{1,128}$/;
 const PHASES: readonly LivePhase[] = ['listening', 'thinking', 'speaking', 'greeting', 'announcing', 'confirming'];
@@ -187,8 +201,9 @@ export function presenceMessageOf(name: string, data: unknown): PresenceMessage 
   if (!isRecord(data)) return undefined;
   if (name === 'hello') {
     const owed = data.owed;
-    if (isSeat(data.seat) && isCount(data.latestSeq) && (owed === 'events' || owed === 'reload' || owed === 'nothing') && (data.conversation === null || isConversationRef(data.conversation))) {
-      return { type: 'hello', seat: data.seat, latestSeq: data.latestSeq, owed, conversation: data.conversation };
+    const you = data.you;
+    if (isSeat(data.seat) && isCount(data.latestSeq) && (owed === 'events' || owed === 'reload' || owed === 'nothing') && (data.conversation === null || isConversationRef(data.conversation)) && typeof you === 'string' && PERSON_TAG.test(you)) {
+      return { type: 'hello', seat: data.seat, latestSeq: data.latestSeq, owed, conversation: data.conversation, you };
     }
     return undefined;
   }

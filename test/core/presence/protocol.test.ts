@@ -33,8 +33,10 @@ describe('what pages and the server say about presence', () => {
 
   it('reads the stream’s messages by their SSE names, and passes over anything else', () => {
     const seat = { role: 'passive', term: 2, active: page };
-    expect(presenceMessageOf('hello', { seat, latestSeq: 4, owed: 'events', conversation: null })).toEqual({ type: 'hello', seat, latestSeq: 4, owed: 'events', conversation: null });
-    expect(presenceMessageOf('hello', { seat, latestSeq: 4, owed: 'maybe', conversation: null })).toBeUndefined();
+    const you = '0123456789abcdef0123456789abcdef';
+    expect(presenceMessageOf('hello', { seat, latestSeq: 4, owed: 'events', conversation: null, you })).toEqual({ type: 'hello', seat, latestSeq: 4, owed: 'events', conversation: null, you });
+    expect(presenceMessageOf('hello', { seat, latestSeq: 4, owed: 'maybe', conversation: null, you })).toBeUndefined();
+    expect(presenceMessageOf('hello', { seat, latestSeq: 4, owed: 'events', conversation: null, you: 'Not a tag' })).toBeUndefined();
     expect(presenceMessageOf('seat', { seat })).toEqual({ type: 'seat', seat });
     expect(presenceMessageOf('seat', { seat: { ...seat, role: 'boss' } })).toBeUndefined();
     expect(presenceMessageOf('event', { sequenced: { seq: 3, atMs: 10, event: { kind: 'notice', text: 'Hi.' } } })).toMatchObject({ type: 'event' });

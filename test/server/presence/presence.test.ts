@@ -71,9 +71,12 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     const laptop = pageOn('laptop-0001');
     const phone = pageOn('phone-00001');
     const one = await person.open(laptop);
-    expect(await one.next('hello')).toMatchObject({ seat: { role: 'active', term: 1, active: laptop }, owed: 'nothing' });
+    const first = await one.next('hello');
+    expect(first).toMatchObject({ seat: { role: 'active', term: 1, active: laptop }, owed: 'nothing' });
+    // The person's tag, the same on each of their pages, for the browser's lock and channel.
+    expect(first.you).toMatch(/^[0-9a-f]{32}$/);
     const two = await person.open(phone);
-    expect(await two.next('hello')).toMatchObject({ seat: { role: 'passive', term: 1, active: laptop } });
+    expect(await two.next('hello')).toMatchObject({ seat: { role: 'passive', term: 1, active: laptop }, you: first.you });
 
     expect(await person.claim(phone)).toEqual({ role: 'active', term: 2, active: phone });
     // The page with the voice is told to yield the moment the claim arrives, then the ruling.
@@ -190,8 +193,10 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     const a = await ana.open(anaPage);
     await a.next('hello');
     const b = await bob.open(bobPage);
-    // Bob's page is his own first page: it has his voice, whatever Ana's pages do.
-    expect(await b.next('hello')).toMatchObject({ seat: { role: 'active', active: bobPage } });
+    // Bob's page is his own first page: it has his voice, whatever Ana's pages do, and another tag.
+    const bobHello = await b.next('hello');
+    expect(bobHello).toMatchObject({ seat: { role: 'active', active: bobPage } });
+    expect(bobHello.you).not.toBe((a.messages[0] as { you?: string }).you);
     const said = await ana.publish(anaPage.page, [line('ana-conv', 'user', 'Private.', 1)]);
     await a.next('event', (m) => m.sequenced.seq === said.seqs[0]);
     await bob.publish(bobPage.page, [line('bob-conv', 'user', 'Mine.', 1)]);
