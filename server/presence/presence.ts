@@ -20,6 +20,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
+import type { SSEStreamingApi } from 'hono/streaming';
 import { checkCapacity, owedTo, WINDOW_CAPACITY } from '../../src/core/presence/eventWindow';
 import { isId, publicationOf } from '../../src/core/presence/protocol';
 import type { PageRef, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
@@ -81,8 +82,9 @@ export function presence(deps: PresenceDeps): Presence {
   }
   const { db } = deps;
   const hub = new PresenceHub(db, randomUUID());
-  /** What ends each open stream, for `close`. */
+  /** What ends each open stream, and each stream's handler until it has ended, for `close`. */
   const ending = new Set<() => void>();
+  const handling = new Set<Promise<void>>();
 
   /** Applies one referee event to the person's seat; delivers the ruling to this instance's streams once it has committed. */
   async function rule(person: string, bot: string, event: RefereeEvent): Promise<Ruling> {
@@ -142,7 +144,14 @@ export function presence(deps: PresenceDeps): Presence {
     // Sent at once: the page should know that presence is there before its first event.
     c.header('x-accel-buffering', 'no');
     c.header('cache-control', 'no-store');
-    return streamSSE(c, async (sse) => {
+    return streamSSE(c, (sse) => {
+      const handled = serve(sse);
+      handling.add(handled);
+      return handled.finally(() => handling.delete(handled));
+    });
+
+    /** One stream, from its hello to its closing (which the referee is told of). */
+    async function serve(sse: SSEStreamingApi): Promise<void> {
       const stream = new PresenceStream(person, bot, me.page, sse, db);
       const detach = hub.attach(stream);
       let end: () => void = () => undefined;
@@ -177,7 +186,7 @@ export function presence(deps: PresenceDeps): Presence {
         detach();
         await rule(person, bot, { type: 'closed', page: me.page, atMs: deps.clock() }).catch(() => undefined);
       }
-    });
+    }
   });
 
   routes.post('/presence/active', async (c) => {
@@ -212,6 +221,9 @@ export function presence(deps: PresenceDeps): Presence {
     },
     async close() {
       for (const end of [...ending]) end();
+      // Each stream's closing is ruled before the database may close: the voice is freed now, not
+      // once the page is forgotten as stale.
+      await Promise.allSettled([...handling]);
       await hub.close();
     },
   };
