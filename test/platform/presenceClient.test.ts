@@ -47,7 +47,7 @@ describe('the presence client', () => {
     expect(asked[0]).toBe('/api/presence?bot=demo&page=this-page-0001&device=laptop-00001');
     const first = streams[0];
     if (first === undefined) throw new Error('no stream');
-    first.write('event: hello\ndata: {"seat":{"role":"active","term":1,"active":null},"latestSeq":0,"owed":"nothing","conversation":null}\n\n: ping\n\n');
+    first.write('event: hello\ndata: {"seat":{"role":"active","term":1,"active":null},"latestSeq":0,"owed":"nothing","conversation":null,"you":"00112233445566778899aabb"}\n\n: ping\n\n');
     first.write('event: event\ndata: {"sequenced":{"seq":5,"atMs":1,"event":{"kind":"notice","text":"Hi."}}}\n\nevent: mystery\ndata: {}\n\nevent: event\ndata: not json\n\n');
     await vi.advanceTimersByTimeAsync(0);
     expect(messages.map((m) => m.type)).toEqual(['hello', 'event']);
