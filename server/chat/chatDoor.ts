@@ -5,8 +5,10 @@
  * The door is a door, not an engine: the grant says which bot and whose ceilings, the bot file
  * says the prompt and the model, and the client's user and assistant turns are the conversation.
  * Nothing is bought unless `live` is set and a provider is configured; until then a scripted
- * stand-in answers and says why. Before anything is asked the ledger reserves the turn against the
- * person's rolling windows; a refusal is a sentence in the answer, so the voice can say it.
+ * stand-in answers and says why. The ledger reserves the turn against the person's rolling windows
+ * before anything is sent back — before the provider is asked, or, when the room the person's last
+ * admission left covers this turn, while it is asked (`DoorLedger.roomFor`); a refusal is a sentence
+ * in the answer, so the voice can say it.
  *
  * A streamed answer's headers go out with its first token, so `x-confab-provider` can name the
  * provider that answered (or `stand-in`, or `none` for a refusal), and a provider that fails
@@ -25,6 +27,7 @@ import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
 import type { AnswerEnded, AnswerPieces, AnswerResult, DoorEvent } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
+import { fetchTellingSent } from './requestSent';
 import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
 import { ChatRequestError, NoProviderAnswered, ProviderError } from './errors';
 import type { ProviderFailure } from './errors';
@@ -96,6 +99,18 @@ export interface DoorLedger<G extends DoorGrant> {
   reserve(ask: { grant: G; nowMs: number }): Promise<Reservation>;
   /** Records what a reserved turn used, once it has ended, however it ended. */
   settle(reservation: string, spend: AnswerSpend): Promise<void>;
+  /**
+   * Whether the grant's next turn will all but surely be admitted: what the person's last admission
+   * left in their windows still covers one more answer and its hold. Called just before `reserve`.
+   * When true the door asks the provider while the turn is being reserved, and holds the first
+   * token until the reservation is made. Unset: never; every turn waits for its reservation.
+   */
+  roomFor?(grant: G): boolean;
+  /**
+   * Records what a turn used that was asked ahead of its reservation and then refused (another
+   * server took the room): the provider was already asked, so what it cost is counted.
+   */
+  settleRefused?(grant: G, spend: AnswerSpend & { startedMs: number }): Promise<void>;
 }
 
 /** One turn through the door, as `context` and `afterAnswer` see it. */
@@ -278,10 +293,29 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       const source: AnswerSource = standInWhy === undefined ? { context: context(turn) } : { standIn: standInWhy };
       if ('context' in source) source.context.catch(() => undefined);
       const startedMs = deps.clock();
-      const reserved = await deps.ledger.reserve({ grant, nowMs: startedMs });
-      if (!reserved.ok) {
-        log({ event: 'answer.refused' });
-        return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
+      // A turn the person's windows still have room for is asked of the provider while it is being
+      // reserved, so the reservation costs nothing before the first token; its first token is
+      // held until the reservation is made. Any other turn waits for its reservation first.
+      const ahead = deps.ledger.roomFor !== undefined && deps.ledger.settleRefused !== undefined && deps.ledger.roomFor(grant);
+      let reserving: Promise<Reservation> | undefined;
+      const reserve = (): Promise<Reservation> => {
+        if (reserving === undefined) {
+          reserving = deps.ledger.reserve({ grant, nowMs: startedMs });
+          reserving.catch(() => undefined);
+        }
+        return reserving;
+      };
+      // Asked ahead, the reservation is made once the question has left for the provider: an
+      // embedded database runs on this thread, and nothing may hold the question up.
+      const onAsked = ahead ? () => void reserve() : undefined;
+      let reservation: string | null = null;
+      if (!ahead) {
+        const reserved = await reserve();
+        if (!reserved.ok) {
+          log({ event: 'answer.refused' });
+          return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
+        }
+        reservation = reserved.reservation;
       }
 
       // The answer's own signal: the client leaving, `minutes` running out, or `spend` passed.
@@ -298,7 +332,10 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         controller.abort(new AnswerStop('minutes'));
       }, minutes * 60_000);
 
-      /** Ends the turn's timers and settles what it used; the usage it settled. */
+      /**
+       * Ends the turn's timers and settles what it used against its reservation — or, for a turn
+       * asked ahead and then refused, records it unreserved; the usage it settled.
+       */
       const settle = async (answer: Answer | undefined, ending: Ending): Promise<TokenUsage> => {
         clearTimeout(timer);
         clientSignal.removeEventListener('abort', onClientGone);
@@ -328,7 +365,8 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           ms: spent.nowMs - startedMs,
         });
         try {
-          await deps.ledger.settle(reserved.reservation, spent);
+          if (reservation !== null) await deps.ledger.settle(reservation, spent);
+          else if (bought) await deps.ledger.settleRefused?.(grant, { ...spent, startedMs });
         } catch (error) {
           // The answer has been given; there is nobody left to tell but the log.
           log({ event: 'settle.failed', error: nameOf(error) });
@@ -337,11 +375,19 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         }
         return usage;
       };
+      /** A turn asked ahead: its reservation, once made (a failure to make it is thrown). */
+      const reservedAhead = async (): Promise<Reservation> => {
+        const reserved = await reserve();
+        if (reserved.ok) reservation = reserved.reservation;
+        return reserved;
+      };
 
       let answer: Answer;
       try {
-        answer = await startAnswer(turn, source, controller, spend, await plan);
+        answer = await startAnswer(turn, source, controller, spend, await plan, onAsked);
       } catch (error) {
+        // A turn asked ahead is settled against its reservation once that is made.
+        if (ahead) await reservedAhead().catch(() => undefined);
         const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
         if (why === undefined || why === 'client') {
           await settle(undefined, { ended: why === 'client' ? 'aborted' : 'failed', modelChars: 0 });
@@ -351,6 +397,27 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         // A limit ran out before the first token: it is said, and nothing was answered.
         const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
         return respond(c, request, cut, (result) => settle(undefined, { ...result, modelChars: 0 }));
+      }
+      if (ahead) {
+        let reserved: Reservation;
+        try {
+          reserved = await reservedAhead();
+        } catch (error) {
+          // The ledger could not be reached: nothing of the answer is sent, and it is stopped.
+          controller.abort(error);
+          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
+          await settle(answer, { ended: 'failed', modelChars: 0 });
+          throw error;
+        }
+        if (!reserved.ok) {
+          // Another server took the room: the answer is stopped before a word of it is sent, what
+          // asking cost is recorded, and the person is told why as any refusal is told.
+          controller.abort(new AnswerStop('client'));
+          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
+          await settle(answer, { ended: 'aborted', modelChars: 0 });
+          log({ event: 'answer.refused' });
+          return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
+        }
       }
 
       const afterAnswer = deps.afterAnswer;
@@ -375,8 +442,16 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
    * The answer to `turn`: the stand-in's while nothing may be bought, else the first provider's to
    * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when gathering the
    * context did.
+   * `onAsked` is called each time a question has left for a provider.
    */
-  async function startAnswer(turn: DoorTurn<G, B>, source: AnswerSource, controller: AbortController, spendUsd: number | undefined, plan: TurnPlan | undefined): Promise<Answer> {
+  async function startAnswer(
+    turn: DoorTurn<G, B>,
+    source: AnswerSource,
+    controller: AbortController,
+    spendUsd: number | undefined,
+    plan: TurnPlan | undefined,
+    onAsked?: () => void,
+  ): Promise<Answer> {
     if ('standIn' in source) {
       if (plan === undefined) {
         const text = standInAnswer(source.standIn, lastQuestion(turn.messages));
@@ -401,7 +476,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const ask = (messages: readonly PromptMessage[]) =>
       openFirstAnswering(providerOrder(deps.providers, turn.bot), messages, {
         signal: controller.signal,
-        fetch: fetchUpstream,
+        fetch: onAsked === undefined ? fetchUpstream : fetchTellingSent(fetchUpstream, onAsked),
         firstTokenMs: options.firstTokenMs,
         ...(tools === undefined ? {} : { tools }),
         onFallover: (error) => {

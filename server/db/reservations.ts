@@ -38,6 +38,17 @@ export interface Admission {
   /** Pass to `recordUsage` when the answer is done, or to `releaseReservation` if nothing was bought. */
   reservationId: string;
   reservedAt: Date;
+  /** What the fullest window has left once this answer is counted; null where there is no ceiling. */
+  room: Room;
+}
+
+/**
+ * Room left in a person's windows for one bot: answers, and US dollars of spend (holds counted as
+ * spent). Each is the least over the windows with that ceiling; null when none has one.
+ */
+export interface Room {
+  answers: number | null;
+  spendUsd: number | null;
 }
 
 /** Namespace of the per-person lock (first key of the two-key advisory lock); no other lock uses it. */
@@ -55,7 +66,7 @@ export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Pro
   await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [RESERVE_LOCK, request.person]);
   // Every window is counted, and the reservation written when all have room, in one statement: each
   // statement on the answer's path costs a round trip (PGlite: a call into the engine).
-  const { rows } = await tx.query<{ id: string | null; reserved_at: Date | null; refusals: RefusalRow[] | null }>(ADMIT_SQL, [
+  const { rows } = await tx.query<{ id: string | null; reserved_at: Date | null; answers_room: number | null; spend_room: string | number | null; refusals: RefusalRow[] | null }>(ADMIT_SQL, [
     request.person,
     request.bot,
     windows,
@@ -67,7 +78,9 @@ export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Pro
     request.holdMs === undefined ? null : new Date(request.now.getTime() + request.holdMs),
   ]);
   const row = onlyRow(rows, 'Reserving an answer');
-  if (row.id !== null && row.reserved_at !== null) return { ok: true, reservationId: row.id, reservedAt: row.reserved_at };
+  if (row.id !== null && row.reserved_at !== null) {
+    return { ok: true, reservationId: row.id, reservedAt: row.reserved_at, room: { answers: row.answers_room, spendUsd: row.spend_room === null ? null : Number(row.spend_room) } };
+  }
 
   const refusals = (row.refusals ?? []).flatMap((refused) => refusalsOf(refused));
   const last = refusals.reduce<(typeof refusals)[number] | undefined>((latest, r) => (latest === undefined || freesLater(r.freesAt, latest.freesAt) ? r : latest), undefined);
@@ -113,8 +126,8 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
  * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
  * is compared as numeric, so cents add up exactly. Rows stamped after now still count (clock skew).
- * The reservation is inserted only when no window is full; the row returns its id, or the full
- * windows as JSON.
+ * The reservation is inserted only when no window is full; the row returns its id and the room
+ * the fullest window has left once it is counted, or the full windows as JSON.
  */
 const ADMIT_SQL = `
 with windows as (
@@ -133,6 +146,8 @@ spending as (
 checked as (
   select w.name as window, w.answers as answers_ceiling, w.spend as spend_ceiling,
          coalesce(a.count >= w.answers, false) as answers_full,
+         w.answers - a.count - 1 as answers_room,
+         w.spend - s.spent - $8::numeric as spend_room,
          a.nth_newest,
          coalesce(s.spent >= w.spend or s.spent + $8::numeric > w.spend, false) as spend_full,
          f.frees_from as spend_frees_from
@@ -160,6 +175,8 @@ admitted as (
 )
 select (select id from admitted) as id,
        (select reserved_at from admitted) as reserved_at,
+       (select min(answers_room)::int from checked) as answers_room,
+       (select min(spend_room) from checked) as spend_room,
        (select json_agg(full_windows) from full_windows) as refusals`;
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSING_SENTENCES } from '../../../server/chat/answer';
 import { ask, provider, startDoor } from './door';
 import type { RunningDoor } from './door';
-import { answering, startUpstream, talkingUntilClosed } from './localServers';
+import { answering, deferred, startUpstream, talkingUntilClosed } from './localServers';
 import type { Listening } from './localServers';
 
 let running: (RunningDoor | Listening)[] = [];
@@ -45,6 +45,41 @@ describe('the chat door, within its limits', () => {
     const completion = await door.client.chat.completions.create(ask('Again?'));
     expect(completion.choices[0]?.message.content).toBe(REFUSAL);
     expect(completion.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('asks the provider while a turn with room is reserved, and sends nothing until it is', async () => {
+    const upstream = track(await startUpstream(answering(['Here ', 'you are.'])));
+    const reservedWhen = deferred<undefined>();
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], ahead: { reservedWhen: reservedWhen.promise } }));
+    const answer = streamed(door);
+    let settledFirst = false;
+    void answer.then(() => {
+      settledFirst = true;
+    });
+    // The provider is asked before the reservation is made; nothing reaches the caller meanwhile.
+    await upstream.next();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settledFirst).toBe(false);
+    reservedWhen.resolve(undefined);
+    expect(await answer).toEqual({ pieces: ['Here ', 'you are.'], text: 'Here you are.', finish: 'stop', provider: 'alpha' });
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'stop' });
+    expect(door.ledger.settled.map((s) => s.reservation)).toEqual(['r1']);
+    expect(door.ledger.settledRefused).toEqual([]);
+  });
+
+  it('stops a turn asked ahead whose reservation is refused, sends not a word of it, records what asking cost, and says the refusal', async () => {
+    const upstream = track(await startUpstream(talkingUntilClosed('word ')));
+    const reservedWhen = deferred<undefined>();
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], refuse: REFUSAL, ahead: { reservedWhen: reservedWhen.promise } }));
+    const answer = streamed(door);
+    const asked = await upstream.next();
+    reservedWhen.resolve(undefined);
+    expect(await answer).toEqual({ pieces: [REFUSAL], text: REFUSAL, finish: 'stop', provider: 'none' });
+    expect(await asked.closed).toBe(true);
+    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'aborted', startedMs: expect.any(Number) as number });
+    expect(door.ledger.settled).toEqual([]);
+    expect(door.answered).toEqual([]);
+    expect(door.logs).toContainEqual({ event: 'answer.refused' });
   });
 
   it("stops an answer that runs past its minutes, hangs up on the provider, and says why", async () => {

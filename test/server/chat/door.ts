@@ -40,6 +40,11 @@ export interface DoorSetup {
   bot?: Partial<TestBot>;
   /** The ledger refuses every turn with this sentence. */
   refuse?: string;
+  /**
+   * The ledger says the person has room (`roomFor`), so the door asks the provider while the turn
+   * is reserved; each reservation is made only when `reservedWhen` resolves.
+   */
+  ahead?: { reservedWhen: Promise<void> };
   context?: DoorDeps<TestGrant, TestBot>['context'];
   firstTokenMs?: number;
   upstreamIdleMs?: number;
@@ -50,6 +55,8 @@ export interface DoorSetup {
 export interface FakeLedger {
   reserved: { person: string; nowMs: number }[];
   settled: { reservation: string; spend: AnswerSpend }[];
+  /** What turns asked ahead and then refused used, as `settleRefused` recorded it. */
+  settledRefused: (AnswerSpend & { startedMs: number })[];
   /** Resolves with the next settlement. */
   nextSettle: () => Promise<AnswerSpend>;
 }
@@ -96,7 +103,7 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
   const bot: TestBot = { slug: 'sage', prompt: BOT_PROMPT, memory: 'thread', ...setup.bot };
   const settlements = queue<AnswerSpend>();
   const answers = queue<AnsweredTurn<TestGrant, TestBot>>();
-  const ledger: FakeLedger = { reserved: [], settled: [], nextSettle: () => settlements.next() };
+  const ledger: FakeLedger = { reserved: [], settled: [], settledRefused: [], nextSettle: () => settlements.next() };
   const logs: DoorLogLine[] = [];
   const answered: AnsweredTurn<TestGrant, TestBot>[] = [];
   let reservations = 0;
@@ -111,12 +118,23 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
     live: setup.live ?? true,
     prices: setup.prices ?? {},
     ledger: {
-      reserve: ({ grant, nowMs }): Promise<Reservation> => {
+      reserve: async ({ grant, nowMs }): Promise<Reservation> => {
         ledger.reserved.push({ person: grant.person, nowMs });
-        if (setup.refuse !== undefined) return Promise.resolve({ ok: false, sentence: setup.refuse });
+        await setup.ahead?.reservedWhen;
+        if (setup.refuse !== undefined) return { ok: false, sentence: setup.refuse };
         reservations += 1;
-        return Promise.resolve({ ok: true, reservation: `r${reservations}` });
+        return { ok: true, reservation: `r${reservations}` };
       },
+      ...(setup.ahead === undefined
+        ? {}
+        : {
+            roomFor: () => true,
+            settleRefused: (_grant: TestGrant, spend: AnswerSpend & { startedMs: number }) => {
+              ledger.settledRefused.push(spend);
+              settlements.push(spend);
+              return Promise.resolve();
+            },
+          }),
       settle: (reservation, spend) => {
         ledger.settled.push({ reservation, spend });
         settlements.push(spend);

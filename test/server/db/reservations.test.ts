@@ -59,6 +59,14 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     await admitted({ person: ana, limits, now: at(HOUR + 1) });
   });
 
+  it('says the room the fullest window has left once an answer is counted, holds counted as spent', async () => {
+    const ana = somebody();
+    const limits = { perMinute: { answers: 10 }, perHour: { answers: 3, spend: 1 }, perDay: { spend: 0.5 } };
+    expect(await admitted({ person: ana, limits, holdUsd: 0.1, now: at(0) })).toMatchObject({ room: { answers: 2, spendUsd: 0.4 } });
+    expect(await admitted({ person: ana, limits, holdUsd: 0.1, now: at(MINUTE) })).toMatchObject({ room: { answers: 1, spendUsd: 0.3 } });
+    expect(await admitted({ person: somebody(), limits: { perDay: { answers: 5 } }, now: at(0) })).toMatchObject({ room: { answers: 4, spendUsd: null } });
+  });
+
   it('counts per person and per bot', async () => {
     const ana = somebody();
     const bob = somebody();
