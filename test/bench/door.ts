@@ -1,8 +1,8 @@
 /**
  * What the chat door adds to the first token, and whether it holds 100 streamed turns at once.
  *
- * One local upstream on 127.0.0.1 speaking OpenAI's streaming chat-completions format
- * (test/server/chat/localServers.ts): each request waits `FIRST_TOKEN_MS`, then sends `WORDS` a
+ * One local upstream on 127.0.0.1 speaking OpenAI's streaming chat-completions format, in a process
+ * of its own as a provider always is (test/bench/doorUpstream.ts): each request waits `FIRST_TOKEN_MS`, then sends `WORDS` a
  * token each, `TOKEN_GAP_MS` apart, a finish chunk, usage and `[DONE]`. Over it, the real Confab
  * server: `createBackend` over an in-memory PGlite, `live: true`, one provider, a price for its model,
  * `createApp`, served by @hono/node-server on an ephemeral port — the door with its grant check,
@@ -27,9 +27,11 @@
  * (settling, writing a memory) are counted apart. Every database transaction the server runs is
  * timed (test/helpers/benchTimings.ts): how long it queued behind others — PGlite runs one at a
  * time — and how long it ran; `attribution` splits the added median into the transactions on the
- * way to the first token, the grant check and the embedding (timed alone), and the rest. Client,
- * server and upstream share one Node process, as a single server process would share its event loop.
- * PGlite's WebAssembly runs on that loop too, so a transaction seldom waits in PGlite's queue: while
+ * way to the first token, the grant check and the embedding (timed alone), and the rest. Client
+ * and server share one Node process, as a single server process would share its event loop; the
+ * upstream does not, so the door's own work after a question has left (a reservation made while the
+ * provider thinks) is not counted against the provider's clock, as no real provider's would be.
+ * PGlite's WebAssembly runs on the server's loop too, so a transaction seldom waits in PGlite's queue: while
  * one runs nothing else does, and crowding shows as time to first token rather than as `queuedMs`.
  */
 import { randomBytes } from 'node:crypto';
@@ -54,8 +56,8 @@ import { byLabel, roundMs, spread, timedDatabase } from '../helpers/benchTimings
 import type { TimedTransaction } from '../helpers/benchTimings';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';
-import { delay, serveApp, startUpstream } from '../server/chat/localServers';
-import type { Script } from '../server/chat/localServers';
+import { delay, serveApp } from '../server/chat/localServers';
+import { startUpstreamProcess } from './doorUpstream';
 
 const SEED = 0x5eed_d00a;
 const FIRST_TOKEN_MS = 20;
@@ -90,22 +92,6 @@ function generous(limits: BotLimits): BotLimits {
   }
   return raised;
 }
-
-/**
- * The upstream's answer: the first token after `FIRST_TOKEN_MS`, then the rest, usage and `[DONE]`.
- * `arrived` is told when each request has been read, on the benchmark's own clock.
- */
-const answering = (arrived: (atMs: number) => void): Script => async (reply) => {
-  arrived(performance.now());
-  await delay(FIRST_TOKEN_MS);
-  for (const [i, word] of WORDS.entries()) {
-    if (i > 0) await delay(TOKEN_GAP_MS);
-    reply.token(word);
-  }
-  reply.finish();
-  reply.usage(60, WORDS.length);
-  reply.done();
-};
 
 interface Turn {
   /** When `fetch` was called, on `performance.now()`'s clock. */
@@ -261,13 +247,8 @@ export async function run(): Promise<{
   const db = timedDatabase(inner, transactions);
   const serverLog = new Map<string, number>();
   const log = (line: DoorLogLine) => serverLog.set(line.event, (serverLog.get(line.event) ?? 0) + 1);
-  /** When the upstream last read a request; one is in flight at a time in the sequential rounds. */
-  const lastArrival = { atMs: Number.NaN };
-  const upstream = await startUpstream(
-    answering((atMs) => {
-      lastArrival.atMs = atMs;
-    }),
-  );
+  // One request is in flight at a time in the sequential rounds: each is timed to its arrival.
+  const upstream = await startUpstreamProcess({ firstTokenMs: FIRST_TOKEN_MS, tokenGapMs: TOKEN_GAP_MS, words: WORDS });
   const api = createBackend({
     db,
     bots: new Map([
@@ -331,10 +312,11 @@ export async function run(): Promise<{
       const taken = new Map<Path, Turn>();
       for (let i = 0; i < PATHS.length; i++) {
         const path = PATHS[(round + i) % PATHS.length] ?? 'direct';
-        lastArrival.atMs = Number.NaN;
+        const arrival = upstream.nextArrival();
         const t = await turn(path, person, said);
         taken.set(path, t);
-        if (round >= WARM_UP) reached[path].push(lastArrival.atMs - t.startedAtMs);
+        const arrivedAtMs = await arrival;
+        if (round >= WARM_UP) reached[path].push(arrivedAtMs - t.startedAtMs);
         await delay(IDLE_BETWEEN_MS);
       }
       if (round < WARM_UP) continue;
@@ -346,6 +328,7 @@ export async function run(): Promise<{
     await delay(100);
 
     // Many turns at once: one person each, as many people talking at the same moment.
+    upstream.ignoreArrivals(true);
     const crowd = Array.from({ length: CONCURRENT }, (_, i) => `bench-crowd-${i}`);
     const crowdGrants = crowd.map((p) => grantFor(secret, recallBot, p));
     const crowdSaid = crowd.map(() => textFor(random));
@@ -478,7 +461,7 @@ export async function run(): Promise<{
       errorSamples,
       outsideDatabase: { verifyGrantMs: spread(verifyMs), embedMs: spread(embedMs) },
       upstream: { firstTokenMs: FIRST_TOKEN_MS, tokenGapMs: TOKEN_GAP_MS, tokens: WORDS.length },
-      engine: 'PGlite in memory (memory://); client, door and upstream in one Node process',
+      engine: 'PGlite in memory (memory://); client and door in one Node process, the upstream in another',
       seed: SEED,
     };
   } finally {

@@ -58,32 +58,30 @@ function label(sql: string): string {
   return words.slice(0, 40);
 }
 
-/** `db`, timing each `asServer` transaction into `into`. `asPerson` ones are passed through untimed. */
+/** `db`, timing each transaction into `into`; a person's are labelled `person: …`. */
 export function timedDatabase(db: Database, into: TimedTransaction[]): Database {
+  const timed = <T>(prefix: string, run: (fn: (tx: Queryable) => Promise<T>) => Promise<T>, fn: (tx: Queryable) => Promise<T>): Promise<T> => {
+    const askedMs = performance.now();
+    let beganMs = askedMs;
+    let first: string | undefined;
+    return run((tx) => {
+      beganMs = performance.now();
+      return fn({
+        query: (sql, params) => {
+          first ??= sql;
+          return tx.query(sql, params);
+        },
+      });
+    }).finally(() => {
+      into.push({ label: `${prefix}${label(first ?? '')}`, queuedMs: beganMs - askedMs, ranMs: performance.now() - beganMs });
+    });
+  };
   return {
-    asServer<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const askedMs = performance.now();
-      let beganMs = askedMs;
-      let first: string | undefined;
-      return db
-        .asServer((tx) => {
-          beganMs = performance.now();
-          return fn({
-            query: (sql, params) => {
-              first ??= sql;
-              return tx.query(sql, params);
-            },
-          });
-        })
-        .finally(() => {
-          into.push({ label: label(first ?? ''), queuedMs: beganMs - askedMs, ranMs: performance.now() - beganMs });
-        });
-    },
-    asPerson: (person, fn) => db.asPerson(person, fn),
+    asServer: (fn) => timed('', (inner) => db.asServer(inner), fn),
+    asPerson: (person, fn) => timed('person: ', (inner) => db.asPerson(person, inner), fn),
     close: () => db.close(),
   };
 }
-
 /** Each label's queued and ran spreads. */
 export function byLabel(transactions: readonly TimedTransaction[]): Record<string, { queuedMs: Spread; ranMs: Spread }> {
   const labels = [...new Set(transactions.map((t) => t.label))].sort();
