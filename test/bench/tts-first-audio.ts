@@ -27,10 +27,12 @@
  * - the four-sentence answer (`playbackStallMs`) and a twelve-sentence one (`long`), at the
  *   device's measured speed;
  * - both again on a device slowed to a real-time factor of 0.9 at 8 steps (`slow`, `slow.long`):
- *   after each graph run the stand-in waits (factor − 1) × that run's time, the factor taken from
- *   the real-time factor the pieces of this round's first two answers were made at (`paced.rtf`:
- *   their time, the solver's scaled to 8 steps, over their audio). The slowed device's own, measured
- *   the same way from the pieces it made, is `slow.rtf` (the median over its answers).
+ *   after each graph run the stand-in waits (factor − 1) × that run's time. The factor starts from
+ *   the real-time factor the pieces of the first round's first two answers were made at
+ *   (`paced.rtf`: their time, the solver's scaled to 8 steps, over their audio) and is corrected
+ *   after every slowed answer by what its pieces were made at, since a shared machine's speed
+ *   drifts. The slowed device's own, measured the same way, is `slow.rtf` (the median over its
+ *   answers).
  *
  * Each device keeps its cost from answer to answer, as a page keeps it per device, starting from the
  * safe default in the first round. Every session is warmed up once first (the whole answer at 1 step,
@@ -240,6 +242,8 @@ export async function run(): Promise<{
   const slow: SpokenAnswer[] = [];
   const slowLong: SpokenAnswer[] = [];
   const slowdowns: number[] = [];
+  /** How much slower than this machine the slow device is; found in the first round, then corrected. */
+  let slowFactor: number | undefined;
   let deviceCost: VoiceCost = SAFE_COST;
   let slowDeviceCost: VoiceCost = SAFE_COST;
   const nowMs = () => performance.now();
@@ -270,14 +274,20 @@ export async function run(): Promise<{
     pacedLong.push(long);
     deviceCost = long.cost;
 
-    slowdown = Math.max(1, SLOW_RTF / measuredRtf([short, long], STEPS));
-    slowdowns.push(slowdown);
-    const slowShort = await speakPacedAnswer({ tts, text: ANSWER, cost: slowDeviceCost, nowMs });
+    slowFactor ??= Math.max(1, SLOW_RTF / measuredRtf([short, long], STEPS));
+    const slowed = async (text: string, cost: VoiceCost): Promise<SpokenAnswer> => {
+      slowdown = slowFactor ?? 1;
+      slowdowns.push(slowdown);
+      const answer = await speakPacedAnswer({ tts, text, cost, nowMs });
+      slowdown = 1;
+      slowFactor = Math.max(1, (slowFactor ?? 1) * (SLOW_RTF / measuredRtf([answer], STEPS)));
+      return answer;
+    };
+    const slowShort = await slowed(ANSWER, slowDeviceCost);
     slow.push(slowShort);
-    const slowLongAnswer = await speakPacedAnswer({ tts, text: LONG_ANSWER, cost: slowShort.cost, nowMs });
+    const slowLongAnswer = await slowed(LONG_ANSWER, slowShort.cost);
     slowLong.push(slowLongAnswer);
     slowDeviceCost = slowLongAnswer.cost;
-    slowdown = 1;
   }
   await tts.dispose();
 
