@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DatabaseError, toDatabaseError } from './errors';
 import { migrate, readMigrations } from './migrate';
+import { RECALL_SESSION_SQL } from './memories';
 import type { Engine, Session } from './migrate';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Client as PgClient, PoolClient } from 'pg';
@@ -143,6 +144,7 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
   let db: PGlite;
   try {
     db = await PGlite.create({ dataDir, extensions: { vector } });
+    await db.exec(RECALL_SESSION_SQL);
   } catch (error) {
     throw toDatabaseError(error, `Opening PGlite in ${dataDir}`);
   }
@@ -199,6 +201,10 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: En
   // An idle connection the server dropped is discarded by the pool, and the next checkout opens a
   // new one; without a listener the event would end the process instead.
   pool.on('error', () => undefined);
+  // Every connection searches memories the same way; queued ahead of the connection's first query.
+  pool.on('connect', (client) => {
+    client.query(RECALL_SESSION_SQL).catch(() => undefined);
+  });
   const session = (client: PoolClient): Session => ({
     query: (async (sql: string, params?: unknown[]) => {
       try {

@@ -54,6 +54,15 @@ export const RECALL_MAX_LIMIT = 100;
 /** Candidates the HNSW index keeps while searching (`hnsw.ef_search`); at least RECALL_MAX_LIMIT. */
 const RECALL_EF_SEARCH = 200;
 
+/**
+ * How every database session searches memories, set once per connection rather than per recall
+ * (a statement less on every answer's way): the approximate index yields candidates before the
+ * person/bot/embedder filter, so the iterative scan keeps fetching until `limit` rows pass it
+ * instead of answering too few; and a wider candidate list than pgvector's default 40, at which a
+ * person with 10,000 memories got only 68–75 % of their true nearest ones back (npm run bench -- recall).
+ */
+export const RECALL_SESSION_SQL = `set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = ${String(RECALL_EF_SEARCH)}`;
+
 /** An embedder's name is registered with another width than the one given. */
 export class EmbedderWidthError extends Error {
   override readonly name = 'EmbedderWidthError';
@@ -119,11 +128,9 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   if (!Number.isInteger(width) || width < 1 || width > MEMORY_WIDTH) throw new RangeError(`recall dimensions is ${width}; give a whole number from 1 to ${MEMORY_WIDTH}.`);
   const vector = vectorLiteral(query.embedding, width);
   if (vector === null) return [];
-  // For this transaction only, in one statement: the approximate index yields candidates before the
-  // person/bot/embedder filter, and the iterative scan keeps fetching until `limit` rows pass it,
-  // instead of answering too few; and a wider candidate list than pgvector's default 40, at which a
-  // person with 10,000 memories got only 68–75 % of their true nearest ones back (npm run bench -- recall).
-  await tx.query("select set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [String(RECALL_EF_SEARCH)]);
+  // The session's recall settings (`RECALL_SESSION_SQL`, set on every connection by
+  // `openDatabase`) let the approximate index yield candidates before the person/bot/embedder
+  // filter, and keep scanning until `limit` rows pass it, over a wide candidate list.
   // The width is written into the statement, not passed: only a literal `dimensions = N` and
   // `vector(N)` let the planner use that width's partial index (migration 006). It is a checked
   // whole number, never text from a request.

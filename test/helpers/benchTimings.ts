@@ -51,7 +51,7 @@ function label(sql: string): string {
   const words = sql.replace(/\s+/g, ' ').trim().toLowerCase();
   if (words.includes('pg_advisory_xact_lock')) return 'reserve';
   if (words.includes('from lines l join threads')) return 'context'; // past questions, then recall
-  if (words.includes('hnsw.iterative_scan')) return 'recall';
+  if (words.includes('from memories') && words.includes('<=>')) return 'recall';
   if (words.startsWith('insert into memories')) return 'remember';
   if (words.includes('update reservations set hold = 0') && words.includes('insert into usage')) return 'settle';
   if (words.startsWith('update reservations set hold = 0')) return 'release';

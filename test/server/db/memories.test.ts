@@ -62,6 +62,13 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
     expect((await recallFor(ana)).map((m) => m.text)).toEqual(['mine']);
   });
 
+  it('searches with the iterative scan and a wide candidate list in every transaction, the server’s and a person’s', async () => {
+    const settings = (tx: Queryable) => tx.query<{ scan: string; ef: string }>("select current_setting('hnsw.iterative_scan') as scan, current_setting('hnsw.ef_search') as ef");
+    const expected = [{ scan: 'relaxed_order', ef: '200' }];
+    expect((await db.asServer(settings)).rows).toEqual(expected);
+    expect((await db.asPerson(somebody(), settings)).rows).toEqual(expected);
+  });
+
   it('keeps nothing for a zero vector, finds nothing for one, and refuses a vector of the wrong width', async () => {
     const ana = somebody();
     expect(await remember(ana, '…', new Float32Array(384))).toBeNull();
