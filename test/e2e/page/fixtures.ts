@@ -22,6 +22,8 @@ export type Mic = 'silent' | 'refused' | 'talks';
 
 /** How long a person in the `talks` file keeps quiet after the page opens the microphone. */
 export const TALKS_AFTER_MS = 1500;
+/** How long they then talk; after it the file is silent. */
+export const TALKS_FOR_MS = 2000;
 
 interface PageOptions {
   /** Whether the browser has a recogniser (the fake one); false is Firefox. Default true. */
@@ -47,7 +49,7 @@ function launchArgs(mic: Mic, folder: string): string[] {
   const file =
     mic === 'silent'
       ? writeSilence(join(folder, 'silence.wav'))
-      : writeTalkAfter(join(folder, 'talks.wav'), { quietMs: TALKS_AFTER_MS, talkMs: 2000, level: 0.6, totalMs: 30_000 });
+      : writeTalkAfter(join(folder, 'talks.wav'), { quietMs: TALKS_AFTER_MS, talkMs: TALKS_FOR_MS, level: 0.6, totalMs: 30_000 });
   return [...sharedArgs, `--use-file-for-fake-audio-capture=${file}`];
 }
 
