@@ -34,6 +34,21 @@ export function databaseLedger(db: Database): DoorLedger<GrantClaims> {
       if (oldest.done !== true) rooms.delete(oldest.value);
     }
   };
+  /** Records what a turn bought, against its reservation when it has one; nothing when nothing was bought. */
+  const record = async (turn: { person: string; bot: string; startedAt: Date; reservationId?: string }, spend: AnswerSpend) => {
+    if (spend.provider === null || spend.model === null) return;
+    const { provider, model } = spend;
+    await db.asServer((tx) =>
+      recordUsage(tx, {
+        ...turn,
+        provider,
+        model,
+        promptTokens: spend.promptTokens,
+        completionTokens: spend.completionTokens,
+        costUsd: spend.costUsd,
+      }),
+    );
+  };
   return {
     roomFor(grant) {
       const room = rooms.get(roomKey(grant));
@@ -78,36 +93,10 @@ export function databaseLedger(db: Database): DoorLedger<GrantClaims> {
         await db.asServer((tx) => releaseReservation(tx, reservation));
         return;
       }
-      const { provider, model } = spend;
-      await db.asServer((tx) =>
-        recordUsage(tx, {
-          reservationId: reservation,
-          person: turn.person,
-          bot: turn.bot,
-          provider,
-          model,
-          promptTokens: spend.promptTokens,
-          completionTokens: spend.completionTokens,
-          costUsd: spend.costUsd,
-          startedAt: turn.startedAt,
-        }),
-      );
+      await record({ person: turn.person, bot: turn.bot, startedAt: turn.startedAt, reservationId: reservation }, spend);
     },
     async settleRefused(grant, spend) {
-      if (spend.provider === null || spend.model === null) return;
-      const { provider, model } = spend;
-      await db.asServer((tx) =>
-        recordUsage(tx, {
-          person: grant.person,
-          bot: grant.bot,
-          provider,
-          model,
-          promptTokens: spend.promptTokens,
-          completionTokens: spend.completionTokens,
-          costUsd: spend.costUsd,
-          startedAt: new Date(spend.startedMs),
-        }),
-      );
+      await record({ person: grant.person, bot: grant.bot, startedAt: new Date(spend.startedMs) }, spend);
     },
   };
 }

@@ -308,13 +308,15 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       // Asked ahead, the reservation is made once the question has left for the provider: an
       // embedded database runs on this thread, and nothing may hold the question up.
       const onAsked = ahead ? () => void reserve() : undefined;
+      /** A refusal, said as the answer. */
+      const refuse = (sentence: string): Promise<Response> => {
+        log({ event: 'answer.refused' });
+        return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(sentence, 'refused'), promptTokens: 0, bought: false });
+      };
       let reservation: string | null = null;
       if (!ahead) {
         const reserved = await reserve();
-        if (!reserved.ok) {
-          log({ event: 'answer.refused' });
-          return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
-        }
+        if (!reserved.ok) return refuse(reserved.sentence);
         reservation = reserved.reservation;
       }
 
@@ -399,24 +401,25 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         return respond(c, request, cut, (result) => settle(undefined, { ...result, modelChars: 0 }));
       }
       if (ahead) {
+        /** Stops the answer before a word of it is sent, and settles what asking cost. */
+        const stopUnsent = async (reason: unknown, ended: 'aborted' | 'failed') => {
+          controller.abort(reason);
+          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
+          await settle(answer, { ended, modelChars: 0 });
+        };
         let reserved: Reservation;
         try {
           reserved = await reservedAhead();
         } catch (error) {
-          // The ledger could not be reached: nothing of the answer is sent, and it is stopped.
-          controller.abort(error);
-          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
-          await settle(answer, { ended: 'failed', modelChars: 0 });
+          // The ledger could not be reached: nothing of the answer is sent.
+          await stopUnsent(error, 'failed');
           throw error;
         }
         if (!reserved.ok) {
-          // Another server took the room: the answer is stopped before a word of it is sent, what
-          // asking cost is recorded, and the person is told why as any refusal is told.
-          controller.abort(new AnswerStop('client'));
-          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
-          await settle(answer, { ended: 'aborted', modelChars: 0 });
-          log({ event: 'answer.refused' });
-          return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(reserved.sentence, 'refused'), promptTokens: 0, bought: false });
+          // Another server took the room: what asking cost is recorded, and the person is told
+          // why as any refusal is told.
+          await stopUnsent(new AnswerStop('client'), 'aborted');
+          return refuse(reserved.sentence);
         }
       }
 
