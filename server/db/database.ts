@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { DatabaseError, toDatabaseError } from './errors';
 import { migrate, readMigrations } from './migrate';
 import { RECALL_SESSION_SQL } from './memories';
+import { pgliteStatements } from './pgliteStatements';
 import type { Engine, Session } from './migrate';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Client as PgClient, PoolClient } from 'pg';
@@ -148,11 +149,13 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
   } catch (error) {
     throw toDatabaseError(error, `Opening PGlite in ${dataDir}`);
   }
+  // Each statement is parsed once for the session and sent as one call after that
+  // (pgliteStatements.ts); `exec` (migrations) runs its text as it is.
+  const statements = pgliteStatements(db);
   const session = (tx: Transaction): Session => ({
     query: (async (sql: string, params?: unknown[]) => {
       try {
-        const result = await tx.query(sql, params);
-        return { rows: result.rows };
+        return await statements.query(sql, params);
       } catch (error) {
         throw toDatabaseError(error, statement(sql));
       }

@@ -134,6 +134,12 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   // The width is written into the statement, not passed: only a literal `dimensions = N` and
   // `vector(N)` let the planner use that width's partial index (migration 006). It is a checked
   // whole number, never text from a request.
+  // The best plan depends on the person: the vector index for somebody with thousands of memories,
+  // their own rows sorted for somebody with a few. A statement kept prepared (PGlite,
+  // pgliteStatements.ts) would otherwise settle on one plan for everybody after five calls — the
+  // owner index, which made a recall over 10,000 memories 3.3 times slower (npm run bench --
+  // recall) — so this transaction plans each statement for its own values from here on.
+  await tx.query('set local plan_cache_mode = force_custom_plan');
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
        select id, bot, text, embedder, dimensions, created_at, (embedding::vector(${width}) <=> $4::vector(${width}))::float8 as distance

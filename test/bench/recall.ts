@@ -144,7 +144,7 @@ const textFor = (random: Random) => (random() < 0.5 ? question(random) : remark(
 function explaining(tx: Queryable, plans: string[][]): Queryable {
   return {
     async query(sql, params) {
-      if (!sql.trimStart().startsWith('select set_config')) {
+      if (!/^\s*(select set_config|set )/.test(sql)) {
         const { rows: lines } = await tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) ${sql}`, params);
         plans.push(lines.map((line) => line['QUERY PLAN']));
       }

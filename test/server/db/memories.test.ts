@@ -164,7 +164,7 @@ describe('recall through the approximate index', { timeout: DB_TEST_MS }, () => 
         // The plan of the very statement recall sends.
         const explained: Queryable = {
           async query(sql, params) {
-            if (!sql.includes('set_config')) {
+            if (!/^\s*(select set_config|set )/.test(sql)) {
               const plan = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
               seen.plan = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
             }
