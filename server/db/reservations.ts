@@ -9,7 +9,13 @@
  * it; on PGlite (one session) transactions already run one at a time. Spend ceilings hold the same
  * way: an admitted answer holds `holdUsd` until `recordUsage` replaces the hold with what it cost, so
  * answers running side by side cannot together overshoot a ceiling none of them has yet spent.
- */
+ *
+ * How it counts: from running totals (`tallies`, migration 009), not by reading every answer in the
+ * window. A window is the UTC days wholly inside it, then the hours, then the minutes, and the rows of
+ * the one minute its far edge falls in: at most 30 + 23 + 59 totals and a minute of rows however many
+ * answers the person had this month, and exact to the millisecond. Only a refusal reads the window's
+ * rows, to say when it frees up — the one moment that needs the answers themselves.
+  */
 import type { Queryable } from './database';
 import { LIMIT_WINDOWS, WINDOW_MS, refusalSentence, validateLimits } from './limits';
 import type { LimitWindow, PersonLimits, Refusal } from './limits';
@@ -60,32 +66,115 @@ const RESERVE_LOCK = 0x43_4f_4e_46; // "CONF"
  * `RangeError` for limits no answer could be counted against (see `validateLimits`).
  */
 export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Promise<Admission | Refusal> {
+  const asked = await askedUnderLock(tx, request);
+  // Every window is added up from its totals, and the reservation written (and tallied) when all have
+  // room, in one statement: each statement on the answer's path costs a round trip (PGlite: a call
+  // into the engine).
+  const { rows } = await tx.query<AdmitRow>(TALLIED_ADMIT_SQL, [
+    request.person,
+    request.bot,
+    asked.windows,
+    ...edgesOf(asked.starts),
+    ...asked.ceilings,
+    ...asked.admission,
+  ]);
+  const counted = onlyRow(rows, 'Reserving an answer');
+  if (counted.id !== null) return admissionOf(counted);
+  // A window is full: its rows say when it frees up. Counted again from them under the same lock,
+  // it admits after all if an answer settled since (on Postgres, another server's may have).
+  return admitFromRows(tx, request, asked);
+}
+
+/**
+ * `reserveAnswer`, counting every window from its rows rather than its totals: what a refusal runs
+ * to say when the window frees up, and what admission cost before the totals (`npm run bench --
+ * admission` compares the two).
+ */
+export async function reserveFromRows(tx: Queryable, request: ReserveRequest): Promise<Admission | Refusal> {
+  return admitFromRows(tx, request, await askedUnderLock(tx, request));
+}
+
+/** A request's windows and parameters, checked, once the person's lock is held. */
+interface Asked {
+  windows: LimitWindow[];
+  /** Where each window starts (exclusive), ms. */
+  starts: number[];
+  /** Each window's answers ceiling and spend ceiling, as two arrays. */
+  ceilings: [(number | null)[], (number | null)[]];
+  /** Now, the hold, when it lapses, and the totals an admitted answer is added to. */
+  admission: unknown[];
+}
+
+async function askedUnderLock(tx: Queryable, request: ReserveRequest): Promise<Asked> {
   const holdUsd = request.holdUsd ?? 0;
   validateLimits(request.limits, holdUsd);
   const windows = LIMIT_WINDOWS.filter((window) => request.limits[window] !== undefined);
   await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [RESERVE_LOCK, request.person]);
-  // Every window is counted, and the reservation written when all have room, in one statement: each
-  // statement on the answer's path costs a round trip (PGlite: a call into the engine).
-  const { rows } = await tx.query<{ id: string | null; reserved_at: Date | null; answers_room: number | null; spend_room: string | number | null; refusals: RefusalRow[] | null }>(ADMIT_SQL, [
+  const now = request.now.getTime();
+  return {
+    windows,
+    starts: windows.map((window) => now - WINDOW_MS[window]),
+    ceilings: [windows.map((window) => request.limits[window]?.answers ?? null), windows.map((window) => request.limits[window]?.spend ?? null)],
+    admission: [request.now, holdUsd, request.holdMs === undefined ? null : new Date(now + request.holdMs), TALLY_GRAINS, tallyStarts(now)],
+  };
+}
+
+async function admitFromRows(tx: Queryable, request: ReserveRequest, asked: Asked): Promise<Admission | Refusal> {
+  const { rows } = await tx.query<AdmitRow & { refusals: RefusalRow[] | null }>(EXACT_ADMIT_SQL, [
     request.person,
     request.bot,
-    windows,
-    windows.map((window) => new Date(request.now.getTime() - WINDOW_MS[window])),
-    windows.map((window) => request.limits[window]?.answers ?? null),
-    windows.map((window) => request.limits[window]?.spend ?? null),
-    request.now,
-    holdUsd,
-    request.holdMs === undefined ? null : new Date(request.now.getTime() + request.holdMs),
+    asked.windows,
+    asked.starts.map((ms) => new Date(ms)),
+    ...asked.ceilings,
+    ...asked.admission,
   ]);
-  const row = onlyRow(rows, 'Reserving an answer');
-  if (row.id !== null && row.reserved_at !== null) {
-    return { ok: true, reservationId: row.id, reservedAt: row.reserved_at, room: { answers: row.answers_room, spendUsd: row.spend_room === null ? null : Number(row.spend_room) } };
-  }
-
-  const refusals = (row.refusals ?? []).flatMap((refused) => refusalsOf(refused));
+  const exact = onlyRow(rows, 'Reserving an answer');
+  if (exact.id !== null) return admissionOf(exact);
+  const refusals = (exact.refusals ?? []).flatMap((refused) => refusalsOf(refused));
   const last = refusals.reduce<(typeof refusals)[number] | undefined>((latest, r) => (latest === undefined || freesLater(r.freesAt, latest.freesAt) ? r : latest), undefined);
   if (last === undefined) throw new Error('Reserving an answer: the database neither admitted nor refused it.');
   return { ok: false, ...last, sentence: refusalSentence(last, request.now) };
+}
+
+interface AdmitRow {
+  id: string | null;
+  reserved_at: Date | null;
+  answers_room: number | null;
+  spend_room: string | number | null;
+}
+
+function admissionOf(row: AdmitRow): Admission {
+  if (row.id === null || row.reserved_at === null) throw new Error('Reserving an answer: the database admitted it without a reservation.');
+  return { ok: true, reservationId: row.id, reservedAt: row.reserved_at, room: { answers: row.answers_room, spendUsd: row.spend_room === null ? null : Number(row.spend_room) } };
+}
+
+/** The grains of the running totals, finest first, and each one's length in ms (migration 009). */
+const GRAIN_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+export const TALLY_GRAINS = Object.keys(GRAIN_MS) as (keyof typeof GRAIN_MS)[];
+
+/**
+ * How long a running total is kept: the longest window, and a day for clocks that disagree. No
+ * window ending later than a day before an answer began reaches a total older than this before it.
+ */
+export const TALLIES_KEPT_MS = WINDOW_MS.perMonth + GRAIN_MS.day;
+
+/** The start of the UTC minute, hour or day `ms` falls in, as `date_trunc(grain, at, 'UTC')` has it. */
+const floorTo = (ms: number, grain: keyof typeof GRAIN_MS) => Math.floor(ms / GRAIN_MS[grain]) * GRAIN_MS[grain];
+
+/** The totals an answer or its cost at `ms` is added to: its minute's, its hour's and its day's, in `TALLY_GRAINS` order. */
+export function tallyStarts(ms: number): Date[] {
+  return TALLY_GRAINS.map((grain) => new Date(floorTo(ms, grain)));
+}
+
+/**
+ * Where each window's totals begin, for windows starting (exclusively) at `starts`: the first whole
+ * minute, hour and day inside it. Rows from the start to the first whole minute are read as rows; the
+ * minutes up to the first whole hour, the hours up to the first whole day, and the days from there,
+ * as totals. Each is one array, a window per element.
+ */
+function edgesOf(starts: readonly number[]): [Date[], Date[], Date[], Date[]] {
+  const edge = (grain: keyof typeof GRAIN_MS) => starts.map((ms) => new Date(floorTo(ms, grain) + GRAIN_MS[grain]));
+  return [starts.map((ms) => new Date(ms)), edge('minute'), edge('hour'), edge('day')];
 }
 
 /** One window that is full, as the statement reports it (JSON: dates are ISO strings). */
@@ -119,17 +208,91 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
 }
 
 /**
- * $1 person, $2 bot, then one array element per window with a ceiling: $3 its name, $4 where it
- * starts, $5 its answers ceiling, $6 its spend ceiling (USD); $7 now, $8 the hold (USD), $9 when the
- * hold lapses (null: never, until settled).
+ * The reservation, written only when no window is full, its totals counted, and the row every
+ * admission answers: the reservation's id and time and the room the fullest window has left once it
+ * is counted. `checked` names each window's fullness (`is_full`) and room; `$now` is when the answer is
+ * admitted, `$hold` what it holds (USD), `$until` when the hold lapses (null: never, until settled),
+ * `$grains`/`$starts` the totals it is added to.
+ */
+function admitAndAnswer(p: { now: string; hold: string; until: string; grains: string; starts: string }): string {
+  return `
+admitted as (
+  insert into reservations (person, bot, reserved_at, hold, hold_until)
+  select $1, $2, ${p.now}, ${p.hold}, ${p.until}::timestamptz where not exists (select 1 from checked where is_full)
+  returning id, reserved_at
+),
+tallied as (
+  insert into tallies (person, bot, grain, starts_at, answers)
+  select $1, $2, g.grain, g.starts_at, 1 from unnest(${p.grains}::text[], ${p.starts}::timestamptz[]) as g(grain, starts_at)
+   where exists (select 1 from admitted)
+  on conflict (person, bot, grain, starts_at) do update set answers = tallies.answers + 1
+)
+select (select id from admitted) as id,
+       (select reserved_at from admitted) as reserved_at,
+       (select min(answers_room)::int from checked) as answers_room,
+       (select min(spend_room) from checked) as spend_room`;
+}
+
+/**
+ * Admission from the running totals. $1 person, $2 bot, then one array element per window with a
+ * ceiling: $3 its name, $4 where it starts (exclusive), $5 $6 $7 its first whole minute, hour and day
+ * (see `edgesOf`), $8 its answers ceiling, $9 its spend ceiling (USD); $10 now, $11 the hold (USD),
+ * $12 when the hold lapses, $13 $14 the totals an admitted answer is added to.
  *
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
  * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
- * is compared as numeric, so cents add up exactly. Rows stamped after now still count (clock skew).
- * The reservation is inserted only when no window is full; the row returns its id and the room
- * the fullest window has left once it is counted, or the full windows as JSON.
+ * is compared as numeric, so cents add up exactly. Totals and rows stamped after now still count
+ * (clock skew). Each window reads at most three ranges of totals (its days; the hours before its
+ * first day; the minutes before its first hour), the reservations and usage of the minute at its
+ * edge, and the holds that have not lapsed (an index finds them by their end).
  */
-const ADMIT_SQL = `
+const TALLIED_ADMIT_SQL = `
+with windows as (
+  select * from unnest($3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::int[], $9::numeric[])
+    as w(name, since, minutes_from, hours_from, days_from, answers, spend)
+),
+holds as materialized (
+  select reserved_at as at, hold from reservations where person = $1 and bot = $2 and hold > 0 and hold_until > $10
+  union all
+  select reserved_at, hold from reservations where person = $1 and bot = $2 and hold > 0 and hold_until is null
+),
+counted as (
+  select w.answers as answers_ceiling, w.spend as spend_ceiling, t.answers + r.answers as answered, t.spent + u.spent + h.held as spent
+    from windows w
+    cross join lateral (
+      select coalesce(sum(whole.answers), 0) as answers, coalesce(sum(whole.spent), 0) as spent from (
+        select answers, spent from tallies where person = $1 and bot = $2 and grain = 'day' and starts_at >= w.days_from
+        union all
+        select answers, spent from tallies where person = $1 and bot = $2 and grain = 'hour' and starts_at >= w.hours_from and starts_at < w.days_from
+        union all
+        select answers, spent from tallies where person = $1 and bot = $2 and grain = 'minute' and starts_at >= w.minutes_from and starts_at < w.hours_from
+      ) whole
+    ) t
+    cross join lateral (
+      select count(*) as answers from reservations where person = $1 and bot = $2 and reserved_at > w.since and reserved_at < w.minutes_from
+    ) r
+    cross join lateral (
+      select coalesce(sum(cost), 0) as spent from usage where person = $1 and bot = $2 and started_at > w.since and started_at < w.minutes_from
+    ) u
+    cross join lateral (select coalesce(sum(hold), 0) as held from holds where at > w.since) h
+),
+checked as (
+  select coalesce(answered >= answers_ceiling, false) or coalesce(spent >= spend_ceiling or spent + $11::numeric > spend_ceiling, false) as is_full,
+         answers_ceiling - answered - 1 as answers_room,
+         spend_ceiling - spent - $11::numeric as spend_room
+    from counted
+),${admitAndAnswer({ now: '$10', hold: '$11', until: '$12', grains: '$13', starts: '$14' })}`;
+
+/**
+ * Admission from the window's rows, with the refusals when it is full: $1 person, $2 bot, then one
+ * array element per window with a ceiling: $3 its name, $4 where it starts, $5 its answers ceiling,
+ * $6 its spend ceiling (USD); $7 now, $8 the hold (USD), $9 when the hold lapses, $10 $11 the totals
+ * an admitted answer is added to.
+ *
+ * Counted as `TALLIED_ADMIT_SQL` counts. A full window also says when it frees up: for answers, when
+ * its `answers`-th newest leaves it; for spend, when enough of its oldest spending has.
+ */
+const EXACT_ADMIT_SQL = `
 with windows as (
   select * from unnest($3::text[], $4::timestamptz[], $5::int[], $6::numeric[]) as w(name, since, answers, spend)
 ),
@@ -143,8 +306,8 @@ spending as (
   select started_at, cost from usage
    where person = $1 and bot = $2 and started_at > (select min(since) from windows) and cost > 0
 ),
-checked as (
-  select w.name as window, w.answers as answers_ceiling, w.spend as spend_ceiling,
+counted as (
+  select w.name as window_name, w.answers as answers_ceiling, w.spend as spend_ceiling,
          coalesce(a.count >= w.answers, false) as answers_full,
          w.answers - a.count - 1 as answers_room,
          w.spend - s.spent - $8::numeric as spend_room,
@@ -165,19 +328,12 @@ checked as (
        order by at limit 1
     ) f on true
 ),
-full_windows as (
-  select * from checked where answers_full or spend_full
-),
-admitted as (
-  insert into reservations (person, bot, reserved_at, hold, hold_until)
-  select $1, $2, $7, $8, $9::timestamptz where not exists (select 1 from full_windows)
-  returning id, reserved_at
-)
-select (select id from admitted) as id,
-       (select reserved_at from admitted) as reserved_at,
-       (select min(answers_room)::int from checked) as answers_room,
-       (select min(spend_room) from checked) as spend_room,
-       (select json_agg(full_windows) from full_windows) as refusals`;
+checked as (
+  select *, answers_full or spend_full as is_full from counted
+),${admitAndAnswer({ now: '$7', hold: '$8', until: '$9', grains: '$10', starts: '$11' })},
+       (select json_agg(json_build_object('window', window_name, 'answers_ceiling', answers_ceiling, 'answers_full', answers_full, 'nth_newest', nth_newest,
+                                          'spend_ceiling', spend_ceiling, 'spend_full', spend_full, 'spend_frees_from', spend_frees_from))
+          from checked where is_full) as refusals`;
 
 /**
  * Lets go of an admitted answer's hold when nothing was bought (every provider failed, or the person

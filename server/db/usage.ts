@@ -4,6 +4,7 @@
  */
 import type { Queryable } from './database';
 import { RefusedError } from './errors';
+import { TALLIES_KEPT_MS, TALLY_GRAINS, tallyStarts } from './reservations';
 import { isUuid, onlyRow } from './rows';
 
 export interface UsageRecord {
@@ -33,7 +34,7 @@ export interface Spend {
 
 /**
  * Records one answer's usage and, in the same statement, replaces its reservation's hold with that
- * cost. Server only. A reservation of another person's is refused (`RefusedError`), and so is a
+ * cost and adds the cost to the person's running totals. Server only. A reservation of another person's is refused (`RefusedError`), and so is a
  * second record for one reservation (`DatabaseError`, unique violation).
  */
 export async function recordUsage(tx: Queryable, usage: UsageRecord): Promise<{ id: string }> {
@@ -42,9 +43,20 @@ export async function recordUsage(tx: Queryable, usage: UsageRecord): Promise<{ 
   }
   if (usage.reservationId !== undefined && !isUuid(usage.reservationId)) throw new RefusedError('Recording usage failed: no such reservation.');
   if (!(Number.isFinite(usage.costUsd) && usage.costUsd >= 0)) throw new RangeError(`costUsd is ${usage.costUsd}; give US dollars, 0 or more.`);
+  const started = usage.startedAt.getTime();
+  // The cost joins its minute's, hour's and day's totals (reservations.ts counts windows from them);
+  // totals no window can reach any more are dropped as the person's next answers are recorded.
   const { rows } = await tx.query<{ id: string }>(
     `with settled as (
        update reservations set hold = 0 where id = $1::uuid and person = $2 returning id
+     ),
+     tallied as (
+       insert into tallies (person, bot, grain, starts_at, spent)
+       select $2, $3, g.grain, g.starts_at, $8 from unnest($10::text[], $11::timestamptz[]) as g(grain, starts_at) where $8::numeric > 0
+       on conflict (person, bot, grain, starts_at) do update set spent = tallies.spent + excluded.spent
+     ),
+     expired as (
+       delete from tallies where person = $2 and bot = $3 and grain = any($10::text[]) and starts_at < $12
      )
      insert into usage (reservation_id, person, bot, provider, model, prompt_tokens, completion_tokens, cost, started_at)
      values ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -59,6 +71,9 @@ export async function recordUsage(tx: Queryable, usage: UsageRecord): Promise<{ 
       usage.completionTokens,
       usage.costUsd,
       usage.startedAt,
+      TALLY_GRAINS,
+      tallyStarts(started),
+      new Date(started - TALLIES_KEPT_MS),
     ],
   );
   return { id: onlyRow(rows, 'Recording usage').id };

@@ -1,10 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_DEFAULTS, openDatabase } from '../../../server/db/database';
 import { MigrationError } from '../../../server/db/errors';
+import type { PersonLimits } from '../../../server/db/limits';
+import { reserveAnswer } from '../../../server/db/reservations';
 import { migrate, readMigrations } from '../../../server/db/migrate';
 import type { Engine, Session } from '../../../server/db/migrate';
 import { createThread } from '../../../server/db/threads';
@@ -34,6 +36,38 @@ describe('migrations', { timeout: 2 * OPENING_MS }, () => {
     await again.close();
     expect(ledgerAgain).toEqual(applied);
     expect(threads).toHaveLength(1);
+  });
+
+  it('totals the answers and costs recorded before running totals existed, so admission counts them (009)', async () => {
+    const shipped = await readMigrations(DATABASE_DEFAULTS.migrationsDir);
+    const before = join(dir, 'before');
+    await mkdir(before);
+    for (const m of shipped.filter((m) => m.version < 9)) {
+      const file = `${String(m.version).padStart(3, '0')}_${m.name}.sql`;
+      await copyFile(join(DATABASE_DEFAULTS.migrationsDir, file), join(before, file));
+    }
+    const data = join(dir, 'data');
+    const old = await openDatabase({ dataDir: data, migrationsDir: before });
+    const now = new Date('2026-03-02T10:00:00Z');
+    const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
+    // Three answers this hour, two of them settled at 20 cents each, and one from yesterday.
+    await old.asServer(async (tx) => {
+      for (const [at, cost] of [[minutesAgo(50), 0.2], [minutesAgo(30), 0.2], [minutesAgo(10), null], [minutesAgo(26 * 60), 0.5]] as const) {
+        const { rows } = await tx.query<{ id: string }>('insert into reservations (person, bot, reserved_at, hold) values ($1, $2, $3, $4) returning id', ['ana', 'demo', at, cost === null ? 0.1 : 0]);
+        if (cost !== null) {
+          await tx.query("insert into usage (reservation_id, person, bot, provider, model, prompt_tokens, completion_tokens, cost, started_at) values ($1, 'ana', 'demo', 'p', 'm', 1, 1, $2, $3)", [rows[0]?.id, cost, at]);
+        }
+      }
+    });
+    await old.close();
+    const upgraded = await openDatabase({ dataDir: data });
+    const reserve = (limits: PersonLimits) => upgraded.asServer((tx) => reserveAnswer(tx, { person: 'ana', bot: 'demo', limits, holdUsd: 0.05, now }));
+    const refused = await reserve({ perHour: { answers: 3 } });
+    const admitted = await reserve({ perHour: { answers: 5, spend: 1 }, perDay: { spend: 2 } });
+    await upgraded.close();
+    expect(refused).toMatchObject({ ok: false, window: 'perHour', kind: 'answers' });
+    // This hour: 0.40 spent and 0.10 held, and this answer's 0.05; the day adds yesterday's 0.50 only after 24 hours.
+    expect(admitted).toMatchObject({ ok: true, room: { answers: 1, spendUsd: 0.45 } });
   });
 
   describe('the runner', () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../server/db/database';
 import type { PersonLimits } from '../../../server/db/limits';
-import { releaseReservation, reserveAnswer } from '../../../server/db/reservations';
+import { releaseReservation, reserveAnswer, reserveFromRows } from '../../../server/db/reservations';
 import type { Admission, ReserveRequest } from '../../../server/db/reservations';
 import { recordUsage, spendSince } from '../../../server/db/usage';
+import { seededRandom } from '../../helpers/random';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from './fixtures';
 
 const T0 = new Date('2026-03-02T10:00:00Z');
@@ -162,6 +163,98 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     await expect(reserve({ person: ana, limits: { perDay: { answers: 1.5 } } })).rejects.toThrow('limits.perDay.answers is 1.5');
     await expect(reserve({ person: ana, limits: { perDay: { spend: -1 } } })).rejects.toThrow('limits.perDay.spend is -1');
     await expect(reserve({ person: ana, limits: { perDay: { spend: 0.01 } }, holdUsd: 0.05 })).rejects.toThrow('no answer could ever fit');
+  });
+
+  it('counts every window exactly from its running totals, to the millisecond at each edge', async () => {
+    // Forty days of one person's answers, bunched at the edges of minutes, hours and days; some settled
+    // with a cost, some released, some left holding (running, or on a server that crashed). As the
+    // days pass, the room each window has is compared, at many moments, with the same count made here
+    // from the list and with the count from the rows — and a window whose ceiling is its exact count
+    // must refuse.
+    const ana = somebody('ana');
+    const random = seededRandom(0x7a11);
+    const DAY = 24 * HOUR;
+    const grains = [MINUTE, HOUR, DAY];
+    const moment = () => {
+      const day = Math.floor(random() * 40) * DAY;
+      if (random() < 0.5) return day + Math.floor(random() * DAY);
+      // At the end of a minute, an hour or a day: a millisecond either side of it, or on it.
+      const grain = grains[Math.floor(random() * grains.length)] ?? MINUTE;
+      return day + Math.floor(random() * (DAY / grain)) * grain + Math.floor(random() * 3) - 1;
+    };
+    const windows: [keyof PersonLimits, number][] = [['perMinute', MINUTE], ['perHour', HOUR], ['perDay', DAY], ['perWeek', 7 * DAY], ['perMonth', 30 * DAY]];
+    const times = Array.from({ length: 240 }, moment).sort((x, y) => x - y);
+    const probes = [
+      ...Array.from({ length: 80 }, moment),
+      // The moment an answer leaves each window, and a millisecond before.
+      ...times.filter(() => random() < 0.15).flatMap((t) => windows.flatMap(([, ms]) => [t + ms, t + ms - 1])),
+    ].sort((x, y) => x - y);
+
+    interface Answer {
+      at: number;
+      holdCents: number;
+      holdsUntil: number | null;
+      costCents?: number;
+      released?: boolean;
+    }
+    const history: Answer[] = [];
+    const boundless: PersonLimits = { perMinute: { answers: 1_000_000 } };
+    const record = async (at: number) => {
+      const holdCents = Math.floor(random() * 5);
+      const holdsUntil = random() < 0.5 ? null : at + Math.floor(random() * 10 * MINUTE);
+      const admission = await admitted({ person: ana, limits: boundless, holdUsd: holdCents / 100, now: new Date(T0.getTime() + at), ...(holdsUntil === null ? {} : { holdMs: holdsUntil - at }) });
+      const answer: Answer = { at, holdCents, holdsUntil };
+      const fate = random();
+      if (fate < 0.6) {
+        answer.costCents = Math.floor(random() * 7);
+        await finish(ana, admission, answer.costCents / 100);
+      } else if (fate < 0.75) {
+        answer.released = true;
+        await db.asServer((tx) => releaseReservation(tx, admission.reservationId));
+      }
+      history.push(answer);
+    };
+    /** Answers in the window ending at `now`, and what it spent, counted from the list. */
+    const counted = (now: number, window: number) => {
+      const inside = history.filter((a) => a.at > now - window);
+      const spentCents = inside.reduce((sum, a) => {
+        if (a.costCents !== undefined) return sum + a.costCents;
+        if (a.released === true || (a.holdsUntil !== null && a.holdsUntil <= now)) return sum;
+        return sum + a.holdCents;
+      }, 0);
+      return { answers: inside.length, spentCents };
+    };
+    /** What reserving at `now` answers, rolled back so that it counts nothing itself. */
+    const tryAt = async (now: number, limits: PersonLimits, holdUsd = 0, how = reserveAnswer) => {
+      let outcome: Awaited<ReturnType<typeof reserve>> | undefined;
+      const rolledBack = new Error('rolled back');
+      await expect(
+        db.asServer(async (tx) => {
+          outcome = await how(tx, { person: ana, bot: 'demo', limits, holdUsd, now: new Date(T0.getTime() + now) });
+          throw rolledBack;
+        }),
+      ).rejects.toBe(rolledBack);
+      return outcome;
+    };
+
+    let recorded = 0;
+    for (const now of probes) {
+      while (recorded < times.length && (times[recorded] ?? Infinity) <= now) await record(times[recorded++] ?? 0);
+      const counts = windows.map(([, ms]) => counted(now, ms));
+      // Every answers ceiling 5 above its window's count: the room is 4, whatever the count.
+      const limits = Object.fromEntries(windows.map(([name], i) => [name, { answers: (counts[i]?.answers ?? 0) + 5, spend: 1_000 }])) as PersonLimits;
+      const admission = await tryAt(now, limits, 0.01);
+      expect(admission?.ok, `admitted at ${String(now)}`).toBe(true);
+      if (admission?.ok !== true) continue;
+      expect(admission.room.answers, `answers at ${String(now)}`).toBe(4);
+      const leastSpendRoom = Math.min(...counts.map((c) => 100_000 - c.spentCents - 1));
+      expect(Math.round((admission.room.spendUsd ?? Number.NaN) * 100), `spend at ${String(now)}`).toBe(leastSpendRoom);
+      // Counted from the rows instead, as a refusal counts: the same room.
+      expect(await tryAt(now, limits, 0.01, reserveFromRows), `from rows at ${String(now)}`).toEqual(expect.objectContaining({ ok: true, room: admission.room }));
+      const [name, ms] = windows[Math.floor(random() * windows.length)] ?? ['perDay', DAY];
+      const full = counted(now, ms).answers;
+      if (full > 0) expect((await tryAt(now, { [name]: { answers: full } }))?.ok, `${name} full at ${String(now)}`).toBe(false);
+    }
   });
 
   it('admits exactly the ceiling when twenty ask at once', async () => {
