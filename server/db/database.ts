@@ -14,7 +14,7 @@ import { migrate, readMigrations } from './migrate';
 import { RECALL_SESSION_SQL } from './memories';
 import { pgliteStatements } from './pgliteStatements';
 import type { Engine, Session } from './migrate';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Client as PgClient, PoolClient } from 'pg';
 
 export interface Queryable {
@@ -150,34 +150,51 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
     throw toDatabaseError(error, `Opening PGlite in ${dataDir}`);
   }
   // Each statement is parsed once for the session and sent as one call after that
-  // (pgliteStatements.ts); `exec` (migrations) runs its text as it is.
+  // (pgliteStatements.ts) — `begin` and `commit` too; `exec` (migrations) runs its text as it is.
   const statements = pgliteStatements(db);
-  const session = (tx: Transaction): Session => ({
-    query: (async (sql: string, params?: unknown[]) => {
-      try {
-        return await statements.query(sql, params);
-      } catch (error) {
-        throw toDatabaseError(error, statement(sql));
-      }
-    }) as Session['query'],
+  const query = (async (sql: string, params?: unknown[]) => {
+    try {
+      return await statements.query(sql, params);
+    } catch (error) {
+      throw toDatabaseError(error, statement(sql));
+    }
+  }) as Session['query'];
+  const session: Session = {
+    query,
     async exec(sql: string) {
       try {
-        await tx.exec(sql);
+        await db.exec(sql);
       } catch (error) {
         throw toDatabaseError(error, 'A migration');
       }
     },
-  });
+  };
   // PGlite is one Postgres session. Two transactions must never interleave their statements on it,
-  // so they run one after another, in the order they were asked for.
+  // so they run one after another, in the order they were asked for — and so does anything else
+  // sent on the session (LISTEN), which would otherwise land inside whichever transaction is open.
   let tail: Promise<unknown> = Promise.resolve();
   let closed = false;
+  const queued = <T>(work: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
+    const run = tail.then(() => work());
+    tail = run.catch(() => undefined);
+    return run;
+  };
   const engine: Engine = {
     transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
-      if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
-      const run = tail.then(() => db.transaction((tx) => fn(session(tx))));
-      tail = run.catch(() => undefined);
-      return run;
+      return queued(async () => {
+        await query('begin');
+        let result: T;
+        try {
+          result = await fn(session);
+        } catch (error) {
+          await query('rollback');
+          throw error;
+        }
+        // A commit that fails has rolled the transaction back.
+        await query('commit');
+        return result;
+      });
     },
     async close() {
       if (closed) return;
@@ -189,10 +206,9 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
   // PGlite is one session: it hears its own NOTIFY as each notifying transaction commits.
   const listen: Listen = async (channel, handlers) => {
     checkChannel(channel);
-    if (closed) throw new DatabaseError('The database is closed.');
-    const stop = await db.listen(channel, handlers.payload);
+    const stop = await queued(() => db.listen(channel, handlers.payload));
     return async () => {
-      if (!closed) await stop();
+      if (!closed) await queued(() => stop());
     };
   };
   return { engine, listen };

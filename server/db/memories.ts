@@ -117,17 +117,9 @@ export async function rememberLine(
  * An embedder that is not registered has no memories: the answer is empty.
  */
 export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalled[]> {
-  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > RECALL_MAX_LIMIT) {
-    throw new RangeError(`recall limit is ${query.limit}; give a whole number from 1 to ${RECALL_MAX_LIMIT}.`);
-  }
-  if (!(query.maxDistance >= 0 && query.maxDistance <= 2)) {
-    throw new RangeError(`recall maxDistance is ${query.maxDistance}; give a cosine distance from 0 to 2.`);
-  }
-  const width = query.dimensions ?? (await registeredWidth(tx, query.embedder));
-  if (width === undefined) return [];
-  if (!Number.isInteger(width) || width < 1 || width > MEMORY_WIDTH) throw new RangeError(`recall dimensions is ${width}; give a whole number from 1 to ${MEMORY_WIDTH}.`);
-  const vector = vectorLiteral(query.embedding, width);
-  if (vector === null) return [];
+  const checked = await checkedRecall(tx, query);
+  if (checked === null) return [];
+  const { width, vector } = checked;
   // The session's recall settings (`RECALL_SESSION_SQL`, set on every connection by
   // `openDatabase`) let the approximate index yield candidates before the person/bot/embedder
   // filter, and keep scanning until `limit` rows pass it, over a wide candidate list.
@@ -154,6 +146,33 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   return rows.map((row) => ({ ...fromRow(row), distance: row.distance }));
 }
 
+/**
+ * `recall` by comparing the query with every one of the person's memories for that bot and embedder:
+ * exact, and for somebody with a few hundred memories faster than walking the index, since the one
+ * plan it has (their own rows, sorted by distance) suits everybody and is made once, not per call.
+ * Also answers how many memories were compared, so a caller can tell when the index would be quicker.
+ */
+export async function recallExactly(tx: Queryable, query: RecallQuery): Promise<{ recalled: Recalled[]; compared: number }> {
+  const checked = await checkedRecall(tx, query);
+  if (checked === null) return { recalled: [], compared: 0 };
+  const { width, vector } = checked;
+  // The person's rows are read through their own index and sorted, each distance computed once; the
+  // floor is applied to the nearest `limit`, as `recall` applies it.
+  const { rows } = await tx.query<MemoryRow & { distance: number; compared: string }>(
+    `with mine as materialized (
+       select id, bot, text, embedder, dimensions, created_at, (embedding::vector(${width}) <=> $4::vector(${width}))::float8 as distance
+         from memories
+        where person = $1 and bot = $2 and embedder = $3 and dimensions = ${width}
+     )
+     select nearest.*, (select count(*) from mine) as compared
+       from (select * from mine order by distance limit $5) nearest
+      order by distance`,
+    [query.person, query.bot, query.embedder, vector, query.limit],
+  );
+  const recalled = rows.filter((row) => row.distance <= query.maxDistance).map((row) => ({ ...fromRow(row), distance: row.distance }));
+  return { recalled, compared: Number(rows[0]?.compared ?? 0) };
+}
+
 /** The person's memories for one bot, newest first. Run under `asPerson`. */
 export async function listMemories(tx: Queryable, filter: { bot: string }): Promise<Memory[]> {
   const { rows } = await tx.query<MemoryRow>('select id, bot, text, embedder, dimensions, created_at from memories where bot = $1 order by seq desc', [filter.bot]);
@@ -170,6 +189,24 @@ export async function forgetMemory(tx: Queryable, id: string): Promise<boolean> 
   // are not handed to the bot either (see `pastQuestions`).
   await tx.query("insert into forgotten (person, bot, digest) values ($1, $2, sha256(convert_to($3, 'UTF8'))) on conflict do nothing", [gone.person, gone.bot, gone.text]);
   return true;
+}
+
+/**
+ * The query's width and vector literal once its figures are checked; null when there is nothing to
+ * compare (an embedder never registered, or a zero vector).
+ */
+async function checkedRecall(tx: Queryable, query: RecallQuery): Promise<{ width: number; vector: string } | null> {
+  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > RECALL_MAX_LIMIT) {
+    throw new RangeError(`recall limit is ${query.limit}; give a whole number from 1 to ${RECALL_MAX_LIMIT}.`);
+  }
+  if (!(query.maxDistance >= 0 && query.maxDistance <= 2)) {
+    throw new RangeError(`recall maxDistance is ${query.maxDistance}; give a cosine distance from 0 to 2.`);
+  }
+  const width = query.dimensions ?? (await registeredWidth(tx, query.embedder));
+  if (width === undefined) return null;
+  if (!Number.isInteger(width) || width < 1 || width > MEMORY_WIDTH) throw new RangeError(`recall dimensions is ${width}; give a whole number from 1 to ${MEMORY_WIDTH}.`);
+  const vector = vectorLiteral(query.embedding, width);
+  return vector === null ? null : { width, vector };
 }
 
 interface MemoryRow {

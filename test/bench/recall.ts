@@ -11,13 +11,14 @@
  * built row by row as memories arrive it took some four times as long here), then ANALYZE, as a
  * long-running database would have.
  *
- * Timed: `recall` under `asServer` (its transaction, the iterative-scan setting and the query),
- * exactly as the memory context calls it (limit RECALL_LIMIT, the embedder's width and floor), for
+ * Timed: recall under `asServer` exactly as the memory context makes it (`recaller`: every memory
+ * compared for a person with few, the index for one with thousands, once a recall has counted them;
+ * limit RECALL_LIMIT, the embedder's width and floor), for
  * questions and remarks from the same vocabulary, over three kinds of person: the heavy one, ordinary
  * ones (random person and bot), and new ones with no memories at all (every person's first turn).
  * The embedding is timed apart, and so is an empty transaction (`select 1` under `asServer`),
  * interleaved with the recalls: what PGlite costs before any memory is read. The plans are read with
- * EXPLAIN ANALYZE of the very statement `recall` sends, and the heavy person's answers are compared
+ * EXPLAIN ANALYZE of the very statements sent, and the heavy person's answers are compared
  * with an exact search (index scans off): the share of the exact nearest the index found too,
  * counting one at the same distance as found (the remarks repeat themselves, as people do).
  */
@@ -28,7 +29,7 @@ import { resolve } from 'node:path';
 import { recall, registerEmbedder, vectorLiteral } from '../../server/db/memories';
 import type { RecallQuery, Recalled } from '../../server/db/memories';
 import { chooseEmbedder } from '../../server/memory/chooseEmbedder';
-import { RECALL_LIMIT, recallFloorOf } from '../../server/memory/context';
+import { RECALL_LIMIT, recallFloorOf, recaller } from '../../server/memory/context';
 import { widthOf } from '../../server/memory/embed';
 import type { Embedder } from '../../server/memory/embed';
 import { question, remark } from '../helpers/benchRemarks';
@@ -177,10 +178,12 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     const memories = counted[0]?.n ?? 0;
     if (memories !== MEMORIES) throw new Error(`The load left ${memories} memories, not ${MEMORIES}.`);
 
+    // As the memory context recalls: exactly while a person has few memories, through the index past that.
+    const recallFor = recaller();
     for (let i = 0; i < WARM_UP; i++) {
       const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
       const embedding = await embedder.embed(textFor(random));
-      await db.asServer((tx) => recall(tx, queryFor(embedder, kind, random, embedding)));
+      await db.asServer((tx) => recallFor(tx, queryFor(embedder, kind, random, embedding)));
     }
 
     // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
@@ -199,7 +202,7 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
       embedMs.push(performance.now() - started);
       const query = queryFor(embedder, kind, random, embedding);
       started = performance.now();
-      const recalled = await db.asServer((tx) => recall(tx, query));
+      const recalled = await db.asServer((tx) => recallFor(tx, query));
       timings[kind].push(performance.now() - started);
       started = performance.now();
       await db.asServer((tx) => tx.query('select 1'));
@@ -222,7 +225,7 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     for (const kind of Object.keys(plans) as Kind[]) {
       const kept: string[][] = [];
       const embedding = await embedder.embed(question(random));
-      await db.asServer((tx) => recall(explaining(tx, kept), queryFor(embedder, kind, random, embedding)));
+      await db.asServer((tx) => recallFor(explaining(tx, kept), queryFor(embedder, kind, random, embedding)));
       plans[kind] = planSummary(kept.flat());
     }
     const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes(`memories_nearest_${widthOf(embedder)}`))]));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../../server/db/database';
 import { rememberAsPerson } from '../../../server/apps/memory/remembered';
-import { EmbedderWidthError, forgetMemory, listMemories, recall, registerEmbedder, rememberLine } from '../../../server/db/memories';
+import { EmbedderWidthError, forgetMemory, listMemories, recall, recallExactly, registerEmbedder, rememberLine } from '../../../server/db/memories';
+import { EXACT_RECALL_MAX, recaller } from '../../../server/memory/context';
 import type { RecallQuery } from '../../../server/db/memories';
 import { seededRandom } from '../../helpers/random';
 import { axis, DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, towards } from './fixtures';
@@ -117,6 +118,56 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
     const listed = await db.asPerson(ana, (tx) => listMemories(tx, { bot: 'demo' }));
     expect(listed).toMatchObject([{ id, embedder: 'words', dimensions: 100 }]);
     expect((await recallFor(ana, { embedder: 'words', embedding: axis(3) })).map((m) => m.text)).toEqual(['said to remember']);
+  });
+
+  it('recalls exactly as through the index, comparing every one of the person’s memories, and says how many it compared', async () => {
+    const ana = somebody();
+    await remember(ana, 'far', towards(0, 1, Math.PI / 3));
+    await remember(ana, 'near', towards(0, 1, 0.2));
+    await remember(ana, 'exact', axis(0));
+    await remember(ana, 'unrelated', axis(9));
+    await remember(ana, 'for another bot', axis(0), { bot: 'coach' });
+    await remember(somebody(), "somebody else's", axis(0));
+    const query: RecallQuery = { person: ana, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 0.5 };
+    const exactly = await db.asServer((tx) => recallExactly(tx, query));
+    expect(exactly.recalled.map((m) => m.text)).toEqual(['exact', 'near', 'far']);
+    expect(exactly.recalled).toEqual(await db.asServer((tx) => recall(tx, query)));
+    expect(exactly.compared).toBe(4);
+    // The limit first, then the floor, as recall has it.
+    expect((await db.asServer((tx) => recallExactly(tx, { ...query, limit: 2 }))).recalled.map((m) => m.text)).toEqual(['exact', 'near']);
+    expect(await db.asServer((tx) => recallExactly(tx, { ...query, person: somebody() }))).toEqual({ recalled: [], compared: 0 });
+    expect(await db.asServer((tx) => recallExactly(tx, { ...query, embedder: 'never-registered', dimensions: undefined }))).toEqual({ recalled: [], compared: 0 });
+  });
+
+  it('recalls a person with few memories exactly, and one with more than EXACT_RECALL_MAX through the index once it has counted them', async () => {
+    const few = somebody();
+    const many = somebody();
+    await remember(few, 'one thing', axis(0));
+    await db.asServer(async (tx) => {
+      for (let i = 0; i <= EXACT_RECALL_MAX; i++) {
+        await rememberLine(tx, { person: many, bot: 'demo', text: `remark ${i}`, embedder: 'hash-v1', embedding: towards(0, 1 + (i % 300), 0.3 + (i % 7) * 0.1) });
+      }
+    });
+    const recallFor = recaller();
+    const sent: string[] = [];
+    const recallOnce = (person: string) =>
+      db.asServer((tx) =>
+        recallFor({ query: (sql, params) => (sent.push(sql.includes('with mine') ? 'exact' : sql.includes('with nearest') ? 'index' : 'other'), tx.query(sql, params)) }, {
+          person,
+          bot: 'demo',
+          embedder: 'hash-v1',
+          embedding: axis(0),
+          limit: 5,
+          maxDistance: 1,
+        }),
+      );
+    const first = await recallOnce(many);
+    const second = await recallOnce(many);
+    await recallOnce(few);
+    await recallOnce(few);
+    expect(sent.filter((s) => s !== 'other')).toEqual(['exact', 'index', 'exact', 'exact']);
+    // The index may miss a near one now and then; here it finds the same five.
+    expect(second.map((m) => m.text)).toEqual(first.map((m) => m.text));
   });
 
   it('lists the person’s memories for one bot newest first, and forgets one so it is never recalled again', async () => {
