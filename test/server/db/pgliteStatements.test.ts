@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../server/db/database';
 import { pastQuestions } from '../../../server/db/lines';
 import { recall, rememberLine } from '../../../server/db/memories';
+import { reserveAnswer } from '../../../server/db/reservations';
 import { pgliteStatements } from '../../../server/db/pgliteStatements';
 import type { PgliteStatements } from '../../../server/db/pgliteStatements';
 import { axis, DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, towards } from './fixtures';
@@ -130,5 +131,15 @@ describe('the database on PGlite, its statements kept prepared', { timeout: DB_T
     expect(recallPlans?.custom).toBeGreaterThanOrEqual(12);
     // Past questions read the same way for everybody: planned once and kept.
     expect(pastPlans?.generic).toBeGreaterThan(0);
+  });
+
+  it('plans admission once for everybody, from the first reservation on', async () => {
+    for (let i = 0; i < 4; i++) {
+      const person = somebody();
+      await db.asServer((tx) => reserveAnswer(tx, { person, bot: 'demo', limits: { perMinute: { answers: 5 }, perDay: { spend: 1 } }, holdUsd: 0.01, now: new Date() }));
+    }
+    const admission = (await preparedPlans(db)).find((p) => p.statement.includes('tallies where'));
+    expect(admission).toMatchObject({ custom: 0 });
+    expect(admission?.generic).toBeGreaterThanOrEqual(4);
   });
 });
