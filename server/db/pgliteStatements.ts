@@ -45,7 +45,7 @@ export function pgliteStatements(db: PGlite, capacity = PREPARED_CAPACITY): Pgli
   const prepared = new Map<string, Prepared>();
   let named = 0;
 
-  const send = async (parts: Uint8Array[]) => (await db.execProtocol(joined(parts), { syncToFs: false })).messages;
+  const send = async (parts: Uint8Array[]) => (await db.execProtocol(Buffer.concat(parts), { syncToFs: false })).messages;
 
   async function prepare(sql: string): Promise<Prepared> {
     const parts: Uint8Array[] = [];
@@ -92,16 +92,4 @@ export function pgliteStatements(db: PGlite, capacity = PREPARED_CAPACITY): Pgli
       return prepared.size;
     },
   };
-}
-
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

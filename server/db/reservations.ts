@@ -70,14 +70,7 @@ export async function reserveAnswer(tx: Queryable, request: ReserveRequest): Pro
   // Every window is added up from its totals, and the reservation written (and tallied) when all have
   // room, in one statement: each statement on the answer's path costs a round trip (PGlite: a call
   // into the engine).
-  const { rows } = await tx.query<AdmitRow>(TALLIED_ADMIT_SQL, [
-    request.person,
-    request.bot,
-    asked.windows,
-    ...edgesOf(asked.starts),
-    ...asked.ceilings,
-    ...asked.admission,
-  ]);
+  const { rows } = await tx.query<AdmitRow>(TALLIED_ADMIT_SQL, [...sharedParams(request, asked), ...edgesOf(asked.starts)]);
   const counted = onlyRow(rows, 'Reserving an answer');
   if (counted.id !== null) return admissionOf(counted);
   // A window is full: its rows say when it frees up. Counted again from them under the same lock,
@@ -122,15 +115,13 @@ async function askedUnderLock(tx: Queryable, request: ReserveRequest): Promise<A
   };
 }
 
+/** $1 to $11, as both admission statements take them. */
+function sharedParams(request: ReserveRequest, asked: Asked): unknown[] {
+  return [request.person, request.bot, asked.windows, asked.starts.map((ms) => new Date(ms)), ...asked.ceilings, ...asked.admission];
+}
+
 async function admitFromRows(tx: Queryable, request: ReserveRequest, asked: Asked): Promise<Admission | Refusal> {
-  const { rows } = await tx.query<AdmitRow & { refusals: RefusalRow[] | null }>(EXACT_ADMIT_SQL, [
-    request.person,
-    request.bot,
-    asked.windows,
-    asked.starts.map((ms) => new Date(ms)),
-    ...asked.ceilings,
-    ...asked.admission,
-  ]);
+  const { rows } = await tx.query<AdmitRow & { refusals: RefusalRow[] | null }>(EXACT_ADMIT_SQL, sharedParams(request, asked));
   const exact = onlyRow(rows, 'Reserving an answer');
   if (exact.id !== null) return admissionOf(exact);
   const refusals = (exact.refusals ?? []).flatMap((refused) => refusalsOf(refused));
@@ -175,9 +166,9 @@ export function tallyStarts(ms: number): Date[] {
  * minutes up to the first whole hour, the hours up to the first whole day, and the days from there,
  * as totals. Each is one array, a window per element.
  */
-function edgesOf(starts: readonly number[]): [Date[], Date[], Date[], Date[]] {
+function edgesOf(starts: readonly number[]): [Date[], Date[], Date[]] {
   const edge = (grain: keyof typeof GRAIN_MS) => starts.map((ms) => new Date(floorTo(ms, grain) + GRAIN_MS[grain]));
-  return [starts.map((ms) => new Date(ms)), edge('minute'), edge('hour'), edge('day')];
+  return [edge('minute'), edge('hour'), edge('day')];
 }
 
 /** One window that is full, as the statement reports it (JSON: dates are ISO strings). */
@@ -213,20 +204,19 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
 /**
  * The reservation, written only when no window is full, its totals counted, and the row every
  * admission answers: the reservation's id and time and the room the fullest window has left once it
- * is counted. `checked` names each window's fullness (`is_full`) and room; `$now` is when the answer is
- * admitted, `$hold` what it holds (USD), `$until` when the hold lapses (null: never, until settled),
- * `$grains`/`$starts` the totals it is added to.
+ * is counted. `checked` names each window's fullness (`is_full`) and room; both statements take $7
+ * when the answer is admitted, $8 what it holds (USD), $9 when the hold lapses (null: never, until
+ * settled) and $10 $11 the totals it is added to.
  */
-function admitAndAnswer(p: { now: string; hold: string; until: string; grains: string; starts: string }): string {
-  return `
+const ADMIT_AND_ANSWER = `
 admitted as (
   insert into reservations (person, bot, reserved_at, hold, hold_until)
-  select $1, $2, ${p.now}, ${p.hold}, ${p.until}::timestamptz where not exists (select 1 from checked where is_full)
+  select $1, $2, $7, $8, $9::timestamptz where not exists (select 1 from checked where is_full)
   returning id, reserved_at
 ),
 tallied as (
   insert into tallies (person, bot, grain, starts_at, answers)
-  select $1, $2, g.grain, g.starts_at, 1 from unnest(${p.grains}::text[], ${p.starts}::timestamptz[]) as g(grain, starts_at)
+  select $1, $2, g.grain, g.starts_at, 1 from unnest($10::text[], $11::timestamptz[]) as g(grain, starts_at)
    where exists (select 1 from admitted)
   on conflict (person, bot, grain, starts_at) do update set answers = tallies.answers + 1
 )
@@ -234,13 +224,13 @@ select (select id from admitted) as id,
        (select reserved_at from admitted) as reserved_at,
        (select min(answers_room)::int from checked) as answers_room,
        (select min(spend_room) from checked) as spend_room`;
-}
 
 /**
  * Admission from the running totals. $1 person, $2 bot, then one array element per window with a
- * ceiling: $3 its name, $4 where it starts (exclusive), $5 $6 $7 its first whole minute, hour and day
- * (see `edgesOf`), $8 its answers ceiling, $9 its spend ceiling (USD); $10 now, $11 the hold (USD),
- * $12 when the hold lapses, $13 $14 the totals an admitted answer is added to.
+ * ceiling: $3 its name, $4 where it starts (exclusive), $5 its answers ceiling, $6 its spend ceiling
+ * (USD); $7 now, $8 the hold (USD), $9 when the hold lapses, $10 $11 the totals an admitted answer
+ * is added to — as `EXACT_ADMIT_SQL` takes them — and then $12 $13 $14 each window's first whole
+ * minute, hour and day (see `edgesOf`).
  *
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
  * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
@@ -251,11 +241,11 @@ select (select id from admitted) as id,
  */
 const TALLIED_ADMIT_SQL = `
 with windows as (
-  select * from unnest($3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::int[], $9::numeric[])
+  select * from unnest($3::text[], $4::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $5::int[], $6::numeric[])
     as w(name, since, minutes_from, hours_from, days_from, answers, spend)
 ),
 holds as materialized (
-  select reserved_at as at, hold from reservations where person = $1 and bot = $2 and hold > 0 and hold_until > $10
+  select reserved_at as at, hold from reservations where person = $1 and bot = $2 and hold > 0 and hold_until > $7
   union all
   select reserved_at, hold from reservations where person = $1 and bot = $2 and hold > 0 and hold_until is null
 ),
@@ -280,11 +270,11 @@ counted as (
     cross join lateral (select coalesce(sum(hold), 0) as held from holds where at > w.since) h
 ),
 checked as (
-  select coalesce(answered >= answers_ceiling, false) or coalesce(spent >= spend_ceiling or spent + $11::numeric > spend_ceiling, false) as is_full,
+  select coalesce(answered >= answers_ceiling, false) or coalesce(spent >= spend_ceiling or spent + $8::numeric > spend_ceiling, false) as is_full,
          answers_ceiling - answered - 1 as answers_room,
-         spend_ceiling - spent - $11::numeric as spend_room
+         spend_ceiling - spent - $8::numeric as spend_room
     from counted
-),${admitAndAnswer({ now: '$10', hold: '$11', until: '$12', grains: '$13', starts: '$14' })}`;
+),${ADMIT_AND_ANSWER}`;
 
 /**
  * Admission from the window's rows, with the refusals when it is full: $1 person, $2 bot, then one
@@ -333,7 +323,7 @@ counted as (
 ),
 checked as (
   select *, answers_full or spend_full as is_full from counted
-),${admitAndAnswer({ now: '$7', hold: '$8', until: '$9', grains: '$10', starts: '$11' })},
+),${ADMIT_AND_ANSWER},
        (select json_agg(json_build_object('window', window_name, 'answers_ceiling', answers_ceiling, 'answers_full', answers_full, 'nth_newest', nth_newest,
                                           'spend_ceiling', spend_ceiling, 'spend_full', spend_full, 'spend_frees_from', spend_frees_from))
           from checked where is_full) as refusals`;
