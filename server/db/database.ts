@@ -1,11 +1,12 @@
 /**
  * One interface over the two engines Confab stores in: PGlite (Postgres in WebAssembly, with pgvector)
  * inside the server process by default, or a real Postgres through `pg` when `DATABASE_URL` is set.
- * Every query runs in a transaction, either as the server or as one person; the same migrations run
- * on both at open.
+ * Every query runs in a transaction, either as the server or as one person — or, for the server's
+ * reads that need not agree with one another, as a statement of its own (`readAsServer`); the same
+ * migrations run on both at open.
  *
- * Do not nest transactions: calling `asServer`/`asPerson` inside another one waits for a connection
- * (PGlite: for the queue) that the outer one holds, and never returns.
+ * Do not nest: calling `asServer`/`asPerson`/`readAsServer` inside a transaction or read waits for
+ * a connection (PGlite: for the queue) that the outer one holds, and never returns.
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +41,15 @@ export interface Database {
    */
   asPerson<T>(person: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
+   * Reads as the server with no transaction around them: each statement is its own, sees the
+   * database as it stands when it runs, and may run beside the others (`pg`: each on a pooled
+   * connection, side by side, one round trip for all; PGlite: one after another, queued as a
+   * transaction is). What a transaction costs — its BEGIN and COMMIT, two more round trips, a
+   * connection held — is not spent on reads that need not agree with one another. For reads only:
+   * `set local` has no transaction to last for here, and a write would commit at once.
+   */
+  readAsServer<T>(fn: (reader: Queryable) => Promise<T>): Promise<T>;
+  /**
    * Calls `handlers.payload` with each notification on `channel` (Postgres `LISTEN`/`NOTIFY`, sent
    * with `pg_notify` in any transaction, delivered when it commits): PGlite's own, in process; on
    * Postgres a connection of its own, opened again when it drops — `handlers.gap` then says that
@@ -58,6 +68,11 @@ export interface ListenHandlers {
 }
 
 type Listen = NonNullable<Database['listen']>;
+
+/** An engine as the stores use it: transactions (all migrations need), and reads outside one. */
+interface StoreEngine extends Engine {
+  read<T>(fn: (reader: Session) => Promise<T>): Promise<T>;
+}
 
 /** A channel name as LISTEN takes it unquoted: lower-case letters, digits and underscores. */
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -110,11 +125,12 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function overEngine(engine: Engine, listen: Listen): Database {
+function overEngine(engine: StoreEngine, listen: Listen): Database {
   // Callers get a view with `query` only: multi-statement `exec` is for migrations.
   const view = (tx: Session): Queryable => ({ query: (sql, params) => tx.query(sql, params) });
   return {
     asServer: (fn) => engine.transaction((tx) => fn(view(tx))),
+    readAsServer: (fn) => engine.read((reader) => fn(view(reader))),
     asPerson: (person, fn) => {
       if (typeof person !== 'string' || person === '') {
         // An empty person would match every row whose person is '' — and `app.person` reads '' once a
@@ -138,7 +154,7 @@ function statement(sql: string): string {
   return `Query "${words.length > 60 ? `${words.slice(0, 60)}…` : words}"`;
 }
 
-async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Listen }> {
+async function openPglite(dataDir: string): Promise<{ engine: StoreEngine; listen: Listen }> {
   // Loaded only here, so a deployment on Postgres never loads the WebAssembly engine.
   const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
@@ -180,7 +196,7 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
     tail = run.catch(() => undefined);
     return run;
   };
-  const engine: Engine = {
+  const engine: StoreEngine = {
     transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
       return queued(async () => {
         await query('begin');
@@ -195,6 +211,11 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
         await query('commit');
         return result;
       });
+    },
+    read<T>(fn: (reader: Session) => Promise<T>): Promise<T> {
+      // Each statement outside a transaction commits on its own (PGlite's sync ends it); queued, so
+      // none lands inside another caller's transaction.
+      return queued(() => fn(session));
     },
     async close() {
       if (closed) return;
@@ -214,7 +235,7 @@ async function openPglite(dataDir: string): Promise<{ engine: Engine; listen: Li
   return { engine, listen };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<{ engine: Engine; listen: Listen }> {
+async function openPostgres(url: string, poolSize: number): Promise<{ engine: StoreEngine; listen: Listen }> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle connection the server dropped is discarded by the pool, and the next checkout opens a
@@ -243,7 +264,7 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: En
     },
   });
   let closed = false;
-  const engine: Engine = {
+  const engine: StoreEngine = {
     async transaction<T>(fn: (tx: Session) => Promise<T>): Promise<T> {
       if (closed) throw new DatabaseError('The database is closed.');
       let client: PoolClient;
@@ -270,6 +291,23 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: En
       } finally {
         client.release(broken);
       }
+    },
+    read<T>(fn: (reader: Session) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
+      // Each statement checks a connection out of the pool and returns it: side by side when the
+      // caller runs them so.
+      const reader: Session = {
+        query: (async (sql: string, params?: unknown[]) => {
+          try {
+            const result = await pool.query<Record<string, unknown>>(sql, params);
+            return { rows: result.rows };
+          } catch (error) {
+            throw toDatabaseError(error, statement(sql));
+          }
+        }) as Session['query'],
+        exec: () => Promise.reject(new DatabaseError('A read runs no migration.')),
+      };
+      return fn(reader);
     },
     async close() {
       if (closed) return;

@@ -12,7 +12,6 @@ import type { MemoryKind } from '../bots';
 import type { Database } from '../db/database';
 import { pastQuestions } from '../db/lines';
 import { recall, recallExactly, rememberLine } from '../db/memories';
-import type { Queryable } from '../db/database';
 import type { Recalled, RecallQuery } from '../db/memories';
 import { widthOf } from './embed';
 import type { Embedder } from './embed';
@@ -51,18 +50,19 @@ export const RECALL_COUNTS_REMEMBERED = 10_000;
 
 /**
  * Recall as the memory context makes it: exactly (every one of the person's memories compared,
- * `recallExactly`) while they have at most `EXACT_RECALL_MAX`, through the index past that. The
+ * `recallExactly`, one statement read outside a transaction) while they have at most
+ * `EXACT_RECALL_MAX`, through the index past that (in a transaction: it sets its plan for it). The
  * count is what the last exact recall compared, remembered per person, bot and embedder; one not
  * known yet is recalled exactly, which says it. The two answer alike — the index may miss a near
  * memory now and then — so a count another server has since changed costs time, never a memory.
  */
-export function recaller(): (tx: Queryable, query: RecallQuery) => Promise<Recalled[]> {
+export function recaller(): (db: Pick<Database, 'asServer' | 'readAsServer'>, query: RecallQuery) => Promise<Recalled[]> {
   const counts = new Map<string, number>();
-  return async (tx, query) => {
+  return async (db, query) => {
     const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}`;
     const known = counts.get(key);
-    if (known !== undefined && known > EXACT_RECALL_MAX) return recall(tx, query);
-    const { recalled, compared } = await recallExactly(tx, query);
+    if (known !== undefined && known > EXACT_RECALL_MAX) return db.asServer((tx) => recall(tx, query));
+    const { recalled, compared } = await db.readAsServer((reader) => recallExactly(reader, query));
     counts.delete(key);
     counts.set(key, compared);
     if (counts.size > RECALL_COUNTS_REMEMBERED) {
@@ -98,21 +98,22 @@ export function memoryContext(db: Database, embedder: Embedder) {
     // The question's vector first: an embedder may be a network call, never made inside a transaction.
     const recalling = turn.memory === 'person+recall' && question.trim() !== '';
     const embedding = recalling ? await embedder.embed(question) : undefined;
-    const { asked, recalled } = await db.asServer(async (tx) => ({
-      asked: await pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS }),
-      recalled:
-        embedding === undefined
-          ? []
-          : await recallFor(tx, {
-              person: turn.person,
-              bot: turn.bot,
-              embedder: embedder.name,
-              dimensions: widthOf(embedder),
-              embedding,
-              limit: RECALL_LIMIT,
-              maxDistance: recallFloorOf(embedder),
-            }),
-    }));
+    // Two reads that need not agree with each other, so no transaction: on Postgres they run side
+    // by side, one round trip for both.
+    const [asked, recalled] = await Promise.all([
+      db.readAsServer((reader) => pastQuestions(reader, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS })),
+      embedding === undefined
+        ? []
+        : recallFor(db, {
+            person: turn.person,
+            bot: turn.bot,
+            embedder: embedder.name,
+            dimensions: widthOf(embedder),
+            embedding,
+            limit: RECALL_LIMIT,
+            maxDistance: recallFloorOf(embedder),
+          }),
+    ]);
     const earlier = asked.filter((q) => !turn.messages.some((m) => m.role === 'user' && m.content === q));
     const notes: ChatMessage[] = earlier.length > 0 ? [note('In earlier conversations this person asked you, oldest first:', earlier)] : [];
     const told = recalled.map((m) => m.text).filter((t) => t !== question);

@@ -248,11 +248,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function recentApps(caller: Caller, conversation: string | undefined): Promise<string[]> {
     if (conversation === undefined || conversation === '') return [];
-    const { rows } = await deps.db.asPerson(caller.person, (tx) =>
-      tx.query<{ app: string }>(
-        `select app from verb_calls where bot = $1 and conversation = $2
+    // On the way to every answer's first token: one read, outside a transaction, of the caller's
+    // own calls — the person is the one the grant or session names, and the statement names them.
+    const { rows } = await deps.db.readAsServer((reader) =>
+      reader.query<{ app: string }>(
+        `select app from verb_calls where person = $1 and bot = $2 and conversation = $3
           group by app order by max(seq) desc limit 8`,
-        [caller.bot, conversation],
+        [caller.person, caller.bot, conversation],
       ),
     );
     return rows.map((row) => row.app);

@@ -183,7 +183,7 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     for (let i = 0; i < WARM_UP; i++) {
       const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
       const embedding = await embedder.embed(textFor(random));
-      await db.asServer((tx) => recallFor(tx, queryFor(embedder, kind, random, embedding)));
+      await recallFor(db, queryFor(embedder, kind, random, embedding));
     }
 
     // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
@@ -202,7 +202,7 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
       embedMs.push(performance.now() - started);
       const query = queryFor(embedder, kind, random, embedding);
       started = performance.now();
-      const recalled = await db.asServer((tx) => recallFor(tx, query));
+      const recalled = await recallFor(db, query);
       timings[kind].push(performance.now() - started);
       started = performance.now();
       await db.asServer((tx) => tx.query('select 1'));
@@ -225,7 +225,11 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
     for (const kind of Object.keys(plans) as Kind[]) {
       const kept: string[][] = [];
       const embedding = await embedder.embed(question(random));
-      await db.asServer((tx) => recallFor(explaining(tx, kept), queryFor(embedder, kind, random, embedding)));
+      const explained = {
+        asServer: <T>(fn: (tx: Queryable) => Promise<T>) => db.asServer((tx) => fn(explaining(tx, kept))),
+        readAsServer: <T>(fn: (reader: Queryable) => Promise<T>) => db.readAsServer((reader) => fn(explaining(reader, kept))),
+      };
+      await recallFor(explained, queryFor(embedder, kind, random, embedding));
       plans[kind] = planSummary(kept.flat());
     }
     const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes(`memories_nearest_${widthOf(embedder)}`))]));

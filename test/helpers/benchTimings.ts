@@ -1,7 +1,8 @@
 /**
  * Figures for the server benchmarks: percentiles of millisecond samples, and a `Database` that
- * times every transaction — how long it queued behind others (PGlite runs one at a time) and how
- * long it ran — labelled by what its first statement does.
+ * times every transaction and read — how long it queued behind others (PGlite runs one at a time)
+ * and how long it ran — labelled by what its first statement does (`read: …` for a read outside a
+ * transaction, `person: …` for a person's transaction).
  */
 import { performance } from 'node:perf_hooks';
 import type { Database, Queryable } from '../../server/db/database';
@@ -50,9 +51,11 @@ export interface TimedTransaction {
 function label(sql: string): string {
   const words = sql.replace(/\s+/g, ' ').trim().toLowerCase();
   if (words.includes('pg_advisory_xact_lock')) return 'reserve';
-  if (words.includes('from lines l join threads')) return 'context'; // past questions, then recall
+  if (words.includes('from lines l join threads')) return 'past questions';
   if (words.includes('from memories') && words.includes('<=>')) return 'recall';
   if (words.startsWith('insert into memories')) return 'remember';
+  if (words.includes('from verb_calls')) return 'recent apps';
+  if (words.startsWith('select summary, lines_since from presence_checkpoints')) return 'checkpoint summary';
   if (words.includes('update reservations set hold = 0') && words.includes('insert into usage')) return 'settle';
   if (words.startsWith('update reservations set hold = 0')) return 'release';
   return words.slice(0, 40);
@@ -79,6 +82,7 @@ export function timedDatabase(db: Database, into: TimedTransaction[]): Database 
   return {
     asServer: (fn) => timed('', (inner) => db.asServer(inner), fn),
     asPerson: (person, fn) => timed('person: ', (inner) => db.asPerson(person, inner), fn),
+    readAsServer: (fn) => timed('read: ', (inner) => db.readAsServer(inner), fn),
     close: () => db.close(),
   };
 }

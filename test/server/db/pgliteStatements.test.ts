@@ -1,7 +1,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../../server/db/database';
+import type { Database, Queryable } from '../../../server/db/database';
+import { DatabaseError } from '../../../server/db/errors';
 import { pastQuestions } from '../../../server/db/lines';
 import { recall, rememberLine } from '../../../server/db/memories';
 import { reserveAnswer } from '../../../server/db/reservations';
@@ -106,6 +107,39 @@ describe('the database on PGlite, its statements kept prepared', { timeout: DB_T
       expect((await db.asPerson(ana, (tx) => tx.query(sql))).rows).toEqual([{ text: 'ana remembers this' }]);
       expect((await db.asPerson(bob, (tx) => tx.query(sql))).rows).toEqual([{ text: 'bob remembers that' }]);
     }
+  });
+
+  it('reads outside a transaction one statement at a time, and never inside another caller’s transaction', async () => {
+    const ana = somebody();
+    const ids = await db.readAsServer((reader) => Promise.all([reader.query<{ id: string }>('select txid_current()::text as id'), reader.query<{ id: string }>('select txid_current()::text as id')]));
+    // Each statement is a transaction of its own.
+    expect(new Set(ids.map((r) => r.rows[0]?.id)).size).toBe(2);
+    const count = (reader: Queryable) => reader.query<{ n: number }>('select count(*)::int as n from memories where person = $1', [ana]);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const abandoned = db.asServer(async (tx) => {
+      await rememberLine(tx, { person: ana, bot: 'demo', text: 'written, then rolled back', embedder: 'hash-v1', embedding: axis(2) });
+      written();
+      await held;
+      throw new Error('rolled back on purpose');
+    });
+    await open;
+    // Asked while that transaction is open, the read waits its turn: were its statement sent now, it
+    // would run inside the transaction and count the row that is about to be rolled back.
+    const reading = db.readAsServer(count);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await expect(abandoned).rejects.toThrow('rolled back on purpose');
+    expect((await reading).rows).toEqual([{ n: 0 }]);
+    await expect(db.readAsServer((reader) => reader.query('select * from no_such_table'))).rejects.toBeInstanceOf(DatabaseError);
+    await db.asServer((tx) => rememberLine(tx, { person: ana, bot: 'demo', text: 'written and kept', embedder: 'hash-v1', embedding: axis(2) }));
+    expect((await db.readAsServer(count)).rows).toEqual([{ n: 1 }]);
   });
 
   it('plans each recall for its own person’s values, while statements that suit one plan keep it', async () => {

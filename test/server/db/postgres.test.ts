@@ -95,6 +95,21 @@ describe.each(targets)('on Postgres through pg: $name', { timeout: DB_TEST_MS },
     expect(after).not.toBe('confab_person');
   });
 
+  it('reads outside a transaction, each statement its own, and a failed read leaves the pool usable', async () => {
+    const ana = somebody();
+    await one.asServer((tx) => rememberLine(tx, { person: ana, bot: 'demo', text: 'Kept by the first server.', embedder: 'hash-v1', embedding: axis(5) }));
+    const [ids, kept] = await two.readAsServer((reader) =>
+      Promise.all([
+        Promise.all([reader.query<{ id: string }>('select txid_current()::text as id'), reader.query<{ id: string }>('select txid_current()::text as id')]),
+        reader.query<{ text: string }>('select text from memories where person = $1', [ana]),
+      ]),
+    );
+    expect(new Set(ids.map((r) => r.rows[0]?.id)).size).toBe(2);
+    expect(kept.rows).toEqual([{ text: 'Kept by the first server.' }]);
+    await expect(two.readAsServer((reader) => reader.query('select * from no_such_table'))).rejects.toThrow(/Query "select \* from no_such_table"/);
+    expect((await two.readAsServer((reader) => reader.query<{ n: number }>('select 1 as n'))).rows).toEqual([{ n: 1 }]);
+  });
+
   it('refuses to open on a server that is not there, saying what failed', async () => {
     await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/postgres' })).rejects.toThrow(/Connecting to Postgres failed/);
   });
