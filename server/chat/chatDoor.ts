@@ -10,9 +10,13 @@
  * admission left covers this turn, while it is asked (`DoorLedger.roomFor`); a refusal is a sentence
  * in the answer, so the voice can say it.
  *
- * A streamed answer's headers go out with its first token, so `x-confab-provider` can name the
- * provider that answered (or `stand-in`, or `none` for a refusal), and a provider that fails
- * before then is answered as an HTTP error in OpenAI's shape rather than a stream that says nothing.
+ * A streamed answer's headers go out as soon as the turn is admitted, while the provider is asked,
+ * as OpenAI's own API sends them: the first token is then one write on a response the client
+ * already holds. What fails after that (every provider, or the one whose refusal would be every
+ * provider's) is an error event in OpenAI's shape in the stream; what fails before it (the grant,
+ * the body, the bot) is an HTTP error. Every chunk names the provider that answered (`provider`:
+ * its name, `stand-in`, or `none` for a refusal), and a whole completion says it in its body and
+ * in `x-confab-provider` too.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -25,7 +29,7 @@ import type { Verb } from '../verbs/verb';
 import { actingAnswer } from './acting';
 import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
-import type { AnswerEnded, AnswerPieces, AnswerResult, DoorEvent } from './answer';
+import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
 import { fetchTellingSent } from './requestSent';
 import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
@@ -41,7 +45,8 @@ import { standInModel } from './standInModel';
 import { providerOrder } from './upstream';
 import type { PromptMessage, Provider, ProviderChoice } from './upstream';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
-import type { AnswerHeader } from './wire';
+import type { AnswerHeader, OpenAiError } from './wire';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /** What the door reads from a verified grant; the real claims may carry more. */
 export interface DoorGrant {
@@ -229,6 +234,16 @@ const stderrLog = (line: DoorLogLine): void => {
 /** Where an answer comes from: the stand-in, saying why, or a provider, given this context. */
 type AnswerSource = { standIn: StandInReason } | { context: Promise<ChatMessage[]> };
 
+/** An answer ready to be sent, with what runs once it has ended (`settle`) and once it has been sent (`after`). */
+interface Sending {
+  answer: Answer;
+  settle?: (result: AnswerResult) => Promise<TokenUsage>;
+  after?: (result: AnswerResult, text: string) => void;
+}
+
+/** Settling an answer nothing was reserved for. */
+const settledFree = (): Promise<TokenUsage> => Promise.resolve({ promptTokens: 0, completionTokens: 0 });
+
 /** How a turn ended, for settling: an answer's result, or no answer at all. */
 type Ending = Omit<AnswerResult, 'ended'> & { ended: AnswerEnded | 'failed' };
 
@@ -309,14 +324,14 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       // embedded database runs on this thread, and nothing may hold the question up.
       const onAsked = ahead ? () => void reserve() : undefined;
       /** A refusal, said as the answer. */
-      const refuse = (sentence: string): Promise<Response> => {
+      const refusal = (sentence: string): Sending => {
         log({ event: 'answer.refused' });
-        return respond(c, request, { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(sentence, 'refused'), promptTokens: 0, bought: false });
+        return { answer: { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(sentence, 'refused'), promptTokens: 0, bought: false } };
       };
       let reservation: string | null = null;
       if (!ahead) {
         const reserved = await reserve();
-        if (!reserved.ok) return refuse(reserved.sentence);
+        if (!reserved.ok) return respond(c, request, Promise.resolve(refusal(reserved.sentence)));
         reservation = reserved.reservation;
       }
 
@@ -384,60 +399,65 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         return reserved;
       };
 
-      let answer: Answer;
-      try {
-        answer = await startAnswer(turn, source, controller, spend, await plan, onAsked);
-      } catch (error) {
-        // A turn asked ahead is settled against its reservation once that is made.
-        if (ahead) await reservedAhead().catch(() => undefined);
-        const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
-        if (why === undefined || why === 'client') {
-          await settle(undefined, { ended: why === 'client' ? 'aborted' : 'failed', modelChars: 0 });
-          if (why === 'client') return new Response(null, { status: 499 });
-          throw error;
-        }
-        // A limit ran out before the first token: it is said, and nothing was answered.
-        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
-        return respond(c, request, cut, (result) => settle(undefined, { ...result, modelChars: 0 }));
-      }
-      if (ahead) {
-        /** Stops the answer before a word of it is sent, and settles what asking cost. */
-        const stopUnsent = async (reason: unknown, ended: 'aborted' | 'failed') => {
-          controller.abort(reason);
-          await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
-          await settle(answer, { ended, modelChars: 0 });
-        };
-        let reserved: Reservation;
+      /**
+       * What will be sent, once it can be had: the provider's answer once its first token is in
+       * (and, asked ahead, the turn is reserved); a sentence when a limit ran out before a word, or
+       * when another server took the room meanwhile; null when the client left. Rejects as asking
+       * the providers did.
+       */
+      const answering = async (): Promise<Sending | null> => {
+        let answer: Answer;
         try {
-          reserved = await reservedAhead();
+          answer = await startAnswer(turn, source, controller, spend, await plan, onAsked);
         } catch (error) {
-          // The ledger could not be reached: nothing of the answer is sent.
-          await stopUnsent(error, 'failed');
-          throw error;
+          // A turn asked ahead is settled against its reservation once that is made.
+          if (ahead) await reservedAhead().catch(() => undefined);
+          const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
+          if (why === undefined || why === 'client') {
+            await settle(undefined, { ended: why === 'client' ? 'aborted' : 'failed', modelChars: 0 });
+            if (why === 'client') return null;
+            throw error;
+          }
+          // A limit ran out before the first token: it is said, and nothing was answered.
+          const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
+          return { answer: cut, settle: (result) => settle(undefined, { ...result, modelChars: 0 }) };
         }
-        if (!reserved.ok) {
-          // Another server took the room: what asking cost is recorded, and the person is told
-          // why as any refusal is told.
-          await stopUnsent(new AnswerStop('client'), 'aborted');
-          return refuse(reserved.sentence);
+        if (ahead) {
+          /** Stops the answer before a word of it is sent, and settles what asking cost. */
+          const stopUnsent = async (reason: unknown, ended: 'aborted' | 'failed') => {
+            controller.abort(reason);
+            await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
+            await settle(answer, { ended, modelChars: 0 });
+          };
+          let reserved: Reservation;
+          try {
+            reserved = await reservedAhead();
+          } catch (error) {
+            // The ledger could not be reached: nothing of the answer is sent.
+            await stopUnsent(error, 'failed');
+            throw error;
+          }
+          if (!reserved.ok) {
+            // Another server took the room: what asking cost is recorded, and the person is told
+            // why as any refusal is told.
+            await stopUnsent(new AnswerStop('client'), 'aborted');
+            return refusal(reserved.sentence);
+          }
         }
-      }
-
-      const afterAnswer = deps.afterAnswer;
-      const provider = answer.provider;
-      return respond(
-        c,
-        request,
-        answer,
-        (result) => settle(answer, result),
-        (result, text) => {
-          if (afterAnswer === undefined || provider === null || result.ended === 'aborted') return;
-          afterAnswer({ grant, bot, messages: request.messages, conversation, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
-            log({ event: 'after-answer.failed', error: nameOf(error) });
-          });
-        },
-        onClientGone,
-      );
+        const afterAnswer = deps.afterAnswer;
+        const provider = answer.provider;
+        return {
+          answer,
+          settle: (result) => settle(answer, result),
+          after: (result, text) => {
+            if (afterAnswer === undefined || provider === null || result.ended === 'aborted') return;
+            afterAnswer({ grant, bot, messages: request.messages, conversation, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
+              log({ event: 'after-answer.failed', error: nameOf(error) });
+            });
+          },
+        };
+      };
+      return respond(c, request, answering(), onClientGone);
     },
   );
 
@@ -511,37 +531,22 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   }
 
   /**
-   * Sends `answer` as the client asked: a stream whose headers go out with the first piece, or one
-   * completion. `settle` runs once it has ended and before `[DONE]`; `after` once it has been sent.
+   * Sends what `sending` resolves to as the client asked. A stream's headers go out at once, while
+   * the provider is still being asked, so that the first token is one write on a response the
+   * client already holds; what fails before it is said in the stream, as an error in OpenAI's shape
+   * (`failureOf`), and the provider that answered is named in every chunk. One completion waits
+   * for the whole answer and is an HTTP error when it fails. `settle` runs once the answer has
+   * ended and before `[DONE]`; `after` once it has been sent.
    */
-  async function respond(
-    c: Context,
-    request: ChatRequest,
-    answer: Answer,
-    settle: (result: AnswerResult) => Promise<TokenUsage> = () => Promise.resolve({ promptTokens: 0, completionTokens: 0 }),
-    after: (result: AnswerResult, text: string) => void = () => undefined,
-    onClientGone: () => void = () => undefined,
-  ): Promise<Response> {
-    const header: AnswerHeader = { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(deps.clock() / 1000), model: answer.model };
-    c.header('x-confab-provider', answer.provider ?? 'none');
-    let text = '';
-    let settled = false;
-    const settleOnce = (result: AnswerResult) => {
-      settled = true;
-      return settle(result);
-    };
-    /**
-     * However the answer ends — a client gone mid-write, a broken piece, a thrown error — it is
-     * settled: its hold is never left standing for the rest of the window.
-     */
-    const settleIfNot = async () => {
-      if (settled) return;
-      onClientGone();
-      await answer.pieces.return({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
-      await settleOnce({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
-    };
-
+  async function respond(c: Context, request: ChatRequest, sending: Promise<Sending | null>, onClientGone: () => void = () => undefined): Promise<Response> {
     if (!request.stream) {
+      const sent = await sending;
+      if (sent === null) return new Response(null, { status: 499 });
+      const { answer, settle = settledFree, after } = sent;
+      const header = answerHeader(answer);
+      c.header('x-confab-provider', header.provider);
+      let text = '';
+      const settling = settlingOnce(answer, settle, onClientGone);
       try {
         let next = await answer.pieces.next();
         while (!next.done) {
@@ -549,25 +554,30 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           if (typeof next.value === 'string') text += next.value;
           next = await answer.pieces.next();
         }
-        const usage = await settleOnce(next.value);
-        after(next.value, text);
+        const usage = await settling.once(next.value);
+        after?.(next.value, text);
         return c.json(completionOf(header, text, finishReason(next.value.ended), usage));
       } finally {
-        await settleIfNot();
+        await settling.ifNot(text);
       }
     }
 
-    let first: IteratorResult<string | DoorEvent, AnswerResult>;
-    try {
-      first = await answer.pieces.next();
-    } catch (error) {
-      await settleIfNot();
-      throw error;
-    }
     return streamSSE(c, async (stream) => {
       stream.onAbort(onClientGone);
+      let sent: Sending | null;
       try {
-        let next = first;
+        sent = await sending;
+      } catch (error) {
+        await stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
+        return;
+      }
+      if (sent === null) return;
+      const { answer, settle = settledFree, after } = sent;
+      const header = answerHeader(answer);
+      let text = '';
+      const settling = settlingOnce(answer, settle, onClientGone);
+      try {
+        let next = await answer.pieces.next();
         let role = true;
         while (!next.done) {
           const piece = next.value;
@@ -582,17 +592,71 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         }
         const result = next.value;
         await stream.writeSSE({ data: chunkOf(header, role ? { role: 'assistant', content: '' } : {}, finishReason(result.ended)) });
-        const usage = await settleOnce(result);
+        const usage = await settling.once(result);
         if (request.includeUsage) await stream.writeSSE({ data: usageChunkOf(header, usage) });
         await stream.writeSSE({ data: '[DONE]' });
         await stream.close();
-        after(result, text);
+        after?.(result, text);
       } catch (error) {
-        log({ event: 'door.failed', error: nameOf(error) });
+        // Said in the stream, when the client is still there to read it; no `[DONE]` follows.
+        await stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
       } finally {
-        await settleIfNot();
+        await settling.ifNot(text);
       }
     });
+  }
+
+  /** What every chunk or completion of `answer` shares. */
+  function answerHeader(answer: Answer): AnswerHeader {
+    return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(deps.clock() / 1000), model: answer.model, provider: answer.provider ?? 'none' };
+  }
+
+  /**
+   * `settle`, run once: by `once` when the answer ends, or by `ifNot` however else it ends — a
+   * client gone mid-write, a broken piece, a thrown error — so its hold is never left standing for
+   * the rest of the window.
+   */
+  function settlingOnce(answer: Answer, settle: (result: AnswerResult) => Promise<TokenUsage>, onClientGone: () => void) {
+    let settled = false;
+    return {
+      once(result: AnswerResult): Promise<TokenUsage> {
+        settled = true;
+        return settle(result);
+      },
+      async ifNot(text: string): Promise<void> {
+        if (settled) return;
+        settled = true;
+        onClientGone();
+        await answer.pieces.return({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
+        await settle({ ended: 'aborted', modelChars: text.length }).catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * An error as the door answers it, in OpenAI's shape: its HTTP status for a response not yet
+   * begun, and the body, which a stream already under way sends as an event. What is not the
+   * request's fault nor a provider's is logged by name and said only as a server error.
+   */
+  function failureOf(error: unknown): { status: ContentfulStatusCode; body: OpenAiError } {
+    if (error instanceof ChatRequestError) {
+      return { status: error.status, body: errorOf(error.message, 'invalid_request_error', error.param, error.status === 413 ? 'request_too_large' : null) };
+    }
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      if (status === 401) return { status, body: errorOf(error.message || 'The grant was refused.', 'authentication_error', null, 'invalid_grant') };
+      if (status === 404) return { status, body: errorOf(error.message, 'not_found_error', null, 'bot_not_found') };
+      return { status, body: errorOf(error.message, status < 500 ? 'invalid_request_error' : 'server_error') };
+    }
+    if (error instanceof ProviderError) {
+      return {
+        status: 502,
+        body: errorOf(`${error.message} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'),
+      };
+    }
+    if (error instanceof NoProviderAnswered) return { status: 502, body: errorOf(error.message, 'api_error', null, 'no_provider_answered') };
+    log({ event: 'door.failed', error: nameOf(error) });
+    return { status: 500, body: errorOf('Something went wrong on the server.', 'server_error') };
   }
 
   /** The stand-in's text, word by word, as an answer. */
@@ -612,23 +676,8 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   }
 
   app.onError((error, c) => {
-    if (error instanceof ChatRequestError) {
-      return c.json(errorOf(error.message, 'invalid_request_error', error.param, error.status === 413 ? 'request_too_large' : null), error.status);
-    }
-    if (error instanceof HTTPException) {
-      const status = error.status;
-      if (status === 401) return c.json(errorOf(error.message || 'The grant was refused.', 'authentication_error', null, 'invalid_grant'), 401);
-      if (status === 404) return c.json(errorOf(error.message, 'not_found_error', null, 'bot_not_found'), 404);
-      return c.json(errorOf(error.message, status < 500 ? 'invalid_request_error' : 'server_error'), status);
-    }
-    if (error instanceof ProviderError) {
-      return c.json(errorOf(`${error.message} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'), 502);
-    }
-    if (error instanceof NoProviderAnswered) {
-      return c.json(errorOf(error.message, 'api_error', null, 'no_provider_answered'), 502);
-    }
-    log({ event: 'door.failed', error: nameOf(error) });
-    return c.json(errorOf('Something went wrong on the server.', 'server_error'), 500);
+    const { status, body } = failureOf(error);
+    return c.json(body, status);
   });
 
   return app;

@@ -1,7 +1,7 @@
 /**
  * The door's answers in OpenAI's wire shapes: `chat.completion.chunk` events for a stream, one
- * `chat.completion` otherwise, and `{ error: { message, type, param, code } }` for a refusal of
- * the request itself.
+ * `chat.completion` otherwise, and `{ error: { message, type, param, code } }` for a request that
+ * failed (the body of an HTTP error, or an event of a stream whose headers had gone out).
  */
 import type { TokenUsage } from './prices';
 
@@ -13,6 +13,12 @@ export interface AnswerHeader {
   created: number;
   /** The model that answered. */
   model: string;
+  /**
+   * Who answered: the configured provider's name, `stand-in`, or `none` (a refusal). A field of
+   * every chunk and completion, as OpenRouter names its provider, since a stream's headers go out
+   * before it is known.
+   */
+  provider: string;
 }
 
 export interface ChunkDelta {
@@ -28,6 +34,7 @@ export function chunkOf(header: AnswerHeader, delta: ChunkDelta, finish: FinishR
     object: 'chat.completion.chunk',
     created: header.created,
     model: header.model,
+    provider: header.provider,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
 }
@@ -39,6 +46,7 @@ export function usageChunkOf(header: AnswerHeader, usage: TokenUsage): string {
     object: 'chat.completion.chunk',
     created: header.created,
     model: header.model,
+    provider: header.provider,
     choices: [],
     usage: usageOf(usage),
   });
@@ -49,6 +57,7 @@ export interface ChatCompletion {
   object: 'chat.completion';
   created: number;
   model: string;
+  provider: string;
   choices: [{ index: 0; message: { role: 'assistant'; content: string; refusal: null }; logprobs: null; finish_reason: FinishReason }];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
@@ -59,6 +68,7 @@ export function completionOf(header: AnswerHeader, content: string, finish: Fini
     object: 'chat.completion',
     created: header.created,
     model: header.model,
+    provider: header.provider,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finish }],
     usage: usageOf(usage),
   };

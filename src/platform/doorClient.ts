@@ -52,7 +52,8 @@ export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: '
 
 /**
  * The answer as it streams: its text piece by piece, with the door's named events where they
- * came. Ends at `[DONE]`; throws `AnswerError` for a refusal or a broken stream, and the signal's
+ * came. Ends at `[DONE]`; throws `AnswerError` for a refusal, a failure the door said (as an HTTP
+ * error, or as an error event once the stream had begun) or a broken stream, and the signal's
  * reason when aborted.
  */
 export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetch = (input, init) => fetch(input, init)): AsyncGenerator<AnswerItem, void> {
@@ -167,6 +168,8 @@ function contentOf(data: string): string {
     throw new AnswerError('The answer arrived garbled. Say it again.', 'broken', undefined, { cause });
   }
   if (typeof chunk !== 'object' || chunk === null) throw new AnswerError('The answer arrived garbled. Say it again.', 'broken');
+  const error = (chunk as { error?: unknown }).error;
+  if (isRecord(error)) throw streamedFailure(error);
   const choices = (chunk as { choices?: unknown }).choices;
   if (!Array.isArray(choices)) return '';
   let text = '';
@@ -177,11 +180,31 @@ function contentOf(data: string): string {
   return text;
 }
 
+/** What the door said, to be quoted inside a sentence of the page's: without its own full stop. */
+function sentenceOf(message: string): string | undefined {
+  const said = message.trim().replace(/\.+$/, '');
+  return said === '' ? undefined : said;
+}
+
+/**
+ * A failure the door said in the stream, its headers having gone out while the provider was asked
+ * (OpenAI's `{ error: { message, type, code } }` as an event): said as the same failure answered as
+ * an HTTP error would be.
+ */
+function streamedFailure(error: Record<string, unknown>): AnswerError {
+  const said = typeof error.message === 'string' ? sentenceOf(error.message) : undefined;
+  if (error.type === 'authentication_error') return new AnswerError('The conversation’s grant ran out; a new one is being fetched.', 'expired');
+  if (error.type === 'api_error' || error.type === 'server_error') {
+    return new AnswerError(`No answer could be had just now${said === undefined ? '' : `: ${said}`}. Say it again in a moment.`, 'unreachable');
+  }
+  return new AnswerError(`The answer was refused: ${said ?? 'the server gave no reason'}.`, 'refused');
+}
+
 async function failureOf(response: Response): Promise<AnswerError> {
   let said: string | undefined;
   try {
     const body = (await response.json()) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') said = body.error.message;
+    if (typeof body.error?.message === 'string') said = sentenceOf(body.error.message);
   } catch {
     // The status alone is said.
   }

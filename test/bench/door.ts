@@ -12,7 +12,10 @@
  * benchmark's turns are admitted: `demo` as shipped (`person+recall`: every turn reads the person's
  * past questions and recalls their memories, and writes one) and `demo-thread` (`thread`: the
  * conversation alone, no memory reads or writes), which shows what memory costs. The sequential
- * persons start with `SEEDED_MEMORIES` memories each, so recall has something to search.
+ * persons start with `SEEDED_MEMORIES` memories each, so recall has something to search. Every
+ * turn through a door names its conversation (`x-confab-conversation`) as the page's turns do, so
+ * the door also reads, before asking, the apps the conversation used lately (their verbs stay in
+ * scope) and its checkpoint's summary.
  *
  * Time to first token: from `fetch` to the first SSE chunk with content, for the same upstream asked
  * directly, through a bare forwarding hop (the least any server in front adds), through each door, and
@@ -26,9 +29,9 @@
  * not the upstream's answer, anything after `[DONE]`, or no `[DONE]`. Failures the server only logs
  * (settling, writing a memory) are counted apart. Every database transaction the server runs is
  * timed (test/helpers/benchTimings.ts): how long it queued behind others — PGlite runs one at a
- * time — and how long it ran; `attribution` splits the added median into the transactions on the
- * way to the first token, the grant check and the embedding (timed alone), and the rest, and says
- * what runs while the provider thinks (the reservation of a turn the person has room for). Client
+ * time — and how long it ran (the memory context's two reads, outside a transaction, likewise);
+ * `attribution` splits the added median into the reads on the way to the first token, the grant
+ * check and the embedding (timed alone), and the rest, and says what runs while the provider thinks (the reservation of a turn the person has room for). Client
  * and server share one Node process, as a single server process would share its event loop; the
  * upstream does not, so the door's own work after a question has left (a reservation made while the
  * provider thinks) is not counted against the provider's clock, as no real provider's would be.
@@ -58,6 +61,7 @@ import type { TimedTransaction } from '../helpers/benchTimings';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';
 import { delay, serveApp } from '../server/chat/localServers';
+import { DOOR_HEADERS } from '../../src/platform/doorClient';
 import { startUpstreamProcess } from './doorUpstream';
 
 const SEED = 0x5eed_d00a;
@@ -106,7 +110,7 @@ interface Turn {
 }
 
 /** One streamed turn: its timings, and whether it was a well-formed stream of `ANSWER` ending in `[DONE]`. */
-async function streamTurn(url: string, token: string, body: Record<string, unknown>): Promise<Turn> {
+async function streamTurn(url: string, token: string, body: Record<string, unknown>, conversation?: string): Promise<Turn> {
   const started = performance.now();
   let firstTokenMs = Number.NaN;
   const fail = (error: string): Turn => ({ startedAtMs: started, firstTokenMs, totalMs: performance.now() - started, error });
@@ -114,7 +118,7 @@ async function streamTurn(url: string, token: string, body: Record<string, unkno
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(conversation === undefined ? {} : { [DOOR_HEADERS.conversation]: conversation }) },
       body: JSON.stringify(body),
     });
   } catch (error) {
@@ -182,6 +186,9 @@ function chunkContent(data: string): string | null {
   const delta = (choices[0] as { delta?: { content?: unknown } } | undefined)?.delta;
   return typeof delta?.content === 'string' ? delta.content : '';
 }
+
+/** The key a person's page gives the benchmark's conversation with the bot, as every turn of it sends. */
+const conversationOf = (person: string) => `thread:${person}`;
 
 /** A person's grant for `bot`. */
 const grantFor = (secret: Uint8Array, bot: Bot, person: string) => signGrant(secret, grantClaims(bot, person, Date.now()));
@@ -298,7 +305,7 @@ export async function run(): Promise<{
         return streamTurn(path === 'direct' ? directUrl : hopUrl, 'k', { model: MODEL, stream: true, stream_options: { include_usage: true }, messages });
       }
       const grant = grants.get(person)?.[path === 'doorNoDatabase' ? 'doorThread' : path] ?? '';
-      return streamTurn(path === 'doorNoDatabase' ? bareDoorUrl : doorUrl, grant, { model: 'ignored', stream: true, stream_options: { include_usage: true }, messages });
+      return streamTurn(path === 'doorNoDatabase' ? bareDoorUrl : doorUrl, grant, { model: 'ignored', stream: true, stream_options: { include_usage: true }, messages }, conversationOf(person));
     };
 
     const turns: Record<Path, Turn[]> = { direct: [], hop: [], door: [], doorThread: [], doorNoDatabase: [] };
@@ -336,7 +343,7 @@ export async function run(): Promise<{
     const concurrentFrom = transactions.length;
     started = performance.now();
     const concurrentTurns = await Promise.all(
-      crowd.map((_, i) => streamTurn(doorUrl, crowdGrants[i] ?? '', { model: 'ignored', stream: true, messages: [{ role: 'user', content: crowdSaid[i] ?? '' }] })),
+      crowd.map((person, i) => streamTurn(doorUrl, crowdGrants[i] ?? '', { model: 'ignored', stream: true, messages: [{ role: 'user', content: crowdSaid[i] ?? '' }] }, conversationOf(person))),
     );
     const concurrentWallMs = performance.now() - started;
     // The memory writes run after each answer; let them land before their transactions are read.
@@ -380,9 +387,12 @@ export async function run(): Promise<{
     const ran = byLabel(sequentialTransactions);
     // A transaction's share: its BEGIN (counted in `queuedMs`) and its statements through COMMIT.
     const ranP50 = (name: string) => roundMs((ran[name]?.queuedMs.p50 ?? 0) + (ran[name]?.ranMs.p50 ?? 0));
-    // The context is gathered while the turn is admitted, so on PGlite its transaction queues behind
-    // the reservation's: its share is what it ran.
-    const contextP50 = roundMs(ran.context?.ranMs.p50 ?? 0);
+    // On the way to the first token the door reads, outside a transaction, the apps the conversation
+    // used lately, its checkpoint's summary, past questions and the recall; on PGlite one after the
+    // other, each waiting for those before it, so each one's share is what it ran.
+    const reads = { recentApps: 'read: recent apps', checkpointSummary: 'read: checkpoint summary', pastQuestions: 'read: past questions', recall: 'read: recall' };
+    const readsMs = Object.fromEntries(Object.entries(reads).map(([name, label]) => [name, roundMs(ran[label]?.ranMs.p50 ?? 0)]));
+    const contextP50 = roundMs(Object.values(readsMs).reduce((sum, ms) => sum + ms, 0));
     const verifyP50 = spread(verifyMs).p50;
     const embedP50 = spread(embedMs).p50;
     const added = door.p50 - direct.p50;
@@ -396,7 +406,7 @@ export async function run(): Promise<{
       door: {
         addedMs: roundMs(added),
         verifyGrantMs: verifyP50,
-        contextMs: contextP50,
+        readsMs: { ...readsMs, total: contextP50 },
         embedMs: embedP50,
         restMs: roundMs(added - verifyP50 - contextP50 - embedP50),
       },

@@ -85,6 +85,19 @@ describe('the door client', () => {
     await expect(ask((() => Promise.reject(new TypeError('network'))))).rejects.toMatchObject({ failure: 'unreachable' });
   });
 
+  it('says a failure the door sent in the stream as the same failure answered over HTTP, whatever came before it', async () => {
+    const failing = (error: unknown, before: string[] = []) =>
+      collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, sse([...before, `data: ${JSON.stringify({ error })}\n\n`]).fetcher));
+    const noProvider = { message: 'No provider answered: "alpha" answered 429.', type: 'api_error', param: null, code: 'no_provider_answered' };
+    await expect(failing(noProvider)).rejects.toMatchObject({
+      failure: 'unreachable',
+      message: 'No answer could be had just now: No provider answered: "alpha" answered 429. Say it again in a moment.',
+    });
+    await expect(failing({ message: 'Something went wrong on the server.', type: 'server_error' }, [chunk('Half an')])).rejects.toMatchObject({ failure: 'unreachable' });
+    await expect(failing({ message: 'The grant was refused.', type: 'authentication_error' })).rejects.toMatchObject({ failure: 'expired' });
+    await expect(failing({ message: 'Not this.', type: 'invalid_request_error' })).rejects.toMatchObject({ failure: 'refused', message: 'The answer was refused: Not this.' });
+  });
+
   it('sends the conversation’s key and the person’s time zone, and neither when it has none', async () => {
     const { fetcher, seen } = sse(['data: [DONE]\n\n']);
     await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, conversation: 'thread:t-1', timeZone: 'Europe/Paris' }, fetcher));

@@ -29,14 +29,16 @@ async function twoProviders(alpha: Script) {
 }
 
 async function streamed(door: RunningDoor, question = 'Hello?') {
-  const { data: stream, response } = await door.client.chat.completions.create({ ...ask(question), stream: true }).withResponse();
+  const stream = await door.client.chat.completions.create({ ...ask(question), stream: true });
   let text = '';
   let finish: string | null = null;
+  let provider: string | undefined;
   for await (const chunk of stream) {
+    provider ??= (chunk as { provider?: string }).provider;
     text += chunk.choices[0]?.delta.content ?? '';
     finish = chunk.choices[0]?.finish_reason ?? finish;
   }
-  return { text, finish, provider: response.headers.get('x-confab-provider') };
+  return { text, finish, provider };
 }
 
 describe('the chat door, falling over to the next provider', () => {
@@ -89,19 +91,56 @@ describe('the chat door, falling over to the next provider', () => {
     expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'alpha', failure: 'stream' });
   });
 
-  it('does not ask again when the request is malformed (400): it answers 502 in OpenAI’s error shape', async () => {
+  it('does not ask again when the request is malformed (400): a stream says so in OpenAI’s error shape, as OpenAI’s own client reads it', async () => {
     const { second, door } = await twoProviders(failing(400, 'invalid_value'));
-    const error = await door.client.chat.completions.create({ ...ask('Hello?'), stream: true }).then(
+    // The stream's headers went out while the provider was asked; the failure is its one event.
+    const stream = await door.client.chat.completions.create({ ...ask('Hello?'), stream: true });
+    const error = await (async () => {
+      for await (const _chunk of stream) {
+        // Nothing comes before the error.
+      }
+    })().then(
       () => undefined,
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(APIError);
     const api = error as APIError;
-    expect(api.status).toBe(502);
     expect(api.code).toBe('provider_refused_request');
     expect(api.message).toContain('"alpha" answered 400 (invalid_value)');
     expect(second.received).toHaveLength(0);
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: null, ended: 'failed', costUsd: 0 });
+  });
+
+  it('answers a whole completion that no provider would give with 502 in OpenAI’s error shape', async () => {
+    const { door } = await twoProviders(failing(400, 'invalid_value'));
+    const error = await door.client.chat.completions.create(ask('Hello?')).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(502);
+    expect((error as APIError).code).toBe('provider_refused_request');
+  });
+
+  it('says in the stream that no provider answered, naming each and its status — and never a key or the provider’s words', async () => {
+    const first = track(await startUpstream(failing(401)));
+    const second = track(await startUpstream(failing(429)));
+    const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)] }));
+    const response = await fetch(`${door.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer grant-ok', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ask('Anyone?'), stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    // One event, the error, and no [DONE]: the stream did not end as an answer does.
+    const events = text.split('\n\n').filter((event) => event !== '');
+    expect(events).toHaveLength(1);
+    const body = JSON.parse((events[0] ?? '').replace(/^data: /, '')) as { error: { message: string; type: string; code: string } };
+    expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
+    expect(body.error.message).toContain('"alpha" answered 401');
+    expect(body.error.message).toContain('"beta" answered 429');
+    expect(text).not.toMatch(/secret|Incorrect/);
   });
 
   it('answers 502 naming each provider and its status when none answers — and never a key or the provider’s words', async () => {
