@@ -690,14 +690,26 @@ function conversationOf(header: string | undefined): string | undefined {
   return header !== undefined && CONVERSATION_KEY.test(header) ? header : undefined;
 }
 
+/**
+ * Zones already asked for, as the runtime names them. Only zones the runtime knows are kept — a few
+ * hundred at most — so headers of nonsense cannot grow it; asking `Intl` costs 0.05–0.15 ms, and
+ * the page sends its zone with every turn.
+ */
+const knownZones = new Map<string, string>();
+
 /** An IANA time zone the runtime knows, or `UTC`. */
 export function timeZoneOf(header: string | undefined): string {
   if (header === undefined || header === '' || header.length > 64) return 'UTC';
+  const known = knownZones.get(header);
+  if (known !== undefined) return known;
+  let zone: string;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: header }).resolvedOptions().timeZone;
+    zone = new Intl.DateTimeFormat('en', { timeZone: header }).resolvedOptions().timeZone;
   } catch {
     return 'UTC';
   }
+  knownZones.set(header, zone);
+  return zone;
 }
 
 function nameOf(error: unknown): string {

@@ -13,7 +13,8 @@
  * past questions and recalls their memories, and writes one) and `demo-thread` (`thread`: the
  * conversation alone, no memory reads or writes), which shows what memory costs. The sequential
  * persons start with `SEEDED_MEMORIES` memories each, so recall has something to search. Every
- * turn through a door names its conversation (`x-confab-conversation`) as the page's turns do, so
+ * turn through a door names its conversation (`x-confab-conversation`) and the person's time zone
+ * (`x-confab-time-zone`) as the page's turns do, so
  * the door also reads, before asking, the apps the conversation used lately (their verbs stay in
  * scope) and its checkpoint's summary.
  *
@@ -118,7 +119,11 @@ async function streamTurn(url: string, token: string, body: Record<string, unkno
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(conversation === undefined ? {} : { [DOOR_HEADERS.conversation]: conversation }) },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        ...(conversation === undefined ? {} : { [DOOR_HEADERS.conversation]: conversation, [DOOR_HEADERS.timeZone]: TIME_ZONE }),
+      },
       body: JSON.stringify(body),
     });
   } catch (error) {
@@ -187,8 +192,16 @@ function chunkContent(data: string): string | null {
   return typeof delta?.content === 'string' ? delta.content : '';
 }
 
-/** The key a person's page gives the benchmark's conversation with the bot, as every turn of it sends. */
-const conversationOf = (person: string) => `thread:${person}`;
+/**
+ * The key of a conversation, as the page sends it with every turn of one. Each benchmark turn is a
+ * conversation of its own — one question, as its messages are — so none grows to the length at
+ * which the door asks the provider for a checkpoint summary, a request the timed upstream would
+ * count as a turn's.
+ */
+let conversations = 0;
+/** The zone every door turn says the person is in, as the page says theirs. */
+const TIME_ZONE = 'Europe/Paris';
+const newConversation = () => `thread:bench-${(conversations += 1).toString(36)}`;
 
 /** A person's grant for `bot`. */
 const grantFor = (secret: Uint8Array, bot: Bot, person: string) => signGrant(secret, grantClaims(bot, person, Date.now()));
@@ -305,7 +318,7 @@ export async function run(): Promise<{
         return streamTurn(path === 'direct' ? directUrl : hopUrl, 'k', { model: MODEL, stream: true, stream_options: { include_usage: true }, messages });
       }
       const grant = grants.get(person)?.[path === 'doorNoDatabase' ? 'doorThread' : path] ?? '';
-      return streamTurn(path === 'doorNoDatabase' ? bareDoorUrl : doorUrl, grant, { model: 'ignored', stream: true, stream_options: { include_usage: true }, messages }, conversationOf(person));
+      return streamTurn(path === 'doorNoDatabase' ? bareDoorUrl : doorUrl, grant, { model: 'ignored', stream: true, stream_options: { include_usage: true }, messages }, newConversation());
     };
 
     const turns: Record<Path, Turn[]> = { direct: [], hop: [], door: [], doorThread: [], doorNoDatabase: [] };
@@ -343,7 +356,7 @@ export async function run(): Promise<{
     const concurrentFrom = transactions.length;
     started = performance.now();
     const concurrentTurns = await Promise.all(
-      crowd.map((person, i) => streamTurn(doorUrl, crowdGrants[i] ?? '', { model: 'ignored', stream: true, messages: [{ role: 'user', content: crowdSaid[i] ?? '' }] }, conversationOf(person))),
+      crowd.map((_, i) => streamTurn(doorUrl, crowdGrants[i] ?? '', { model: 'ignored', stream: true, messages: [{ role: 'user', content: crowdSaid[i] ?? '' }] }, newConversation())),
     );
     const concurrentWallMs = performance.now() - started;
     // The memory writes run after each answer; let them land before their transactions are read.
