@@ -45,9 +45,20 @@ export function modelDescriptionOf(verb: Verb): string {
   return `${verb.description} Example: "${verb.example}".${asks}`;
 }
 
-export function openAiTools(verbs: readonly Verb[]): OpenAiTool[] {
-  return verbs.map((verb) => ({
-    type: 'function',
-    function: { name: toolNameOf(verb.name), description: modelDescriptionOf(verb), parameters: inputSchemaOf(verb) },
-  }));
+/**
+ * Each verb's tool, made once: a verb is fixed once its app has loaded, and writing its schema out
+ * takes Zod 0.05 ms a verb — half a millisecond before every answer's question could leave for a
+ * bot with a dozen verbs. The tools are shared by every turn, so nobody may change one.
+ */
+const toolOfVerb = new WeakMap<Verb, Readonly<OpenAiTool>>();
+
+export function openAiTools(verbs: readonly Verb[]): readonly Readonly<OpenAiTool>[] {
+  return verbs.map((verb) => {
+    let tool = toolOfVerb.get(verb);
+    if (tool === undefined) {
+      tool = { type: 'function', function: { name: toolNameOf(verb.name), description: modelDescriptionOf(verb), parameters: inputSchemaOf(verb) } };
+      toolOfVerb.set(verb, tool);
+    }
+    return tool;
+  });
 }

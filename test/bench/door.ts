@@ -16,7 +16,8 @@
  * turn through a door names its conversation (`x-confab-conversation`) and the person's time zone
  * (`x-confab-time-zone`) as the page's turns do, so
  * the door also reads, before asking, the apps the conversation used lately (their verbs stay in
- * scope) and its checkpoint's summary.
+ * scope) and its checkpoint's summary. The server has its apps, as `npm start` loads them, so the
+ * demo bot's verbs go to the provider as tools.
  *
  * Time to first token: from `fetch` to the first SSE chunk with content, for the same upstream asked
  * directly, through a bare forwarding hop (the least any server in front adds), through each door, and
@@ -60,6 +61,7 @@ import { question, remark } from '../helpers/benchRemarks';
 import { byLabel, roundMs, spread, timedDatabase } from '../helpers/benchTimings';
 import type { TimedTransaction } from '../helpers/benchTimings';
 import { seededRandom } from '../helpers/random';
+import { createRegistry, loadApps } from '../../server/verbs/registry';
 import type { Random } from '../helpers/random';
 import { delay, serveApp } from '../server/chat/localServers';
 import { DOOR_HEADERS } from '../../src/platform/doorClient';
@@ -272,6 +274,8 @@ export async function run(): Promise<{
   const upstream = await startUpstreamProcess({ firstTokenMs: FIRST_TOKEN_MS, tokenGapMs: TOKEN_GAP_MS, words: WORDS });
   const api = createBackend({
     db,
+    // The apps the server finds at start: the demo bot's verbs are offered to the model every turn.
+    registry: createRegistry(await loadApps()),
     bots: new Map([
       [recallBot.slug, recallBot],
       [threadBot.slug, threadBot],

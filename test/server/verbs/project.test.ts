@@ -58,9 +58,15 @@ describe('openAiTools', () => {
     `);
   });
 
-  it('projects every test verb the same way each time', () => {
+  it('projects every test verb the same way each time, writing each verb’s tool out once', () => {
     expect(openAiTools(registry.verbs)).toMatchSnapshot();
-    expect(openAiTools(registry.verbs)).toEqual(openAiTools(registry.verbs));
+    const first = openAiTools(registry.verbs);
+    const again = [...openAiTools([...registry.verbs].reverse())].reverse();
+    // The very same tools, not copies: each was made at its first turn and is kept.
+    first.forEach((tool, i) => {
+      expect(again[i]).toBe(tool);
+      expect(tool.function.parameters).toEqual(inputSchemaOf(registry.verbs[i] as (typeof registry.verbs)[number]));
+    });
   });
 
   it('gives every tool a name OpenAI accepts and no $schema line', () => {
