@@ -24,6 +24,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
+import type { SSEStreamingApi } from 'hono/streaming';
 import { openAiTools } from '../verbs/project';
 import type { Verb } from '../verbs/verb';
 import { actingAnswer } from './acting';
@@ -568,7 +569,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       try {
         sent = await sending;
       } catch (error) {
-        await stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
+        await sayFailure(stream, error);
         return;
       }
       if (sent === null) return;
@@ -598,8 +599,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         await stream.close();
         after?.(result, text);
       } catch (error) {
-        // Said in the stream, when the client is still there to read it; no `[DONE]` follows.
-        await stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
+        await sayFailure(stream, error);
       } finally {
         await settling.ifNot(text);
       }
@@ -657,6 +657,11 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     if (error instanceof NoProviderAnswered) return { status: 502, body: errorOf(error.message, 'api_error', null, 'no_provider_answered') };
     log({ event: 'door.failed', error: nameOf(error) });
     return { status: 500, body: errorOf('Something went wrong on the server.', 'server_error') };
+  }
+
+  /** `error` as one event of a stream under way, when the client is still there to read it; no `[DONE]` follows. */
+  function sayFailure(stream: SSEStreamingApi, error: unknown): Promise<void> {
+    return stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
   }
 
   /** The stand-in's text, word by word, as an answer. */

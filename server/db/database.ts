@@ -245,7 +245,8 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: St
   pool.on('connect', (client) => {
     client.query(RECALL_SESSION_SQL).catch(() => undefined);
   });
-  const session = (client: PoolClient): Session => ({
+  /** Statements on one checked-out connection, or (a read) on whichever the pool hands each. */
+  const session = (client: PoolClient | InstanceType<typeof pg.Pool>): Session => ({
     query: (async (sql: string, params?: unknown[]) => {
       try {
         const result = await client.query<Record<string, unknown>>(sql, params);
@@ -296,17 +297,7 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: St
       if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
       // Each statement checks a connection out of the pool and returns it: side by side when the
       // caller runs them so.
-      const reader: Session = {
-        query: (async (sql: string, params?: unknown[]) => {
-          try {
-            const result = await pool.query<Record<string, unknown>>(sql, params);
-            return { rows: result.rows };
-          } catch (error) {
-            throw toDatabaseError(error, statement(sql));
-          }
-        }) as Session['query'],
-        exec: () => Promise.reject(new DatabaseError('A read runs no migration.')),
-      };
+      const reader = session(pool);
       return fn(reader);
     },
     async close() {

@@ -186,6 +186,13 @@ function sentenceOf(message: string): string | undefined {
   return said === '' ? undefined : said;
 }
 
+/** The page's sentence for a failure of `kind`, quoting what the door said (`said`) when it said anything. */
+function failureSaid(kind: Exclude<AnswerFailure, 'broken'>, said: string | undefined, status?: number): AnswerError {
+  if (kind === 'expired') return new AnswerError('The conversation’s grant ran out; a new one is being fetched.', 'expired', status);
+  if (kind === 'unreachable') return new AnswerError(`No answer could be had just now${said === undefined ? '' : `: ${said}`}. Say it again in a moment.`, 'unreachable', status);
+  return new AnswerError(`The answer was refused: ${said ?? (status === undefined ? 'the server gave no reason' : `the server said ${status}`)}.`, 'refused', status);
+}
+
 /**
  * A failure the door said in the stream, its headers having gone out while the provider was asked
  * (OpenAI's `{ error: { message, type, code } }` as an event): said as the same failure answered as
@@ -193,11 +200,8 @@ function sentenceOf(message: string): string | undefined {
  */
 function streamedFailure(error: Record<string, unknown>): AnswerError {
   const said = typeof error.message === 'string' ? sentenceOf(error.message) : undefined;
-  if (error.type === 'authentication_error') return new AnswerError('The conversation’s grant ran out; a new one is being fetched.', 'expired');
-  if (error.type === 'api_error' || error.type === 'server_error') {
-    return new AnswerError(`No answer could be had just now${said === undefined ? '' : `: ${said}`}. Say it again in a moment.`, 'unreachable');
-  }
-  return new AnswerError(`The answer was refused: ${said ?? 'the server gave no reason'}.`, 'refused');
+  if (error.type === 'authentication_error') return failureSaid('expired', said);
+  return failureSaid(error.type === 'api_error' || error.type === 'server_error' ? 'unreachable' : 'refused', said);
 }
 
 async function failureOf(response: Response): Promise<AnswerError> {
@@ -208,9 +212,6 @@ async function failureOf(response: Response): Promise<AnswerError> {
   } catch {
     // The status alone is said.
   }
-  if (response.status === 401) return new AnswerError('The conversation’s grant ran out; a new one is being fetched.', 'expired', 401);
-  if (response.status >= 500 || response.status === 429) {
-    return new AnswerError(`No answer could be had just now${said === undefined ? '' : `: ${said}`}. Say it again in a moment.`, 'unreachable', response.status);
-  }
-  return new AnswerError(`The answer was refused: ${said ?? `the server said ${response.status}`}.`, 'refused', response.status);
+  const { status } = response;
+  return failureSaid(status === 401 ? 'expired' : status >= 500 || status === 429 ? 'unreachable' : 'refused', said, status);
 }

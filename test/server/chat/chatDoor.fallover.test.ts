@@ -41,6 +41,18 @@ async function streamed(door: RunningDoor, question = 'Hello?') {
   return { text, finish, provider };
 }
 
+/** "Anyone?" asked over plain HTTP of a door whose two providers both fail (401, then 429). */
+async function askingNobody(extra: { stream?: true }): Promise<Response> {
+  const first = track(await startUpstream(failing(401)));
+  const second = track(await startUpstream(failing(429)));
+  const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)] }));
+  return fetch(`${door.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer grant-ok', 'content-type': 'application/json' },
+    body: JSON.stringify({ ...ask('Anyone?'), ...extra }),
+  });
+}
+
 describe('the chat door, falling over to the next provider', () => {
   it.each([
     [401, 'a bad key'],
@@ -123,14 +135,7 @@ describe('the chat door, falling over to the next provider', () => {
   });
 
   it('says in the stream that no provider answered, naming each and its status — and never a key or the provider’s words', async () => {
-    const first = track(await startUpstream(failing(401)));
-    const second = track(await startUpstream(failing(429)));
-    const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)] }));
-    const response = await fetch(`${door.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer grant-ok', 'content-type': 'application/json' },
-      body: JSON.stringify({ ...ask('Anyone?'), stream: true }),
-    });
+    const response = await askingNobody({ stream: true });
     expect(response.status).toBe(200);
     const text = await response.text();
     // One event, the error, and no [DONE]: the stream did not end as an answer does.
@@ -144,14 +149,7 @@ describe('the chat door, falling over to the next provider', () => {
   });
 
   it('answers 502 naming each provider and its status when none answers — and never a key or the provider’s words', async () => {
-    const first = track(await startUpstream(failing(401)));
-    const second = track(await startUpstream(failing(429)));
-    const door = track(await startDoor({ providers: [provider('alpha', first.baseUrl), provider('beta', second.baseUrl)] }));
-    const response = await fetch(`${door.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer grant-ok', 'content-type': 'application/json' },
-      body: JSON.stringify(ask('Anyone?')),
-    });
+    const response = await askingNobody({});
     expect(response.status).toBe(502);
     const body = (await response.json()) as { error: { message: string; type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
