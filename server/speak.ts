@@ -16,6 +16,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { providerFetch } from './chat/providerFetch';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */
 export interface SpeakEndpoint {
@@ -153,7 +154,7 @@ export function parseSpeechRequest(body: unknown, offered: readonly string[], fa
 export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
   const bodyBytesMax = deps.bodyBytesMax ?? SPEAK_DEFAULTS.bodyBytesMax;
   const inputCharsMax = deps.inputCharsMax ?? SPEAK_DEFAULTS.inputCharsMax;
-  const fetchUpstream = deps.fetch ?? fetch;
+  const fetchUpstream = deps.fetch ?? providerFetch;
   const { endpoint } = deps;
   // A bad COPILOT_TTS_URL is found at start, not on the first utterance.
   const url = endpoint === undefined ? undefined : speechUrl(endpoint.url);

@@ -32,6 +32,7 @@ import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
 import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
+import { providerFetch } from './providerFetch';
 import { fetchTellingSent } from './requestSent';
 import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
 import { ChatRequestError, NoProviderAnswered, ProviderError } from './errors';
@@ -269,7 +270,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isFinite(value) || value < 0) throw new DoorConfigError(`${name} is ${String(value)}; it must be a number from 0.`);
   }
-  const fetchUpstream = deps.fetch ?? fetch;
+  const fetchUpstream = deps.fetch ?? providerFetch;
   const sleep = deps.sleep ?? realSleep;
   const log = deps.log ?? stderrLog;
   const context = deps.context ?? ((turn: DoorTurn<G, B>) => Promise.resolve(turn.messages.map((message) => ({ ...message }))));

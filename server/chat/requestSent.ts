@@ -1,14 +1,15 @@
 /**
- * When a request to a provider has left this process: its body written to the socket, as the
- * global `fetch` (undici) reports on the `undici:request:bodySent` diagnostics channel. The door
- * uses it to queue work that would hold this thread — an embedded database's statements run on it —
- * behind the question, not in front of it.
+ * When a request to a provider has left this process: its body written to the socket, as
+ * `providerFetch` tells through `onSent`, or as the global `fetch` (undici) reports on the
+ * `undici:request:bodySent` diagnostics channel. The door uses it to queue work that would hold this
+ * thread — an embedded database's statements run on it — behind the question, not in front of it.
  *
  * Requests are told apart by `x-client-request-id`, the header OpenAI's API takes for a caller's
  * own id of a request (and other OpenAI-shaped servers ignore): the door gives each one a fresh id.
  */
 import { randomUUID } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
+import type { ProviderInit } from './providerFetch';
 
 export const REQUEST_ID_HEADER = 'x-client-request-id';
 
@@ -44,7 +45,7 @@ function listen(): void {
 
 /**
  * `fetch`, giving each request its own id and calling `onSent` once when it has left — or, with a
- * `fetch` that reports nothing on the channel, once it has been answered or has failed.
+ * `fetch` that reports neither way, once it has been answered or has failed.
  */
 export function fetchTellingSent(fetcher: typeof fetch, onSent: () => void): typeof fetch {
   listen();
@@ -60,7 +61,7 @@ export function fetchTellingSent(fetcher: typeof fetch, onSent: () => void): typ
       onSent();
     };
     waiting.set(id, tell);
-    const response = fetcher(input, { ...init, headers });
+    const response = fetcher(input, { ...init, headers, onSent: tell } as ProviderInit);
     response.then(tell, tell);
     return response;
   };
