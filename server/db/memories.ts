@@ -134,7 +134,7 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   await tx.query('set local plan_cache_mode = force_custom_plan');
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
-       select id, bot, text, embedder, dimensions, created_at, (embedding::vector(${width}) <=> $4::vector(${width}))::float8 as distance
+       select id, bot, text, embedder, dimensions, created_at, (embedding <=> $4::vector(${width}))::float8 as distance
          from memories
         where person = $1 and bot = $2 and embedder = $3 and dimensions = ${width}
         order by embedding::vector(${width}) <=> $4::vector(${width})
@@ -157,10 +157,11 @@ export async function recallExactly(tx: Queryable, query: RecallQuery): Promise<
   if (checked === null) return { recalled: [], compared: 0 };
   const { width, vector } = checked;
   // The person's rows are read through their own index and sorted, each distance computed once; the
-  // floor is applied to the nearest `limit`, as `recall` applies it.
+  // floor is applied to the nearest `limit`, as `recall` applies it. Every row kept is `width` wide
+  // (the `dimensions` filter), so a row's vector is compared as stored, not cast and copied first.
   const { rows } = await tx.query<MemoryRow & { distance: number; compared: string }>(
     `with mine as materialized (
-       select id, bot, text, embedder, dimensions, created_at, (embedding::vector(${width}) <=> $4::vector(${width}))::float8 as distance
+       select id, bot, text, embedder, dimensions, created_at, (embedding <=> $4::vector(${width}))::float8 as distance
          from memories
         where person = $1 and bot = $2 and embedder = $3 and dimensions = ${width}
      )
@@ -171,6 +172,70 @@ export async function recallExactly(tx: Queryable, query: RecallQuery): Promise<
   );
   const recalled = rows.filter((row) => row.distance <= query.maxDistance).map((row) => ({ ...fromRow(row), distance: row.distance }));
   return { recalled, compared: Number(rows[0]?.compared ?? 0) };
+}
+
+/** The channel every change to a memory is said on (migration 010). */
+export const MEMORIES_CHANNEL = 'confab_memories';
+
+/** A change said on `MEMORIES_CHANNEL`; it names the row, never its words. */
+export interface MemoryChange {
+  op: 'insert' | 'update' | 'delete';
+  person: string;
+  bot: string;
+  id: string;
+}
+
+/** The change a notification's payload says, or null when it says none (it is then ignored). */
+export function memoryChangeOf(payload: string): MemoryChange | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { op, person, bot, id } = parsed as Record<string, unknown>;
+  if ((op !== 'insert' && op !== 'update' && op !== 'delete') || typeof person !== 'string' || typeof bot !== 'string' || typeof id !== 'string') return null;
+  return { op, person, bot, id };
+}
+
+/** A memory with the vector it is recalled by. */
+export interface MemoryWithVector extends Memory {
+  vector: Float32Array;
+}
+
+/**
+ * A person's memories for one bot and embedder `width` wide, with their vectors, oldest first: every
+ * one (at most `limit`), or those of `ids` only. The vectors travel in pgvector's binary form
+ * (`vector_send`: a 16-bit width, 16 bits unused, then big-endian 32-bit floats), not as text
+ * figures to be parsed back. Names the person itself: run it as the server.
+ */
+export async function memoriesWithVectors(
+  tx: Queryable,
+  query: { person: string; bot: string; embedder: string; width: number; limit: number; ids?: readonly string[] },
+): Promise<MemoryWithVector[]> {
+  const { width } = query;
+  if (!Number.isInteger(width) || width < 1 || width > MEMORY_WIDTH) throw new RangeError(`width is ${width}; give a whole number from 1 to ${MEMORY_WIDTH}.`);
+  const ids = query.ids?.filter(isUuid);
+  if (ids?.length === 0) return [];
+  const { rows } = await tx.query<MemoryRow & { vector: Uint8Array }>(
+    `select id, bot, text, embedder, dimensions, created_at, vector_send(embedding) as vector
+       from memories
+      where person = $1 and bot = $2 and embedder = $3 and dimensions = $4${ids === undefined ? '' : ' and id = any($6::uuid[])'}
+      order by seq
+      limit $5`,
+    ids === undefined ? [query.person, query.bot, query.embedder, width, query.limit] : [query.person, query.bot, query.embedder, width, query.limit, ids],
+  );
+  return rows.map((row) => ({ ...fromRow(row), vector: vectorOf(row.vector, width) }));
+}
+
+/** pgvector's binary form read back as numbers. */
+function vectorOf(bytes: Uint8Array, width: number): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength !== 4 + 4 * width || view.getInt16(0) !== width) throw new RangeError(`A stored vector is not ${width} wide.`);
+  const vector = new Float32Array(width);
+  for (let i = 0; i < width; i++) vector[i] = view.getFloat32(4 + 4 * i);
+  return vector;
 }
 
 /** The person's memories for one bot, newest first. Run under `asPerson`. */
