@@ -294,6 +294,14 @@ function fromRow(row: MemoryRow): Memory {
  * throws before any query.
  */
 export function vectorLiteral(embedding: Float32Array | readonly number[], width = MEMORY_WIDTH): string | null {
+  return checkedEmbedding(embedding, width) ? `[${Array.from(embedding.slice(0, width)).join(',')}]` : null;
+}
+
+/**
+ * Whether `embedding` can be compared in a `width`-wide space: false for a zero vector (its distance
+ * to anything is undefined); throws, as `vectorLiteral` does, for one no memory could be compared with.
+ */
+export function checkedEmbedding(embedding: Float32Array | readonly number[], width = MEMORY_WIDTH): boolean {
   if (embedding.length !== MEMORY_WIDTH && embedding.length !== width) {
     throw new RangeError(`An embedding is ${embedding.length} wide; memories take ${MEMORY_WIDTH}-wide vectors${width === MEMORY_WIDTH ? '' : ` or ${width}-wide ones`}.`);
   }
@@ -305,5 +313,5 @@ export function vectorLiteral(embedding: Float32Array | readonly number[], width
       if (value !== 0) throw new RangeError(`An embedding of a ${width}-wide space has a value past its ${width} dimensions.`);
     } else if (value !== 0) zero = false;
   }
-  return zero ? null : `[${Array.from(embedding.slice(0, width)).join(',')}]`;
+  return !zero;
 }

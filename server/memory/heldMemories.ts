@@ -22,7 +22,7 @@
  * one as they are read; the nearest `limit` are found first and the floor applied to them.
  */
 import type { Database } from '../db/database';
-import { MEMORIES_CHANNEL, memoriesWithVectors, memoryChangeOf, vectorLiteral } from '../db/memories';
+import { checkedEmbedding, MEMORIES_CHANNEL, memoriesWithVectors, memoryChangeOf } from '../db/memories';
 import type { Memory, MemoryChange, Recalled, RecallQuery } from '../db/memories';
 
 /** Vectors held at most: 48 MiB at 384 wide. */
@@ -137,16 +137,24 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
     vectorsHeld -= 1;
   }
 
-  function add(entry: Held, memory: Memory, vector: Float32Array | readonly number[]): void {
-    if (entry.memories.some((m) => m.id === memory.id)) return;
+  /** Adds those of `added` not held yet, growing the vectors once. */
+  function add(entry: Held, added: readonly { memory: Memory; vector: Float32Array | readonly number[] }[]): void {
+    const held = new Set(entry.memories.map((memory) => memory.id));
+    const fresh = added.filter(({ memory }) => {
+      if (held.has(memory.id)) return false;
+      held.add(memory.id);
+      return true;
+    });
     const { width } = entry;
-    const grown = new Float32Array((entry.memories.length + 1) * width);
+    const grown = new Float32Array((entry.memories.length + fresh.length) * width);
     grown.set(entry.vectors);
-    grown.set(unit(vector, width), entry.memories.length * width);
+    for (const { memory, vector } of fresh) {
+      grown.set(unit(vector, width), entry.memories.length * width);
+      entry.memories.push(memory);
+      entry.pending.delete(memory.id);
+    }
     entry.vectors = grown;
-    entry.memories.push(memory);
-    entry.pending.delete(memory.id);
-    vectorsHeld += 1;
+    vectorsHeld += fresh.length;
   }
 
   /** Lets the person recalled longest ago go until `room` more vectors fit; false when they never can. */
@@ -179,7 +187,7 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
       drop(entry);
       return false;
     }
-    for (const row of rows) add(entry, row, row.vector);
+    add(entry, rows.map((row) => ({ memory: row, vector: row.vector })));
     entry.ready = true;
     return true;
   }
@@ -191,13 +199,13 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
       const width = query.dimensions;
       if (width === undefined) return undefined;
       // A zero vector, or figures no recall takes, is the database's to refuse or answer.
-      let literal: string | null;
+      let comparable: boolean;
       try {
-        literal = vectorLiteral(query.embedding, width);
+        comparable = checkedEmbedding(query.embedding, width);
       } catch {
         return undefined;
       }
-      if (literal === null || !Number.isInteger(query.limit) || query.limit < 1 || !(query.maxDistance >= 0 && query.maxDistance <= 2)) return undefined;
+      if (!comparable || !Number.isInteger(query.limit) || query.limit < 1 || !(query.maxDistance >= 0 && query.maxDistance <= 2)) return undefined;
       const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}\u0000${String(width)}`;
       let entry = entries.get(key);
       if (entry === undefined) {
@@ -221,7 +229,7 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
         drop(entry);
         return;
       }
-      add(entry, memory, embedding);
+      add(entry, [{ memory, vector: embedding }]);
     },
     get held() {
       return { owners: byOwner.size, vectors: vectorsHeld };
