@@ -42,7 +42,7 @@ import type { Executor, VerbLogLine } from './verbs/executor';
 import { holdAction } from './verbs/pendingActions';
 import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
-import { scopeOf } from './verbs/scope';
+import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
 
 export interface BackendDeps {
@@ -107,10 +107,21 @@ export function createBackend(deps: BackendDeps): Backend {
   written = verbEvents({ narrate: (ran, caller) => executor.narrate(ran, caller), publish: (person, bot, events) => pages.publish(person, bot, events) });
 
   /** What one turn may do: its scope, and the loop's means of running and holding calls. */
+  /** Per bot (its file, as loaded), whether the apps its conversations used lately could change its scope. */
+  const recentAppsMatterOf = new WeakMap<Bot, boolean>();
+  const recentAppsMatterFor = (bot: Bot): boolean => {
+    let matter = recentAppsMatterOf.get(bot);
+    if (matter === undefined) {
+      matter = recentAppsMatter(registry, bot.apps);
+      recentAppsMatterOf.set(bot, matter);
+    }
+    return matter;
+  };
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
     const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
-    const recentApps = await executor.recentApps(caller, turn.conversation);
+    // Not read when it could not change the scope: the bot already offers every app whole.
+    const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversation) : [];
     const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
     if (scope.verbs.length === 0) return undefined;
     const userTurns = turn.messages.filter((m) => m.role === 'user');

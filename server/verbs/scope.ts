@@ -61,3 +61,14 @@ export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): 
     .map((verb): LeftOut => ({ verb: verb.name, why: capped.has(verb.name) ? 'cap' : 'not-chosen' }));
   return { verbs, leftOut, names };
 }
+
+/**
+ * Whether the apps a conversation used lately could change what `botApps` are offered: false when
+ * `always` and the bot's own apps already offer every app of the registry whole, so that no recent
+ * app could take one of the two places — and the door need not read which apps those were.
+ */
+export function recentAppsMatter(registry: Registry, botApps: readonly string[]): boolean {
+  const offered = new Set(registry.verbs.filter((verb) => verb.always === true).map((verb) => verb.name));
+  for (const app of botApps) for (const verb of registry.app(app)?.verbs ?? []) offered.add(verb.name);
+  return registry.apps.some((app) => app.verbs.some((verb) => !offered.has(verb.name)));
+}

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FILLER_LINE, TOO_MANY_STEPS } from '../../../server/chat/acting';
 import type { Reply, Received } from './localServers';
 import { delay } from './localServers';
-import { Person, pantryItems, seen, startActingDoor } from './actingDoor';
+import { z } from 'zod';
+import { parseBotFile } from '../../../server/bots';
+import { openDatabase } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/database';
+import { createRegistry } from '../../../server/verbs/registry';
+import { defineApp, defineVerb } from '../../../server/verbs/verb';
+import { BOT, pantry, Person, pantryItems, seen, startActingDoor } from './actingDoor';
 import type { ActingDoor } from './actingDoor';
 
 type Sent = { role: string; content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
@@ -273,3 +279,83 @@ describe('the stand-in acts with no provider bought', () => {
     expect(heard.text).toMatch(/^I'm a stand-in/);
   });
 });
+
+describe('the apps a conversation used lately', () => {
+  /** An app no test bot names: in scope only while a conversation used it lately. */
+  const shed = defineApp({
+    name: 'shed',
+    description: 'What is in the shed.',
+    verbs: [
+      defineVerb({
+        name: 'shed.look',
+        description: 'Says what is in the shed.',
+        example: 'what is in the shed',
+        input: z.object({}),
+        output: z.object({ things: z.array(z.string()) }),
+        risk: 'read',
+        deadlineMs: 1000,
+        run: () => Promise.resolve({ things: ['a rake'] }),
+      }),
+    ],
+  });
+  let door: ActingDoor;
+  let closeOwn: () => Promise<void> = () => Promise.resolve();
+  const reads: string[] = [];
+  beforeAll(async () => {
+    // The backend's own database, noting each read of the apps used lately.
+    const db = await openDatabase({ dataDir: 'memory://' });
+    closeOwn = () => db.close();
+    const noting = (tx: Queryable): Queryable => ({
+      query: (sql, params) => {
+        if (sql.includes('from verb_calls where person')) reads.push('recent apps');
+        return tx.query(sql, params);
+      },
+    });
+    const pantryBot = parseBotFile('pantry-bot.md', BOT);
+    door = await startActingDoor({
+      overrides: {
+        db: { ...db, asServer: (fn) => db.asServer((tx) => fn(noting(tx))), readAsServer: (fn) => db.readAsServer((reader) => fn(noting(reader))) },
+        registry: createRegistry([pantry, shed]),
+        bots: new Map([
+          ['pantry-bot', pantryBot],
+          ['everything', { ...pantryBot, slug: 'everything', apps: ['pantry', 'shed'] }],
+        ]),
+      },
+    });
+    usedShed = (person, conversation) =>
+      db.asServer((tx) =>
+        tx.query("insert into verb_calls (person, bot, verb, app, conversation, input_digest) values ($1, 'pantry-bot', 'shed.look', 'shed', $2, 'x')", [person, conversation]),
+      );
+  });
+  let usedShed: (person: string, conversation: string) => Promise<unknown> = () => Promise.resolve();
+  afterAll(async () => {
+    await door.close();
+    await closeOwn();
+  });
+
+  it('keeps an app used lately in scope for a bot that does not offer it, reading which apps those were', async () => {
+    const person = new Person(door.url);
+    const grant = await person.start('pantry-bot');
+    reads.length = 0;
+    await person.ask(grant, 'hello', { conversation: 'shed-talk' });
+    expect(reads).toEqual(['recent apps']);
+    expect(toolNames(door.upstream.received.at(-1))).toEqual(['pantry-add', 'pantry-count', 'pantry-slow', 'pantry-empty']);
+    await usedShed(personOf(grant), 'shed-talk');
+    await person.ask(grant, 'and now?', { conversation: 'shed-talk' });
+    expect(toolNames(door.upstream.received.at(-1))).toEqual(['pantry-add', 'pantry-count', 'pantry-slow', 'pantry-empty', 'shed-look']);
+  });
+
+  it('does not read them for a bot that already offers every app whole: they could change nothing', async () => {
+    const person = new Person(door.url);
+    const grant = await person.start('everything');
+    reads.length = 0;
+    await person.ask(grant, 'hello', { conversation: 'shed-talk' });
+    await person.ask(grant, 'again', { conversation: 'shed-talk' });
+    expect(reads).toEqual([]);
+    expect(toolNames(door.upstream.received.at(-1))).toEqual(['pantry-add', 'pantry-count', 'pantry-slow', 'pantry-empty', 'shed-look']);
+  });
+});
+
+const toolNames = (received: Received | undefined) => ((received?.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+/** The person a grant names (its claims are base64url JSON before the signature). */
+const personOf = (grant: string) => (JSON.parse(Buffer.from(grant.split('.')[0] ?? '', 'base64url').toString('utf8')) as { person: string }).person;

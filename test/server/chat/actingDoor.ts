@@ -115,7 +115,7 @@ export const pantry = defineApp({
   ],
 });
 
-const BOT = `---
+export const BOT = `---
 name: Pantry
 memory: none
 apps: [pantry]

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRegistry } from '../../../server/verbs/registry';
-import { RECENT_APPS, SCOPE_MAX, scopeOf } from '../../../server/verbs/scope';
+import { RECENT_APPS, SCOPE_MAX, recentAppsMatter, scopeOf } from '../../../server/verbs/scope';
 import type { Scope } from '../../../server/verbs/scope';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
 import type { App } from '../../../server/verbs/verb';
@@ -121,5 +121,25 @@ describe('scopeOf', () => {
     expect([...scope.names]).toEqual(scope.verbs.map((s) => s.verb.name));
     expect([...scope.names]).toEqual(['chime.now', 'lamp.v1', 'lamp.v2', 'kettle.v1']);
     for (const left of scope.leftOut) expect(scope.names.has(left.verb)).toBe(false);
+  });
+});
+
+describe('recentAppsMatter', () => {
+  const registry = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1)]);
+  const everyApp = registry.apps.map((app) => app.name);
+
+  it('is false when always and the bot’s apps already offer every app whole: no recent app could change the scope', () => {
+    expect(recentAppsMatter(registry, everyApp)).toBe(false);
+    // Whatever the conversation used, the scope is the same without reading it.
+    for (const used of [[], ['lamp'], ['kettle', 'chime'], everyApp]) {
+      expect(listed(scopeOf(registry, { botApps: everyApp, recentApps: used }))).toEqual(listed(scopeOf(registry, { botApps: everyApp, recentApps: [] })));
+    }
+  });
+
+  it('is true while some app is not offered whole — one left out, or only partly `always`', () => {
+    expect(recentAppsMatter(registry, everyApp.filter((app) => app !== 'kettle'))).toBe(true);
+    // chime.now is always, chime.ring is not: chime used lately would add chime.ring.
+    expect(recentAppsMatter(registry, everyApp.filter((app) => app !== 'chime'))).toBe(true);
+    expect(recentAppsMatter(registry, [])).toBe(true);
   });
 });
