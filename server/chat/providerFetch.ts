@@ -88,8 +88,11 @@ function send(url: URL, options: RequestOptions, bytes: Buffer | undefined, sign
     signal?.addEventListener('abort', onAbort, { once: true });
     const unlisten = () => signal?.removeEventListener('abort', onAbort);
 
-    request.once('error', (error: NodeJS.ErrnoException) => {
-      if (answered || signal?.aborted === true) return;
+    // Listened to for good, not once: an error after the first must not go unheard.
+    let failed = false;
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered || failed || signal?.aborted === true) return;
+      failed = true;
       unlisten();
       // A kept-alive connection the provider had closed: it never saw this request.
       if (mayRetry && request.reusedSocket && error.code === 'ECONNRESET') {
@@ -146,7 +149,7 @@ function responseOf(incoming: IncomingMessage, head: boolean, signal: AbortSigna
         end();
         controller.close();
       });
-      incoming.once('error', (error) => {
+      incoming.on('error', (error) => {
         fail(signal?.aborted === true ? signal.reason : new TypeError('terminated', { cause: error }));
       });
       incoming.once('close', () => {
