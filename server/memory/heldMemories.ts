@@ -72,6 +72,8 @@ interface Held {
 }
 
 const ownerOf = (person: string, bot: string) => `${person}\u0000${bot}`;
+/** One person's memories with one bot in one embedder's space. */
+const keyOf = (person: string, bot: string, embedder: string, width: number) => `${ownerOf(person, bot)}\u0000${embedder}\u0000${String(width)}`;
 
 export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, options: HeldMemoriesOptions): HeldMemories {
   const vectorsMax = options.vectorsMax ?? HELD_VECTORS_MAX;
@@ -206,7 +208,7 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
         return undefined;
       }
       if (!comparable || !Number.isInteger(query.limit) || query.limit < 1 || !(query.maxDistance >= 0 && query.maxDistance <= 2)) return undefined;
-      const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}\u0000${String(width)}`;
+      const key = keyOf(query.person, query.bot, query.embedder, width);
       let entry = entries.get(key);
       if (entry === undefined) {
         const owner = ownerOf(query.person, query.bot);
@@ -223,7 +225,7 @@ export function heldMemories(db: Pick<Database, 'readAsServer' | 'listen'>, opti
       return { recalled: nearest(entry, unit(query.embedding, width), query), compared: entry.memories.length };
     },
     kept(person, memory, embedding) {
-      const entry = entries.get(`${person}\u0000${memory.bot}\u0000${memory.embedder}\u0000${String(memory.dimensions)}`);
+      const entry = entries.get(keyOf(person, memory.bot, memory.embedder, memory.dimensions));
       if (entry === undefined || !entry.ready) return;
       if (entry.memories.length + 1 > options.memoriesMax || !makeRoom(1, entry)) {
         drop(entry);

@@ -49,6 +49,14 @@ async function heldRecall(held: HeldMemories, query: RecallQuery) {
   return held.recall(query);
 }
 
+/** Memories held over `db` with its reads counted, once `query`'s person's are held; the reads it took. */
+async function heldCounting(db: Database, query: RecallQuery) {
+  const { seen, wrapped } = counting(db);
+  const held = heldMemories(wrapped, { memoriesMax: 1000 });
+  await heldRecall(held, query);
+  return { seen, held, readsWhenHeld: seen.reads };
+}
+
 describe('memories held in process', { timeout: DB_TEST_MS }, () => {
   let db: Database;
   beforeAll(async () => {
@@ -97,11 +105,8 @@ describe('memories held in process', { timeout: DB_TEST_MS }, () => {
   it('reads a person’s memories once, and after that only what was added, hearing each change as it commits', async () => {
     const ana = somebody();
     await remember(ana, 'first', axis(0));
-    const { seen, wrapped } = counting(db);
-    const held = heldMemories(wrapped, { memoriesMax: 1000 });
     const query = queryOf(ana, axis(0), { maxDistance: 2 });
-    await heldRecall(held, query);
-    const readsWhenHeld = seen.reads;
+    const { seen, held, readsWhenHeld } = await heldCounting(db, query);
     await held.recall(query);
     expect(seen.reads).toBe(readsWhenHeld);
 
@@ -121,11 +126,7 @@ describe('memories held in process', { timeout: DB_TEST_MS }, () => {
   it('is handed what this server kept itself, with nothing read', async () => {
     const ana = somebody();
     await remember(ana, 'first thing I said', axis(0));
-    const { seen, wrapped } = counting(db);
-    const held = heldMemories(wrapped, { memoriesMax: 1000 });
-    const query = queryOf(ana, axis(1), { maxDistance: 2 });
-    await heldRecall(held, query);
-    const readsWhenHeld = seen.reads;
+    const { seen, held, readsWhenHeld } = await heldCounting(db, queryOf(ana, axis(1), { maxDistance: 2 }));
     const write = memoryWriter(db, hashEmbedder, held);
     await write({ person: ana, bot: 'demo', memory: 'person+recall', question: 'my sister is called Ana' });
     const recalled = await held.recall(queryOf(ana, await hashEmbedder.embed('my sister Ana'), { maxDistance: 2 }));
