@@ -14,7 +14,7 @@
  */
 import type { ConversationEvent } from '../core/conversation/events';
 import { EchoGate } from '../core/speech/echoGate';
-import type { EchoGateOptions } from '../core/speech/echoGate';
+import type { EchoGateOptions } from '../core/speech/echoGateOptions';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 

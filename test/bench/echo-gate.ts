@@ -22,8 +22,9 @@
  * assistant, or before the person began, or while the assistant was silent; a missed one is a person
  * not heard within 1 s of starting; latency is detection time minus the person's first frame.
  */
-import { FULL_SCALE, hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
-import type { EchoGateState } from '../../src/core/speech/echoGate';
+import { hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
+import { FULL_SCALE } from '../../src/core/speech/echoGateBar';
+import type { EchoGateState } from '../../src/core/speech/echoGateState';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';

@@ -3,51 +3,19 @@
  *
  * Only the opening piece is ever waited for, so it is cut for a fast start and leaves the moment
  * its end is certain; every later piece is cut so that it is ready before the one before it has
- * played out. The chunker folds over
- * whole tokens (the text between whitespace), never over deltas, so an answer yields the same
- * pieces however it arrives: in one delta, a character at a time, or split mid-word.
- *
- * The rules, in the order the text meets them:
- *
- * - Cleaning for the ear. A fenced code block (``` or ~~~, to its closing fence or the end of the
- *   answer) is skipped whole. Heading, quote, bullet and list-number markers at the start of a line
- *   are dropped. Emphasis (`*`, `_`, `~~`) and backticks are stripped and their words kept; a link
- *   `[text](url)` becomes its text. Bare URLs (`https://…`, `www.…`) are dropped: a URL is read,
- *   not heard, and the written answer still shows it. Emoji are dropped with their skin tones,
- *   joiners and variation selectors. Whitespace collapses to single spaces.
- * - Sentences end at `!`, `?` or `.` followed by whitespace, with any closing quotes and brackets
- *   kept on the sentence they close, and at every line break. A line that ends without punctuation
- *   gets a full stop, so a list item or a heading is spoken as a sentence. A full stop ends nothing
- *   after an initial ("J. R. R. Tolkien") or a title or Latin abbreviation ("Dr.", "e.g.", "vs."),
- *   and a stop inside a token ("3.14", "example.com") is no boundary at all. After an ellipsis, a
- *   dotted abbreviation ("p.m.", "U.S.") or an abbreviation that may close a sentence ("etc.",
- *   "Jr.", "No."), the sentence ends only if the next word opens with a capital letter.
- * - The opening piece is the first sentence, unless that sentence runs past `words` words. Then it
- *   is the sentence up to its first clause boundary (`,` `;` `:` an ellipsis or a dash) with at
- *   least three words before it, provided three more follow it in the sentence (`MIN_PHRASE_WORDS`);
- *   with no such boundary the whole sentence is the opening, a slower start rather than a cut
- *   mid-phrase. It leaves as soon as that is certain: at the whitespace after the sentence's last
- *   token, or, for a clause, once the sentence has passed `words` words and enough have followed
- *   the boundary.
- * - Complete sentences after the opening are held, and a later piece is cut from the front of
- *   them: whole sentences greedily up to its limit, `pieceChars` characters or the budget given for
- *   it when that is smaller (what this device can make before the audio queued ahead of it has
- *   played out, see `pace.ts`). A sentence that fits in no piece at that limit is taken phrase by
- *   phrase instead (clauses of at least three words, `MIN_PHRASE_WORDS`), so a small budget gives
- *   more, smaller pieces, never a cut mid-phrase; a phrase longer than its budget is spoken whole.
- *   Only past `pieceChars` does a phrase break, at the last space before it (at the limit itself
- *   in a run with no space). The opening keeps to `pieceChars` and takes no budget: it is the one
- *   piece everybody waits for, and nothing plays before it.
- * - When later pieces leave is the caller's: packed (the default), each leaves as soon as nothing
- *   more can join it — the next sentence would not fit, or it is full — or at the end of the answer;
- *   held (`{ hold: true }`), they wait until the caller cuts one with `cutPiece`, when its voice
- *   is ready for the next piece, to the budget of that moment.
- * - No piece is empty or punctuation alone: a sentence with no letter or digit is never spoken.
+ * played out (`pieceCutting.ts`). The chunker folds over whole tokens (the text between
+ * whitespace, which collapses to single spaces), never over deltas, so an answer yields the same
+ * pieces however it arrives: in one delta, a character at a time, or split mid-word. What of the
+ * markdown is spoken is `markdownForSpeech.ts`; where sentences end, `sentences.ts`. No piece is
+ * empty or punctuation alone: a sentence with no letter or digit is never spoken.
  *
  * Pure: the state is immutable, serialisable plain data, so a machine can keep it in its context.
  */
 import { resolveTalk } from './talk';
 import type { Talk } from './talk';
+import { BLOCK_MARKER, cleanToken, FENCE_OPEN, ONE_CHARACTER_REPEATED } from './markdownForSpeech';
+import { cut, unitsOf } from './pieceCutting';
+import { countWords, endsClause, isWordLike, MIN_PHRASE_WORDS, OPENS_SENTENCE, stopAfter, TRAILING_PUNCTUATION, withStop } from './sentences';
 
 /** The talk settings that shape the pieces; any left out take their `TALK` defaults. */
 export type ChunkOptions = Partial<Pick<Talk, 'words' | 'pieceChars'>>;
@@ -83,7 +51,12 @@ export type PieceBudget = (cut: readonly string[]) => number;
 
 const NO_BUDGET: PieceBudget = () => Number.POSITIVE_INFINITY;
 
-/** How later pieces leave a call. */
+/**
+ * How later pieces leave a call. Packed (the default), each leaves as soon as nothing more can join
+ * it — the next sentence would not fit, or it is full — or at the end of the answer; held
+ * (`{ hold: true }`), they wait until the caller cuts one with `cutPiece`, when its voice is ready
+ * for the next piece, to the budget of that moment.
+ */
 export interface Cutting {
   /**
    * Keep complete sentences after the opening in the state, for `cutPiece`, instead of packing
@@ -98,54 +71,7 @@ export interface Chunked {
   readonly pieces: string[];
 }
 
-/**
- * Fewest words a clause needs to be the opening, and fewest that must follow it in its sentence.
- * Three keeps a lead-in like "Well," or "In short," from being spoken alone, and keeps a cut from
- * leaving a word or two dangling after it.
- */
-const MIN_PHRASE_WORDS = 3;
-
-/** Abbreviations always followed by more of their sentence. Lower case, without the final stop. */
-const MID_SENTENCE_ABBREVIATIONS: ReadonlySet<string> = new Set([
-  'mr', 'mrs', 'ms', 'mx', 'dr', 'prof', 'st', 'mt', 'rev', 'fr', 'gen', 'col', 'lt', 'capt', 'sgt',
-  'gov', 'sen', 'rep', 'hon', 'vs', 'v', 'cf', 'viz', 'approx', 'e.g', 'i.e',
-]);
-
-/** Abbreviations that may also close a sentence. Lower case, without the final stop. */
-const CLOSING_ABBREVIATIONS: ReadonlySet<string> = new Set([
-  'jr', 'sr', 'etc', 'al', 'inc', 'ltd', 'co', 'corp', 'no', 'nos', 'vol', 'fig', 'p', 'pp', 'ch',
-  'sec', 'eq', 'min', 'max',
-]);
-
 const TOKEN_OR_BREAK = /\S+|[\n\r]/gu;
-/** A fence's info string cannot hold a backtick, so "```ls```" opening a line is inline code. */
-const FENCE_OPEN = /^(`{3,}|~{3,})[^`]*$/u;
-/** With a `startsWith` on the opening run: a closing fence is at least as long, and nothing else. */
-const ONE_CHARACTER_REPEATED = /^(.)\1*$/u;
-const BLOCK_MARKER = /^(?:#{1,6}|>+|[-*+•]|\d{1,3}[.)])$/u;
-
-/** The `](url)` of a link, allowing one level of brackets inside the URL, as Wikipedia's have. */
-const LINK_TARGET = /\]\((?:[^()\s]|\([^()\s]*\))*\)/gu;
-/** Stops short of the punctuation that ends the token, which still belongs to the sentence. */
-const BARE_URL = /(?:https?:\/\/|www\.)\S*?(?=[.,;:!?)\]}>"'’”»]*$)/giu;
-const EMPTY_BRACKETS = /\(\)|\[\]|<>/gu;
-const MARKUP = /!?\[|\]|[*`]|~~|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu;
-/** Emoji and everything that joins or modifies them; the tag range spells subdivision flags. */
-const PICTOGRAPH =
-  /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\p{Variation_Selector}|\u200d|\u20e3|[\u{e0020}-\u{e007f}]/gu;
-const EM_DASH = /(—)/u;
-
-const WORD_CHARACTER = /[\p{L}\p{N}]/u;
-const OPENS_SENTENCE = /^[^\p{L}\p{N}]*(?!\p{Ll})\p{L}/u;
-const TRAILING_PUNCTUATION = /^[.,;:!?…)\]}’”»%]+$/u;
-const OPENERS = /^[([{"'‘“«¿¡]+/u;
-const CLOSERS = /[)\]}"'’”»]+$/u;
-const ELLIPSIS = /(?:\.\.\.|…)$/u;
-const INITIAL = /^\p{Lu}$/u;
-const DOTTED_ABBREVIATION = /^(?:\p{L}{1,2}\.)+\p{L}{1,2}$/u;
-const CLAUSE_END = /(?:[,;:…]|\.\.\.)$/u;
-const DASH = /^[-–—]+$/u;
-const STOPPED = /[.!?…,;:\-–—]$/u;
 
 /**
  * A fresh chunker for one answer. Throws `TalkSettingError` for a `words` or `pieceChars` out of
@@ -250,18 +176,6 @@ function readToken(work: Work, token: string, pieces: string[]): void {
   for (const word of words) readWord(work, word, pieces);
 }
 
-/** The words a token is spoken as: none for markup, a URL or emoji; an em dash stands apart. */
-function cleanToken(token: string): string[] {
-  return token
-    .replace(LINK_TARGET, '')
-    .replace(BARE_URL, '')
-    .replace(EMPTY_BRACKETS, '')
-    .replace(MARKUP, '')
-    .replace(PICTOGRAPH, '')
-    .split(EM_DASH)
-    .filter((word) => word !== '');
-}
-
 function readWord(work: Work, word: string, pieces: string[]): void {
   const last = work.sentence.at(-1);
   let current = word;
@@ -279,32 +193,12 @@ function readWord(work: Work, word: string, pieces: string[]): void {
   else work.sentence = openingFrom(work, work.sentence, false, pieces);
 }
 
-/** Whether a sentence ends after `word`, or whether that depends on how the next word opens. */
-function stopAfter(word: string): 'ends' | 'continues' | 'depends' {
-  const core = word.replace(CLOSERS, '');
-  if (ELLIPSIS.test(core)) return 'depends';
-  if (core.endsWith('!') || core.endsWith('?')) return 'ends';
-  if (!core.endsWith('.')) return 'continues';
-  const body = core.slice(0, -1).replace(OPENERS, '');
-  const name = body.toLowerCase();
-  if (INITIAL.test(body) || MID_SENTENCE_ABBREVIATIONS.has(name)) return 'continues';
-  if (CLOSING_ABBREVIATIONS.has(name) || DOTTED_ABBREVIATION.test(body)) return 'depends';
-  return 'ends';
-}
-
 function endLine(work: Work, pieces: string[]): void {
   if (work.fence === '' && work.sentence.length > 0) {
     work.sentence = withStop(work.sentence);
     finishSentence(work, pieces);
   }
   work.lineStart = true;
-}
-
-/** The sentence with a full stop on its last word, unless it already ends in punctuation. */
-function withStop(words: string[]): string[] {
-  const last = words.at(-1);
-  if (last === undefined || STOPPED.test(last.replace(CLOSERS, ''))) return words;
-  return [...words.slice(0, -1), `${last}.`];
 }
 
 function finishSentence(work: Work, pieces: string[]): void {
@@ -320,6 +214,15 @@ function finishSentence(work: Work, pieces: string[]): void {
  * Emits the opening from the front of `words` once it is decided — always when the sentence is
  * `complete` — and returns the words left for later pieces; before the opening is decided, or
  * after it has left, returns `words` untouched.
+ *
+ * The opening is the first sentence, unless that sentence runs past `words` words. Then it is the
+ * sentence up to its first clause boundary (`,` `;` `:` an ellipsis or a dash) with at least three
+ * words before it, provided three more follow it in the sentence (`MIN_PHRASE_WORDS`); with no such
+ * boundary the whole sentence is the opening, a slower start rather than a cut mid-phrase. It
+ * leaves as soon as that is certain: at the whitespace after the sentence's last token, or, for a
+ * clause, once the sentence has passed `words` words and enough have followed the boundary. It
+ * keeps to `pieceChars` and takes no budget: it is the one piece everybody waits for, and nothing
+ * plays before it.
  */
 function openingFrom(work: Work, words: string[], complete: boolean, pieces: string[]): string[] {
   if (work.opened) return words;
@@ -350,11 +253,6 @@ function openingClauseEnd(words: readonly string[], limit: number): number {
   return -1;
 }
 
-function endsClause(word: string): boolean {
-  const core = word.replace(CLOSERS, '');
-  return CLAUSE_END.test(core) || DASH.test(core);
-}
-
 /** A piece's limit: `pieceChars`, or the budget when that is smaller (a budget of NaN is none). */
 function limitOf(state: Pick<ChunkerState, 'pieceChars'>, budgetChars: number): number {
   return Number.isNaN(budgetChars) ? state.pieceChars : Math.min(state.pieceChars, Math.max(0, Math.floor(budgetChars)));
@@ -376,98 +274,4 @@ function packFull(work: Work, pieces: string[], end: boolean): void {
     pieces.push(piece);
     work.held = rest;
   }
-}
-
-/**
- * The next piece from the front of `held`, no longer than `limit` unless its first unit alone is:
- * whole sentences while they fit; then, for a sentence longer than any piece at this limit, as
- * many of its phrases as fit (at least one in an empty piece), leaving the rest of it held. A
- * sentence that fits a piece of its own waits for the next one.
- */
-function cut(held: readonly string[], limit: number, pieceChars: number): { piece: string | null; rest: string[] } {
-  const rest = [...held];
-  let piece = '';
-  const room = () => (piece === '' ? limit : limit - piece.length - 1);
-  const take = (text: string) => {
-    piece = piece === '' ? text : `${piece} ${text}`;
-  };
-  for (let sentence = rest[0]; sentence !== undefined; sentence = rest[0]) {
-    if (sentence.length <= room()) {
-      take(sentence);
-      rest.shift();
-      continue;
-    }
-    if (piece !== '' && sentence.length <= limit) break;
-    const units = phrasesOf(sentence.split(' '))
-      .flatMap((phrase) => breakToFit(phrase, pieceChars))
-      .filter(isWordLike);
-    let taken = 0;
-    for (const unit of units) {
-      if (piece !== '' && unit.length > room()) break;
-      take(unit);
-      taken += 1;
-    }
-    const left = units.slice(taken).join(' ');
-    if (left === '') rest.shift();
-    else rest[0] = left;
-    break;
-  }
-  return { piece: piece === '' ? null : piece, rest };
-}
-
-/**
- * Text (the opening, on its own) as units no longer than `limit` characters: itself, or its
- * phrases when it is longer, each broken further only if it alone is still too long.
- */
-function unitsOf(words: readonly string[], limit: number): string[] {
-  const text = words.join(' ');
-  if (text.length <= limit) return isWordLike(text) ? [text] : [];
-  return phrasesOf(words)
-    .flatMap((phrase) => breakToFit(phrase, limit))
-    .filter(isWordLike);
-}
-
-/**
- * Words as phrases: clauses that end at a clause boundary and hold at least `MIN_PHRASE_WORDS`
- * words. A shorter clause ("Well,") joins the one after it, or, at the end, the one before.
- */
-function phrasesOf(words: readonly string[]): string[] {
-  const phrases: string[][] = [];
-  let phrase: string[] = [];
-  for (const word of words) {
-    phrase.push(word);
-    if (endsClause(word) && countWords(phrase) >= MIN_PHRASE_WORDS) {
-      phrases.push(phrase);
-      phrase = [];
-    }
-  }
-  const last = phrases.at(-1);
-  if (phrase.length > 0 && last !== undefined && countWords(phrase) < MIN_PHRASE_WORDS) last.push(...phrase);
-  else if (phrase.length > 0) phrases.push(phrase);
-  return phrases.map((p) => p.join(' '));
-}
-
-/** Breaks text at the last space before `limit`, or at `limit` with no space, never inside a code point. */
-function breakToFit(text: string, limit: number): string[] {
-  const parts: string[] = [];
-  let rest = text;
-  while (rest.length > limit) {
-    const space = rest.lastIndexOf(' ', limit);
-    const cut = space > 0 ? space : limit - (isHighSurrogate(rest.charCodeAt(limit - 1)) ? 1 : 0);
-    parts.push(rest.slice(0, cut));
-    rest = rest.slice(cut).trimStart();
-  }
-  return [...parts, rest];
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isWordLike(text: string): boolean {
-  return WORD_CHARACTER.test(text);
-}
-
-function countWords(words: readonly string[]): number {
-  return words.filter(isWordLike).length;
 }

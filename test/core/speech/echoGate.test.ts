@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  barOf,
-  canBargeIn,
-  ECHO_GATE,
-  EchoGate,
-  EchoGateOptionError,
-  FULL_SCALE,
-  hearFrame,
-  leakOf,
-  resolveEchoGate,
-  startEchoGate,
-} from '../../../src/core/speech/echoGate';
-import type { EchoGateOptions, EchoGateState } from '../../../src/core/speech/echoGate';
+import { EchoGate, hearFrame, startEchoGate } from '../../../src/core/speech/echoGate';
+import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../src/core/speech/echoGateBar';
+import { ECHO_GATE, EchoGateOptionError, resolveEchoGate } from '../../../src/core/speech/echoGateOptions';
+import type { EchoGateOptions } from '../../../src/core/speech/echoGateOptions';
+import type { EchoGateState } from '../../../src/core/speech/echoGateState';
 import { feed, silence, steady } from '../../helpers/envelopeFeed';
 import { mixLevels, speechEnvelope } from '../../helpers/envelopeSpeech';
 import { seededRandom } from '../../helpers/random';
