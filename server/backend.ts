@@ -10,6 +10,7 @@ import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';
 import { turnKeyOf } from './chat/acting';
+import { admitSpend } from './chat/admission';
 import { chatDoor } from './chat/chatDoor';
 import { RunningAnswers } from './chat/runningAnswers';
 import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/chatDoor';
@@ -19,7 +20,8 @@ import { conversationRoutes } from './conversations';
 import type { Database } from './db/database';
 import { bearerGrant } from './grants';
 import type { GrantClaims } from './grants';
-import { databaseLedger } from './ledger';
+import type { PersonLimits } from './db/limits';
+import { databaseLedger, HOLD_GRACE_MS } from './ledger';
 import type { McpLimits } from './mcp/callLimits';
 import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
@@ -57,6 +59,12 @@ export interface BackendDeps {
   embedder: Embedder;
   /** Longest a provider may go silent mid-answer, in ms; default the door's (20 s). */
   upstreamIdleMs?: number;
+  /** The site's windows over everybody (`CONFAB_SITE_LIMITS`); unset: none. */
+  siteLimits?: PersonLimits;
+  /** Most tokens a provider may answer one call with; default the door's (4096). */
+  answerTokens?: number;
+  /** USD per million characters of the paid voice (`COPILOT_TTS_PRICE`); default the proxy's. */
+  speechUsdPerMillionChars?: number;
   /** The apps found at start (`loadApps`); default: none, so bots only talk. */
   registry?: Registry;
   clock: () => number;
@@ -146,8 +154,9 @@ export function createBackend(deps: BackendDeps): Backend {
     };
   }
 
-  // Checkpoints are paid for like answers, under the person's ceilings (their own ledger's reservations).
-  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger: databaseLedger(deps.db), prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  // Answers, checkpoints and the paid voice spend under the person's ceilings and the site's.
+  const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
+  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger, prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   // Each person's memories with a bot, held in process for recall while they are few.
   const held = heldMemories(deps.db, { memoriesMax: EXACT_RECALL_MAX });
   const context = compactedContext(memoryContext(deps.db, deps.embedder, held), (turn: MemoryTurn & { conversation: string | undefined }) =>
@@ -161,11 +170,12 @@ export function createBackend(deps: BackendDeps): Backend {
     providers: deps.providers,
     live: deps.live,
     prices: deps.prices,
-    ledger: databaseLedger(deps.db),
+    ledger,
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversation: turn.conversation }),
     acting: planTurn,
     running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
+    ...(deps.answerTokens === undefined ? {} : { answerTokens: deps.answerTokens }),
     afterAnswer: async (turn) => {
       await Promise.all([remember({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, question: turn.question }), marks.afterAnswer(turn)]);
     },
@@ -192,6 +202,12 @@ export function createBackend(deps: BackendDeps): Backend {
     authorize,
     endpoint: deps.speech,
     voicesFor: (grant) => (deps.bots.get(grant.bot)?.voice.by === 'endpoint' ? deps.bots.get(grant.bot)?.voice.voices : undefined),
+    live: deps.live,
+    // A sentence's hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
+    meter: ({ grant, holdUsd, nowMs }) =>
+      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, holdUsd, holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS, nowMs }),
+    ...(deps.speechUsdPerMillionChars === undefined ? {} : { usdPerMillionChars: deps.speechUsdPerMillionChars }),
+    clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   return {

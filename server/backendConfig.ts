@@ -4,7 +4,10 @@
  * is called until one is configured AND `AGENTS_LIVE=1`.
  */
 import { resolve } from 'node:path';
-import type { Provider } from './chat/upstream';
+import { TOKENS_FIELDS } from './chat/upstream';
+import type { Provider, TokensField } from './chat/upstream';
+import { validateLimits } from './db/limits';
+import type { PersonLimits } from './db/limits';
 import type { PriceTable } from './chat/prices';
 import { ConfigError } from './config';
 import type { SpeakEndpoint } from './speak';
@@ -34,7 +37,26 @@ export interface BackendConfig {
    * answer is cut, with a sentence saying so.
    */
   upstreamIdleMs: number;
+  /**
+   * `CONFAB_SITE_LIMITS`: ceilings over everybody together, in the window grammar of a bot's
+   * `limits`. Default `SITE_LIMITS_DEFAULT`.
+   */
+  siteLimits: PersonLimits;
+  /** `CONFAB_ANSWER_TOKENS`, default 4096: most tokens a provider may answer one call with. */
+  answerTokens: number;
+  /** `COPILOT_TTS_PRICE`: USD per million characters of the paid voice. Default `TTS_PRICE_DEFAULT`. */
+  speechUsdPerMillionChars: number;
 }
+
+/**
+ * The site's ceiling when none is set: $20 a day over everybody. A household's or a demo's day of
+ * answers on a small model costs well under it, and a script that drops its cookie for a day costs
+ * the site at most this; a site that wants more (or less) says so.
+ */
+export const SITE_LIMITS_DEFAULT: PersonLimits = Object.freeze({ perDay: Object.freeze({ spend: 20 }) });
+
+/** USD per million characters of the paid voice when none is set: OpenAI's tts-1 list price. */
+export const TTS_PRICE_DEFAULT = 15;
 
 /**
  * USD per million tokens. `*` prices any model not named, deliberately high, so a spend ceiling
@@ -65,6 +87,10 @@ function readProviders(env: Record<string, string | undefined>): Provider[] {
     if (!Array.isArray(raw) || raw.length === 0) throw new ConfigError(`CONFAB_PROVIDERS must be ${PROVIDERS_SHAPE}.`);
     return raw.map((entry: unknown, i) => {
       const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+      const tokensField = e.tokensField;
+      if (tokensField !== undefined && !TOKENS_FIELDS.includes(tokensField as TokensField)) {
+        throw new ConfigError(`CONFAB_PROVIDERS[${i}].tokensField is ${JSON.stringify(tokensField)}; give "max_completion_tokens" (the default) or "max_tokens" for a provider that wants the old name.`);
+      }
       for (const field of ['name', 'baseUrl', 'model', 'keyEnv']) {
         if (typeof e[field] !== 'string' || e[field] === '') {
           throw new ConfigError(`CONFAB_PROVIDERS[${i}].${field} must be a non-empty string; each entry is {"name", "baseUrl", "model", "keyEnv"}.`);
@@ -74,7 +100,7 @@ function readProviders(env: Record<string, string | undefined>): Provider[] {
       const apiKey = env[keyEnv];
       if (!apiKey) throw new ConfigError(`CONFAB_PROVIDERS[${i}] names ${keyEnv} for its key, but ${keyEnv} is not set.`);
       if (!/^https?:\/\//.test(e.baseUrl as string)) throw new ConfigError(`CONFAB_PROVIDERS[${i}].baseUrl must be an http(s) URL.`);
-      return { name: e.name as string, baseUrl: e.baseUrl as string, model: e.model as string, apiKey };
+      return { name: e.name as string, baseUrl: e.baseUrl as string, model: e.model as string, apiKey, ...(tokensField === undefined ? {} : { tokensField: tokensField as TokensField }) };
     });
   }
   if (env.OPENAI_API_KEY) {
@@ -148,7 +174,50 @@ export function readBackendConfig(env: Record<string, string | undefined>, cwd =
     speech: readSpeech(env),
     embedder: readEmbedder(env),
     upstreamIdleMs: readUpstreamIdleMs(env),
+    siteLimits: readSiteLimits(env),
+    answerTokens: readAnswerTokens(env),
+    speechUsdPerMillionChars: readSpeechPrice(env),
   };
+}
+
+const SITE_LIMITS_SHAPE = 'JSON in the window grammar of a bot\'s limits, such as {"perMinute":{"answers":60},"perDay":{"spend":5}}';
+
+function readSiteLimits(env: Record<string, string | undefined>): PersonLimits {
+  const given = env.CONFAB_SITE_LIMITS?.trim();
+  if (given === undefined || given === '') return SITE_LIMITS_DEFAULT;
+  const raw = parseJson('CONFAB_SITE_LIMITS', given, SITE_LIMITS_SHAPE);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`CONFAB_SITE_LIMITS must be ${SITE_LIMITS_SHAPE}.`);
+  const windows = ['perMinute', 'perHour', 'perDay', 'perWeek', 'perMonth'];
+  for (const key of Object.keys(raw)) {
+    if (!windows.includes(key)) throw new ConfigError(`CONFAB_SITE_LIMITS.${key} is not a window; use ${windows.join(', ')}.`);
+  }
+  try {
+    validateLimits(raw);
+  } catch (error) {
+    if (error instanceof RangeError) throw new ConfigError(`CONFAB_SITE_LIMITS: ${error.message.replace(/^limits\./, '')}`, { cause: error });
+    throw error;
+  }
+  return raw;
+}
+
+function readAnswerTokens(env: Record<string, string | undefined>): number {
+  const given = env.CONFAB_ANSWER_TOKENS?.trim();
+  if (given === undefined || given === '') return 4096;
+  const tokens = Number(given);
+  if (!Number.isInteger(tokens) || tokens < 1 || tokens > 1_000_000) {
+    throw new ConfigError(`CONFAB_ANSWER_TOKENS is "${given}"; give the most tokens one answer may have, a whole number from 1 (default 4096).`);
+  }
+  return tokens;
+}
+
+function readSpeechPrice(env: Record<string, string | undefined>): number {
+  const given = env.COPILOT_TTS_PRICE?.trim();
+  if (given === undefined || given === '') return TTS_PRICE_DEFAULT;
+  const usd = Number(given);
+  if (!Number.isFinite(usd) || usd < 0) {
+    throw new ConfigError(`COPILOT_TTS_PRICE is "${given}"; give US dollars per million characters spoken, 0 or more (default ${TTS_PRICE_DEFAULT}).`);
+  }
+  return usd;
 }
 
 function readUpstreamIdleMs(env: Record<string, string | undefined>): number {

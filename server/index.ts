@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     embedder,
     registry,
     upstreamIdleMs: backend.upstreamIdleMs,
+    siteLimits: backend.siteLimits,
+    answerTokens: backend.answerTokens,
+    speechUsdPerMillionChars: backend.speechUsdPerMillionChars,
     clock: Date.now,
     mcpLimits: readMcpLimits(env),
   });

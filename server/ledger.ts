@@ -1,102 +1,138 @@
 /**
  * The door's ledger over the database: every answer is admitted under the person's rolling windows
- * before anything is bought, holding its per-answer spend ceiling while it runs, and settled with
- * what it really cost. Admission is race-free across servers (see `db/reservations.ts`).
+ * and the site's over everybody before anything is bought, holding its per-answer spend ceiling while
+ * it runs, and settled with what it really cost. Admission is race-free across servers (see
+ * `db/reservations.ts`). The paid voice reserves and settles here too (`reserveSpend`), counting
+ * against spend ceilings only.
  *
- * It also remembers, per person, bot and ceilings, the room their last admission left, less what
- * this server admitted since: while that covers one more answer and its hold, the door may ask the
- * provider while the turn is being reserved (`roomFor`). Windows only free up as time passes, so on
- * one server the room it remembers is never more than there is; another server's admissions can
- * take it, and then the reservation refuses a turn already asked (`settleRefused`).
+ * The person's windows and the site's are reserved in one transaction, the person's lock taken
+ * first and the site's second by every caller (so two cannot wait on each other); a turn the site
+ * refuses leaves nothing of the person's reservation behind.
  */
-import type { AnswerSpend, DoorLedger } from './chat/chatDoor';
-import type { Database } from './db/database';
-import { releaseReservation, reserveAnswer } from './db/reservations';
-import type { Room } from './db/reservations';
+import type { SpendLedger } from './chat/admission';
+import type { AnswerSpend, DoorLedger, Reservation } from './chat/chatDoor';
+import type { Database, Queryable } from './db/database';
+import type { PersonLimits } from './db/limits';
+import { releaseReservation, reserveAnswer, SITE_BOT, SITE_PERSON } from './db/reservations';
 import { recordUsage } from './db/usage';
 import type { GrantClaims } from './grants';
 
 /** How long past an answer's own ceiling its unsettled hold still counts: time to settle it. */
 export const HOLD_GRACE_MS = 30_000;
 
-/** How many persons' room the ledger remembers; past it the longest unused is forgotten. */
-export const ROOM_REMEMBERED = 10_000;
+export interface LedgerOptions {
+  /** The site's windows over everybody (`CONFAB_SITE_LIMITS`); unset: none. */
+  site?: PersonLimits;
+}
 
-export function databaseLedger(db: Database): DoorLedger<GrantClaims> {
-  const pending = new Map<string, { person: string; bot: string; startedAt: Date }>();
-  const rooms = new Map<string, Room>();
-  const roomKey = (grant: GrantClaims) => `${grant.person}\u0000${grant.bot}\u0000${JSON.stringify(grant.limits)}`;
-  const remember = (key: string, room: Room) => {
-    rooms.delete(key);
-    rooms.set(key, room);
-    if (rooms.size > ROOM_REMEMBERED) {
-      const oldest = rooms.keys().next();
-      if (oldest.done !== true) rooms.delete(oldest.value);
+/** The door's ledger, which also holds spend that is not an answer against the person's and the site's spend ceilings. */
+export type DatabaseLedger = DoorLedger<GrantClaims> & SpendLedger;
+
+/** The site refused after the person's reservation was written: thrown to roll the transaction back. */
+class SiteRefused extends Error {
+  constructor(readonly sentence: string) {
+    super('The site refused the turn.');
+  }
+}
+
+/** Only the spend ceilings of `limits`: what counts for something that is not an answer. */
+function spendOnly(limits: PersonLimits): PersonLimits {
+  const kept: PersonLimits = {};
+  for (const [window, ceiling] of Object.entries(limits) as [keyof PersonLimits, PersonLimits[keyof PersonLimits]][]) {
+    if (typeof ceiling === 'object' && ceiling.spend !== undefined) kept[window] = { spend: ceiling.spend };
+  }
+  return kept;
+}
+
+interface Held {
+  person: string;
+  bot: string;
+  startedAt: Date;
+  /** The site's reservation for the same turn, when the site has windows. */
+  site: string | undefined;
+}
+
+export function databaseLedger(db: Database, options: LedgerOptions = {}): DatabaseLedger {
+  const pending = new Map<string, Held>();
+  const site = options.site;
+
+  interface Hold {
+    person: string;
+    bot: string;
+    limits: PersonLimits;
+    holdUsd: number;
+    holdMs: number;
+    nowMs: number;
+    answer: boolean;
+  }
+  const hold = async (ask: Hold): Promise<Reservation> => {
+    const now = new Date(ask.nowMs);
+    const shared = { holdUsd: ask.holdUsd, holdMs: ask.holdMs, now, answer: ask.answer };
+    let held: { mine: string; site: string | undefined } | { refused: string };
+    try {
+      held = await db.asServer(async (tx) => {
+        const mine = await reserveAnswer(tx, { person: ask.person, bot: ask.bot, limits: ask.limits, ...shared });
+        if (!mine.ok) return { refused: mine.sentence };
+        if (site === undefined) return { mine: mine.reservationId, site: undefined };
+        const limits = ask.answer ? site : spendOnly(site);
+        const everybody = await reserveAnswer(tx, { person: SITE_PERSON, bot: SITE_BOT, limits, ...shared });
+        if (!everybody.ok) throw new SiteRefused(everybody.sentence);
+        return { mine: mine.reservationId, site: everybody.reservationId };
+      });
+    } catch (error) {
+      if (error instanceof SiteRefused) return { ok: false, sentence: error.sentence, by: 'site' };
+      throw error;
     }
+    if ('refused' in held) return { ok: false, sentence: held.refused, by: 'person' };
+    pending.set(held.mine, { person: ask.person, bot: ask.bot, startedAt: now, site: held.site });
+    return { ok: true, reservation: held.mine };
   };
-  /** Records what a turn bought, against its reservation when it has one; nothing when nothing was bought. */
-  const record = async (turn: { person: string; bot: string; startedAt: Date; reservationId?: string }, spend: AnswerSpend) => {
-    if (spend.provider === null || spend.model === null) return;
-    const { provider, model } = spend;
-    await db.asServer((tx) =>
-      recordUsage(tx, {
-        ...turn,
-        provider,
-        model,
-        promptTokens: spend.promptTokens,
-        completionTokens: spend.completionTokens,
-        costUsd: spend.costUsd,
-      }),
-    );
-  };
+
+  const record = (tx: Queryable, reservationId: string, person: string, bot: string, startedAt: Date, spend: AnswerSpend & { provider: string; model: string }) =>
+    recordUsage(tx, {
+      reservationId,
+      person,
+      bot,
+      startedAt,
+      provider: spend.provider,
+      model: spend.model,
+      promptTokens: spend.promptTokens,
+      completionTokens: spend.completionTokens,
+      costUsd: spend.costUsd,
+    });
+
   return {
-    roomFor(grant) {
-      const room = rooms.get(roomKey(grant));
-      if (room === undefined) return false;
-      return (room.answers === null || room.answers >= 1) && (room.spendUsd === null || room.spendUsd >= grant.limits.spend);
+    reserve({ grant, nowMs }) {
+      return hold({
+        person: grant.person,
+        bot: grant.bot,
+        limits: grant.limits,
+        holdUsd: grant.limits.spend,
+        // The answer is cut at its minutes; its hold lapses a little after, settled or not.
+        holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS,
+        nowMs,
+        answer: true,
+      });
     },
-    async reserve({ grant, nowMs }) {
-      const now = new Date(nowMs);
-      // Counted at once, so two turns at the same moment cannot both be asked on the same room.
-      const key = roomKey(grant);
-      const room = rooms.get(key);
-      if (room !== undefined) {
-        remember(key, {
-          answers: room.answers === null ? null : room.answers - 1,
-          spendUsd: room.spendUsd === null ? null : room.spendUsd - grant.limits.spend,
-        });
-      }
-      const admitted = await db.asServer((tx) =>
-        reserveAnswer(tx, {
-          person: grant.person,
-          bot: grant.bot,
-          limits: grant.limits,
-          holdUsd: grant.limits.spend,
-          // The answer is cut at its minutes; its hold lapses a little after, settled or not.
-          holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS,
-          now,
-        }),
-      );
-      if (!admitted.ok) {
-        rooms.delete(key);
-        return { ok: false, sentence: admitted.sentence };
-      }
-      remember(key, admitted.room);
-      pending.set(admitted.reservationId, { person: grant.person, bot: grant.bot, startedAt: now });
-      return { ok: true, reservation: admitted.reservationId };
+    reserveSpend(ask) {
+      return hold({ ...ask, limits: spendOnly(ask.limits), answer: false });
     },
     async settle(reservation: string, spend: AnswerSpend) {
       const turn = pending.get(reservation);
       pending.delete(reservation);
       if (!turn) return;
-      if (spend.provider === null || spend.model === null) {
-        await db.asServer((tx) => releaseReservation(tx, reservation));
-        return;
-      }
-      await record({ person: turn.person, bot: turn.bot, startedAt: turn.startedAt, reservationId: reservation }, spend);
-    },
-    async settleRefused(grant, spend) {
-      await record({ person: grant.person, bot: grant.bot, startedAt: new Date(spend.startedMs) }, spend);
+      const { provider, model } = spend;
+      await db.asServer(async (tx) => {
+        if (provider === null || model === null) {
+          // Nothing was bought: the holds go, and the turn still counts as an answer.
+          await releaseReservation(tx, reservation);
+          if (turn.site !== undefined) await releaseReservation(tx, turn.site);
+          return;
+        }
+        const bought = { ...spend, provider, model };
+        await record(tx, reservation, turn.person, turn.bot, turn.startedAt, bought);
+        if (turn.site !== undefined) await record(tx, turn.site, SITE_PERSON, SITE_BOT, turn.startedAt, bought);
+      });
     },
   };
 }

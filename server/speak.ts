@@ -11,12 +11,21 @@
  *
  * With no endpoint configured it answers 404 `{"error":"no-endpoint"}` and the page speaks for
  * itself: that is the designed path, not a rescue.
+ *
+ * The paid voice spends the site's money, so it is bought only as thinking is: with `live`
+ * (`AGENTS_LIVE=1`). Until then it answers 403 `{"error":"not-live"}` without asking the endpoint,
+ * and the page speaks with its own voice and says why. Each sentence is metered: its characters,
+ * priced per million (`COPILOT_TTS_PRICE`), are held against the person's and the site's spend
+ * windows before the endpoint is asked and settled once it has answered — its whole input, since
+ * that is what the endpoint bills — or let go when it did not answer with audio. A refusal is 429
+ * `{"error":"refused","by","message"}` with `x-confab-refused`.
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { providerFetch } from './chat/providerFetch';
+import { REFUSED_HEADER } from './chat/admission';
+import type { Admission, RefusedBy, Refused } from './chat/admission';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */
 export interface SpeakEndpoint {
@@ -58,9 +67,26 @@ export interface SpeakDeps<G> extends Partial<SpeakOptions> {
    * not empty. Default: the endpoint's list.
    */
   voicesFor?: (grant: G) => readonly string[] | undefined;
+  /** `AGENTS_LIVE=1`: the endpoint may be bought from. Unset, it is never asked (403 `not-live`). */
+  live: boolean;
+  /**
+   * Holds a sentence's price against the grant's person's and the site's spend windows. Unset:
+   * nothing is metered (tests of the proxy alone).
+   */
+  meter?: (ask: { grant: G; holdUsd: number; nowMs: number }) => Promise<Admission | Refused>;
+  /** USD per million characters said (`COPILOT_TTS_PRICE`). Default `SPEECH_USD_PER_MILLION_CHARS`. */
+  usdPerMillionChars?: number;
+  /** Now, in ms since the epoch. Default `Date.now`. */
+  clock?: () => number;
   /** How the endpoint is reached. Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
+
+/** The price of the paid voice when the site names none: OpenAI's tts-1 list price, USD per million characters. */
+export const SPEECH_USD_PER_MILLION_CHARS = 15;
+
+/** The provider a sentence of the paid voice is recorded under in the ledger. */
+export const SPEECH_PROVIDER = 'voice';
 
 /** Audio formats OpenAI's speech endpoint takes. */
 export const SPEECH_FORMATS = ['pcm', 'mp3', 'opus', 'aac', 'flac', 'wav'] as const;
@@ -86,13 +112,13 @@ export interface SpeechRequest {
 }
 
 /** The proxy's answers other than audio: `{ error: <code>, message, field? }`. */
-export type SpeakErrorCode = 'no-endpoint' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
+export type SpeakErrorCode = 'no-endpoint' | 'not-live' | 'refused' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
 
 /** A request the proxy does not pass on, or an endpoint that did not answer. Messages hold no key. */
 export class SpeakError extends Error {
   override readonly name = 'SpeakError';
   constructor(
-    readonly status: 400 | 404 | 413 | 502,
+    readonly status: 400 | 403 | 404 | 413 | 429 | 502,
     readonly code: SpeakErrorCode,
     message: string,
     /** The request field at fault. */
@@ -100,6 +126,8 @@ export class SpeakError extends Error {
     /** The endpoint's status, for `upstream`. */
     readonly upstreamStatus?: number,
     options?: ErrorOptions,
+    /** Whose windows refused, for `refused`. */
+    readonly refusedBy?: RefusedBy,
   ) {
     super(message, options);
   }
@@ -154,7 +182,9 @@ export function parseSpeechRequest(body: unknown, offered: readonly string[], fa
 export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
   const bodyBytesMax = deps.bodyBytesMax ?? SPEAK_DEFAULTS.bodyBytesMax;
   const inputCharsMax = deps.inputCharsMax ?? SPEAK_DEFAULTS.inputCharsMax;
-  const fetchUpstream = deps.fetch ?? providerFetch;
+  const fetchUpstream = deps.fetch ?? fetch;
+  const usdPerMillionChars = deps.usdPerMillionChars ?? SPEECH_USD_PER_MILLION_CHARS;
+  const clock = deps.clock ?? Date.now;
   const { endpoint } = deps;
   // A bad COPILOT_TTS_URL is found at start, not on the first utterance.
   const url = endpoint === undefined ? undefined : speechUrl(endpoint.url);
@@ -172,6 +202,9 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
     async (c) => {
       const grant = await deps.authorize(c);
       if (endpoint === undefined || url === undefined) throw new SpeakError(404, 'no-endpoint', '');
+      if (!deps.live) {
+        throw new SpeakError(403, 'not-live', 'This site does not buy its paid voice until AGENTS_LIVE=1 is set, so the page speaks with its own voice.');
+      }
       let body: unknown;
       try {
         body = await c.req.json();
@@ -183,52 +216,91 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
       const fallbackVoice = endpoint.voice !== undefined && (offered.length === 0 || offered.includes(endpoint.voice)) ? endpoint.voice : offered[0];
       const speech = parseSpeechRequest(body, offered, fallbackVoice, inputCharsMax);
 
-      const signal = c.req.raw.signal;
-      let upstream: Response;
+      const costUsd = (speech.input.length * usdPerMillionChars) / 1_000_000;
+      const startedMs = clock();
+      const admitted = await deps.meter?.({ grant, holdUsd: costUsd, nowMs: startedMs });
+      if (admitted !== undefined && !admitted.ok) {
+        throw new SpeakError(429, 'refused', admitted.sentence, undefined, undefined, undefined, admitted.by);
+      }
+      // Settled exactly once, however the request ends: with the sentence's price once the endpoint
+      // answered with audio (it bills the whole input), else with nothing bought.
+      const asked = { bought: false };
       try {
-        upstream = await fetchUpstream(url, {
-          method: 'POST',
+        return await ask(url, endpoint);
+      } finally {
+        await admitted
+          ?.settle({
+            provider: asked.bought ? SPEECH_PROVIDER : null,
+            model: asked.bought ? (endpoint.model ?? 'speech') : null,
+            promptTokens: 0,
+            completionTokens: 0,
+            ended: asked.bought ? 'stop' : 'failed',
+            estimated: false,
+            costUsd: asked.bought ? costUsd : 0,
+            priced: true,
+            nowMs: clock(),
+          })
+          .catch((error: unknown) => {
+            console.error(JSON.stringify({ event: 'speak.settle-failed', error: error instanceof Error ? error.name : typeof error }));
+          });
+      }
+
+      /** The endpoint's answer, streamed through; `asked.bought` once it may bill. */
+      async function ask(target: string, site: SpeakEndpoint): Promise<Response> {
+        const signal = c.req.raw.signal;
+        let upstream: Response;
+        try {
+          upstream = await fetchUpstream(target, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              ...(site.key === undefined || site.key === '' ? {} : { authorization: `Bearer ${site.key}` }),
+            },
+            body: JSON.stringify({
+              ...(site.model === undefined ? {} : { model: site.model }),
+              input: speech.input,
+              voice: speech.voice,
+              response_format: speech.responseFormat,
+              ...(speech.speed === undefined ? {} : { speed: speech.speed }),
+            }),
+            // The client leaving aborts the upstream request, and with it the read of its body.
+            signal,
+          });
+        } catch (error) {
+          if (signal.aborted) {
+            // The client left with the request already sent: what the endpoint may bill is counted.
+            asked.bought = true;
+            return new Response(null, { status: 499 });
+          }
+          throw new SpeakError(502, 'upstream-unreachable', 'The voice endpoint could not be reached.', undefined, undefined, { cause: error });
+        }
+        if (!upstream.ok || upstream.body === null) {
+          await upstream.body?.cancel().catch(() => undefined);
+          throw new SpeakError(502, 'upstream', `The voice endpoint answered ${String(upstream.status)}.`, undefined, upstream.status);
+        }
+        asked.bought = true;
+        return new Response(upstream.body, {
+          status: 200,
           headers: {
-            'content-type': 'application/json',
-            ...(endpoint.key === undefined || endpoint.key === '' ? {} : { authorization: `Bearer ${endpoint.key}` }),
+            'content-type': upstream.headers.get('content-type') ?? FORMAT_TYPES[speech.responseFormat],
+            'cache-control': 'no-store',
           },
-          body: JSON.stringify({
-            ...(endpoint.model === undefined ? {} : { model: endpoint.model }),
-            input: speech.input,
-            voice: speech.voice,
-            response_format: speech.responseFormat,
-            ...(speech.speed === undefined ? {} : { speed: speech.speed }),
-          }),
-          // The client leaving aborts the upstream request, and with it the read of its body.
-          signal,
         });
-      } catch (error) {
-        if (signal.aborted) return new Response(null, { status: 499 });
-        throw new SpeakError(502, 'upstream-unreachable', 'The voice endpoint could not be reached.', undefined, undefined, { cause: error });
       }
-      if (!upstream.ok || upstream.body === null) {
-        await upstream.body?.cancel().catch(() => undefined);
-        throw new SpeakError(502, 'upstream', `The voice endpoint answered ${String(upstream.status)}.`, undefined, upstream.status);
-      }
-      return new Response(upstream.body, {
-        status: 200,
-        headers: {
-          'content-type': upstream.headers.get('content-type') ?? FORMAT_TYPES[speech.responseFormat],
-          'cache-control': 'no-store',
-        },
-      });
     },
   );
 
   app.onError((error, c) => {
     if (error instanceof SpeakError) {
       if (error.code === 'no-endpoint') return c.json({ error: error.code }, 404);
+      if (error.refusedBy !== undefined) c.header(REFUSED_HEADER, error.refusedBy);
       return c.json(
         {
           error: error.code,
           message: error.message,
           ...(error.field === undefined ? {} : { field: error.field }),
           ...(error.upstreamStatus === undefined ? {} : { status: error.upstreamStatus }),
+          ...(error.refusedBy === undefined ? {} : { by: error.refusedBy }),
         },
         error.status,
       );

@@ -5,10 +5,10 @@
  * The door is a door, not an engine: the grant says which bot and whose ceilings, the bot file
  * says the prompt and the model, and the client's user and assistant turns are the conversation.
  * Nothing is bought unless `live` is set and a provider is configured; until then a scripted
- * stand-in answers and says why. The ledger reserves the turn against the person's rolling windows
- * before anything is sent back — before the provider is asked, or, when the room the person's last
- * admission left covers this turn, while it is asked (`DoorLedger.roomFor`); a refusal is a sentence
- * in the answer, so the voice can say it.
+ * stand-in answers and says why. Each turn is reserved against the person's and the site's rolling
+ * windows before the provider is asked, and settled once it has ended (`admission.ts`); a refusal is
+ * a sentence in the answer, so the voice can say it, and `x-confab-refused` says whose windows
+ * refused it (`person` or `site`), so a client can tell it from an answer.
  *
  * A streamed answer's headers go out as soon as the turn is admitted, while the provider is asked,
  * as OpenAI's own API sends them: the first token is then one write on a response the client
@@ -32,8 +32,8 @@ import type { TurnActing } from './acting';
 import { AnswerStop, CLOSING_SENTENCES, finishReason, limitedAnswer, sentenceAnswer } from './answer';
 import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import { lastQuestion, parseChatRequest } from './chatRequest';
-import { providerFetch } from './providerFetch';
-import { fetchTellingSent } from './requestSent';
+import { admit, REFUSED_HEADER } from './admission';
+import type { RefusedBy } from './admission';
 import type { ChatMessage, ChatRequest, ConversationMessage } from './chatRequest';
 import { ChatRequestError, NoProviderAnswered, ProviderError } from './errors';
 import type { ProviderFailure } from './errors';
@@ -44,7 +44,7 @@ import { realSleep, STAND_IN_MODEL, standInAnswer, standInReason, wordByWord } f
 import type { Sleep, StandInReason } from './standIn';
 import type { RunningAnswers } from './runningAnswers';
 import { standInModel } from './standInModel';
-import { providerOrder } from './upstream';
+import { ANSWER_TOKENS, providerOrder } from './upstream';
 import type { PromptMessage, Provider, ProviderChoice } from './upstream';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
 import type { AnswerHeader, OpenAiError } from './wire';
@@ -80,7 +80,7 @@ export { STAND_IN_MODEL } from './standIn';
 /** The `model` a refusal reports. */
 export const REFUSAL_MODEL = 'confab';
 
-export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string };
+export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy };
 
 /** What one answer used, settled against its reservation. */
 export interface AnswerSpend extends TokenUsage {
@@ -100,24 +100,12 @@ export interface AnswerSpend extends TokenUsage {
   nowMs: number;
 }
 
-/** Per-person spend over rolling windows; the real one lives in the database. */
+/** Spend over rolling windows, the person's and the site's; the real one lives in the database. */
 export interface DoorLedger<G extends DoorGrant> {
-  /** Holds the turn against the person's windows before anything is bought; a refusal says why, in a sentence. */
+  /** Holds the turn against the windows before anything is bought; a refusal says why, in a sentence, and whose windows refused. */
   reserve(ask: { grant: G; nowMs: number }): Promise<Reservation>;
-  /** Records what a reserved turn used, once it has ended, however it ended. */
+  /** Records what a reserved turn used, once it has ended, however it ended. Called once per reservation (`admission.ts`). */
   settle(reservation: string, spend: AnswerSpend): Promise<void>;
-  /**
-   * Whether the grant's next turn will all but surely be admitted: what the person's last admission
-   * left in their windows still covers one more answer and its hold. Called just before `reserve`.
-   * When true the door asks the provider while the turn is being reserved, and holds the first
-   * token until the reservation is made. Unset: never; every turn waits for its reservation.
-   */
-  roomFor?(grant: G): boolean;
-  /**
-   * Records what a turn used that was asked ahead of its reservation and then refused (another
-   * server took the room): the provider was already asked, so what it cost is counted.
-   */
-  settleRefused?(grant: G, spend: AnswerSpend & { startedMs: number }): Promise<void>;
 }
 
 /** One turn through the door, as `context` and `afterAnswer` see it. */
@@ -160,7 +148,7 @@ export type DoorLogLine =
   | { event: 'provider.fell-over'; provider: string; failure: ProviderFailure; status?: number; code?: string }
   | { event: 'answer.ended'; provider: string | null; model: string | null; ended: AnswerEnded | 'failed'; promptTokens: number; completionTokens: number; estimated: boolean; costUsd: number; ms: number }
   | { event: 'answer.unpriced'; model: string }
-  | { event: 'answer.refused' }
+  | { event: 'answer.refused'; by: RefusedBy }
   | { event: 'settle.failed' | 'after-answer.failed' | 'door.failed'; error: string };
 
 export interface DoorOptions {
@@ -175,9 +163,15 @@ export interface DoorOptions {
    * sentence saying so (`CONFAB_UPSTREAM_IDLE_S`). Default 20 000.
    */
   upstreamIdleMs: number;
+  /**
+   * Most tokens a provider may answer one call with (`max_completion_tokens`, or `max_tokens` for a
+   * provider that wants the old name), so no answer runs away (`CONFAB_ANSWER_TOKENS`). Default 4096.
+   */
+  answerTokens: number;
 }
 
 export const DOOR_DEFAULTS: Readonly<DoorOptions> = Object.freeze({
+  answerTokens: ANSWER_TOKENS,
   bodyBytesMax: 64 * 1024,
   firstTokenMs: 20_000,
   standInWordMs: 40,
@@ -266,11 +260,13 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     firstTokenMs: deps.firstTokenMs ?? DOOR_DEFAULTS.firstTokenMs,
     standInWordMs: deps.standInWordMs ?? DOOR_DEFAULTS.standInWordMs,
     upstreamIdleMs: deps.upstreamIdleMs ?? DOOR_DEFAULTS.upstreamIdleMs,
+    answerTokens: deps.answerTokens ?? DOOR_DEFAULTS.answerTokens,
   };
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isFinite(value) || value < 0) throw new DoorConfigError(`${name} is ${String(value)}; it must be a number from 0.`);
   }
-  const fetchUpstream = deps.fetch ?? providerFetch;
+  // The global fetch (undici): it keeps connections alive, and never sends a request a second time.
+  const fetchUpstream = deps.fetch ?? fetch;
   const sleep = deps.sleep ?? realSleep;
   const log = deps.log ?? stderrLog;
   const context = deps.context ?? ((turn: DoorTurn<G, B>) => Promise.resolve(turn.messages.map((message) => ({ ...message }))));
@@ -310,31 +306,13 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       const source: AnswerSource = standInWhy === undefined ? { context: context(turn) } : { standIn: standInWhy };
       if ('context' in source) source.context.catch(() => undefined);
       const startedMs = deps.clock();
-      // A turn the person's windows still have room for is asked of the provider while it is being
-      // reserved, so the reservation costs nothing before the first token; its first token is
-      // held until the reservation is made. Any other turn waits for its reservation first.
-      const ahead = deps.ledger.roomFor !== undefined && deps.ledger.settleRefused !== undefined && deps.ledger.roomFor(grant);
-      let reserving: Promise<Reservation> | undefined;
-      const reserve = (): Promise<Reservation> => {
-        if (reserving === undefined) {
-          reserving = deps.ledger.reserve({ grant, nowMs: startedMs });
-          reserving.catch(() => undefined);
-        }
-        return reserving;
-      };
-      // Asked ahead, the reservation is made once the question has left for the provider: an
-      // embedded database runs on this thread, and nothing may hold the question up.
-      const onAsked = ahead ? () => void reserve() : undefined;
-      /** A refusal, said as the answer. */
-      const refusal = (sentence: string): Sending => {
-        log({ event: 'answer.refused' });
-        return { answer: { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(sentence, 'refused'), promptTokens: 0, bought: false } };
-      };
-      let reservation: string | null = null;
-      if (!ahead) {
-        const reserved = await reserve();
-        if (!reserved.ok) return respond(c, request, Promise.resolve(refusal(reserved.sentence)));
-        reservation = reserved.reservation;
+      // Reserve, ask, settle: nothing is asked of a provider before the turn is held.
+      const admitted = await admit(deps.ledger, grant, startedMs);
+      if (!admitted.ok) {
+        log({ event: 'answer.refused', by: admitted.by });
+        c.header(REFUSED_HEADER, admitted.by);
+        const refusal: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(admitted.sentence, 'refused'), promptTokens: 0, bought: false };
+        return respond(c, request, Promise.resolve({ answer: refusal }));
       }
 
       // The answer's own signal: the client leaving, `minutes` running out, or `spend` passed.
@@ -351,10 +329,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         controller.abort(new AnswerStop('minutes'));
       }, minutes * 60_000);
 
-      /**
-       * Ends the turn's timers and settles what it used against its reservation — or, for a turn
-       * asked ahead and then refused, records it unreserved; the usage it settled.
-       */
+      /** Ends the turn's timers and settles what it used against its admission; the usage it settled. */
       const settle = async (answer: Answer | undefined, ending: Ending): Promise<TokenUsage> => {
         clearTimeout(timer);
         clientSignal.removeEventListener('abort', onClientGone);
@@ -384,8 +359,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           ms: spent.nowMs - startedMs,
         });
         try {
-          if (reservation !== null) await deps.ledger.settle(reservation, spent);
-          else if (bought) await deps.ledger.settleRefused?.(grant, { ...spent, startedMs });
+          await admitted.settle(spent);
         } catch (error) {
           // The answer has been given; there is nobody left to tell but the log.
           log({ event: 'settle.failed', error: nameOf(error) });
@@ -394,26 +368,17 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
         }
         return usage;
       };
-      /** A turn asked ahead: its reservation, once made (a failure to make it is thrown). */
-      const reservedAhead = async (): Promise<Reservation> => {
-        const reserved = await reserve();
-        if (reserved.ok) reservation = reserved.reservation;
-        return reserved;
-      };
 
       /**
-       * What will be sent, once it can be had: the provider's answer once its first token is in
-       * (and, asked ahead, the turn is reserved); a sentence when a limit ran out before a word, or
-       * when another server took the room meanwhile; null when the client left. Rejects as asking
+       * What will be sent, once it can be had: the provider's answer once its first token is in; a
+       * sentence when a limit ran out before a word; null when the client left. Rejects as asking
        * the providers did.
        */
       const answering = async (): Promise<Sending | null> => {
         let answer: Answer;
         try {
-          answer = await startAnswer(turn, source, controller, spend, await plan, onAsked);
+          answer = await startAnswer(turn, source, controller, spend, await plan);
         } catch (error) {
-          // A turn asked ahead is settled against its reservation once that is made.
-          if (ahead) await reservedAhead().catch(() => undefined);
           const why = controller.signal.reason instanceof AnswerStop ? controller.signal.reason.why : undefined;
           if (why === undefined || why === 'client') {
             await settle(undefined, { ended: why === 'client' ? 'aborted' : 'failed', modelChars: 0 });
@@ -423,28 +388,6 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           // A limit ran out before the first token: it is said, and nothing was answered.
           const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
           return { answer: cut, settle: (result) => settle(undefined, { ...result, modelChars: 0 }) };
-        }
-        if (ahead) {
-          /** Stops the answer before a word of it is sent, and settles what asking cost. */
-          const stopUnsent = async (reason: unknown, ended: 'aborted' | 'failed') => {
-            controller.abort(reason);
-            await answer.pieces.return({ ended: 'aborted', modelChars: 0 }).catch(() => undefined);
-            await settle(answer, { ended, modelChars: 0 });
-          };
-          let reserved: Reservation;
-          try {
-            reserved = await reservedAhead();
-          } catch (error) {
-            // The ledger could not be reached: nothing of the answer is sent.
-            await stopUnsent(error, 'failed');
-            throw error;
-          }
-          if (!reserved.ok) {
-            // Another server took the room: what asking cost is recorded, and the person is told
-            // why as any refusal is told.
-            await stopUnsent(new AnswerStop('client'), 'aborted');
-            return refusal(reserved.sentence);
-          }
         }
         const afterAnswer = deps.afterAnswer;
         const provider = answer.provider;
@@ -467,7 +410,6 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
    * The answer to `turn`: the stand-in's while nothing may be bought, else the first provider's to
    * send a token, limited by `spendUsd`. Rejects as `openFirstAnswering` does, or when gathering the
    * context did.
-   * `onAsked` is called each time a question has left for a provider.
    */
   async function startAnswer(
     turn: DoorTurn<G, B>,
@@ -475,7 +417,6 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     controller: AbortController,
     spendUsd: number | undefined,
     plan: TurnPlan | undefined,
-    onAsked?: () => void,
   ): Promise<Answer> {
     if ('standIn' in source) {
       if (plan === undefined) {
@@ -501,8 +442,9 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const ask = (messages: readonly PromptMessage[]) =>
       openFirstAnswering(providerOrder(deps.providers, turn.bot), messages, {
         signal: controller.signal,
-        fetch: onAsked === undefined ? fetchUpstream : fetchTellingSent(fetchUpstream, onAsked),
+        fetch: fetchUpstream,
         firstTokenMs: options.firstTokenMs,
+        answerTokens: options.answerTokens,
         ...(tools === undefined ? {} : { tools }),
         onFallover: (error) => {
           log({
@@ -697,25 +639,16 @@ function conversationOf(header: string | undefined): string | undefined {
 }
 
 /**
- * Zones already asked for, as the runtime names them. Only zones the runtime knows are kept — a few
- * hundred at most — so headers of nonsense cannot grow it; asking `Intl` costs 0.05–0.15 ms, and
- * the page sends its zone with every turn.
+ * An IANA time zone the runtime knows, as it names it, or `UTC`. Asked of `Intl` every turn and
+ * kept nowhere: a cache keyed by what the page sent grew with every case spelling of a zone.
  */
-const knownZones = new Map<string, string>();
-
-/** An IANA time zone the runtime knows, or `UTC`. */
 export function timeZoneOf(header: string | undefined): string {
   if (header === undefined || header === '' || header.length > 64) return 'UTC';
-  const known = knownZones.get(header);
-  if (known !== undefined) return known;
-  let zone: string;
   try {
-    zone = new Intl.DateTimeFormat('en', { timeZone: header }).resolvedOptions().timeZone;
+    return new Intl.DateTimeFormat('en', { timeZone: header }).resolvedOptions().timeZone;
   } catch {
     return 'UTC';
   }
-  knownZones.set(header, zone);
-  return zone;
 }
 
 function nameOf(error: unknown): string {

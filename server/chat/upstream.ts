@@ -23,7 +23,15 @@ export interface Provider {
   apiKey: string;
   /** The model to ask it for when the bot names no model for it. */
   model: string;
+  /**
+   * The name the answer's token ceiling is sent under: `max_completion_tokens` (the default; newer
+   * OpenAI models refuse the old name) or `max_tokens`, for providers that know only the old one.
+   */
+  tokensField?: TokensField;
 }
+
+export type TokensField = 'max_completion_tokens' | 'max_tokens';
+export const TOKENS_FIELDS: readonly TokensField[] = ['max_completion_tokens', 'max_tokens'];
 
 /** One provider to ask, with the model to ask it for. */
 export interface Attempt {
@@ -109,7 +117,12 @@ export interface OpenOptions {
   firstTokenMs: number;
   /** The verbs in scope, as OpenAI tools; none: the request carries no `tools`. */
   tools?: readonly UpstreamTool[];
+  /** Most tokens one call may answer with, sent as the provider's `tokensField`, so no answer runs away. Default `ANSWER_TOKENS`. */
+  answerTokens?: number;
 }
+
+/** The answer ceiling a bot gets unless told otherwise: an answer-sized reply, in tokens. */
+export const ANSWER_TOKENS = 4096;
 
 const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -149,6 +162,7 @@ export async function openUpstream(attempt: Attempt, messages: readonly PromptMe
           messages,
           stream: true,
           stream_options: { include_usage: true },
+          [provider.tokensField ?? 'max_completion_tokens']: options.answerTokens ?? ANSWER_TOKENS,
           ...(options.tools !== undefined && options.tools.length > 0 ? { tools: options.tools, parallel_tool_calls: true } : {}),
         }),
         signal,

@@ -99,16 +99,22 @@ export interface Refusal {
   sentence: string;
 }
 
-/** The refusal's sentence: which ceiling, and when it frees up, counted from `now`. */
-export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date): string {
+/**
+ * The refusal's sentence: which ceiling, and when it frees up, counted from `now`. `whose` is the
+ * bot's windows for one person, or the site's over everybody (`CONFAB_SITE_LIMITS`).
+ */
+export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: 'bot' | 'site' = 'bot'): string {
   const span = WINDOW_WORDS[refusal.window];
+  const subject = whose === 'site' ? 'this site' : 'this bot';
+  const Subject = whose === 'site' ? 'This site' : 'This bot';
   if (refusal.freesAt === null) {
-    return refusal.kind === 'answers' ? 'This bot is set to give no answers at all.' : 'This bot is set to spend nothing, so it cannot answer.';
+    return refusal.kind === 'answers' ? `${Subject} is set to give no answers at all.` : `${Subject} is set to spend nothing, so it cannot answer.`;
   }
   const wait = waitWords(refusal.freesAt.getTime() - now.getTime());
+  const everybody = whose === 'site' ? ' for everybody together' : '';
   return refusal.kind === 'answers'
-    ? `That is as many answers as this bot gives in ${span} (${refusal.ceiling}); the next one frees up in ${wait}.`
-    : `That is all this bot may spend in ${span} (${dollars(refusal.ceiling)}); it frees up in ${wait}.`;
+    ? `That is as many answers as ${subject} gives in ${span}${everybody} (${refusal.ceiling}); the next one frees up in ${wait}.`
+    : `That is all ${subject} may spend in ${span}${everybody} (${dollars(refusal.ceiling)}); it frees up in ${wait}.`;
 }
 
 /** Dollars and cents, or the exact figure when a ceiling is smaller than a cent. */

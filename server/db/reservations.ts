@@ -37,7 +37,17 @@ export interface ReserveRequest {
   holdMs?: number;
   /** The server's clock: every window ends here. Rows stamped after it still count (clock skew). */
   now: Date;
+  /**
+   * Whether this reservation is an answer, counted against answer ceilings (the default), or only
+   * holds and spends money (a sentence of the paid voice): counted against spend ceilings alone.
+   */
+  answer?: boolean;
 }
+
+/** The owner of the site's reservations and totals: a name no person can have (migration 014). */
+export const SITE_PERSON = '*site';
+/** The bot the site's windows are counted under: every bot at once. */
+export const SITE_BOT = '*';
 
 export interface Admission {
   ok: true;
@@ -111,11 +121,11 @@ async function askedUnderLock(tx: Queryable, request: ReserveRequest): Promise<A
     windows,
     starts: windows.map((window) => now - WINDOW_MS[window]),
     ceilings: [windows.map((window) => request.limits[window]?.answers ?? null), windows.map((window) => request.limits[window]?.spend ?? null)],
-    admission: [request.now, holdUsd, request.holdMs === undefined ? null : new Date(now + request.holdMs), TALLY_GRAINS, tallyStarts(now)],
+    admission: [request.now, holdUsd, request.holdMs === undefined ? null : new Date(now + request.holdMs), TALLY_GRAINS, tallyStarts(now), request.answer === false ? 0 : 1],
   };
 }
 
-/** $1 to $11, as both admission statements take them. */
+/** $1 to $12, as both admission statements take them. */
 function sharedParams(request: ReserveRequest, asked: Asked): unknown[] {
   return [request.person, request.bot, asked.windows, asked.starts.map((ms) => new Date(ms)), ...asked.ceilings, ...asked.admission];
 }
@@ -127,7 +137,7 @@ async function admitFromRows(tx: Queryable, request: ReserveRequest, asked: Aske
   const refusals = (exact.refusals ?? []).flatMap((refused) => refusalsOf(refused));
   const last = refusals.reduce<(typeof refusals)[number] | undefined>((latest, r) => (latest === undefined || freesLater(r.freesAt, latest.freesAt) ? r : latest), undefined);
   if (last === undefined) throw new Error('Reserving an answer: the database neither admitted nor refused it.');
-  return { ok: false, ...last, sentence: refusalSentence(last, request.now) };
+  return { ok: false, ...last, sentence: refusalSentence(last, request.now, request.person === SITE_PERSON ? 'site' : 'bot') };
 }
 
 interface AdmitRow {
@@ -206,19 +216,20 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
  * admission answers: the reservation's id and time and the room the fullest window has left once it
  * is counted. `checked` names each window's fullness (`is_full`) and room; both statements take $7
  * when the answer is admitted, $8 what it holds (USD), $9 when the hold lapses (null: never, until
- * settled) and $10 $11 the totals it is added to.
+ * settled), $10 $11 the totals it is added to and $12 the answers it counts as (1, or 0 for what
+ * only spends).
  */
 const ADMIT_AND_ANSWER = `
 admitted as (
-  insert into reservations (person, bot, reserved_at, hold, hold_until)
-  select $1, $2, $7, $8, $9::timestamptz where not exists (select 1 from checked where is_full)
+  insert into reservations (person, bot, reserved_at, hold, hold_until, answers)
+  select $1, $2, $7, $8, $9::timestamptz, $12::smallint where not exists (select 1 from checked where is_full)
   returning id, reserved_at
 ),
 tallied as (
   insert into tallies (person, bot, grain, starts_at, answers)
-  select $1, $2, g.grain, g.starts_at, 1 from unnest($10::text[], $11::timestamptz[]) as g(grain, starts_at)
+  select $1, $2, g.grain, g.starts_at, $12::int from unnest($10::text[], $11::timestamptz[]) as g(grain, starts_at)
    where exists (select 1 from admitted)
-  on conflict (person, bot, grain, starts_at) do update set answers = tallies.answers + 1
+  on conflict (person, bot, grain, starts_at) do update set answers = tallies.answers + excluded.answers
 )
 select (select id from admitted) as id,
        (select reserved_at from admitted) as reserved_at,
@@ -229,8 +240,8 @@ select (select id from admitted) as id,
  * Admission from the running totals. $1 person, $2 bot, then one array element per window with a
  * ceiling: $3 its name, $4 where it starts (exclusive), $5 its answers ceiling, $6 its spend ceiling
  * (USD); $7 now, $8 the hold (USD), $9 when the hold lapses, $10 $11 the totals an admitted answer
- * is added to — as `EXACT_ADMIT_SQL` takes them — and then $12 $13 $14 each window's first whole
- * minute, hour and day (see `edgesOf`).
+ * is added to, $12 the answers it counts as — as `EXACT_ADMIT_SQL` takes them — and then $13 $14
+ * $15 each window's first whole minute, hour and day (see `edgesOf`).
  *
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
  * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
@@ -241,7 +252,7 @@ select (select id from admitted) as id,
  */
 const TALLIED_ADMIT_SQL = `
 with windows as (
-  select * from unnest($3::text[], $4::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $5::int[], $6::numeric[])
+  select * from unnest($3::text[], $4::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::timestamptz[], $5::int[], $6::numeric[])
     as w(name, since, minutes_from, hours_from, days_from, answers, spend)
 ),
 holds as materialized (
@@ -262,7 +273,7 @@ counted as (
       ) whole
     ) t
     cross join lateral (
-      select count(*) as answers from reservations where person = $1 and bot = $2 and reserved_at > w.since and reserved_at < w.minutes_from
+      select coalesce(sum(answers), 0) as answers from reservations where person = $1 and bot = $2 and reserved_at > w.since and reserved_at < w.minutes_from
     ) r
     cross join lateral (
       select coalesce(sum(cost), 0) as spent from usage where person = $1 and bot = $2 and started_at > w.since and started_at < w.minutes_from
@@ -280,7 +291,7 @@ checked as (
  * Admission from the window's rows, with the refusals when it is full: $1 person, $2 bot, then one
  * array element per window with a ceiling: $3 its name, $4 where it starts, $5 its answers ceiling,
  * $6 its spend ceiling (USD); $7 now, $8 the hold (USD), $9 when the hold lapses, $10 $11 the totals
- * an admitted answer is added to.
+ * an admitted answer is added to, $12 the answers it counts as.
  *
  * Counted as `TALLIED_ADMIT_SQL` counts. A full window also says when it frees up: for answers, when
  * its `answers`-th newest leaves it; for spend, when enough of its oldest spending has.
@@ -290,7 +301,7 @@ with windows as (
   select * from unnest($3::text[], $4::timestamptz[], $5::int[], $6::numeric[]) as w(name, since, answers, spend)
 ),
 held as (
-  select reserved_at as at, case when hold_until is null or hold_until > $7 then hold else 0 end as hold from reservations
+  select reserved_at as at, answers, case when hold_until is null or hold_until > $7 then hold else 0 end as hold from reservations
    where person = $1 and bot = $2 and reserved_at > (select min(since) from windows)
 ),
 spending as (
@@ -309,8 +320,8 @@ counted as (
          f.frees_from as spend_frees_from
     from windows w
     cross join lateral (
-      select count(*) as count,
-             (select at from held where at > w.since order by at desc offset greatest(w.answers - 1, 0) limit 1) as nth_newest
+      select count(*) filter (where answers = 1) as count,
+             (select at from held where at > w.since and answers = 1 order by at desc offset greatest(w.answers - 1, 0) limit 1) as nth_newest
         from held where at > w.since
     ) a
     cross join lateral (select coalesce(sum(amount), 0) as spent from spending where at > w.since) s

@@ -48,6 +48,7 @@ import { performance } from 'node:perf_hooks';
 import { Hono } from 'hono';
 import { createApp } from '../../server/app';
 import { createBackend } from '../../server/backend';
+import { SITE_LIMITS_DEFAULT } from '../../server/backendConfig';
 import type { Bot, BotLimits } from '../../server/bots';
 import { loadBots } from '../../server/bots';
 import { chatDoor } from '../../server/chat/chatDoor';
@@ -88,7 +89,7 @@ const SEQUENTIAL_PERSONS = 10;
 const SEEDED_MEMORIES = 100;
 const MODEL = 'm';
 const PRICES: PriceTable = { [MODEL]: { promptUsdPerMillion: 0.15, completionUsdPerMillion: 0.6 } };
-const TARGET_ADDED_MS = 5;
+const TARGET_ADDED_MS = 10;
 
 /** The demo bot's windows, each ceiling far above what the benchmark asks for. */
 function generous(limits: BotLimits): BotLimits {
@@ -288,6 +289,8 @@ export async function run(): Promise<{
     providers: [{ name: 'local', baseUrl: upstream.baseUrl, apiKey: 'k', model: MODEL }],
     live: true,
     prices: PRICES,
+    // The site's default ceiling: every turn is also reserved under the site's windows, as served.
+    siteLimits: SITE_LIMITS_DEFAULT,
     speech: undefined,
     embedder: hashEmbedder,
     clock: Date.now,

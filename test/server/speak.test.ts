@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import { afterEach, describe, expect, it } from 'vitest';
 import { speakProxy, speechUrl } from '../../server/speak';
 import type { SpeakDeps, SpeakEndpoint } from '../../server/speak';
+import type { AnswerSpend } from '../../server/chat/chatDoor';
 import { deferred, listen, serveApp, unreachableUrl } from './chat/localServers';
 import type { Deferred, Listening } from './chat/localServers';
 
@@ -72,6 +73,7 @@ async function proxy(endpoint: SpeakEndpoint | undefined, more: Partial<SpeakDep
         return { bot: 'sage' };
       },
       endpoint,
+      live: true,
       ...more,
     }),
   );
@@ -236,6 +238,78 @@ describe('the speak proxy', () => {
     const response = await speak(server, { input: 'Hi.', voice: 'alloy' }, { headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: 'unauthorized' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('never asks the paid voice while the site is not live, and says why', async () => {
+    const upstream = await voiceUpstream();
+    const server = await proxy({ url: `${upstream.url}/v1`, key: KEY }, { live: false });
+    const response = await speak(server, { input: 'Hello there.', voice: 'alloy' });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: 'not-live', message: expect.stringContaining('AGENTS_LIVE=1') as string });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('holds a sentence’s price before asking, and settles it once with what the characters cost', async () => {
+    const upstream = await voiceUpstream();
+    const held: number[] = [];
+    const settled: AnswerSpend[] = [];
+    const server = await proxy(
+      { url: `${upstream.url}/v1`, key: KEY, model: 'tts-1' },
+      {
+        usdPerMillionChars: 20,
+        meter: ({ holdUsd }) => {
+          held.push(holdUsd);
+          let once = false;
+          return Promise.resolve({
+            ok: true,
+            get settled() {
+              return once;
+            },
+            settle: (spend: AnswerSpend) => {
+              once = true;
+              settled.push(spend);
+              return Promise.resolve();
+            },
+          });
+        },
+      },
+    );
+    upstream.last.resolve();
+    const input = 'Hello there.'; // 12 characters
+    const response = await speak(server, { input, voice: 'alloy' });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    expect(held).toEqual([(12 * 20) / 1_000_000]);
+    expect(settled).toEqual([expect.objectContaining({ provider: 'voice', model: 'tts-1', costUsd: (12 * 20) / 1_000_000 })]);
+    // An endpoint that answers an error bills nothing: the hold is let go.
+    const failing = await voiceUpstream({ status: 500 });
+    const refusedServer = await proxy(
+      { url: `${failing.url}/v1`, key: KEY },
+      {
+        meter: () =>
+          Promise.resolve({
+            ok: true,
+            settled: false,
+            settle: (spend: AnswerSpend) => {
+              settled.push(spend);
+              return Promise.resolve();
+            },
+          }),
+      },
+    );
+    expect((await speak(refusedServer, { input, voice: 'alloy' })).status).toBe(502);
+    expect(settled.slice(1)).toEqual([expect.objectContaining({ provider: null, costUsd: 0 })]);
+  });
+
+  it('says a ceiling’s refusal with whose it is, and asks nothing', async () => {
+    const upstream = await voiceUpstream();
+    const sentence = 'That is all this site may spend in a day for everybody together ($5.00); it frees up in 3 hours.';
+    const server = await proxy({ url: `${upstream.url}/v1`, key: KEY }, { meter: () => Promise.resolve({ ok: false, sentence, by: 'site' }) });
+    const response = await speak(server, { input: 'Hello there.', voice: 'alloy' });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('x-confab-refused')).toBe('site');
+    expect(await response.json()).toEqual({ error: 'refused', message: sentence, by: 'site' });
     expect(upstream.requests).toHaveLength(0);
   });
 });

@@ -13,7 +13,8 @@
  * Cancelling an utterance cancels the body's reader and aborts the request, so the rest stops being
  * sent (and paid for) rather than merely not played; whatever still arrives for it is thrown away.
  *
- * The first failure — no answer, an error status (the server's 404 `no-endpoint` included), a body
+ * The first failure — no answer, an error status (the server's 404 `no-endpoint`, 403 `not-live` while
+ * the site does not buy its paid voice, and 429 `refused` by a spend ceiling included), a body
  * that is not PCM, no audio, a stream that breaks or ends on half a sample — is reported once, for
  * the first piece not heard, and the speaker is dead from then on: everything queued is abandoned and
  * nothing is ever requested again. Re-voicing on the device is not done here: the conversation
@@ -68,6 +69,9 @@ const FALLBACK = 'so this device’s own voice speaks instead for the rest of th
 /** The endpoint's failures, each with the sentence the person is shown. */
 const failure = {
   noEndpoint: () => new EndpointVoiceError('no-endpoint', `This site names no voice endpoint, ${FALLBACK}.`, 404),
+  notLive: () => new EndpointVoiceError('not-live', `This site does not buy its paid voice until it is set live, ${FALLBACK}.`, 403),
+  /** A ceiling refused the sentence; the server's sentence says which and when it frees up. */
+  overCeiling: (sentence: string, status: number) => new EndpointVoiceError('refused', `${sentence} The paid voice is held to it too, ${FALLBACK}.`, status),
   refused: (status: number) => new EndpointVoiceError('refused', `The voice service answered ${status}, ${FALLBACK}.`, status),
   unreachable: (cause: unknown) => new EndpointVoiceError('unreachable', `The voice service could not be reached, ${FALLBACK}.`, undefined, { cause }),
   noGrant: (cause: unknown) => new EndpointVoiceError('no-grant', `This conversation’s grant could not be had, ${FALLBACK}.`, undefined, { cause }),
@@ -80,12 +84,16 @@ const failure = {
 /** The failure for a response that answered with an error status. */
 async function refusal(response: Response): Promise<EndpointVoiceError> {
   let code: unknown;
+  let message: unknown;
   try {
-    code = ((await response.json()) as { error?: unknown }).error;
+    ({ error: code, message } = (await response.json()) as { error?: unknown; message?: unknown });
   } catch {
     // Not JSON: the status says enough.
   }
-  return response.status === 404 && code === 'no-endpoint' ? failure.noEndpoint() : failure.refused(response.status);
+  if (response.status === 404 && code === 'no-endpoint') return failure.noEndpoint();
+  if (response.status === 403 && code === 'not-live') return failure.notLive();
+  if (response.status === 429 && code === 'refused' && typeof message === 'string' && message !== '') return failure.overCeiling(message, response.status);
+  return failure.refused(response.status);
 }
 
 /** One piece on its way through the endpoint. */

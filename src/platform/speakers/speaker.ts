@@ -16,6 +16,8 @@ export type { SpeakRequest } from '../../core/conversation/conversationMachine';
 export type EndpointFailureKind =
   /** The server names no voice endpoint (404 `no-endpoint`). */
   | 'no-endpoint'
+  /** The site does not buy its paid voice yet (403 `not-live`: `AGENTS_LIVE` is not set). */
+  | 'not-live'
   /** The request never got an answer (offline, DNS, connection refused). */
   | 'unreachable'
   /** The server or the endpoint answered with an error status. */

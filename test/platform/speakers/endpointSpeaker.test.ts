@@ -182,6 +182,25 @@ describe('the endpoint speaker', () => {
     expect(failures).toHaveLength(1);
   });
 
+  it('says the site does not buy its paid voice yet, and a ceiling’s own sentence, then speaks on the device', async () => {
+    const notLive = speaker();
+    notLive.endpoint.speak(piece(1, 0));
+    await settle();
+    sentAt(notLive.sent, 0).answer.resolve(Response.json({ error: 'not-live', message: 'AGENTS_LIVE is not set.' }, { status: 403 }));
+    await settle();
+    expect(notLive.failures[0]).toMatchObject({ error: { kind: 'not-live', status: 403 } });
+    expect(notLive.failures[0]?.reason).toMatch(/does not buy its paid voice.*this device’s own voice/);
+
+    const refused = speaker();
+    refused.endpoint.speak(piece(1, 0));
+    await settle();
+    const sentence = 'That is all this site may spend in a day for everybody together ($5.00); it frees up in 3 hours.';
+    sentAt(refused.sent, 0).answer.resolve(Response.json({ error: 'refused', message: sentence, by: 'site' }, { status: 429 }));
+    await settle();
+    expect(refused.failures[0]).toMatchObject({ error: { kind: 'refused', status: 429 } });
+    expect(refused.failures[0]?.reason).toBe(`${sentence} The paid voice is held to it too, so this device’s own voice speaks instead for the rest of this visit.`);
+  });
+
   const before: [what: string, answer: (sent: Sent) => void, kind: EndpointFailureKind][] = [
     ['an error status', (one) => { one.answer.resolve(Response.json({ error: 'upstream', status: 502 }, { status: 502 })); }, 'refused'],
     ['a network error', (one) => { one.answer.reject(new TypeError('Failed to fetch')); }, 'unreachable'],

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSING_SENTENCES } from '../../../server/chat/answer';
-import { ask, provider, startDoor } from './door';
+import { ask, GRANT, provider, startDoor } from './door';
 import type { RunningDoor } from './door';
-import { answering, deferred, startUpstream, talkingUntilClosed } from './localServers';
+import { answering, deferred, startUpstream, talkingUntilClosed, unreachableUrl } from './localServers';
 import type { Listening } from './localServers';
 
 let running: (RunningDoor | Listening)[] = [];
@@ -49,39 +49,47 @@ describe('the chat door, within its limits', () => {
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
-  it('asks the provider while a turn with room is reserved, and sends nothing until it is', async () => {
+  it('asks no provider before the turn is reserved, then answers once it is', async () => {
     const upstream = track(await startUpstream(answering(['Here ', 'you are.'])));
     const reservedWhen = deferred<undefined>();
-    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], ahead: { reservedWhen: reservedWhen.promise } }));
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], reservedWhen: reservedWhen.promise }));
     const answer = streamed(door);
-    let settledFirst = false;
-    void answer.then(() => {
-      settledFirst = true;
-    });
-    // The provider is asked before the reservation is made; nothing reaches the caller meanwhile.
-    await upstream.next();
+    while (door.ledger.reserved.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The reservation is being made: the provider has not been asked.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(settledFirst).toBe(false);
+    expect(upstream.received).toHaveLength(0);
     reservedWhen.resolve(undefined);
     expect(await answer).toEqual({ pieces: ['Here ', 'you are.'], text: 'Here you are.', finish: 'stop', provider: 'alpha' });
+    expect(upstream.received).toHaveLength(1);
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'stop' });
     expect(door.ledger.settled.map((s) => s.reservation)).toEqual(['r1']);
-    expect(door.ledger.settledRefused).toEqual([]);
   });
 
-  it('stops a turn asked ahead whose reservation is refused, sends not a word of it, records what asking cost, and says the refusal', async () => {
-    const upstream = track(await startUpstream(talkingUntilClosed('word ')));
-    const reservedWhen = deferred<undefined>();
-    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], refuse: REFUSAL, ahead: { reservedWhen: reservedWhen.promise } }));
-    const answer = streamed(door);
-    const asked = await upstream.next();
-    reservedWhen.resolve(undefined);
-    expect(await answer).toEqual({ pieces: [REFUSAL], text: REFUSAL, finish: 'stop', provider: 'none' });
-    expect(await asked.closed).toBe(true);
-    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'aborted', startedMs: expect.any(Number) as number });
-    expect(door.ledger.settled).toEqual([]);
-    expect(door.answered).toEqual([]);
-    expect(door.logs).toContainEqual({ event: 'answer.refused' });
+  it('says whose windows refused a turn in x-confab-refused, streamed or whole, and an answer carries none', async () => {
+    for (const by of ['person', 'site'] as const) {
+      const door = track(await startDoor({ providers: [], refuse: REFUSAL, refusedBy: by }));
+      for (const stream of [true, false]) {
+        const response = await fetch(`${door.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${GRANT}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...ask('Again?'), stream }),
+        });
+        expect(response.headers.get('x-confab-refused')).toBe(by);
+        expect(await response.text()).toContain(REFUSAL);
+      }
+      expect(door.logs).toContainEqual({ event: 'answer.refused', by });
+    }
+    const answeringDoor = track(await startDoor({ providers: [] }));
+    for (const stream of [true, false]) {
+      const response = await fetch(`${answeringDoor.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${GRANT}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...ask('Hello?'), stream }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-confab-refused')).toBeNull();
+      await response.text();
+    }
   });
 
   it("stops an answer that runs past its minutes, hangs up on the provider, and says why", async () => {
@@ -157,5 +165,48 @@ describe('the chat door, within its limits', () => {
     const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)] }));
     expect(await streamed(door)).toMatchObject({ text: 'Cut', finish: 'length' });
     expect(await door.ledger.nextSettle()).toMatchObject({ ended: 'length' });
+  });
+
+  it('settles every admitted turn exactly once: a provider failing before a word, a client gone mid-answer, a limit cut', async () => {
+    const expectOnce = async (door: RunningDoor, ended: string) => {
+      expect(await door.ledger.nextSettle()).toMatchObject({ ended });
+      // Long enough for any second settlement the turn's ending could make.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(door.ledger.settled.map((one) => one.reservation)).toEqual(['r1']);
+      expect(door.logs.filter((line) => line.event === 'settle.failed')).toEqual([]);
+    };
+
+    const failing = track(await startDoor({ providers: [provider('alpha', await unreachableUrl())] }));
+    // Said as an error event in the stream; the turn is settled as failed whatever the client makes of it.
+    await streamed(failing).catch(() => undefined);
+    await expectOnce(failing, 'failed');
+
+    const talking = track(await startUpstream(talkingUntilClosed('word ')));
+    const left = track(await startDoor({ providers: [provider('alpha', talking.baseUrl)] }));
+    const leaving = new AbortController();
+    const stream = await left.client.chat.completions.create({ ...ask('Go on'), stream: true }, { signal: leaving.signal });
+    // The client leaves at the first word, however its library then ends the read.
+    await (async () => {
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.content) leaving.abort();
+    })().catch(() => undefined);
+    await expectOnce(left, 'aborted');
+
+    const cutUpstream = track(await startUpstream(talkingUntilClosed('word ')));
+    const cut = track(await startDoor({ providers: [provider('alpha', cutUpstream.baseUrl)], limits: { minutes: 0.005 } }));
+    expect((await streamed(cut)).finish).toBe('length');
+    await expectOnce(cut, 'minutes');
+  });
+
+  it('sends every question with a ceiling on its answer: max_completion_tokens, or max_tokens for a provider that wants the old name', async () => {
+    const upstream = track(await startUpstream(answering(['Fine.'])));
+    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl), { ...provider('beta', upstream.baseUrl), tokensField: 'max_tokens' }] }));
+    await streamed(door);
+    expect((await upstream.next()).body).toMatchObject({ max_completion_tokens: 4096 });
+    expect(upstream.received).toHaveLength(1);
+    const old = track(await startDoor({ providers: [{ ...provider('beta', upstream.baseUrl), tokensField: 'max_tokens' }], answerTokens: 300 }));
+    await streamed(old);
+    const body = upstream.received.at(-1)?.body;
+    expect(body).toMatchObject({ max_tokens: 300 });
+    expect(body).not.toHaveProperty('max_completion_tokens');
   });
 });

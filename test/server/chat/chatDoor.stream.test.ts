@@ -78,9 +78,11 @@ describe('the chat door, streaming', () => {
     ]);
     expect(sent.stream).toBe(true);
     expect(sent.stream_options).toEqual({ include_usage: true });
-    for (const ignored of ['tools', 'tool_choice', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens']) {
+    for (const ignored of ['tools', 'tool_choice', 'temperature', 'top_p', 'max_tokens']) {
       expect(sent, ignored).not.toHaveProperty(ignored);
     }
+    // The client's ceiling is ignored; the door sends its own.
+    expect(sent.max_completion_tokens).toBe(4096);
   });
 
   it("sends the provider its own key, never the caller's grant", async () => {

@@ -38,13 +38,13 @@ export interface DoorSetup {
   prices?: PriceTable;
   limits?: TestGrant['limits'];
   bot?: Partial<TestBot>;
-  /** The ledger refuses every turn with this sentence. */
+  /** The ledger refuses every turn with this sentence, as the person's windows (or `refusedBy`'s). */
   refuse?: string;
-  /**
-   * The ledger says the person has room (`roomFor`), so the door asks the provider while the turn
-   * is reserved; each reservation is made only when `reservedWhen` resolves.
-   */
-  ahead?: { reservedWhen: Promise<void> };
+  refusedBy?: 'person' | 'site';
+  /** Each reservation is made only when this resolves. */
+  reservedWhen?: Promise<void>;
+  /** Most tokens one call may answer with. */
+  answerTokens?: number;
   context?: DoorDeps<TestGrant, TestBot>['context'];
   firstTokenMs?: number;
   upstreamIdleMs?: number;
@@ -55,8 +55,6 @@ export interface DoorSetup {
 export interface FakeLedger {
   reserved: { person: string; nowMs: number }[];
   settled: { reservation: string; spend: AnswerSpend }[];
-  /** What turns asked ahead and then refused used, as `settleRefused` recorded it. */
-  settledRefused: (AnswerSpend & { startedMs: number })[];
   /** Resolves with the next settlement. */
   nextSettle: () => Promise<AnswerSpend>;
 }
@@ -103,7 +101,7 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
   const bot: TestBot = { slug: 'sage', prompt: BOT_PROMPT, memory: 'thread', ...setup.bot };
   const settlements = queue<AnswerSpend>();
   const answers = queue<AnsweredTurn<TestGrant, TestBot>>();
-  const ledger: FakeLedger = { reserved: [], settled: [], settledRefused: [], nextSettle: () => settlements.next() };
+  const ledger: FakeLedger = { reserved: [], settled: [], nextSettle: () => settlements.next() };
   const logs: DoorLogLine[] = [];
   const answered: AnsweredTurn<TestGrant, TestBot>[] = [];
   let reservations = 0;
@@ -120,21 +118,11 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
     ledger: {
       reserve: async ({ grant, nowMs }): Promise<Reservation> => {
         ledger.reserved.push({ person: grant.person, nowMs });
-        await setup.ahead?.reservedWhen;
-        if (setup.refuse !== undefined) return { ok: false, sentence: setup.refuse };
+        await setup.reservedWhen;
+        if (setup.refuse !== undefined) return { ok: false, sentence: setup.refuse, by: setup.refusedBy ?? 'person' };
         reservations += 1;
         return { ok: true, reservation: `r${reservations}` };
       },
-      ...(setup.ahead === undefined
-        ? {}
-        : {
-            roomFor: () => true,
-            settleRefused: (_grant: TestGrant, spend: AnswerSpend & { startedMs: number }) => {
-              ledger.settledRefused.push(spend);
-              settlements.push(spend);
-              return Promise.resolve();
-            },
-          }),
       settle: (reservation, spend) => {
         ledger.settled.push({ reservation, spend });
         settlements.push(spend);
@@ -153,6 +141,7 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
     ...(setup.firstTokenMs === undefined ? {} : { firstTokenMs: setup.firstTokenMs }),
     ...(setup.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: setup.upstreamIdleMs }),
     ...(setup.sleep === undefined ? {} : { sleep: setup.sleep }),
+    ...(setup.answerTokens === undefined ? {} : { answerTokens: setup.answerTokens }),
   };
   const app = new Hono();
   app.route('/v1', chatDoor(deps));

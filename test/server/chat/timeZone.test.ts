@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { timeZoneOf } from '../../../server/chat/chatDoor';
 
 describe('the time zone a turn names', () => {
@@ -11,5 +11,15 @@ describe('the time zone a turn names', () => {
     expect(timeZoneOf(undefined)).toBe('UTC');
     expect(timeZoneOf('')).toBe('UTC');
     expect(timeZoneOf(`Europe/${'x'.repeat(80)}`)).toBe('UTC');
+  });
+
+  it('keeps nothing per spelling: every turn asks the runtime afresh, so no header can grow a cache', () => {
+    const asked = vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions');
+    try {
+      for (const spelling of ['europe/paris', 'EUROPE/PARIS', 'Europe/PARIS', 'europe/paris']) expect(timeZoneOf(spelling)).toBe('Europe/Paris');
+      expect(asked).toHaveBeenCalledTimes(4);
+    } finally {
+      asked.mockRestore();
+    }
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * A turn's money, read top to bottom: reserve it against the person's and the site's windows, ask
+ * (the door's part), settle what it used — exactly once, however the turn ended. Nothing is asked
+ * before the reservation is made, so there is never a turn to account for that was refused after
+ * it was bought.
+ */
+import type { PersonLimits } from '../db/limits';
+import type { AnswerSpend, DoorGrant, DoorLedger, Reservation } from './chatDoor';
+
+/** Whose windows refused a turn: the person's own, or the site's over everybody. */
+export type RefusedBy = 'person' | 'site';
+
+/** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
+export const REFUSED_HEADER = 'x-confab-refused';
+
+/** A turn the ledger would not hold: said as the answer, in `sentence`. */
+export interface Refused {
+  ok: false;
+  sentence: string;
+  by: RefusedBy;
+}
+
+/** A turn held against the windows until it is settled. */
+export interface Admission {
+  ok: true;
+  /**
+   * Records what the turn used, once it has ended. The first call settles; any later call throws
+   * (`SettledTwice`) without touching the ledger, so a second settlement can never be recorded.
+   */
+  settle(spend: AnswerSpend): Promise<void>;
+  /** Whether `settle` has been called. */
+  readonly settled: boolean;
+}
+
+/** A second settlement of one admission: a fault in the caller, not in the ledger. */
+export class SettledTwice extends Error {
+  override readonly name = 'SettledTwice';
+  constructor() {
+    super('This turn was already settled; a turn is settled exactly once.');
+  }
+}
+
+/** Spend that is not an answer (a sentence of the paid voice), held against spend ceilings only. */
+export interface SpendAsk {
+  person: string;
+  bot: string;
+  /** The bot's windows; only their spend ceilings count. */
+  limits: PersonLimits;
+  /** USD held while it runs: the most it can cost. */
+  holdUsd: number;
+  /** How long the hold may stand unsettled, in ms. */
+  holdMs: number;
+  nowMs: number;
+}
+
+/** A ledger that holds spend that is not an answer, settled as answers are. */
+export interface SpendLedger {
+  reserveSpend(ask: SpendAsk): Promise<Reservation>;
+  settle(reservation: string, spend: AnswerSpend): Promise<void>;
+}
+
+/** Reserves one turn for `grant` at `nowMs`; a refusal says why and whose windows refused. Rejects when the ledger cannot be reached. */
+export async function admit<G extends DoorGrant>(ledger: DoorLedger<G>, grant: G, nowMs: number): Promise<Admission | Refused> {
+  return settledOnce(await ledger.reserve({ grant, nowMs }), ledger);
+}
+
+/** Reserves spend that is not an answer, as `admit` reserves a turn. */
+export async function admitSpend(ledger: SpendLedger, ask: SpendAsk): Promise<Admission | Refused> {
+  return settledOnce(await ledger.reserveSpend(ask), ledger);
+}
+
+function settledOnce(reserved: Reservation, ledger: Pick<SpendLedger, 'settle'>): Admission | Refused {
+  if (!reserved.ok) return { ok: false, sentence: reserved.sentence, by: reserved.by };
+  const reservation = reserved.reservation;
+  let settled = false;
+  return {
+    ok: true,
+    get settled() {
+      return settled;
+    },
+    settle(spend) {
+      if (settled) return Promise.reject(new SettledTwice());
+      settled = true;
+      return ledger.settle(reservation, spend);
+    },
+  };
+}
