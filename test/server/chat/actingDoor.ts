@@ -218,10 +218,20 @@ export class Person {
   }
 
   /** Asks `question` (after `before`, the conversation so far) and reads the whole answer. */
-  async ask(grant: string, question: string, options: { conversation?: string; before?: { role: 'user' | 'assistant'; content: string }[]; signal?: AbortSignal } = {}): Promise<Heard> {
+  async ask(
+    grant: string,
+    question: string,
+    options: { conversation?: string; before?: { role: 'user' | 'assistant'; content: string }[]; signal?: AbortSignal; /** `x-confab-turn`; none: a turn of its own. */ turn?: string; headers?: Record<string, string> } = {},
+  ): Promise<Heard> {
     const res = await this.call('/v1/chat/completions', {
       body: { stream: true, messages: [...(options.before ?? []), { role: 'user', content: question }] },
-      headers: { authorization: `Bearer ${grant}`, 'x-confab-conversation': options.conversation ?? 'conversation-1', 'x-confab-time-zone': 'Europe/Madrid' },
+      headers: {
+        authorization: `Bearer ${grant}`,
+        'x-confab-conversation': options.conversation ?? 'conversation-1',
+        'x-confab-time-zone': 'Europe/Madrid',
+        ...(options.turn === undefined ? {} : { 'x-confab-turn': options.turn }),
+        ...options.headers,
+      },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     return heardOf(res);
