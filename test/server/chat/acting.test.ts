@@ -190,7 +190,8 @@ describe('the door runs verbs the model calls', () => {
 
   it('refuses a malformed turn id with a sentence, and asks nothing', async () => {
     const asked = door.upstream.received.length;
-    for (const headers of [{ 'x-confab-turn': 'short' }, { 'idempotency-key': 'has spaces in it, not allowed' }, { 'x-confab-turn': 'turn-aaaaaaaaaaaaaaaa', 'idempotency-key': 'turn-bbbbbbbbbbbbbbbb' }]) {
+    const malformed: Record<string, string>[] = [{ 'x-confab-turn': 'short' }, { 'idempotency-key': 'has spaces in it, not allowed' }, { 'x-confab-turn': 'turn-aaaaaaaaaaaaaaaa', 'idempotency-key': 'turn-bbbbbbbbbbbbbbbb' }];
+    for (const headers of malformed) {
       const res = await person.call('/v1/chat/completions', {
         body: { stream: true, messages: [{ role: 'user', content: 'add milk' }] },
         headers: { authorization: `Bearer ${grant}`, ...headers },

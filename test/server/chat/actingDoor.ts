@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { createApp } from '../../../server/app';
 import { createBackend } from '../../../server/backend';
-import type { BackendDeps } from '../../../server/backend';
+import type { Backend, BackendDeps } from '../../../server/backend';
 import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { parseBotFile } from '../../../server/bots';
 import type { DoorLogLine } from '../../../server/chat/chatDoor';
@@ -132,6 +132,7 @@ You only talk.`;
 
 export interface ActingDoor extends Listening {
   db: Database;
+  api: Backend;
   upstream: Upstream;
   doorLogs: DoorLogLine[];
   verbLogs: unknown[];
@@ -174,6 +175,7 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
   return {
     ...server,
     db,
+    api,
     upstream,
     doorLogs,
     verbLogs,
