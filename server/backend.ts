@@ -9,10 +9,10 @@ import { PENDING_ACTION_MS } from '../src/core/acting/protocol';
 import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';
-import { turnKeyOf } from './chat/acting';
 import { admitSpend } from './chat/admission';
 import { chatDoor } from './chat/chatDoor';
 import { RunningAnswers } from './chat/runningAnswers';
+import { turnKeyOf } from './chat/turnId';
 import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/chatDoor';
 import type { PriceTable } from './chat/prices';
 import type { Provider } from './chat/upstream';
@@ -41,6 +41,8 @@ import { speakProxy } from './speak';
 import type { SpeakEndpoint } from './speak';
 import { createExecutor } from './verbs/executor';
 import type { Executor, VerbLogLine } from './verbs/executor';
+import { keySweep } from './verbs/keySweep';
+import type { KeySweep } from './verbs/keySweep';
 import { holdAction } from './verbs/pendingActions';
 import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
@@ -72,7 +74,9 @@ export interface BackendDeps {
   /** Structured log lines (never transcripts, answers or keys). Default: JSON on stderr. */
   log?: (line: DoorLogLine) => void;
   /** The executor's log lines (never arguments or results). Default: JSON on stderr. */
-  verbLog?: (line: VerbLogLine | { event: 'narrator.failed'; verb: string; error: string }) => void;
+  verbLog?: (line: VerbLogLine | { event: 'narrator.failed'; verb: string; error: string } | { event: 'keys.sweep-failed'; error: string }) => void;
+  /** How often idempotency keys past their day are swept, in ms; default `KEY_SWEEP_EVERY_MS`. */
+  keySweepMs?: number;
   /** Per-token MCP limits (`readMcpLimits`); default `MCP_LIMIT_DEFAULTS`. */
   mcpLimits?: Partial<McpLimits>;
   /** The MCP door's refusals (never a token). Default: JSON on stderr. */
@@ -92,6 +96,8 @@ export interface Backend extends ApiDeps {
   presence: Presence;
   /** Memories held in process for recall: `close` stops listening for changes to them. */
   memories: HeldMemories;
+  /** The sweep of write keys past their day: `start` runs it every `keySweepMs`, `close` stops it. */
+  keys: KeySweep;
 }
 
 export function createBackend(deps: BackendDeps): Backend {
@@ -132,7 +138,6 @@ export function createBackend(deps: BackendDeps): Backend {
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversation) : [];
     const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
     if (scope.verbs.length === 0) return undefined;
-    const userTurns = turn.messages.filter((m) => m.role === 'user');
     return {
       verbs: scope.verbs.map((s) => s.verb),
       acting: {
@@ -140,7 +145,7 @@ export function createBackend(deps: BackendDeps): Backend {
         scope: scope.names,
         caller,
         conversation: turn.conversation,
-        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, userTurns: userTurns.length, question: userTurns.at(-1)?.content ?? '' }),
+        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
         holdAction: async ({ verb, input }) => {
           const asks = registry.verb(verb)?.ask;
@@ -224,5 +229,11 @@ export function createBackend(deps: BackendDeps): Backend {
     mcpEndpoint: mcp,
     presence: pages,
     memories: held,
+    keys: keySweep({
+      executor,
+      clock: deps.clock,
+      ...(deps.keySweepMs === undefined ? {} : { everyMs: deps.keySweepMs }),
+      log: deps.verbLog ?? ((line) => { console.error(JSON.stringify(line)); }),
+    }),
   };
 }

@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   });
   // Presence hears the other instances over the database (LISTEN/NOTIFY) before a page connects.
   await api.presence.start();
+  // Write keys are kept a day for a retry of their turn, then swept.
+  api.keys.start();
   const app = createApp({ config, api, embedder: embedderStatus });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
       // Presence streams never end by themselves: they are ended, and each page reconnects elsewhere.
       await api.presence.close();
       await api.memories.close();
+      await api.keys.close();
       // The answers' last bytes ([DONE]) go out before the connections are let go.
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       if ('closeAllConnections' in server) server.closeAllConnections();

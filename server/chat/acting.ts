@@ -7,8 +7,9 @@
  * things stand after the turn's last change. A `confirm` verb is not run: it is held as a
  * pending action, its question ends the turn, and only the person's page can approve it.
  *
- * Writes carry idempotency keys the host derives from the turn and the call — the model never sees
- * them — so a retried turn never adds milk twice. A turn that was talked over starts no new write.
+ * Writes carry idempotency keys the host derives from the turn's id and the call — the model never
+ * sees them — so a retried turn never adds milk twice, and milk said again is added again. A turn
+ * that was talked over starts no new write.
  */
 import { createHash } from 'node:crypto';
 import { DOOR_EVENTS } from '../../src/core/acting/protocol';
@@ -46,7 +47,10 @@ export interface TurnActing {
   caller: Caller;
   /** The page's key for the conversation, if it sent one. */
   conversation: string | undefined;
-  /** A digest naming this turn of this conversation: the same on a retry of it. */
+  /**
+   * A digest naming this turn (`turnKeyOf` over the page's turn id, person, bot and conversation):
+   * the same on a retry of it, new for anything said anew, whatever the words.
+   */
   turnKey: string;
   /** Most model calls in the turn (the bot's `limits.steps`). */
   maxModelCalls: number;
@@ -68,13 +72,6 @@ export interface ActingOptions {
   /** USD a call's usage cost, for what is left of the answer's `spend`. */
   costOf: (model: string, usage: TokenUsage) => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-/** The turn key: person, bot, conversation, how many times the person has spoken, and what they said last. */
-export function turnKeyOf(parts: { person: string; bot: string; conversation: string | undefined; userTurns: number; question: string }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([parts.person, parts.bot, parts.conversation ?? '', parts.userTurns, parts.question]))
-    .digest('hex');
 }
 
 /** The idempotency key of one write in a turn: the turn, the verb, its input, and how many times this same call came before in the turn. */

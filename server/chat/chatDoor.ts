@@ -44,6 +44,7 @@ import { realSleep, STAND_IN_MODEL, standInAnswer, standInReason, wordByWord } f
 import type { Sleep, StandInReason } from './standIn';
 import type { RunningAnswers } from './runningAnswers';
 import { standInModel } from './standInModel';
+import { IDEMPOTENCY_HEADER, TURN_HEADER, turnIdOf } from './turnId';
 import { ANSWER_TOKENS, providerOrder } from './upstream';
 import type { PromptMessage, Provider, ProviderChoice } from './upstream';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
@@ -124,6 +125,8 @@ export interface ActingTurn<G extends DoorGrant, B extends DoorBot> extends Door
   conversation: string | undefined;
   /** `x-confab-time-zone`, when it names a real IANA zone; else `UTC`. */
   timeZone: string;
+  /** `x-confab-turn` (or `Idempotency-Key`): the same on a retry of this turn; a fresh one when neither was sent. */
+  turnId: string;
 }
 
 /** What a turn may do: the verbs offered to the model, and the loop's means of running them. */
@@ -295,10 +298,11 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
 
       const conversation = conversationOf(c.req.header('x-confab-conversation'));
+      const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));
       const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversation };
       const plan = deps.acting === undefined
         ? Promise.resolve(undefined)
-        : deps.acting({ ...turn, conversation, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')) });
+        : deps.acting({ ...turn, conversation, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
       plan.catch(() => undefined);
       const standInWhy = standInReason(deps.providers.length, deps.live);
       // What follows the prompt is gathered while the turn is admitted: both read the database, and

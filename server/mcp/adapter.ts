@@ -9,6 +9,7 @@
  * A result is `structuredContent` plus one text block with the same JSON; a failure is a result
  * with `isError: true` and the text `<code>: <sentence>`.
  */
+import { createHash } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { VerbError } from '../verbs/errors';
@@ -77,13 +78,22 @@ async function callTool(executor: Executor, session: McpSession, tool: McpTool, 
       input: tool.keyed ? input : args,
       caller,
       scope: session.scope,
-      ...(tool.keyed && typeof key === 'string' && MCP_IDEMPOTENCY_KEY.test(key) ? { idempotencyKey: key } : {}),
+      ...(tool.keyed && typeof key === 'string' && MCP_IDEMPOTENCY_KEY.test(key) ? { idempotencyKey: mcpKeyOf(session.token, key) } : {}),
       signal: AbortSignal.any([ctx.mcpReq.signal, admitted.signal]),
     });
     return resultOf(tool, outcome);
   } finally {
     admitted.release();
   }
+}
+
+/**
+ * The key a client's `idempotencyKey` is kept under: its own namespace per token (`mcp-`, a digest
+ * of the token's hash and the key), so it can never meet a turn's key (`turn-…`) or another
+ * token's, whatever literal the client chose.
+ */
+export function mcpKeyOf(tokenHash: string, key: string): string {
+  return `mcp-${createHash('sha256').update(`${tokenHash}\n${key}`).digest('hex').slice(0, 40)}`;
 }
 
 /** The executor's outcome as an MCP tool result. */

@@ -34,6 +34,12 @@ export const RESULT_BYTES_MAX = 16 * 1024;
 export const NARRATOR_MS = 300;
 /** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ (a UUID works). */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
+/**
+ * How long a write's key and result are kept, in ms: as long as a retry of its turn can come (a
+ * page retries a turn within seconds; a day covers a laptop shut mid-turn). `sweepKeys` then
+ * clears them, so the same key after that runs anew.
+ */
+export const IDEMPOTENCY_KEPT_MS = 24 * 60 * 60 * 1000;
 /** Namespace of the per-key lock (first key of the two-key advisory lock); no other lock uses it. */
 const IDEMPOTENCY_LOCK = 0x56_45_52_42; // "VERB"
 
@@ -97,6 +103,11 @@ export interface Executor {
   narrate(ran: Ran, caller: Caller, signal?: AbortSignal): Promise<string[]>;
   /** The apps this person used with this bot in `conversation`, most recent first. */
   recentApps(caller: Caller, conversation: string | undefined): Promise<string[]>;
+  /**
+   * Clears every write's key and result recorded more than `IDEMPOTENCY_KEPT_MS` before `nowMs`
+   * (ms since the epoch), every person's, as the server; answers how many were cleared.
+   */
+  sweepKeys(nowMs: number): Promise<number>;
 }
 
 const stderr = (line: unknown) => {
@@ -161,7 +172,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services, ...(prepared === undefined ? {} : { prepared }) };
       if (verb.risk === 'read') {
         const output = await checkedOutput(verb, await verb.run(input, context));
-        await record(tx, verb, call, input, undefined, undefined);
+        await record(tx, verb, call, input, undefined, undefined, startedMs);
         return { output, replayed: false };
       }
       // A write nobody waits for any more never starts: its caller gave up, or its deadline passed,
@@ -178,7 +189,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         return { output: earlier.output, replayed: true };
       }
       const output = await checkedOutput(verb, await verb.run(input, context));
-      await record(tx, verb, call, input, keyed, output);
+      await record(tx, verb, call, input, keyed, output, startedMs);
       return { output, replayed: false };
     });
     const work = (async () => {
@@ -218,12 +229,27 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return parsed.data;
   }
 
-  async function record(tx: Queryable, verb: Verb, call: Call, input: unknown, key: string | undefined, output: unknown): Promise<void> {
+  /** Records a call at `nowMs` (the executor's clock, which the sweep measures against). */
+  async function record(tx: Queryable, verb: Verb, call: Call, input: unknown, key: string | undefined, output: unknown, nowMs: number): Promise<void> {
     await tx.query(
-      `insert into verb_calls (person, bot, verb, app, conversation, idem_key, input_digest, output)
-       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversation ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output)],
+      `insert into verb_calls (person, bot, verb, app, conversation, idem_key, input_digest, output, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversation ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output), new Date(nowMs).toISOString()],
     );
+  }
+
+  async function sweepKeys(nowMs: number): Promise<number> {
+    const { rows } = await deps.db.asServer((tx) =>
+      tx.query<{ n: number }>(
+        `with swept as (
+           update verb_calls set idem_key = null, output = null
+            where idem_key is not null and created_at < $1
+           returning 1)
+         select count(*)::int as n from swept`,
+        [new Date(nowMs - IDEMPOTENCY_KEPT_MS).toISOString()],
+      ),
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async function narrate(ran: Ran, caller: Caller, signal?: AbortSignal): Promise<string[]> {
@@ -260,7 +286,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return rows.map((row) => row.app);
   }
 
-  return { registry: deps.registry, execute, narrate, recentApps };
+  return { registry: deps.registry, execute, narrate, recentApps, sweepKeys };
 }
 
 async function earlierCall(tx: Queryable, key: string): Promise<{ input_digest: string; output: unknown } | undefined> {

@@ -26,6 +26,7 @@ import type { ActionSettled } from '../core/acting/protocol';
 import type { Pace } from '../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
+import { newId } from '../platform/newId';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
 export interface RecogniserPort {
@@ -74,9 +75,11 @@ export interface ConversationPorts {
   hearing?: HearingPort;
   /**
    * The answer as it streams (its text, and the door's events); must stop (and cancel the request)
-   * when `signal` aborts.
+   * when `signal` aborts. `turnId` is the question's turn id: every try of this answer sends it.
    */
-  answer: (messages: readonly ChatMessage[], signal: AbortSignal) => AsyncIterable<AnswerItem>;
+  answer: (messages: readonly ChatMessage[], signal: AbortSignal, turnId: string) => AsyncIterable<AnswerItem>;
+  /** A fresh id for each thing the person says (finishes speaking, or presses Send); default `newId`. */
+  newTurnId?: () => string;
   /** Keeps one line as it is said. */
   keep: (line: Line) => void;
   /**
@@ -201,7 +204,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
         const controller = new AbortController();
         void (async () => {
           try {
-            for await (const item of ports.answer(request.messages, controller.signal)) {
+            for await (const item of ports.answer(request.messages, controller.signal, request.turnId)) {
               if (controller.signal.aborted) return;
               if (item.type === 'text') sendBack({ type: 'answer.delta', utteranceId: request.utteranceId, text: item.text, atMs: Date.now() });
               else if (item.type === 'confirm') sendBack({ type: 'answer.confirm', utteranceId: request.utteranceId, action: item.action, atMs: Date.now() });
@@ -238,13 +241,15 @@ export function createConversation(ports: ConversationPorts, input: Conversation
   const actor = createActor(machine, { input });
 
   const { recogniser, hearing } = ports;
+  // The turn's id is made the moment the person finishes (or presses Send), before anything is asked.
+  const newTurnId = ports.newTurnId ?? newId;
   if (recogniser !== undefined) {
     subscriptions.push(
       recogniser.on('interim', (text) => {
         send({ type: 'user.interim', text });
       }),
       recogniser.on('final', (text) => {
-        send({ type: 'user.said', text, via: 'voice' });
+        send({ type: 'user.said', text, via: 'voice', turnId: newTurnId() });
       }),
       recogniser.on('ended', () => {
         send({ type: 'recogniser.ended' });
@@ -290,7 +295,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
       };
     },
     type(text) {
-      send({ type: 'user.said', text, via: 'keyboard' });
+      send({ type: 'user.said', text, via: 'keyboard', turnId: newTurnId() });
     },
     press: () => {
       send({ type: 'talk.press' });

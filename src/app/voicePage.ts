@@ -314,15 +314,15 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
 
   // ---- the answer through the door ---------------------------------------------------------------
 
-  async function* answer(messages: readonly ChatMessage[], signal: AbortSignal): AsyncGenerator<AnswerItem> {
-    // Read once per turn: a retried turn and a renewed grant go under the same key.
+  async function* answer(messages: readonly ChatMessage[], signal: AbortSignal, turn: string): AsyncGenerator<AnswerItem> {
+    // Read once per turn: a retried turn and a renewed grant go under the same key and turn id.
     const conversationKey = keeping.key();
     let verbRan = false;
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
           // Never the whole history: the door is sent the last 32 messages, and keeps a summary of the rest.
-          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversation: conversationKey, timeZone: timeZone() }, options.fetch)) {
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversation: conversationKey, timeZone: timeZone(), turn }, options.fetch)) {
             if (item.type === 'verb') verbRan = true;
             yield item;
           }

@@ -39,6 +39,12 @@ export interface AnswerRequest {
   conversation?: string;
   /** The person's IANA time zone (`x-confab-time-zone`), e.g. `Europe/Paris`, for verbs that read a time. */
   timeZone?: string;
+  /**
+   * The turn's id (`x-confab-turn`), made when the person finished saying it: the same for every
+   * try of this turn (a renewed grant, a retry), new for anything said anew, so the door writes
+   * once per turn and never by the words.
+   */
+  turn?: string;
 }
 
 /** What the door streams, in order: answer text, a verb that ran, a verb waiting for a yes. */
@@ -48,7 +54,7 @@ export type AnswerItem =
   | { type: 'confirm'; action: PendingActionEvent };
 
 /** The request headers the door reads beside the grant. */
-export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: 'x-confab-time-zone' } as const;
+export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: 'x-confab-time-zone', turn: 'x-confab-turn' } as const;
 
 /**
  * The answer as it streams: its text piece by piece, with the door's named events where they
@@ -60,6 +66,7 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
   const headers: Record<string, string> = { authorization: `Bearer ${request.grant}`, 'content-type': 'application/json', accept: 'text/event-stream' };
   if (request.conversation !== undefined && request.conversation !== '') headers[DOOR_HEADERS.conversation] = request.conversation;
   if (request.timeZone !== undefined && request.timeZone !== '') headers[DOOR_HEADERS.timeZone] = request.timeZone;
+  if (request.turn !== undefined && request.turn !== '') headers[DOOR_HEADERS.turn] = request.turn;
   let response: Response;
   try {
     response = await fetcher('/v1/chat/completions', {

@@ -28,12 +28,15 @@ function hub<T extends unknown[]>() {
 /** An answer the test releases token by token (or door event by event); records whether it was aborted. */
 class ScriptedAnswer {
   readonly asked: (readonly ChatMessage[])[] = [];
+  /** The turn id each answer was asked under, in order. */
+  readonly turns: string[] = [];
   aborted = false;
   private waiting: ((value: AnswerItem | null) => void) | undefined;
   private queued: (AnswerItem | null)[] = [];
 
-  port = (messages: readonly ChatMessage[], signal: AbortSignal): AsyncIterable<AnswerItem> => {
+  port = (messages: readonly ChatMessage[], signal: AbortSignal, turnId: string): AsyncIterable<AnswerItem> => {
     this.asked.push(messages);
+    this.turns.push(turnId);
     signal.addEventListener('abort', () => {
       this.aborted = true;
       this.waiting?.(null);
@@ -118,6 +121,24 @@ function setUp(input: Partial<ConversationInput> = {}) {
 }
 
 describe('the conversation’s junction', () => {
+  it('gives each thing said a fresh turn id when it is said, and asks its answer under that id', async () => {
+    const t = setUp();
+    t.final.emit('Add milk to my shopping list.');
+    t.answer.send('Done.');
+    t.answer.send(null);
+    await settle();
+    t.played.emit({ utteranceId: 1, piece: 0 });
+    await settle();
+    t.conversation.type('Add milk to my shopping list.');
+    await settle();
+    expect(t.answer.asked).toHaveLength(2);
+    const [spoken, typed] = t.answer.turns;
+    expect(spoken).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(typed).toMatch(/^[0-9a-f-]{36}$/);
+    // The same words said again are a new turn.
+    expect(typed).not.toBe(spoken);
+  });
+
   it('hands the machine the device voice’s pace and the time each part of the answer came, so later pieces wait for the voice', async () => {
     const t = setUp();
     // Said a minute ago: the pieces are planned from when the answer came, not from then.

@@ -55,6 +55,8 @@ export class Scenario {
   readonly streams: AnswerStream[] = [];
   readonly settlements: Settlement[] = [];
   readonly actor: Actor<typeof conversationMachine>;
+  /** How many things the person has said: each is given the turn id `turn-<n>`, as the page gives a fresh one. */
+  private said = 0;
 
   constructor(options: ScenarioOptions = {}) {
     const { delays, ...input } = options;
@@ -170,11 +172,16 @@ export class Scenario {
   /** A final transcript: interim words first, as a recogniser delivers them. */
   user(text: string): this {
     if (text.trim() !== '') this.hears(text.split(' ').slice(0, 2).join(' '));
-    return this.send({ type: 'user.said', text, via: 'voice' });
+    return this.send({ type: 'user.said', text, via: 'voice', turnId: this.nextTurnId() });
   }
 
   types(text: string): this {
-    return this.send({ type: 'user.said', text, via: 'keyboard' });
+    return this.send({ type: 'user.said', text, via: 'keyboard', turnId: this.nextTurnId() });
+  }
+
+  private nextTurnId(): string {
+    this.said += 1;
+    return `turn-${String(this.said)}`;
   }
 
   /** Answer text arriving for the current utterance, in the given deltas. */

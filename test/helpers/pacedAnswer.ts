@@ -118,7 +118,7 @@ export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<Spo
   actor.start();
 
   const beganMs = nowMs();
-  actor.send({ type: 'user.said', text: 'Tell me the plan.', via: 'keyboard' });
+  actor.send({ type: 'user.said', text: 'Tell me the plan.', via: 'keyboard', turnId: 'turn-the-plan' });
   const { utteranceId } = actor.getSnapshot().context;
   actor.send({ type: 'answer.delta', utteranceId, text: options.text, atMs: nowMs() });
   actor.send({ type: 'answer.done', utteranceId, atMs: nowMs() });

@@ -110,6 +110,15 @@ describe('the door client', () => {
     expect(new Headers(bare.seen.init?.headers).has('x-confab-time-zone')).toBe(false);
   });
 
+  it('sends the turn’s id as x-confab-turn, and none when it has none', async () => {
+    const { fetcher, seen } = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, turn: '6f1c2a4e-0d2b-4c6e-9a51-3b7d8e9f0a1b' }, fetcher));
+    expect(new Headers(seen.init?.headers).get('x-confab-turn')).toBe('6f1c2a4e-0d2b-4c6e-9a51-3b7d8e9f0a1b');
+    const bare = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, bare.fetcher));
+    expect(new Headers(bare.seen.init?.headers).has('x-confab-turn')).toBe(false);
+  });
+
   it('yields the door’s verb and confirm events in stream order with the text, each split across reads', async () => {
     const whole =
       chunk('Sure. ') +

@@ -74,6 +74,8 @@ const settlerOf = (actionId: string) => `settle:${actionId}`;
 /** What the answer stream is started with. */
 export interface AnswerRequest {
   utteranceId: number;
+  /** The question's turn id: the same for every try of this answer, new for every question. */
+  turnId: string;
   /** The settled conversation so far, then the question. */
   messages: ChatMessage[];
 }
@@ -244,6 +246,7 @@ const decisions = {
     enqueue.assign({
       utteranceId,
       question,
+      turnId: event.turnId,
       liveLine: question,
       answer: '',
       chunker: startChunking(context.talk),
@@ -449,6 +452,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       utteranceId: Math.max(0, ...(input.lines ?? []).map((line) => line.utteranceId)),
       liveLine: '',
       question: null,
+      turnId: '',
       answer: '',
       lines: [...(input.lines ?? [])],
       typing: !input.recogniser ? 'unsupported' : input.muted === true ? 'muted' : null,
@@ -525,6 +529,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             src: 'streamAnswer',
             input: ({ context }): AnswerRequest => ({
               utteranceId: context.utteranceId,
+              turnId: context.turnId,
               messages: [
                 ...context.lines.map((l): ChatMessage => ({ role: l.role, content: l.text })),
                 { role: 'user', content: context.question ?? '' },

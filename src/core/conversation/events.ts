@@ -60,8 +60,11 @@ export type ConversationEvent =
   /**
    * A final transcript or typed text: the same event either way, and it becomes the question.
    * `via` exists only so the self-echo check can skip typed text; nothing downstream sees it.
+   * `turnId` is the id the page gave what was said when the person finished or pressed Send: the
+   * answer's every try sends it (`x-confab-turn`), so a retried turn writes once and the same words
+   * said again are a new turn.
    */
-  | { type: 'user.said'; text: string; via: 'voice' | 'keyboard' }
+  | { type: 'user.said'; text: string; via: 'voice' | 'keyboard'; turnId: string }
   /** The echo gate heard the person clearly over the assistant's own leak. */
   | { type: 'user.interrupted' }
   /** Push-and-hold: the talk control went down / came up. */
@@ -153,6 +156,8 @@ export interface ConversationContext {
   liveLine: string;
   /** The question being answered, until it settles into `lines`. */
   question: string | null;
+  /** The turn id of the last question asked (`user.said`'s); '' before any. */
+  turnId: string;
   /** The answer text of the current utterance so far. */
   answer: string;
   /** The written conversation, settled lines only (nothing is in two places at once). */

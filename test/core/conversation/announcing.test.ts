@@ -31,7 +31,7 @@ describe('something the bot says of its own accord', () => {
   it('waits while the person is talking or holding the talk control', () => {
     const talking = conversation().hears('what is').announces(DUE);
     expect(talking.turn).toBe('listening');
-    talking.send({ type: 'user.said', text: 'what is the time', via: 'voice' }).bot('Noon.').plays();
+    talking.send({ type: 'user.said', text: 'what is the time', via: 'voice', turnId: 'turn-what-is-the-time' }).bot('Noon.').plays();
     expect(talking.turn).toBe('announcing');
     const holding = conversation({ hold: true }).press().announces(DUE);
     expect(holding.turn).toBe('listening');

@@ -112,12 +112,21 @@ describe('a turn', () => {
     const c = conversation().user('Hi.').bot('Hello.').plays().user('How are you?');
     expect(c.stream.request).toEqual({
       utteranceId: 2,
+      turnId: 'turn-2',
       messages: [
         { role: 'user', content: 'Hi.' },
         { role: 'assistant', content: 'Hello.' },
         { role: 'user', content: 'How are you?' },
       ],
     });
+  });
+
+  it('asks each question under the turn id it was said with, so the same words said again are a new turn', () => {
+    const c = conversation().user('Add milk.');
+    expect(c.stream.request.turnId).toBe('turn-1');
+    c.bot('Done.').plays().user('Add milk.');
+    expect(c.stream.request.turnId).toBe('turn-2');
+    expect(c.stream.request.messages.at(-1)).toEqual({ role: 'user', content: 'Add milk.' });
   });
 
   it('ignores audio events for a piece of another utterance', () => {

@@ -248,7 +248,7 @@ const harness: SpeakersHarness = {
   converse,
   ask(question, answer) {
     const actor = talking();
-    actor.send({ type: 'user.said', text: question, via: 'keyboard' });
+    actor.send({ type: 'user.said', text: question, via: 'keyboard', turnId: `turn-${question}` });
     const { utteranceId } = actor.getSnapshot().context;
     actor.send({ type: 'answer.delta', utteranceId, text: answer, atMs: Date.now() });
     actor.send({ type: 'answer.done', utteranceId, atMs: Date.now() });

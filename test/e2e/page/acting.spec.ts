@@ -157,13 +157,27 @@ test.describe('with a verb that takes its time', () => {
     const writes = seen.writesStarted;
     const before = (await items()).filter((i) => i === 'rice').length;
     await speech.listening();
+    const asked = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/v1/chat/completions'));
     await speech.final('Add rice to the pantry.');
+    const request = await asked;
+    // The turn's id, made when the person finished: what a retry of this turn sends again.
+    const turn = request.headers()['x-confab-turn'];
+    expect(turn).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await expect.poll(() => seen.writesStarted, { timeout: ANSWER_PATIENCE_MS }).toBe(writes + 1);
     await page.reload();
     await expect(page.getByTestId('mic')).toBeVisible({ timeout: 30_000 });
     await expect.poll(async () => (await items()).filter((i) => i === 'rice').length, { timeout: 10_000 }).toBe(before + 1);
     // The page came back and kept what was said; nothing sent the turn again.
     await page.waitForTimeout(2500);
+    expect(seen.writesStarted).toBe(writes + 1);
+    // The turn cut by the reload, sent again under its id (as a page resending it would): its write is not done again.
+    const sent = request.headers();
+    const retried = await page.request.post(request.url(), {
+      headers: Object.fromEntries(['authorization', 'content-type', 'x-confab-conversation', 'x-confab-time-zone', 'x-confab-turn'].flatMap((name) => (sent[name] === undefined ? [] : [[name, sent[name]]]))),
+      data: request.postData() ?? '',
+    });
+    expect(retried.status()).toBe(200);
+    expect(await retried.text()).toContain('[DONE]');
     expect(seen.writesStarted).toBe(writes + 1);
     expect((await items()).filter((i) => i === 'rice').length).toBe(before + 1);
   });

@@ -58,7 +58,7 @@ function conversation(speaker: Speaker, player: RecordingPlayer, input: Omit<Con
     actor.send({ type: 'speaker.failed', utteranceId, piece, voice, reason });
   });
   const ask = (question: string, answer: string) => {
-    actor.send({ type: 'user.said', text: question, via: 'keyboard' });
+    actor.send({ type: 'user.said', text: question, via: 'keyboard', turnId: `turn-${question}` });
     const { utteranceId } = actor.getSnapshot().context;
     actor.send({ type: 'answer.delta', utteranceId, text: answer });
     actor.send({ type: 'answer.done', utteranceId });

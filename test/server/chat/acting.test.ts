@@ -150,13 +150,58 @@ describe('the door runs verbs the model calls', () => {
     expect(notRun.map((m) => m.tool_call_id)).toEqual(['n8', 'n9']);
   });
 
-  it('never adds twice when the same turn is retried, and adds again in a later turn', async () => {
+  it('never adds twice when the same turn is retried, and adds again when the same words are said anew', async () => {
     door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'm', function: { name: 'pantry-add', arguments: '{"item":"milk"}' } }]); }));
-    await person.ask(grant, 'add milk');
-    await person.ask(grant, 'add milk');
+    await person.ask(grant, 'add milk', { turn: 'turn-0001-add-milk' });
+    await person.ask(grant, 'add milk', { turn: 'turn-0001-add-milk' });
     expect(await pantryItems(door.db)).toEqual(['milk']);
-    await person.ask(grant, 'add milk', { before: [{ role: 'user', content: 'add milk' }, { role: 'assistant', content: 'All done.' }] });
+    // The standard header names the same turn.
+    await person.ask(grant, 'add milk', { headers: { 'idempotency-key': '"turn-0001-add-milk"' } });
+    expect(await pantryItems(door.db)).toEqual(['milk']);
+    // The same words, the same window of messages: a new turn all the same.
+    await person.ask(grant, 'add milk', { turn: 'turn-0002-add-milk' });
     expect(await pantryItems(door.db)).toEqual(['milk', 'milk']);
+  });
+
+  it('takes a request with no turn id as a turn of its own: the same words twice are two writes', async () => {
+    door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'm', function: { name: 'pantry-add', arguments: '{"item":"oats"}' } }]); }));
+    await person.ask(grant, 'add oats');
+    await person.ask(grant, 'add oats');
+    expect(await pantryItems(door.db)).toEqual(['oats', 'oats']);
+  });
+
+  it('writes twice for two tabs saying the same words, each its own turn', async () => {
+    door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'm', function: { name: 'pantry-add', arguments: '{"item":"tea"}' } }]); }));
+    const before = [{ role: 'user' as const, content: 'hello' }, { role: 'assistant' as const, content: 'Hello.' }];
+    await Promise.all([
+      person.ask(grant, 'add tea', { before, turn: 'tab-one-turn-0000001' }),
+      person.ask(grant, 'add tea', { before, turn: 'tab-two-turn-0000001' }),
+    ]);
+    expect(await pantryItems(door.db)).toEqual(['tea', 'tea']);
+  });
+
+  it('never lets one person’s turn id reach another’s recorded result', async () => {
+    door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'm', function: { name: 'pantry-add', arguments: '{"item":"salt"}' } }]); }));
+    await person.ask(grant, 'add salt', { turn: 'shared-turn-id-000001' });
+    const stranger = new Person(door.url);
+    await stranger.ask(await stranger.start(), 'add salt', { turn: 'shared-turn-id-000001' });
+    expect(await pantryItems(door.db)).toEqual(['salt', 'salt']);
+  });
+
+  it('refuses a malformed turn id with a sentence, and asks nothing', async () => {
+    const asked = door.upstream.received.length;
+    const malformed: Record<string, string>[] = [{ 'x-confab-turn': 'short' }, { 'idempotency-key': 'has spaces in it, not allowed' }, { 'x-confab-turn': 'turn-aaaaaaaaaaaaaaaa', 'idempotency-key': 'turn-bbbbbbbbbbbbbbbb' }];
+    for (const headers of malformed) {
+      const res = await person.call('/v1/chat/completions', {
+        body: { stream: true, messages: [{ role: 'user', content: 'add milk' }] },
+        headers: { authorization: `Bearer ${grant}`, ...headers },
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/x-confab-turn|Idempotency-Key/);
+    }
+    expect(door.upstream.received).toHaveLength(asked);
+    expect(await pantryItems(door.db)).toEqual([]);
   });
 
   it('says a short filler line once while a slow verb runs', async () => {

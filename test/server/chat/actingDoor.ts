@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { createApp } from '../../../server/app';
 import { createBackend } from '../../../server/backend';
-import type { BackendDeps } from '../../../server/backend';
+import type { Backend, BackendDeps } from '../../../server/backend';
 import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { parseBotFile } from '../../../server/bots';
 import type { DoorLogLine } from '../../../server/chat/chatDoor';
@@ -132,6 +132,7 @@ You only talk.`;
 
 export interface ActingDoor extends Listening {
   db: Database;
+  api: Backend;
   upstream: Upstream;
   doorLogs: DoorLogLine[];
   verbLogs: unknown[];
@@ -174,6 +175,7 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
   return {
     ...server,
     db,
+    api,
     upstream,
     doorLogs,
     verbLogs,
@@ -218,10 +220,20 @@ export class Person {
   }
 
   /** Asks `question` (after `before`, the conversation so far) and reads the whole answer. */
-  async ask(grant: string, question: string, options: { conversation?: string; before?: { role: 'user' | 'assistant'; content: string }[]; signal?: AbortSignal } = {}): Promise<Heard> {
+  async ask(
+    grant: string,
+    question: string,
+    options: { conversation?: string; before?: { role: 'user' | 'assistant'; content: string }[]; signal?: AbortSignal; /** `x-confab-turn`; none: a turn of its own. */ turn?: string; headers?: Record<string, string> } = {},
+  ): Promise<Heard> {
     const res = await this.call('/v1/chat/completions', {
       body: { stream: true, messages: [...(options.before ?? []), { role: 'user', content: question }] },
-      headers: { authorization: `Bearer ${grant}`, 'x-confab-conversation': options.conversation ?? 'conversation-1', 'x-confab-time-zone': 'Europe/Madrid' },
+      headers: {
+        authorization: `Bearer ${grant}`,
+        'x-confab-conversation': options.conversation ?? 'conversation-1',
+        'x-confab-time-zone': 'Europe/Madrid',
+        ...(options.turn === undefined ? {} : { 'x-confab-turn': options.turn }),
+        ...options.headers,
+      },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     return heardOf(res);
