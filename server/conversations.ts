@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { LINE_MAX_CHARS } from '../src/core/conversation/events';
 import type { Bot } from './bots';
 import type { Database } from './db/database';
 import { RefusedError } from './db/errors';
@@ -14,8 +15,18 @@ import { createThread, deleteThread, listThreads } from './db/threads';
 import { flag, readJson, text } from './json';
 import type { PersonEnv } from './person';
 
-/** The longest line kept, in characters: a spoken sentence is far shorter; this stops abuse. */
-export const LINE_MAX_CHARS = 4096;
+/**
+ * The largest body the lines route reads, in bytes: a line of `LINE_MAX_CHARS` whatever it is made
+ * of. JSON writes a UTF-16 code unit in at most 6 bytes (a control character as `\u0000`; anything
+ * else in at most 3 bytes of UTF-8), and the other fields fit in the 4 KiB on top.
+ */
+export const LINE_BODY_MAX_BYTES = 6 * LINE_MAX_CHARS + 4 * 1024;
+
+/** A line over `LINE_MAX_CHARS`: 413, and what to do instead. */
+function tooLong(chars: number): HTTPException {
+  const most = LINE_MAX_CHARS.toLocaleString('en');
+  return new HTTPException(413, { message: `A line is at most ${most} characters and this one is ${chars.toLocaleString('en')}; send it as several lines.` });
+}
 
 export interface ConversationDeps {
   db: Database;
@@ -45,10 +56,11 @@ export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonE
   });
 
   routes.post('/threads/:id/lines', async (c) => {
-    const body = await readJson(c);
+    const body = await readJson(c, LINE_BODY_MAX_BYTES);
     const who = text(body, 'who', { maxChars: 16 });
     if (who !== 'person' && who !== 'assistant') throw new HTTPException(400, { message: 'who must be "person" or "assistant".' });
-    const said = text(body, 'text', { maxChars: LINE_MAX_CHARS });
+    const said = text(body, 'text', { maxChars: Number.MAX_SAFE_INTEGER });
+    if (said.length > LINE_MAX_CHARS) throw tooLong(said.length);
     if (said.trim() === '') throw new HTTPException(400, { message: 'text must not be blank.' });
     const clientId = text(body, 'clientId', { maxChars: 128 });
     const person = c.get('person');

@@ -159,6 +159,25 @@ export async function notifyIfActive(tx: Queryable, person: string, bot: string,
   return seatOf(rows[0]);
 }
 
+/**
+ * Keeps a live state too large for a notification on the seat, under `stamp`, if `page` has the
+ * voice; answers whether it was kept. The latest replaces any before it.
+ */
+export async function keepLive(tx: Queryable, person: string, bot: string, page: string, stamp: string, live: unknown): Promise<boolean> {
+  const { rows } = await tx.query<{ kept: boolean }>(
+    'update presence_seats set live = $4::jsonb where person = $1 and bot = $2 and active_page = $3 returning true as kept',
+    [person, bot, page, JSON.stringify({ stamp, live })],
+  );
+  return rows.length > 0;
+}
+
+/** The live state kept on the seat under `stamp`, or undefined when a later one (or none) is kept there. */
+export async function readLive(tx: Queryable, person: string, bot: string, stamp: string): Promise<unknown> {
+  const { rows } = await tx.query<{ live: unknown }>("select live -> 'live' as live from presence_seats where person = $1 and bot = $2 and live ->> 'stamp' = $3", [person, bot, stamp]);
+  const live = rows[0]?.live;
+  return typeof live === 'string' ? (JSON.parse(live) as unknown) : (live ?? undefined);
+}
+
 /** Sends `payload` on `channel` when this transaction commits. */
 export async function notify(tx: Queryable, channel: string, payload: string): Promise<void> {
   await tx.query('select pg_notify($1, $2)', [channel, payload]);

@@ -9,11 +9,18 @@
  *
  * Each stream is sent the window's events in order, each once: one that arrives after a gap (a
  * notification lost while the LISTEN connection was down) reads what it missed from the window.
+ *
+ * A notification carries at most 8000 bytes, and a long line or answer is more: what would not fit
+ * goes by reference. Events are named by the `seq` they start from and read from the window; a live
+ * state is kept on the seat under a stamp and read from there by the instances that hear it (in the
+ * order heard, so a later state never goes out ahead of an earlier one being read).
  */
+import { randomUUID } from 'node:crypto';
 import type { SSEStreamingApi } from 'hono/streaming';
+import { isLiveState } from '../../src/core/presence/protocol';
 import type { LiveState, PageRef, PresenceMessage, Seat, Sequenced } from '../../src/core/presence/protocol';
 import type { Database } from '../db/database';
-import { eventsFrom } from '../db/presence';
+import { eventsFrom, readLive } from '../db/presence';
 
 /** The Postgres channel presence is fanned out on. */
 export const PRESENCE_CHANNEL = 'confab_presence';
@@ -36,14 +43,33 @@ export interface Fanout {
   live?: { from: string; live: LiveState };
   /** A page is claiming the voice: the others yield at once, ahead of the ruling. */
   yield?: PageRef;
+  /** The live state of the page `from`, too large to carry: kept on the seat under `stamp`. */
+  liveKept?: { from: string; stamp: string };
 }
 
-/** The fan-out as the channel carries it: the events left out when they would not fit. */
-export function payloadOf(fanout: Fanout): string {
-  const whole = JSON.stringify(fanout);
-  if (Buffer.byteLength(whole) <= PAYLOAD_BYTES_MAX || fanout.events === undefined || fanout.events.length === 0) return whole;
+/** A fan-out as the channel carries it. */
+export interface Notification {
+  /** At most `PAYLOAD_BYTES_MAX` bytes whatever the fan-out carries. */
+  payload: string;
+  /** The live state the payload names by its stamp, to keep on the seat in the same transaction; null when it is carried. */
+  keep: { stamp: string; live: NonNullable<Fanout['live']> } | null;
+}
+
+/** The fan-out as the channel carries it: the events, then the live state, left out by reference when they would not fit. */
+export function notificationOf(fanout: Fanout, stamp: () => string = randomUUID): Notification {
+  const fits = (value: Fanout) => {
+    const payload = JSON.stringify(value);
+    return Buffer.byteLength(payload) <= PAYLOAD_BYTES_MAX ? payload : null;
+  };
+  const whole = fits(fanout);
+  if (whole !== null) return { payload: whole, keep: null };
   const { events, ...rest } = fanout;
-  return JSON.stringify({ ...rest, eventsFrom: events[0]?.seq });
+  const lean: Fanout = events === undefined || events.length === 0 ? rest : { ...rest, eventsFrom: events[0]?.seq ?? 0 };
+  const withoutEvents = fits(lean);
+  if (withoutEvents !== null || lean.live === undefined) return { payload: withoutEvents ?? JSON.stringify(lean), keep: null };
+  const { live, ...bare } = lean;
+  const kept = { stamp: stamp(), live };
+  return { payload: JSON.stringify({ ...bare, liveKept: { from: live.from, stamp: kept.stamp } }), keep: kept };
 }
 
 function fanoutOf(payload: string): Fanout | undefined {
@@ -158,6 +184,8 @@ export class PresenceStream {
 export class PresenceHub {
   private readonly streams = new Map<string, Set<PresenceStream>>();
   private stopListening: (() => Promise<void>) | null = null;
+  /** What was heard, delivered in the order heard: a fan-out whose live state is being read holds back those after it. */
+  private heard: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
@@ -170,7 +198,10 @@ export class PresenceHub {
     this.stopListening = await this.db.listen(PRESENCE_CHANNEL, {
       payload: (payload) => {
         const fanout = fanoutOf(payload);
-        if (fanout !== undefined && fanout.from !== this.instance) this.deliver(fanout);
+        if (fanout === undefined || fanout.from === this.instance) return;
+        this.heard = this.heard.then(async () => {
+          this.deliver(await this.withLive(fanout));
+        });
       },
       gap: () => {
         for (const set of this.streams.values()) for (const stream of set) stream.catchUp();
@@ -188,6 +219,19 @@ export class PresenceHub {
       set.delete(stream);
       if (set.size === 0) this.streams.delete(key);
     };
+  }
+
+  /**
+   * A fan-out with its live state read from the seat when it came by reference; without it when a
+   * later state has replaced it there (that one's own notification brings it) or it cannot be read.
+   */
+  private async withLive(fanout: Fanout): Promise<Fanout> {
+    const { liveKept, ...rest } = fanout;
+    if (liveKept === undefined) return fanout;
+    if (!this.streams.has(keyOf(fanout.person, fanout.bot))) return rest;
+    // A live state is passing by nature: one that cannot be read is skipped, and the next one comes.
+    const live = await this.db.asPerson(fanout.person, (tx) => readLive(tx, fanout.person, fanout.bot, liveKept.stamp)).catch(() => undefined);
+    return isLiveState(live) ? { ...rest, live: { from: liveKept.from, live } } : rest;
   }
 
   /** Hands a change to this instance's streams for its person and bot. */

@@ -22,17 +22,25 @@ import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import type { SSEStreamingApi } from 'hono/streaming';
 import { checkCapacity, owedTo, WINDOW_CAPACITY } from '../../src/core/presence/eventWindow';
-import { isId, publicationOf } from '../../src/core/presence/protocol';
+import { EVENT_TEXT_MAX, isId, publicationOf } from '../../src/core/presence/protocol';
 import type { PageRef, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
 import { referee, REFEREE_DEFAULTS, seatOf } from '../../src/core/presence/referee';
 import type { RefereeEvent, Ruling } from '../../src/core/presence/referee';
-import type { Database } from '../db/database';
-import { appendEvents, eventsFrom, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
+import type { Database, Queryable } from '../db/database';
+import { appendEvents, eventsFrom, keepLive, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
 import type { SeatRow } from '../db/presence';
 import { readJson } from '../json';
 import type { PersonEnv } from '../person';
-import { PRESENCE_CHANNEL, payloadOf, PresenceHub, PresenceStream } from './hub';
+import { notificationOf, PRESENCE_CHANNEL, PresenceHub, PresenceStream } from './hub';
 import type { Fanout } from './hub';
+
+/**
+ * The largest publication read, in bytes: one carrying two texts of the longest a line may be (a
+ * live state's line and its draft, or a long line and the rest) in any characters — JSON writes a
+ * UTF-16 code unit in at most 6 bytes — with 16 KiB for the rest. Several long lines together may
+ * be over it; the page then sends them one at a time.
+ */
+export const PUBLICATION_BODY_MAX_BYTES = 2 * 6 * EVENT_TEXT_MAX + 16 * 1024;
 
 export interface PresenceOptions {
   /** Events the window keeps per person and bot. Default 200. */
@@ -86,6 +94,13 @@ export function presence(deps: PresenceDeps): Presence {
   const ending = new Set<() => void>();
   const handling = new Set<Promise<void>>();
 
+  /** Tells the other instances of `fanout` as this transaction commits; a live state too large to carry is kept on the seat for them. */
+  async function tell(tx: Queryable, person: string, bot: string, fanout: Fanout): Promise<void> {
+    const { payload, keep } = notificationOf(fanout);
+    if (keep !== null) await keepLive(tx, person, bot, keep.live.from, keep.stamp, keep.live.live);
+    await notify(tx, PRESENCE_CHANNEL, payload);
+  }
+
   /** Applies one referee event to the person's seat; delivers the ruling to this instance's streams once it has committed. */
   async function rule(person: string, bot: string, event: RefereeEvent): Promise<Ruling> {
     const { ruling, fanout } = await db.asPerson(person, async (tx) => {
@@ -95,7 +110,7 @@ export function presence(deps: PresenceDeps): Presence {
       await keepRuling(tx, person, bot, before, ruled.state);
       const events = ruled.changed ? await appendEvents(tx, person, bot, seat, [{ kind: 'presence', active: ruled.state.active, term: ruled.state.term }], deps.clock(), options.windowCapacity) : [];
       const change: Fanout = { from: hub.instance, person, bot, told: ruled.told, events };
-      if (ruled.told.length > 0 || events.length > 0) await notify(tx, PRESENCE_CHANNEL, payloadOf(change));
+      if (ruled.told.length > 0 || events.length > 0) await tell(tx, person, bot, change);
       return { ruling: ruled, fanout: change };
     });
     hub.deliver(fanout);
@@ -107,7 +122,11 @@ export function presence(deps: PresenceDeps): Presence {
       // The live state alone, several times a second while the page with the voice talks: one
       // statement that passes it on only if that page has the voice, and keeps nothing.
       const fanout: Fanout = { from: hub.instance, person, bot, live };
-      const row = await db.asPerson(person, (tx) => notifyIfActive(tx, person, bot, live.from, PRESENCE_CHANNEL, payloadOf(fanout)));
+      const { payload, keep } = notificationOf(fanout);
+      const row = await db.asPerson(person, async (tx) => {
+        if (keep !== null) await keepLive(tx, person, bot, live.from, keep.stamp, keep.live.live);
+        return notifyIfActive(tx, person, bot, live.from, PRESENCE_CHANNEL, payload);
+      });
       if (row.active?.page === live.from) hub.deliver(fanout);
       return { sequenced: [], seat: page === null ? null : seatFromRow(row, page) };
     }
@@ -117,7 +136,7 @@ export function presence(deps: PresenceDeps): Presence {
       // Only the page with the voice says what the conversation is doing now.
       const said = live !== null && row.active?.page === live.from ? live : null;
       const fanout: Fanout = { from: hub.instance, person, bot, events: sequenced, ...(said === null ? {} : { live: said }) };
-      if (sequenced.length > 0 || said !== null) await notify(tx, PRESENCE_CHANNEL, payloadOf(fanout));
+      if (sequenced.length > 0 || said !== null) await tell(tx, person, bot, fanout);
       return { change: fanout, seat: page === null ? null : seatFromRow(row, page) };
     });
     hub.deliver(change);
@@ -198,13 +217,13 @@ export function presence(deps: PresenceDeps): Presence {
     // kept — this instance's streams now, the others' as soon as the notification reaches them.
     const yielding: Fanout = { from: hub.instance, person, bot, yield: me };
     hub.deliver(yielding);
-    db.asPerson(person, (tx) => notify(tx, PRESENCE_CHANNEL, payloadOf(yielding))).catch(() => undefined);
+    db.asPerson(person, (tx) => tell(tx, person, bot, yielding)).catch(() => undefined);
     const ruling = await rule(person, bot, { type: 'claimed', page: me, atMs: deps.clock() });
     return c.json({ seat: seatOf(ruling.state, me.page) });
   });
 
   routes.post('/presence/events', async (c) => {
-    const read = publicationOf(await readJson(c));
+    const read = publicationOf(await readJson(c, PUBLICATION_BODY_MAX_BYTES));
     if (!read.ok) throw new HTTPException(400, { message: read.sentence });
     const { publication } = read;
     const bot = knownBot(publication.bot);

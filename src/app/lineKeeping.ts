@@ -7,9 +7,11 @@
  * conversation reopened from the drawer has been heard already, so its lines are kept at once.
  *
  * Each conversation has a key of its own; a line's `clientId` is made from it, so a line sent twice
- * (by the outbox and by a request that outlives a closing page) is kept once.
+ * (by the outbox and by a request that outlives a closing page) is kept once. A line longer than the
+ * server keeps (`LINE_MAX_CHARS`) is kept as several lines in a row.
  */
 import type { Line } from '../core/conversation/events';
+import { lineParts } from '../core/conversation/lineParts';
 import type { ConversationApi } from '../platform/conversationApi';
 import { retryable } from '../platform/conversationApi';
 import { createOutbox } from '../platform/outbox';
@@ -112,12 +114,18 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
     heldBack = null;
     localThread ??= box.startThread(ports.bot);
     const key = conversationKey;
-    const toSave = lines.map((said) => ({
-      who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
-      text: said.text,
-      clientId: `${key}:${String(said.utteranceId)}:${said.role}`,
-      ...(said.interrupted === true ? { interrupted: true } : {}),
-    }));
+    // A line longer than the server keeps goes as several, in order, each with a clientId of its own
+    // (the first the line's own), so nothing said is refused for its length and lost; an interrupted
+    // answer was cut short in its last part.
+    const toSave = lines.flatMap((said) => {
+      const parts = lineParts(said.text).filter((part) => part.trim() !== '');
+      return parts.map((part, i) => ({
+        who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
+        text: part,
+        clientId: `${key}:${String(said.utteranceId)}:${said.role}${i === 0 ? '' : `:${String(i)}`}`,
+        ...(said.interrupted === true && i === parts.length - 1 ? { interrupted: true } : {}),
+      }));
+    });
     const serverThread = ports.threadId();
     if (going && serverThread !== null) {
       // Best effort by nature: the page may be gone before any answer; the outbox still has the line.

@@ -18,12 +18,20 @@ import type { Narration } from '../core/presence/narration';
 import { applyEvent, EMPTY_MIRROR, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../core/presence/mirror';
 import type { Mirror } from '../core/presence/mirror';
 import { narratable } from '../core/presence/narration';
+import { EVENTS_PER_POST_MAX } from '../core/presence/protocol';
 import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, Seat, WindowEvent } from '../core/presence/protocol';
 import { hasVoice, seatAfter, UNSEATED } from '../core/presence/seat';
 import type { PageSeat, SeatEvent } from '../core/presence/seat';
 import type { PresenceChannel } from '../platform/presenceChannel';
 import type { PresenceClient, PresenceStreamHandle } from '../platform/presenceClient';
 import type { VoiceLock } from '../platform/voiceLock';
+import { isRetryable } from '../platform/outbox';
+
+/** The HTTP status a refusal was answered with, for a log line. */
+const statusOf = (error: unknown): string => {
+  const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  return typeof status === 'number' ? String(status) : 'no status';
+};
 
 /** The clock and timers presence runs on. */
 export interface PresenceClock {
@@ -48,6 +56,8 @@ export interface PresencePorts {
   /** The last window `seq` this tab had before it was reloaded, or null. */
   since: number | null;
   clock: PresenceClock;
+  /** Where a line for whoever looks after the page goes (never what was said). Default `console.warn`. */
+  log?: (line: string) => void;
 }
 
 export interface PresenceListeners {
@@ -262,6 +272,14 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
   let lastLiveAtMs = -Infinity;
   let cancelLive: (() => void) | null = null;
   let failures = 0;
+  /**
+   * Events still to go one publication each: a refused publication of several is sent again event
+   * by event, so only the event the server will not take is dropped.
+   */
+  let alone = 0;
+  const log = ports.log ?? ((line: string) => {
+    console.warn(line);
+  });
 
   function told(answer: { seat: Seat | null }): void {
     if (answer.seat !== null) apply({ type: 'told', seat: answer.seat });
@@ -270,16 +288,31 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
   function send(): void {
     if (sendingEvents || disposed || outgoing.length === 0) return;
     sendingEvents = true;
-    const events = outgoing.splice(0, 32);
+    const events = outgoing.splice(0, alone > 0 ? 1 : EVENTS_PER_POST_MAX);
     client.publish({ bot, page: me.page, events, live: null }).then(
       (answer) => {
         sendingEvents = false;
         failures = 0;
+        alone = Math.max(0, alone - events.length);
         told(answer);
         send();
       },
-      () => {
+      (error: unknown) => {
         sendingEvents = false;
+        if (!isRetryable(error)) {
+          // The server will never take this publication: retried at the head of the queue it would
+          // hold back everything after it for ever. One event alone is dropped (the outbox still
+          // keeps its line on the server's thread); several are tried again one by one.
+          if (events.length === 1) {
+            alone = Math.max(0, alone - 1);
+            log(`Confab’s server refused a presence event (${statusOf(error)}); it was dropped and the next one sent.`);
+          } else {
+            outgoing = [...events, ...outgoing];
+            alone = events.length;
+          }
+          send();
+          return;
+        }
         // Kept lines wait to be sent again (the outbox keeps them on the server's thread anyway).
         outgoing = [...events, ...outgoing];
         failures += 1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openLineKeeping } from '../../src/app/lineKeeping';
+import { LINE_MAX_CHARS } from '../../src/core/conversation/events';
 import type { Line } from '../../src/core/conversation/events';
 import type { Outbox, OutboxLine } from '../../src/platform/outbox';
 
@@ -120,5 +121,21 @@ describe('keeping lines', () => {
     expect(t.keeping.key()).not.toBe(first);
     t.keeping.reopen('s-9');
     expect(t.keeping.key()).toBe('thread:s-9');
+  });
+  it('keeps an answer longer than the server takes as several lines in a row, each with its own clientId, nothing lost', async () => {
+    const t = await setUp();
+    t.keeping.keep(question);
+    const long = 'word '.repeat(Math.ceil((LINE_MAX_CHARS * 1.5) / 5));
+    t.keeping.keep({ role: 'assistant', text: long, utteranceId: 3, interrupted: true });
+    await settle();
+    const answer = t.kept.slice(1).map((k) => k.line);
+    expect(answer).toHaveLength(2);
+    expect(answer.every((line) => line.who === 'assistant' && line.text.length <= LINE_MAX_CHARS)).toBe(true);
+    expect(answer.map((line) => line.text).join('')).toBe(long);
+    const [first, second] = answer;
+    expect(second?.clientId).toBe(`${first?.clientId ?? ''}:1`);
+    expect(first?.clientId.endsWith(':3:assistant')).toBe(true);
+    // The person talked over the end of it, so only the last part is the one cut short.
+    expect(answer.map((line) => line.interrupted === true)).toEqual([false, true]);
   });
 });

@@ -6,6 +6,7 @@ import type { Line } from '../../src/core/conversation/events';
 import type { PageSeat } from '../../src/core/presence/seat';
 import type { PageRef, PresenceMessage, Publication, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
 import type { ChannelMessage, PresenceChannel } from '../../src/platform/presenceChannel';
+import { PresenceError } from '../../src/platform/presenceClient';
 import type { PresenceClient, StreamOptions } from '../../src/platform/presenceClient';
 import type { VoiceLock } from '../../src/platform/voiceLock';
 
@@ -61,6 +62,8 @@ function fakeClient(options: { claimFails?: boolean } = {}) {
     },
     publish: (publication) => {
       if (publishFails) return Promise.reject(new Error('offline'));
+      // The server refuses a publication carrying a line it will not take, as the route's 400 does.
+      if (publication.events.some((e) => e.kind === 'line' && e.line.text.startsWith('REFUSED'))) return Promise.reject(new PresenceError('Confab’s server would not pass on what was said (400).', 400));
       published.push(publication);
       return Promise.resolve({ seqs: [], seat: null });
     },
@@ -137,7 +140,7 @@ let seq = 0;
 const event = (e: WindowEvent, at = ++seq): PresenceMessage => ({ type: 'event', sequenced: { seq: at, atMs: 0, event: e } satisfies Sequenced });
 const said = (text: string, utteranceId: number, role: Line['role'] = 'user'): WindowEvent => ({ kind: 'line', conversation: 'conv-1', line: { role, text, utteranceId } });
 
-function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean } = {}) {
+function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean; log?: (line: string) => void } = {}) {
   const clock = fakeClock();
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
@@ -165,6 +168,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
       lines: options.lines ?? (() => Promise.resolve([])),
       since: options.since ?? null,
       clock,
+      ...(options.log === undefined ? {} : { log: options.log }),
     },
     listeners,
   );
@@ -356,6 +360,35 @@ describe('presence in the page', () => {
       { kind: 'line', conversation: 'conv-1', line: { role: 'user', text: 'Question.', utteranceId: 1 } },
       { kind: 'piece', conversation: 'conv-1', utteranceId: 1, piece: 0, text: 'Answer.' },
     ]);
+  });
+
+  it('drops an event the server refused, saying so by its status only, and sends the next one', async () => {
+    const logged: string[] = [];
+    const { presence, server, clock } = open({ log: (line) => logged.push(line) });
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    presence.publish([said('REFUSED secret words', 1)]);
+    await flush();
+    presence.publish([said('Next.', 2)]);
+    await flush();
+    expect(server.published.flatMap((p) => p.events)).toEqual([said('Next.', 2)]);
+    expect(logged).toEqual(['Confab’s server refused a presence event (400); it was dropped and the next one sent.']);
+    // Nothing waits to be tried again: no time passing brings the refused one back.
+    await clock.advance(60_000);
+    expect(server.published.flatMap((p) => p.events)).toEqual([said('Next.', 2)]);
+  });
+
+  it('sends a refused publication of several again one event at a time, dropping only the one refused', async () => {
+    const logged: string[] = [];
+    const { presence, server } = open({ log: (line) => logged.push(line) });
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    presence.publish([said('First.', 1), said('REFUSED', 2), said('Third.', 3)]);
+    await flush();
+    presence.publish([said('Fourth.', 4), said('Fifth.', 5)]);
+    await flush();
+    expect(server.published.map((p) => p.events)).toEqual([[said('First.', 1)], [said('Third.', 3)], [said('Fourth.', 4), said('Fifth.', 5)]]);
+    expect(logged).toHaveLength(1);
   });
 
   it('publishes the live state at most every 150 ms, the latest, and only while it has the voice', async () => {

@@ -14,6 +14,7 @@ import type { Bot } from '../../server/bots';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { hashEmbedder } from '../../server/memory/embed';
+import { LINE_MAX_CHARS } from '../../src/core/conversation/events';
 import { startSocketPostgres } from './db/fixtures';
 import type { SocketPostgres } from './db/fixtures';
 
@@ -159,13 +160,29 @@ describe('the API', () => {
     expect(((await (await browser.call('/api/threads?bot=demo')).json()) as { threads: unknown[] }).threads).toEqual([]);
   });
 
+  it('keeps a line as long as the longest answer whole, whatever its characters take in bytes', async () => {
+    const browser = new Browser(app);
+    const thread = (await (await browser.call('/api/threads', { body: { bot: 'demo' } })).json()) as { id: string };
+    const answer = 'An answer that runs on. '.repeat(263).slice(0, 6_300);
+    // The longest line kept, in characters of three bytes each: over the 64 KiB other routes read.
+    const widest = '語'.repeat(LINE_MAX_CHARS);
+    for (const [text, clientId] of [[answer, 'long-1'], [widest, 'long-2']] as const) {
+      const kept = await browser.call(`/api/threads/${thread.id}/lines`, { body: { who: 'assistant', text, clientId } });
+      expect(kept.status).toBe(201);
+    }
+    const lines = (await (await browser.call(`/api/threads/${thread.id}/lines`)).json()) as { lines: { text: string }[] };
+    expect(lines.lines.map((l) => l.text)).toEqual([answer, widest]);
+    expect(answer).toHaveLength(6_300);
+  });
+
   it('refuses a line that is blank, too long or from nobody it knows', async () => {
     const browser = new Browser(app);
     const thread = (await (await browser.call('/api/threads', { body: { bot: 'demo' } })).json()) as { id: string };
     const blank = await browser.call(`/api/threads/${thread.id}/lines`, { body: { who: 'person', text: '  ', clientId: 'b' } });
     expect(await blank.json()).toEqual({ error: 'text must not be blank.' });
-    const long = await browser.call(`/api/threads/${thread.id}/lines`, { body: { who: 'person', text: 'x'.repeat(5000), clientId: 'c' } });
-    expect(long.status).toBe(400);
+    const long = await browser.call(`/api/threads/${thread.id}/lines`, { body: { who: 'person', text: 'x'.repeat(LINE_MAX_CHARS + 1), clientId: 'c' } });
+    expect(long.status).toBe(413);
+    expect(await long.json()).toEqual({ error: 'A line is at most 32,768 characters and this one is 32,769; send it as several lines.' });
     const who = await browser.call(`/api/threads/${thread.id}/lines`, { body: { who: 'system', text: 'hi', clientId: 'd' } });
     expect(await who.json()).toEqual({ error: 'who must be "person" or "assistant".' });
   });

@@ -39,6 +39,16 @@ export interface Problem {
   reason: string;
 }
 
+/**
+ * The longest line kept, in characters (UTF-16 code units, as `String.length` counts them): the
+ * server refuses a longer one and the page keeps a longer one as several. It must hold the longest
+ * answer whole: the door caps an answer at 4,096 tokens by default (`max_completion_tokens`), about
+ * 16,384 characters at the 4 characters a token of English prose comes to; twice that leaves room for
+ * text whose tokens run longer (code, tables, runs of punctuation) and still stops one request from
+ * filling the database.
+ */
+export const LINE_MAX_CHARS = 32_768;
+
 /** One line of the written conversation, in the order it was said. */
 export interface Line {
   role: 'user' | 'assistant';

@@ -6,6 +6,7 @@
  * Shapes are checked here, by hand (core takes no dependency), so the server checks what a page
  * sends and the page checks what the server sends with the same functions.
  */
+import { LINE_MAX_CHARS } from '../conversation/events';
 import type { Line } from '../conversation/events';
 
 /** One load of `/voice/<bot>` in one tab (`page`), in one browser profile (`device`). */
@@ -116,8 +117,8 @@ export type PresenceMessage =
 /** The kinds a page may publish; the rest are the server's own. */
 export const PAGE_KINDS: readonly WindowEventKind[] = Object.freeze(['conversation', 'line', 'piece', 'notice'] as const);
 
-/** The longest text one event may carry, in characters (a kept line's own ceiling). */
-export const EVENT_TEXT_MAX = 4096;
+/** The longest text one event may carry, in characters: a kept line's own ceiling, so the longest answer goes whole. */
+export const EVENT_TEXT_MAX = LINE_MAX_CHARS;
 /** Most events one publication may carry. */
 export const EVENTS_PER_POST_MAX = 32;
 /** A page's or a device's id: what `newId` makes, or anything as plain. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLiveState, isSeat, isWindowEvent, presenceMessageOf, publicationOf } from '../../../src/core/presence/protocol';
+import { EVENT_TEXT_MAX, isLiveState, isSeat, isWindowEvent, presenceMessageOf, publicationOf } from '../../../src/core/presence/protocol';
 
 const page = { page: 'page-000001', device: 'device-0001' };
 
@@ -22,7 +22,7 @@ describe('what pages and the server say about presence', () => {
       { kind: 'other' },
       { kind: 'line', conversation: 'has space', line: { role: 'user', text: 'Hi.', utteranceId: 1 } },
       { kind: 'line', conversation: 'c', line: { role: 'robot', text: 'Hi.', utteranceId: 1 } },
-      { kind: 'line', conversation: 'c', line: { role: 'user', text: 'x'.repeat(4097), utteranceId: 1 } },
+      { kind: 'line', conversation: 'c', line: { role: 'user', text: 'x'.repeat(EVENT_TEXT_MAX + 1), utteranceId: 1 } },
       { kind: 'piece', conversation: 'c', utteranceId: -1, piece: 0, text: '' },
       { kind: 'verb', verb: 'lists.add', ok: true, sentence: null, origin: 'somewhere' },
       { kind: 'presence', active: { page: 'x', device: 'y' }, term: 1 },

@@ -15,7 +15,7 @@ import type { Received, Reply, Upstream } from '../../server/chat/localServers';
 import type { ConfabServer } from '../helpers/confabServer';
 import type { FakeSpeech } from './fakeRecogniser';
 import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, expect, openVoice, orb, said, startListening, stopSpeaking, test, turnBack } from './fixtures';
-import { expectNewestLinesSeen, expectOnScreen } from './layout';
+import { VIEWPORTS, expectNewestLinesSeen, expectOnScreen } from './layout';
 import { startOwnServer } from './ownServer';
 
 test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
@@ -39,38 +39,68 @@ test('(14.1) adds two things to a list, says how many there are, and reads the l
   await turnBack(page);
 });
 
-test('(14.2) asks before clearing a list: no leaves it, yes clears it once', async ({ page, speech }) => {
-  await openVoice(page);
-  await startListening(page);
-  await say(page, speech, 'Add rice and beans to my shopping list.', /2 things on your shopping list/);
-  await turnBack(page);
+const CLEAR = 'Clear your shopping list? Say yes or no.';
 
-  await say(page, speech, 'Clear my shopping list.', /^Clear your shopping list\? Say yes or no\.$/);
-  const yes = page.getByRole('button', { name: 'Yes, do it' });
-  const no = page.getByRole('button', { name: 'No, leave it' });
-  await expect(yes).toBeVisible({ timeout: ANSWER_PATIENCE_MS });
-  await expect(yes).toBeInViewport();
-  await expect(no).toBeInViewport();
-  // The question's card takes room from the transcript, which still shows the question it asks.
-  await expectOnScreen(page, { 'Yes, do it': yes, 'No, leave it': no });
-  await expectNewestLinesSeen(page);
-  await speech.listening();
-  await speech.final('No.');
-  await expect(said(page, 'assistant').last()).toHaveText("Okay, I've left it as it was.", { timeout: ANSWER_PATIENCE_MS });
-  await expect(yes).toBeHidden();
-  await turnBack(page);
-  await say(page, speech, "What's on my shopping list?", /rice and beans/);
-  await turnBack(page);
+/** How many times `text` is on the page as a person sees it (rendered text, hidden parts left out). */
+async function timesShown(page: Page, text: string): Promise<number> {
+  return (await page.locator('body').innerText()).split(text).length - 1;
+}
 
-  await say(page, speech, 'Clear my shopping list.', /Say yes or no\.$/);
-  await expect(yes).toBeVisible({ timeout: ANSWER_PATIENCE_MS });
+/**
+ * Says `text` once the page is listening, and waits for the question it asks to wait on its card:
+ * there, with its buttons, and nowhere else on the page (a sentence is in one place at a time) — the
+ * same question asked and answered earlier stays in the transcript, as it was said then.
+ */
+async function sayAndBeAsked(page: Page, speech: FakeSpeech, text: string, question: string): Promise<void> {
+  const before = await timesShown(page, question);
   await speech.listening();
-  await speech.final('Yes, go ahead.');
-  await expect(said(page, 'assistant').last()).toHaveText(/^Done\. Your shopping list is empty now\.$/, { timeout: ANSWER_PATIENCE_MS });
-  await turnBack(page);
-  await say(page, speech, "What's on my shopping list?", /empty/);
-  await turnBack(page);
-});
+  await speech.final(text);
+  await expect(said(page, 'user').last()).toHaveText(text);
+  await expect(page.getByTestId('confirm').locator('.question')).toHaveText(question, { timeout: ANSWER_PATIENCE_MS });
+  expect(await timesShown(page, question), 'the question is shown once more, on its card only').toBe(before + 1);
+}
+
+for (const viewport of VIEWPORTS.filter((v) => v.name.startsWith('laptop') || v.name.startsWith('phone'))) {
+  test.describe(viewport.name, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+
+    test('(14.2) asks before clearing a list, the question shown once: no leaves it, yes clears it once', async ({ page, speech }, testInfo) => {
+      await openVoice(page);
+      await startListening(page);
+      await say(page, speech, 'Add rice and beans to my shopping list.', /2 things on your shopping list/);
+      await turnBack(page);
+
+      await sayAndBeAsked(page, speech, 'Clear my shopping list.', CLEAR);
+      expect(await timesShown(page, CLEAR), 'the question is on the page exactly once while it waits').toBe(1);
+      const yes = page.getByRole('button', { name: 'Yes, do it' });
+      const no = page.getByRole('button', { name: 'No, leave it' });
+      await expect(yes).toBeInViewport();
+      await expect(no).toBeInViewport();
+      // The question's card takes room from the transcript, which still shows the lines before it.
+      await expectOnScreen(page, { 'Yes, do it': yes, 'No, leave it': no });
+      await expectNewestLinesSeen(page);
+      await page.screenshot({ path: testInfo.outputPath(`confirm-${String(viewport.width)}x${String(viewport.height)}.png`) });
+      await speech.listening();
+      await speech.final('No.');
+      await expect(said(page, 'assistant').last()).toHaveText("Okay, I've left it as it was.", { timeout: ANSWER_PATIENCE_MS });
+      await expect(yes).toBeHidden();
+      // Answered, the card is gone and the transcript keeps the question where it was said.
+      await expect(said(page, 'assistant').nth(-2)).toHaveText(CLEAR);
+      expect(await timesShown(page, CLEAR)).toBe(1);
+      await turnBack(page);
+      await say(page, speech, "What's on my shopping list?", /rice and beans/);
+      await turnBack(page);
+
+      await sayAndBeAsked(page, speech, 'Clear my shopping list.', CLEAR);
+      await speech.listening();
+      await speech.final('Yes, go ahead.');
+      await expect(said(page, 'assistant').last()).toHaveText(/^Done\. Your shopping list is empty now\.$/, { timeout: ANSWER_PATIENCE_MS });
+      await turnBack(page);
+      await say(page, speech, "What's on my shopping list?", /empty/);
+      await turnBack(page);
+    });
+  });
+}
 
 test('(14.4) says a reminder on the open page when it comes due', async ({ page, speech }) => {
   await openVoice(page);

@@ -261,6 +261,31 @@ describe('presence over two instances of one database', { timeout: DB_TEST_MS },
     a.close();
     b.close();
   });
+  it('carries a line and a live state over 8,000 bytes across instances by reference, whole and in order', async () => {
+    const onOne = new Person(one.app);
+    await onOne.start();
+    const onTwo = onOne.on(two.app);
+    const laptop = pageOn('laptop-0011');
+    const phone = pageOn('phone-00011');
+    const a = await onOne.open(laptop);
+    expect(await a.next('hello')).toMatchObject({ seat: { role: 'active', active: laptop } });
+    const b = await onTwo.open(phone);
+    await b.next('hello');
+
+    // As long as a long answer, in characters of three bytes each: 18,900 bytes, over a NOTIFY's 8,000.
+    const answer = '語'.repeat(6_300);
+    const said = await onOne.publish(laptop.page, [line('conv-10', 'assistant', answer, 1)]);
+    expect((await b.next('event', (m) => m.sequenced.seq === said.seqs[0])).sequenced.event).toEqual(line('conv-10', 'assistant', answer, 1));
+
+    // The answer being written, as long, then the next turn's short live state: both arrive, in order.
+    const writing: LiveState = { conversation: 'conv-10', liveLine: '', phase: 'speaking', draft: { utteranceId: 2, text: answer } };
+    await onOne.publish(laptop.page, [], writing);
+    await onOne.publish(laptop.page, [], live('conv-10', 'And then?'));
+    await b.next('live', (m) => m.live.liveLine === 'And then?');
+    expect(b.messages.flatMap((m) => (m.type === 'live' ? [m.live] : []))).toEqual([writing, live('conv-10', 'And then?')]);
+    a.close();
+    b.close();
+  });
 });
 
 describe('the window across a restart', { timeout: DB_TEST_MS }, () => {

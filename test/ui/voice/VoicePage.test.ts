@@ -105,6 +105,28 @@ describe('the voice page', () => {
     vi.unstubAllGlobals();
   });
 
+  it('shows a question waiting for a yes or no once, on its card, and in the transcript once it is answered', async () => {
+    const question = 'Clear your shopping list? Say yes or no.';
+    const lines = [
+      { role: 'user' as const, text: 'Clear my shopping list.', utteranceId: 1 },
+      { role: 'assistant' as const, text: question, utteranceId: 1 },
+    ];
+    const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
+    await flushPromises();
+    const fake = fakePage(stateWith({ conversation: view({ phase: 'confirming', lines, pendingAction: { question, expiresAtMs: 0 } }) }));
+    opening.resolve(fake.page);
+    await flushPromises();
+    const times = () => wrapper.text().split(question).length - 1;
+    expect(wrapper.get('[data-testid="confirm"]').text()).toContain(question);
+    expect(times()).toBe(1);
+    fake.set({ conversation: view({ lines }) });
+    await flushPromises();
+    expect(wrapper.find('[data-testid="confirm"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="transcript"]').text()).toContain(question);
+    expect(times()).toBe(1);
+    wrapper.unmount();
+  });
+
   it('closes a voice page that finishes opening after the view has gone', async () => {
     const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
     await flushPromises();
