@@ -25,9 +25,7 @@ import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
 import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
-import { compactedContext, EXACT_RECALL_MAX, memoryContext, memoryWriter } from './memory/context';
-import { heldMemories } from './memory/heldMemories';
-import type { HeldMemories } from './memory/heldMemories';
+import { compactedContext, memoryContext, memoryWriter } from './memory/context';
 import type { MemoryTurn } from './memory/context';
 import { noticeRoutes } from './notices';
 import { checkpoints } from './presence/checkpoints';
@@ -82,8 +80,6 @@ export interface Backend extends ApiDeps {
   mcpEndpoint: McpEndpoint;
   /** The person's pages across tabs and devices: `start` listens for other instances, `close` ends the streams. */
   presence: Presence;
-  /** Memories held in process for recall: `close` stops listening for changes to them. */
-  memories: HeldMemories;
 }
 
 export function createBackend(deps: BackendDeps): Backend {
@@ -148,13 +144,11 @@ export function createBackend(deps: BackendDeps): Backend {
 
   // Checkpoints are paid for like answers, under the person's ceilings (their own ledger's reservations).
   const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger: databaseLedger(deps.db), prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  // Each person's memories with a bot, held in process for recall while they are few.
-  const held = heldMemories(deps.db, { memoriesMax: EXACT_RECALL_MAX });
-  const context = compactedContext(memoryContext(deps.db, deps.embedder, held), (turn: MemoryTurn & { conversation: string | undefined }) =>
+  const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversation: string | undefined }) =>
     // A bot that hears the question alone is given no summary either.
     turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversation),
   );
-  const remember = memoryWriter(deps.db, deps.embedder, held);
+  const remember = memoryWriter(deps.db, deps.embedder);
   const door = chatDoor({
     authorize,
     botOf,
@@ -207,6 +201,5 @@ export function createBackend(deps: BackendDeps): Backend {
     running,
     mcpEndpoint: mcp,
     presence: pages,
-    memories: held,
   };
 }
