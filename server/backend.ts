@@ -131,12 +131,12 @@ export function createBackend(deps: BackendDeps): Backend {
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, userTurns: userTurns.length, question: userTurns.at(-1)?.content ?? '' }),
         maxModelCalls: turn.bot.limits.steps,
         holdAction: async ({ verb, input }) => {
-          const asks = registry.verb(verb)?.ask;
-          const question = `${asks === undefined ? 'Shall I go ahead?' : asks(input)} Say yes or no.`;
-          const held = await deps.db.asPerson(person, (tx) =>
-            holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS }),
-          );
-          return { id: held.id, verb, question, expiresAtMs: held.expiresAtMs };
+          // Asked and held in one transaction: a question that counts the person's rows counts them as held.
+          const held = await deps.db.asPerson(person, async (tx) => {
+            const question = await executor.question(tx, verb, input, caller);
+            return holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
+          });
+          return { id: held.id, verb, question: held.question, expiresAtMs: held.expiresAtMs };
         },
       },
     };
