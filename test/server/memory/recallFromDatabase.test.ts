@@ -16,7 +16,7 @@ describe('recall from the database', { timeout: DB_TEST_MS }, () => {
 
   const turn = (person: string, question: string) => ({ person, bot: 'demo', memory: 'person+recall' as const, messages: [{ role: 'user' as const, content: question }] });
   const toldNote = async (context: ReturnType<typeof memoryContext>, person: string, question: string) =>
-    (await context(turn(person, question))).find((m) => m.role === 'system' && m.content?.startsWith('Things this person told you'))?.content ?? '';
+    (await context(turn(person, question))).find((m) => m.role === 'system' && m.content.startsWith('Things this person told you'))?.content ?? '';
 
   it('stops recalling a memory as soon as another transaction forgets it, one at a time or by the memory app', async () => {
     const context = memoryContext(db, hashEmbedder);
