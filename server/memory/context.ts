@@ -51,20 +51,21 @@ export const RECALL_COUNTS_REMEMBERED = 10_000;
 /**
  * Recall as the memory context makes it, from the database every time (nothing is held in the
  * server's process, so what a person forgot is never recalled again, whichever server or
- * transaction forgot it): exactly (every one of the person's memories compared,
- * `recallExactly`, one statement read outside a transaction) while they have at most
- * `EXACT_RECALL_MAX`, through the index past that (in a transaction: it sets its plan for it). The
+ * transaction forgot it), as the person under row level security (`asPerson`: the statement names
+ * them too, and the policy keeps any other person's rows out whatever it names): exactly (every one
+ * of the person's memories compared, `recallExactly`) while they have at most `EXACT_RECALL_MAX`,
+ * through the index past that (it sets its plan for its transaction). The
  * count is what the last exact recall compared, remembered per person, bot and embedder; one not
  * known yet is recalled exactly, which says it. The two answer alike — the index may miss a near
  * memory now and then — so a count another server has since changed costs time, never a memory.
  */
-export function recaller(): (db: Pick<Database, 'asServer' | 'readAsServer'>, query: RecallQuery) => Promise<Recalled[]> {
+export function recaller(): (db: Pick<Database, 'asPerson'>, query: RecallQuery) => Promise<Recalled[]> {
   const counts = new Map<string, number>();
   return async (db, query) => {
     const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}`;
     const known = counts.get(key);
-    if (known !== undefined && known > EXACT_RECALL_MAX) return db.asServer((tx) => recall(tx, query));
-    const { recalled, compared } = await db.readAsServer((reader) => recallExactly(reader, query));
+    if (known !== undefined && known > EXACT_RECALL_MAX) return db.asPerson(query.person, (tx) => recall(tx, query));
+    const { recalled, compared } = await db.asPerson(query.person, (tx) => recallExactly(tx, query));
     counts.delete(key);
     counts.set(key, compared);
     if (counts.size > RECALL_COUNTS_REMEMBERED) {
@@ -100,10 +101,10 @@ export function memoryContext(db: Database, embedder: Embedder) {
     // The question's vector first: an embedder may be a network call, never made inside a transaction.
     const recalling = turn.memory === 'person+recall' && question.trim() !== '';
     const embedding = recalling ? await embedder.embed(question) : undefined;
-    // Two reads that need not agree with each other, so no transaction: on Postgres they run side
-    // by side, one round trip for both.
+    // Two reads that need not agree with each other, so two transactions, each as the person under
+    // row level security: on Postgres they run side by side.
     const [asked, recalled] = await Promise.all([
-      db.readAsServer((reader) => pastQuestions(reader, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS })),
+      db.asPerson(turn.person, (tx) => pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS })),
       embedding === undefined
         ? []
         : recallFor(db, {

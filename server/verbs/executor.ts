@@ -269,9 +269,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function recentApps(caller: Caller, conversation: string | undefined): Promise<string[]> {
     if (conversation === undefined || conversation === '') return [];
-    // On the way to every answer's first token: one read, outside a transaction, of the caller's
-    // own calls — the person is the one the grant or session names, and the statement names them.
-    const { rows } = await deps.db.readAsServer((reader) =>
+    // On the way to every answer's first token: one read of the caller's own calls, as the person
+    // the grant or session names, under row level security (the statement names them too).
+    const { rows } = await deps.db.asPerson(caller.person, (reader) =>
       reader.query<{ app: string }>(
         `select app from verb_calls where person = $1 and bot = $2 and conversation = $3
           group by app order by max(seq) desc limit 8`,

@@ -405,10 +405,10 @@ export async function run(): Promise<{
     const ran = byLabel(sequentialTransactions);
     // A transaction's share: its BEGIN (counted in `queuedMs`) and its statements through COMMIT.
     const ranP50 = (name: string) => roundMs((ran[name]?.queuedMs.p50 ?? 0) + (ran[name]?.ranMs.p50 ?? 0));
-    // On the way to the first token the door reads, outside a transaction, the apps the conversation
+    // On the way to the first token the door reads, each in a transaction as the person, the apps the conversation
     // used lately, its checkpoint's summary, past questions and the recall; on PGlite one after the
     // other, each waiting for those before it, so each one's share is what it ran.
-    const reads = { recentApps: 'read: recent apps', checkpointSummary: 'read: checkpoint summary', pastQuestions: 'read: past questions', recall: 'read: recall' };
+    const reads = { recentApps: 'person: recent apps', checkpointSummary: 'person: checkpoint summary', pastQuestions: 'person: past questions', recall: 'person: recall' };
     const readsMs = Object.fromEntries(Object.entries(reads).map(([name, label]) => [name, roundMs(ran[label]?.ranMs.p50 ?? 0)]));
     const contextP50 = roundMs(Object.values(readsMs).reduce((sum, ms) => sum + ms, 0));
     const verifyP50 = spread(verifyMs).p50;
