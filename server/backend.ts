@@ -27,9 +27,7 @@ import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
 import { mcpTokenRoutes } from './mcp/tokenRoutes';
 import type { Embedder } from './memory/embed';
-import { compactedContext, EXACT_RECALL_MAX, memoryContext, memoryWriter } from './memory/context';
-import { heldMemories } from './memory/heldMemories';
-import type { HeldMemories } from './memory/heldMemories';
+import { compactedContext, memoryContext, memoryWriter } from './memory/context';
 import type { MemoryTurn } from './memory/context';
 import { noticeRoutes } from './notices';
 import { checkpoints } from './presence/checkpoints';
@@ -94,8 +92,6 @@ export interface Backend extends ApiDeps {
   mcpEndpoint: McpEndpoint;
   /** The person's pages across tabs and devices: `start` listens for other instances, `close` ends the streams. */
   presence: Presence;
-  /** Memories held in process for recall: `close` stops listening for changes to them. */
-  memories: HeldMemories;
   /** The sweep of write keys past their day: `start` runs it every `keySweepMs`, `close` stops it. */
   keys: KeySweep;
 }
@@ -148,12 +144,12 @@ export function createBackend(deps: BackendDeps): Backend {
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
         holdAction: async ({ verb, input }) => {
-          const asks = registry.verb(verb)?.ask;
-          const question = `${asks === undefined ? 'Shall I go ahead?' : asks(input)} Say yes or no.`;
-          const held = await deps.db.asPerson(person, (tx) =>
-            holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS }),
-          );
-          return { id: held.id, verb, question, expiresAtMs: held.expiresAtMs };
+          // Asked and held in one transaction: a question that counts the person's rows counts them as held.
+          const held = await deps.db.asPerson(person, async (tx) => {
+            const question = await executor.question(tx, verb, input, caller);
+            return holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
+          });
+          return { id: held.id, verb, question: held.question, expiresAtMs: held.expiresAtMs };
         },
       },
     };
@@ -162,13 +158,11 @@ export function createBackend(deps: BackendDeps): Backend {
   // Answers, checkpoints and the paid voice spend under the person's ceilings and the site's.
   const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
   const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger, prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  // Each person's memories with a bot, held in process for recall while they are few.
-  const held = heldMemories(deps.db, { memoriesMax: EXACT_RECALL_MAX });
-  const context = compactedContext(memoryContext(deps.db, deps.embedder, held), (turn: MemoryTurn & { conversation: string | undefined }) =>
+  const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversation: string | undefined }) =>
     // A bot that hears the question alone is given no summary either.
     turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversation),
   );
-  const remember = memoryWriter(deps.db, deps.embedder, held);
+  const remember = memoryWriter(deps.db, deps.embedder);
   const door = chatDoor({
     authorize,
     botOf,
@@ -228,7 +222,6 @@ export function createBackend(deps: BackendDeps): Backend {
     running,
     mcpEndpoint: mcp,
     presence: pages,
-    memories: held,
     keys: keySweep({
       executor,
       clock: deps.clock,

@@ -105,7 +105,6 @@ async function main(): Promise<void> {
       await api.mcpEndpoint.close();
       // Presence streams never end by themselves: they are ended, and each page reconnects elsewhere.
       await api.presence.close();
-      await api.memories.close();
       await api.keys.close();
       // The answers' last bytes ([DONE]) go out before the connections are let go.
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);

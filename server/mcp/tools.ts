@@ -14,6 +14,7 @@
  *   approve it, in their Confab page.
  */
 import type { Risk, Verb } from '../verbs/verb';
+import { asksFirst } from '../verbs/verb';
 import { inputSchemaOf, outputSchemaOf, toolNameOf } from '../verbs/project';
 
 /** An idempotency key as MCP clients give it: 16–64 characters of A–Z a–z 0–9 - _ (a UUID works). */
@@ -63,8 +64,10 @@ const KEY_SCHEMA = {
 /** What an MCP client reads about a verb: what it does, an example, and what it takes to run. */
 export function mcpDescriptionOf(verb: Verb): string {
   const parts = [verb.description, `Example: "${verb.example}".`];
-  if (verb.confirm === true) parts.push("It needs the person's yes in their Confab page, so it cannot be run over MCP.");
+  const asks = asksFirst(verb);
+  if (asks === 'always') parts.push("It needs the person's yes in their Confab page, so it cannot be run over MCP.");
   else if (changes(verb.risk)) parts.push('Give an idempotencyKey; a retry with the same key does not do it twice.');
+  if (asks === 'sometimes') parts.push("Some calls need the person's yes in their Confab page; those are refused over MCP.");
   return parts.join(' ');
 }
 

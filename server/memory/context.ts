@@ -13,7 +13,6 @@ import type { Database } from '../db/database';
 import { pastQuestions } from '../db/lines';
 import { recall, recallExactly, rememberLine } from '../db/memories';
 import type { Recalled, RecallQuery } from '../db/memories';
-import type { HeldMemories } from './heldMemories';
 import { widthOf } from './embed';
 import type { Embedder } from './embed';
 import { recentMessages, summaryNote } from '../../src/core/presence/compaction';
@@ -50,35 +49,29 @@ export const EXACT_RECALL_MAX = 1_000;
 export const RECALL_COUNTS_REMEMBERED = 10_000;
 
 /**
- * Recall as the memory context makes it: from the person's memories held in process (`held`,
- * heldMemories.ts) where they can be; else exactly (every one of the person's memories compared,
- * `recallExactly`, one statement read outside a transaction) while they have at most
- * `EXACT_RECALL_MAX`, through the index past that (in a transaction: it sets its plan for it). The
+ * Recall as the memory context makes it, from the database every time (nothing is held in the
+ * server's process, so what a person forgot is never recalled again, whichever server or
+ * transaction forgot it), as the person under row level security (`asPerson`: the statement names
+ * them too, and the policy keeps any other person's rows out whatever it names): exactly (every one
+ * of the person's memories compared, `recallExactly`) while they have at most `EXACT_RECALL_MAX`,
+ * through the index past that (it sets its plan for its transaction). The
  * count is what the last exact recall compared, remembered per person, bot and embedder; one not
- * known yet is recalled exactly, which says it. The three answer alike — the index may miss a near
+ * known yet is recalled exactly, which says it. The two answer alike — the index may miss a near
  * memory now and then — so a count another server has since changed costs time, never a memory.
  */
-export function recaller(held?: HeldMemories): (db: Pick<Database, 'asServer' | 'readAsServer'>, query: RecallQuery) => Promise<Recalled[]> {
+export function recaller(): (db: Pick<Database, 'asPerson'>, query: RecallQuery) => Promise<Recalled[]> {
   const counts = new Map<string, number>();
-  const count = (key: string, compared: number) => {
+  return async (db, query) => {
+    const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}`;
+    const known = counts.get(key);
+    if (known !== undefined && known > EXACT_RECALL_MAX) return db.asPerson(query.person, (tx) => recall(tx, query));
+    const { recalled, compared } = await db.asPerson(query.person, (tx) => recallExactly(tx, query));
     counts.delete(key);
     counts.set(key, compared);
     if (counts.size > RECALL_COUNTS_REMEMBERED) {
       const oldest = counts.keys().next();
       if (oldest.done !== true) counts.delete(oldest.value);
     }
-  };
-  return async (db, query) => {
-    const key = `${query.person}\u0000${query.bot}\u0000${query.embedder}`;
-    const known = counts.get(key);
-    if (known !== undefined && known > EXACT_RECALL_MAX) return db.asServer((tx) => recall(tx, query));
-    const fromHeld = await held?.recall(query);
-    if (fromHeld !== undefined) {
-      count(key, fromHeld.compared);
-      return fromHeld.recalled;
-    }
-    const { recalled, compared } = await db.readAsServer((reader) => recallExactly(reader, query));
-    count(key, compared);
     return recalled;
   };
 }
@@ -98,8 +91,8 @@ function note(heading: string, items: readonly string[]): ChatMessage {
   return { role: 'system', content: `${heading}\n${items.map((i) => `- ${i}`).join('\n')}` };
 }
 
-export function memoryContext(db: Database, embedder: Embedder, held?: HeldMemories) {
-  const recallFor = recaller(held);
+export function memoryContext(db: Database, embedder: Embedder) {
+  const recallFor = recaller();
   return async function context(turn: MemoryTurn): Promise<ChatMessage[]> {
     const question = lastQuestion(turn.messages);
     if (turn.memory === 'none') return [{ role: 'user', content: question }];
@@ -108,10 +101,10 @@ export function memoryContext(db: Database, embedder: Embedder, held?: HeldMemor
     // The question's vector first: an embedder may be a network call, never made inside a transaction.
     const recalling = turn.memory === 'person+recall' && question.trim() !== '';
     const embedding = recalling ? await embedder.embed(question) : undefined;
-    // Two reads that need not agree with each other, so no transaction: on Postgres they run side
-    // by side, one round trip for both.
+    // Two reads that need not agree with each other, so two transactions, each as the person under
+    // row level security: on Postgres they run side by side.
     const [asked, recalled] = await Promise.all([
-      db.readAsServer((reader) => pastQuestions(reader, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS })),
+      db.asPerson(turn.person, (tx) => pastQuestions(tx, { person: turn.person, bot: turn.bot, limit: PAST_QUESTIONS })),
       embedding === undefined
         ? []
         : recallFor(db, {
@@ -132,14 +125,13 @@ export function memoryContext(db: Database, embedder: Embedder, held?: HeldMemor
   };
 }
 
-/** Keeps what the person just said, for `person+recall` bots only, and hands it to what is `held`. */
-export function memoryWriter(db: Database, embedder: Embedder, held?: HeldMemories) {
+/** Keeps what the person just said, for `person+recall` bots only. */
+export function memoryWriter(db: Database, embedder: Embedder) {
   return async function remember(turn: { person: string; bot: string; memory: MemoryKind; question: string }): Promise<void> {
     const said = turn.question.trim();
     if (turn.memory !== 'person+recall' || said.length < REMEMBER_MIN_CHARS) return;
     const embedding = await embedder.embed(said);
-    const memory = await db.asServer((tx) => rememberLine(tx, { person: turn.person, bot: turn.bot, text: said, embedder: embedder.name, embedding }));
-    if (memory !== null) held?.kept(turn.person, memory, embedding);
+    await db.asServer((tx) => rememberLine(tx, { person: turn.person, bot: turn.bot, text: said, embedder: embedder.name, embedding }));
   };
 }
 

@@ -91,8 +91,8 @@ export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: Checkp
   return {
     async summaryOf(person, bot, conversation) {
       if (conversation === undefined) return null;
-      // On the way to the first token: one read outside a transaction, naming the grant's person.
-      const checkpoint = await deps.db.readAsServer((reader) => readCheckpoint(reader, person, bot, conversation));
+      // On the way to the first token: one read as the grant's person, under row level security.
+      const checkpoint = await deps.db.asPerson(person, (tx) => readCheckpoint(tx, person, bot, conversation));
       return checkpoint?.summary ?? null;
     },
     async afterAnswer(turn) {

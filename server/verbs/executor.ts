@@ -5,7 +5,10 @@
  * 1. finds the verb (`unknown_verb`) and checks it is in the caller's scope (`not_in_scope`);
  * 2. validates the arguments with the verb's schema (`invalid_input`);
  * 3. applies policy: a `confirm` verb runs only with an approval the person gave (`confirmation_required`);
- *    a write needs an idempotency key;
+ *    a write needs an idempotency key. A verb whose `confirm` is a function is asked about only when
+ *    it answers true, which the executor asks in the person's transaction just before the handler
+ *    would run (it reads their rows: "more than one memory would go"), so what it counted is what
+ *    the handler finds;
  * 4. runs the handler in the person's own transaction under a deadline with an AbortSignal
  *    (`timed_out`, `cancelled`; a handler that throws is `execution_failed`);
  * 5. validates the result (`execution_failed`) and caps its size (`output_too_large`);
@@ -26,7 +29,8 @@ import { VerbError, VerbInputError } from './errors';
 import type { VerbErrorCode } from './errors';
 import { appOf } from './registry';
 import type { Registry } from './registry';
-import type { AppServices, Caller, Ran, Verb, VerbContext } from './verb';
+import type { AppServices, AskContext, Caller, Ran, Verb, VerbContext } from './verb';
+import { asksFirst } from './verb';
 
 /** Largest result of one call, as UTF-8 JSON, in bytes. */
 export const RESULT_BYTES_MAX = 16 * 1024;
@@ -108,6 +112,11 @@ export interface Executor {
    * (ms since the epoch), every person's, as the server; answers how many were cleared.
    */
   sweepKeys(nowMs: number): Promise<number>;
+  /**
+   * What the person is asked before `verb` runs with `input` (its `ask`, then "Say yes or no."),
+   * in their own transaction `tx` — the one the pending action is held in.
+   */
+  question(tx: Queryable, verb: string, input: unknown, caller: Caller): Promise<string>;
 }
 
 const stderr = (line: unknown) => {
@@ -136,9 +145,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
           throw new VerbError('invalid_input', 'A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.');
         }
         // Spent last, once everything else about the call has passed: a refused call keeps its approval unspent.
-        if (verb.confirm === true && !spendApproval(call.approval, verb.name)) throw new VerbError('confirmation_required');
+        const asks = asksFirst(verb);
+        const approved = asks !== 'never' && spendApproval(call.approval, verb.name);
+        if (asks === 'always' && !approved) throw new VerbError('confirmation_required');
         if (call.signal?.aborted === true) throw new VerbError('cancelled');
-        const result = await runUnderDeadline(verb, input, call, startedMs, key);
+        const confirmWhen = typeof verb.confirm === 'function' && !approved ? verb.confirm : undefined;
+        const result = await runUnderDeadline(verb, input, call, startedMs, key, confirmWhen);
         state.replayed = result.replayed;
         return { ok: true, verb, input, output: result.output, replayed: result.replayed };
       } catch (error) {
@@ -161,7 +173,14 @@ export function createExecutor(deps: ExecutorDeps): Executor {
    * caller's signal. A read's handler sees both through its signal; a write's sees neither once it
    * has started, and commits (with its key) even after the caller has stopped waiting.
    */
-  function runUnderDeadline(verb: Verb, input: unknown, call: Call, startedMs: number, key: string | undefined): Promise<{ output: unknown; replayed: boolean }> {
+  function runUnderDeadline(
+    verb: Verb,
+    input: unknown,
+    call: Call,
+    startedMs: number,
+    key: string | undefined,
+    confirmWhen: ((input: unknown, context: AskContext) => Promise<boolean>) | undefined,
+  ): Promise<{ output: unknown; replayed: boolean }> {
     const deadline = new AbortController();
     const timer = setTimeout(() => {
       deadline.abort(new VerbError('timed_out'));
@@ -188,6 +207,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         if (earlier.input_digest !== digest) throw new VerbError('key_reused');
         return { output: earlier.output, replayed: true };
       }
+      // Policy that reads the person's rows; asking rolls this transaction back, so nothing is written.
+      if (confirmWhen !== undefined && (await confirmWhen(input, context))) throw new VerbError('confirmation_required');
       const output = await checkedOutput(verb, await verb.run(input, context));
       await record(tx, verb, call, input, keyed, output, startedMs);
       return { output, replayed: false };
@@ -274,9 +295,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function recentApps(caller: Caller, conversation: string | undefined): Promise<string[]> {
     if (conversation === undefined || conversation === '') return [];
-    // On the way to every answer's first token: one read, outside a transaction, of the caller's
-    // own calls — the person is the one the grant or session names, and the statement names them.
-    const { rows } = await deps.db.readAsServer((reader) =>
+    // On the way to every answer's first token: one read of the caller's own calls, as the person
+    // the grant or session names, under row level security (the statement names them too).
+    const { rows } = await deps.db.asPerson(caller.person, (reader) =>
       reader.query<{ app: string }>(
         `select app from verb_calls where person = $1 and bot = $2 and conversation = $3
           group by app order by max(seq) desc limit 8`,
@@ -286,7 +307,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return rows.map((row) => row.app);
   }
 
-  return { registry: deps.registry, execute, narrate, recentApps, sweepKeys };
+  async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller): Promise<string> {
+    const ask = deps.registry.verb(verbName)?.ask;
+    const asked = ask === undefined ? 'Shall I go ahead?' : await ask(input, { ...caller, tx, nowMs: deps.clock() });
+    return `${asked} Say yes or no.`;
+  }
+
+  return { registry: deps.registry, execute, narrate, recentApps, sweepKeys, question };
 }
 
 async function earlierCall(tx: Queryable, key: string): Promise<{ input_digest: string; output: unknown } | undefined> {

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { Verb } from './verb';
+import { asksFirst } from './verb';
 
 export interface OpenAiTool {
   type: 'function';
@@ -41,7 +42,11 @@ export function outputSchemaOf(verb: Verb): Record<string, unknown> {
 
 /** What the model reads about a verb: its description, an example, and whether the person is asked first. */
 export function modelDescriptionOf(verb: Verb): string {
-  const asks = verb.confirm === true ? ' The person is asked to confirm before it runs; do not ask them yourself.' : '';
+  const asks = {
+    always: ' The person is asked to confirm before it runs; do not ask them yourself.',
+    sometimes: ' The person may be asked to confirm before it runs; do not ask them yourself.',
+    never: '',
+  }[asksFirst(verb)];
   return `${verb.description} Example: "${verb.example}".${asks}`;
 }
 

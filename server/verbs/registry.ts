@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { App, Narrator, Verb } from './verb';
-import { RISKS } from './verb';
+import { RISKS, asksFirst } from './verb';
 
 export const APPS_DIR = fileURLToPath(new URL('../apps', import.meta.url));
 
@@ -84,7 +84,7 @@ function checkVerb(app: App, verb: Verb): void {
   if (!Number.isFinite(verb.deadlineMs) || verb.deadlineMs <= 0 || verb.deadlineMs > DEADLINE_MAX_MS) {
     throw new AppError(`${where}: deadlineMs must be above 0 and at most ${DEADLINE_MAX_MS}.`);
   }
-  if (verb.confirm === true && (verb.risk === 'read' || verb.ask === undefined)) {
+  if (asksFirst(verb) !== 'never' && (verb.risk === 'read' || verb.ask === undefined)) {
     throw new AppError(`${where}: a verb that asks for confirmation must change something (risk write or destructive) and say what it asks (ask).`);
   }
   try {

@@ -54,6 +54,9 @@ export interface VerbContext extends Caller {
   prepared?: unknown;
 }
 
+/** What `confirm` and `ask` are given: who is calling, now, and the person's own transaction. */
+export type AskContext = Caller & { tx: Queryable; nowMs: number };
+
 /** What `prepare` is given: everything but the transaction, which is not open yet. */
 export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
 
@@ -88,10 +91,16 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   deadlineMs: number;
   /** In every turn's scope, whatever the bot's apps. Default false. */
   always?: boolean;
-  /** Never run on a model's say-so: the person approves each call in the page. Default false. */
-  confirm?: boolean;
+  /**
+   * Never run on a model's say-so: the person approves the call in the page first. `true`: every
+   * call. A function: the calls it answers true for, from the input and the person's rows (through
+   * `context.tx`). The executor decides it as policy, in the person's transaction the handler would
+   * run in and just before it would, so what it counted is what the handler finds; a call the person
+   * approved is not asked about again. Default false.
+   */
+  confirm?: boolean | ((input: z.output<I>, context: AskContext) => Promise<boolean>);
   /** For a `confirm` verb: the question the person is asked, without "Say yes or no." */
-  ask?: (input: z.output<I>) => string;
+  ask?: (input: z.output<I>, context: AskContext) => string | Promise<string>;
   /**
    * Work done before the person's transaction opens — a network call such as an embedding — so no
    * transaction (on PGlite: every other request) waits on it. Its answer reaches `run` as
@@ -106,6 +115,12 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
     /** The sentence the stand-in says for a result. */
     say: (output: z.output<O>, input: z.output<I>) => string;
   };
+}
+
+/** Whether the person is asked before a verb runs: on every call, on some (`confirm` a function), or never. */
+export function asksFirst(verb: Pick<Verb, 'confirm'>): 'always' | 'sometimes' | 'never' {
+  if (verb.confirm === true) return 'always';
+  return typeof verb.confirm === 'function' ? 'sometimes' : 'never';
 }
 
 /** One verb call that succeeded, as a narrator sees it. */

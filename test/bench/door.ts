@@ -17,10 +17,8 @@
  * (`x-confab-time-zone`) as the page's turns do, so
  * the door also reads, before asking, the apps the conversation used lately (their verbs stay in
  * scope) and its checkpoint's summary. The server has its apps, as `npm start` loads them, so the
- * demo bot's verbs go to the provider as tools. Recall is answered from the person's memories held
- * in process (server/memory/heldMemories.ts), as `npm start`'s server answers it: the benchmark's
- * database listens as the server's does (the first recall for each person reads their memories, in
- * the warm-up; each turn's new memory is handed over as it is kept).
+ * demo bot's verbs go to the provider as tools. Recall reads the database on every turn, as
+ * `npm start`'s server does.
  *
  * Time to first token: from `fetch` to the first SSE chunk with content, for the same upstream asked
  * directly, through a bare forwarding hop (the least any server in front adds), through each door, and
@@ -410,12 +408,10 @@ export async function run(): Promise<{
     const ran = byLabel(sequentialTransactions);
     // A transaction's share: its BEGIN (counted in `queuedMs`) and its statements through COMMIT.
     const ranP50 = (name: string) => roundMs((ran[name]?.queuedMs.p50 ?? 0) + (ran[name]?.ranMs.p50 ?? 0));
-    // On the way to the first token the door reads, outside a transaction, the apps the conversation
-    // used lately, its checkpoint's summary and past questions; recall reads only when the person's
-    // memories held in process must be read (`memories held`), and falls back to the database's
-    // recall (`recall`) before the server listens. On PGlite one after the other, each waiting for
-    // those before it, so each one's share is what it ran.
-    const reads = { recentApps: 'read: recent apps', checkpointSummary: 'read: checkpoint summary', pastQuestions: 'read: past questions', recall: 'read: recall', heldMemories: 'read: memories held' };
+    // On the way to the first token the door reads, each in a transaction as the person, the apps the conversation
+    // used lately, its checkpoint's summary, past questions and the recall; on PGlite one after the
+    // other, each waiting for those before it, so each one's share is what it ran.
+    const reads = { recentApps: 'person: recent apps', checkpointSummary: 'person: checkpoint summary', pastQuestions: 'person: past questions', recall: 'person: recall' };
     const readsMs = Object.fromEntries(Object.entries(reads).map(([name, label]) => [name, roundMs(ran[label]?.ranMs.p50 ?? 0)]));
     const contextP50 = roundMs(Object.values(readsMs).reduce((sum, ms) => sum + ms, 0));
     const verifyP50 = spread(verifyMs).p50;
@@ -492,8 +488,6 @@ export async function run(): Promise<{
         directFirstTokenMs: spread(concurrentDirect.map((t) => t.firstTokenMs).filter((ms) => !Number.isNaN(ms))),
         transactions: byLabel(concurrentTransactions),
       },
-      /** Memories held in process for recall when the runs had ended. */
-      heldMemories: api.memories.held,
       directErrors: directErrors.length,
       serverFailures,
       serverLog: Object.fromEntries(serverLog),

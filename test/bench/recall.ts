@@ -11,7 +11,8 @@
  * built row by row as memories arrive it took some four times as long here), then ANALYZE, as a
  * long-running database would have.
  *
- * Timed: recall under `asServer` exactly as the memory context makes it (`recaller`: every memory
+ * Timed: recall as the person (`asPerson`, under row level security) exactly as the memory context
+ * makes it, from the database (`recaller`: every memory
  * compared for a person with few, the index for one with thousands, once a recall has counted them;
  * limit RECALL_LIMIT, the embedder's width and floor), for
  * questions and remarks from the same vocabulary, over three kinds of person: the heavy one, ordinary
@@ -226,8 +227,7 @@ export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms:
       const kept: string[][] = [];
       const embedding = await embedder.embed(question(random));
       const explained = {
-        asServer: <T>(fn: (tx: Queryable) => Promise<T>) => db.asServer((tx) => fn(explaining(tx, kept))),
-        readAsServer: <T>(fn: (reader: Queryable) => Promise<T>) => db.readAsServer((reader) => fn(explaining(reader, kept))),
+        asPerson: <T>(person: string, fn: (tx: Queryable) => Promise<T>) => db.asPerson(person, (tx) => fn(explaining(tx, kept))),
       };
       await recallFor(explained, queryFor(embedder, kind, random, embedding));
       plans[kind] = planSummary(kept.flat());

@@ -53,7 +53,6 @@ function label(sql: string): string {
   if (words.includes('pg_advisory_xact_lock')) return 'reserve';
   if (words.includes('from lines l join threads')) return 'past questions';
   if (words.includes('from memories') && words.includes('<=>')) return 'recall';
-  if (words.includes('vector_send(embedding)')) return 'memories held';
   if (words.startsWith('insert into memories')) return 'remember';
   if (words.includes('from verb_calls')) return 'recent apps';
   if (words.startsWith('select summary, lines_since from presence_checkpoints')) return 'checkpoint summary';
@@ -84,7 +83,7 @@ export function timedDatabase(db: Database, into: TimedTransaction[]): Database 
     asServer: (fn) => timed('', (inner) => db.asServer(inner), fn),
     asPerson: (person, fn) => timed('person: ', (inner) => db.asPerson(person, inner), fn),
     readAsServer: (fn) => timed('read: ', (inner) => db.readAsServer(inner), fn),
-    // Notifications, as the server hears them: presence across instances, changes to memories.
+    // Notifications, as the server hears them: presence across instances.
     ...(db.listen === undefined ? {} : { listen: db.listen }),
     close: () => db.close(),
   };

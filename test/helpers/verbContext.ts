@@ -56,6 +56,22 @@ export async function callVerb(db: Database, app: App, name: string, input: unkn
   return verb.output.parse(output);
 }
 
+/**
+ * The question the person would be asked before `name` runs with `input`, without "Say yes or no."
+ * (its `ask`, in their transaction), or undefined when this call is not asked about: never for a
+ * verb that does not confirm, always for `confirm: true`, when its `confirm` answers true for one
+ * that decides per call.
+ */
+export async function askedFirst(db: Database, app: App, name: string, input: unknown, options: CallOptions): Promise<string | undefined> {
+  const verb = verbOf(app, name);
+  const parsed: unknown = verb.input.parse(input);
+  return db.asPerson(options.person, async (tx) => {
+    const context = verbContext(tx, options);
+    const asks = verb.confirm === true || (typeof verb.confirm === 'function' && (await verb.confirm(parsed, context)));
+    return asks ? verb.ask?.(parsed, context) : undefined;
+  });
+}
+
 /** The sentences `app`'s narrators say after `verb` succeeded with `input` and `output`. */
 export async function narrations(db: Database, app: App, ran: { verb: string; input: unknown; output: unknown }, options: CallOptions): Promise<string[]> {
   const narrators = (app.narrators ?? []).filter((n) => n.follows === ran.verb || n.follows === `${app.name}.*`);

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
-import { forgetAbout, rememberAsPerson } from './remembered';
+import type { Queryable } from '../../db/database';
+import { counted } from '../spoken';
+import { forgetAbout, memoriesAbout, rememberAsPerson } from './remembered';
 
 /** Spaces collapsed, no end punctuation. */
 function tidy(text: string): string {
@@ -44,18 +46,36 @@ const remember = defineVerb({
   },
 });
 
+/** The person's words as the bot says them back: "my sister" is "your sister". */
+export function yourWords(text: string): string {
+  const turned: Readonly<Record<string, string>> = { i: 'you', "i'm": "you're", me: 'you', my: 'your', mine: 'yours', myself: 'yourself' };
+  return text.replace(/[\p{L}']+/gu, (word) => turned[word.toLowerCase().replace(/\u2019/g, "'")] ?? word);
+}
+
+/** How many of the person's memories for this bot `memory.forget` would forget. */
+async function forgetting(input: { about: string }, ctx: { tx: Queryable; bot: string }): Promise<number> {
+  return (await memoriesAbout(ctx.tx, { bot: ctx.bot, about: tidy(input.about) })).length;
+}
+
 const forget = defineVerb({
   name: 'memory.forget',
-  description: "Forgets everything the person told this bot to remember whose words contain the given text (any case). It cannot be undone.",
+  description:
+    'Forgets everything the person told this bot to remember that mentions the given words (whole words, any case). When that is more than one memory the person is asked first. It cannot be undone.',
   example: 'forget what I said about my sister',
   input: z.object({
-    about: z.string().min(3).max(200).describe('Words the memories to forget contain ("my sister").'),
+    about: z.string().min(3).max(200).describe('Words the memories to forget mention ("my sister").'),
   }),
   output: z.object({
     count: z.number().int().describe('How many memories were forgotten.'),
   }),
   risk: 'destructive',
   deadlineMs: 5000,
+  // One memory goes without a question; more than one is the person's to agree to.
+  confirm: async (input, ctx) => (await forgetting(input, ctx)) > 1,
+  ask: async (input, ctx) => {
+    const count = await forgetting(input, ctx);
+    return `Forget the ${count === 1 ? 'one thing' : counted(count, 'thing')} you told me about ${yourWords(tidy(input.about))}?`;
+  },
   async run(input, ctx) {
     const about = tidy(input.about);
     if (about.length < 3) throw new VerbInputError('Say a little more about what to forget.');

@@ -7,6 +7,7 @@
 import type { Queryable } from '../../db/database';
 import { MEMORY_WIDTH, forgetMemory } from '../../db/memories';
 import { onlyRow } from '../../db/rows';
+import { VerbInputError } from '../../verbs/errors';
 
 /**
  * Keeps `text` with its vector as a memory of the transaction's person for `bot`; answers its id, or
@@ -27,10 +28,43 @@ export async function rememberAsPerson(tx: Queryable, memory: { bot: string; tex
   return onlyRow(rows, 'Remembering').id;
 }
 
-/** Forgets the person's memories for `bot` whose words contain `about` (any case); answers how many. */
+/**
+ * A text's words as `about` is matched against them: runs of letters and digits (an apostrophe
+ * inside a word kept, as in "don't", either apostrophe), lower-cased, a possessive 's dropped — so
+ * "My sister's birthday." is `my sister birthday`. Everything else is a boundary.
+ */
+export function wordsOf(text: string): string[] {
+  return (text.normalize('NFC').toLowerCase().replace(/\u2019/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu) ?? []).map((word) => word.replace(/'s$/, ''));
+}
+
+/** Whether `words` appear in `text` whole and one after another ("the" is not in "other"). */
+function mentions(text: string, words: readonly string[]): boolean {
+  const said = wordsOf(text);
+  for (let start = 0; start + words.length <= said.length; start++) {
+    if (words.every((word, i) => said[start + i] === word)) return true;
+  }
+  return false;
+}
+
+/**
+ * The ids of the person's memories for `bot` that mention `about`'s words, whole and in order, in any
+ * case ("my sister" is in "My sister's birthday is in May", "the" is not in "these"). The statement
+ * narrows to memories holding each word's ASCII pieces somewhere, in any case (ILIKE folds ASCII
+ * whatever the database's locale; other letters it may not, so they are left to the words); the
+ * words decide.
+ */
+export async function memoriesAbout(tx: Queryable, filter: { bot: string; about: string }): Promise<string[]> {
+  const words = wordsOf(filter.about);
+  if (words.length === 0) throw new VerbInputError('Say in words what to forget.');
+  // ASCII letters and digits only (no % or _), so each piece is a LIKE pattern as it stands.
+  const pieces = words.flatMap((word) => word.split("'")).filter((piece) => /^[a-z0-9]+$/.test(piece)).map((piece) => `%${piece}%`);
+  const { rows } = await tx.query<{ id: string; text: string }>('select id, text from memories where bot = $1 and text ilike all ($2::text[])', [filter.bot, pieces]);
+  return rows.filter((row) => mentions(row.text, words)).map((row) => row.id);
+}
+
+/** Forgets the person's memories for `bot` that mention `about` (`memoriesAbout`); answers how many. */
 export async function forgetAbout(tx: Queryable, filter: { bot: string; about: string }): Promise<number> {
-  const { rows } = await tx.query<{ id: string }>('select id from memories where bot = $1 and strpos(lower(text), lower($2)) > 0', [filter.bot, filter.about]);
   let forgotten = 0;
-  for (const { id } of rows) if (await forgetMemory(tx, id)) forgotten += 1;
+  for (const id of await memoriesAbout(tx, filter)) if (await forgetMemory(tx, id)) forgotten += 1;
   return forgotten;
 }

@@ -4,7 +4,7 @@ import { itemKey, listName, splitItems } from '../../../server/apps/lists/names'
 import type { Database } from '../../../server/db/database';
 import { VerbInputError } from '../../../server/verbs/errors';
 import { createRegistry } from '../../../server/verbs/registry';
-import { callVerb, jsonSchemas, narrations, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
+import { askedFirst, callVerb, jsonSchemas, narrations, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from '../db/fixtures';
 
 describe('lists', { timeout: DB_TEST_MS }, () => {
@@ -80,7 +80,7 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
   it('clears a list after asking "Clear your shopping list?"', async () => {
     const ana = somebody();
     await call(ana, 'lists.add', { list: 'shopping', items: ['milk', 'eggs'] });
-    expect(verbOf(lists, 'lists.clear').ask?.({ list: 'my shopping list' })).toBe('Clear your shopping list?');
+    expect(await askedFirst(db, lists, 'lists.clear', { list: 'my shopping list' }, { person: ana })).toBe('Clear your shopping list?');
     expect(await call(ana, 'lists.clear', { list: 'shopping' })).toEqual({ list: 'shopping', cleared: 2 });
     expect(await call(ana, 'lists.read', { list: 'shopping' })).toMatchObject({ items: [], total: 0 });
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import memory from '../../../server/apps/memory/index';
+import memory, { yourWords } from '../../../server/apps/memory/index';
+import { wordsOf } from '../../../server/apps/memory/remembered';
 import type { Database } from '../../../server/db/database';
 import { RefusedError } from '../../../server/db/errors';
 import { listMemories, recall, rememberLine } from '../../../server/db/memories';
@@ -7,7 +8,7 @@ import { hashEmbedder } from '../../../server/memory/embed';
 import type { Embedder } from '../../../server/memory/embed';
 import { VerbInputError } from '../../../server/verbs/errors';
 import { createRegistry } from '../../../server/verbs/registry';
-import { callVerb, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
+import { askedFirst, callVerb, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
 import { DB_TEST_MS, OPENING_MS, axis, openMemoryDatabase, somebody } from '../db/fixtures';
 
 describe('memory', { timeout: DB_TEST_MS }, () => {
@@ -64,7 +65,7 @@ describe('memory', { timeout: DB_TEST_MS }, () => {
     expect(await texts(ana)).toEqual([]);
   });
 
-  it('forgets the memories for this bot whose words contain the text, in any case, and keeps only their digest', async () => {
+  it('forgets the memories for this bot that mention the words, in any case, and keeps only their digest', async () => {
     const ana = somebody();
     const bob = somebody();
     await call(ana, 'memory.remember', { text: 'My sister is called Ana' });
@@ -79,6 +80,66 @@ describe('memory', { timeout: DB_TEST_MS }, () => {
     const digests = await db.asPerson(ana, (tx) => tx.query<{ bot: string }>('select bot from forgotten'));
     expect(digests.rows).toEqual([{ bot: 'demo' }, { bot: 'demo' }]);
     expect(await call(ana, 'memory.forget', { about: 'my sister' })).toEqual({ count: 0 });
+  });
+
+  it('matches whole words, so a word inside another word forgets nothing ("the" is not in "other" or "these")', async () => {
+    const ana = somebody();
+    const said = [
+      'The dentist is on Friday',
+      'I go to the gym on Mondays',
+      'My other sister is Eve',
+      'These shoes hurt my feet',
+      'Mother visits on Sundays',
+      'Theo is my neighbour',
+      'I bathe the dog on Saturdays',
+    ];
+    for (const text of said) await call(ana, 'memory.remember', { text });
+    // Any substring would have forgotten all seven.
+    expect(await call(ana, 'memory.forget', { about: 'the' })).toEqual({ count: 3 });
+    expect(await texts(ana)).toEqual(['Theo is my neighbour', 'Mother visits on Sundays', 'These shoes hurt my feet', 'My other sister is Eve']);
+    expect(await call(ana, 'memory.forget', { about: 'sis' })).toEqual({ count: 0 });
+    expect(await call(ana, 'memory.forget', { about: 'other sister' })).toEqual({ count: 1 });
+    expect(await call(ana, 'memory.forget', { about: 'hurt feet' })).toEqual({ count: 0 });
+    expect(await texts(ana)).toEqual(['Theo is my neighbour', 'Mother visits on Sundays', 'These shoes hurt my feet']);
+  });
+
+  it('counts a possessive as its word and punctuation as a boundary, either apostrophe, any case', async () => {
+    const ana = somebody();
+    for (const text of ["My sister's birthday is in May", 'my sister’s dog is Rex', 'Sister, brother and I', 'My sisterhood of the pants', "I don't like my sister-in-law"]) {
+      await call(ana, 'memory.remember', { text });
+    }
+    expect(await call(ana, 'memory.forget', { about: 'SISTER' })).toEqual({ count: 4 });
+    expect(await texts(ana)).toEqual(['My sisterhood of the pants']);
+  });
+
+  it.each([
+    ["My sister's birthday.", ['my', 'sister', 'birthday']],
+    ['don’t, DON\'T; do-not', ["don't", "don't", 'do', 'not']],
+    ['Café au lait #3', ['café', 'au', 'lait', '3']],
+    ['...', []],
+  ])('reads the words of %j as %j', (text, words) => {
+    expect(wordsOf(text)).toEqual(words);
+  });
+
+  it('asks first when more than one memory would go, naming the count and the subject; one or none is forgotten without a question', async () => {
+    const ana = somebody();
+    for (const text of ['My sister is called Ana', "My sister's birthday is in May", 'My sister lives in Porto', 'my sister likes tea', 'I like coffee']) {
+      await call(ana, 'memory.remember', { text });
+    }
+    expect(await askedFirst(db, memory, 'memory.forget', { about: 'my sister' }, { person: ana })).toBe('Forget the 4 things you told me about your sister?');
+    expect(await askedFirst(db, memory, 'memory.forget', { about: 'Porto' }, { person: ana })).toBeUndefined();
+    expect(await askedFirst(db, memory, 'memory.forget', { about: 'the moon' }, { person: ana })).toBeUndefined();
+    // Another person's or another bot's memories are not counted.
+    expect(await askedFirst(db, memory, 'memory.forget', { about: 'my sister' }, { person: somebody() })).toBeUndefined();
+    expect(await askedFirst(db, memory, 'memory.forget', { about: 'my sister' }, { person: ana, bot: 'coach' })).toBeUndefined();
+  });
+
+  it.each([
+    ['my sister', 'your sister'],
+    ['what I said to me about MY mum', 'what you said to you about your mum'],
+    ['the dentist', 'the dentist'],
+  ])('says %j back as %j', (said, back) => {
+    expect(yourWords(said)).toBe(back);
   });
 
   it('takes "%" and "_" in what to forget as themselves, not as patterns', async () => {

@@ -359,7 +359,12 @@ describe('the apps a conversation used lately', () => {
     const pantryBot = parseBotFile('pantry-bot.md', BOT);
     door = await startActingDoor({
       overrides: {
-        db: { ...db, asServer: (fn) => db.asServer((tx) => fn(noting(tx))), readAsServer: (fn) => db.readAsServer((reader) => fn(noting(reader))) },
+        db: {
+          ...db,
+          asServer: (fn) => db.asServer((tx) => fn(noting(tx))),
+          asPerson: (person, fn) => db.asPerson(person, (tx) => fn(noting(tx))),
+          readAsServer: (fn) => db.readAsServer((reader) => fn(noting(reader))),
+        },
         registry: createRegistry([pantry, shed]),
         bots: new Map([
           ['pantry-bot', pantryBot],

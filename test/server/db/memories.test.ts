@@ -159,16 +159,15 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
       },
     });
     const spied = {
-      asServer: <T>(fn: (tx: Queryable) => Promise<T>) => db.asServer((tx) => fn(noting(tx, 'in a transaction'))),
-      readAsServer: <T>(fn: (reader: Queryable) => Promise<T>) => db.readAsServer((reader) => fn(noting(reader, 'read alone'))),
+      asPerson: <T>(person: string, fn: (tx: Queryable) => Promise<T>) => db.asPerson(person, (tx) => fn(noting(tx, `as ${person === many ? 'many' : 'few'}`))),
     };
     const recallOnce = (person: string) => recallFor(spied, { person, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 1 });
     const first = await recallOnce(many);
     const second = await recallOnce(many);
     await recallOnce(few);
     await recallOnce(few);
-    // The index's plan is set for its transaction; an exact recall is one statement and needs none.
-    expect(sent).toEqual(['exact read alone', 'index in a transaction', 'exact read alone', 'exact read alone']);
+    // Each as the person it recalls for, under row level security.
+    expect(sent).toEqual(['exact as many', 'index as many', 'exact as few', 'exact as few']);
     // The index may miss a near one now and then; here it finds the same five.
     expect(second.map((m) => m.text)).toEqual(first.map((m) => m.text));
   });

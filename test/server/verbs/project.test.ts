@@ -3,7 +3,10 @@
  * and names that travel as `app-verb` and come back as `app.verb`.
  */
 import { describe, expect, it } from 'vitest';
+import memory from '../../../server/apps/memory/index';
+import { mcpDescriptionOf } from '../../../server/mcp/tools';
 import { createRegistry } from '../../../server/verbs/registry';
+import { asksFirst } from '../../../server/verbs/verb';
 import { inputSchemaOf, modelDescriptionOf, openAiTools, outputSchemaOf, toolNameOf, verbNameOf } from '../../../server/verbs/project';
 import { tally, testApps } from '../../helpers/testApps';
 
@@ -103,6 +106,15 @@ describe('schemas', () => {
   it('tells the model the person confirms only for a verb that asks', () => {
     expect(modelDescriptionOf(verb('tally.count'))).toBe('Says how many things are on the tally. Example: "how many are on the tally".');
     expect(modelDescriptionOf(verb('tally.clear'))).toMatch(/The person is asked to confirm before it runs; do not ask them yourself\.$/);
+  });
+
+  it('tells the model and MCP clients the person may be asked for a verb that decides per call', () => {
+    const forget = memory.verbs.find((v) => v.name === 'memory.forget');
+    expect(forget === undefined ? 'none' : asksFirst(forget)).toBe('sometimes');
+    if (forget === undefined) return;
+    expect(modelDescriptionOf(forget)).toMatch(/The person may be asked to confirm before it runs; do not ask them yourself\.$/);
+    expect(mcpDescriptionOf(forget)).toMatch(/Give an idempotencyKey; .* Some calls need the person's yes in their Confab page; those are refused over MCP\.$/);
+    expect(() => createRegistry([{ name: 'odd', description: 'Odd.', verbs: [{ ...forget, name: 'odd.forget', ask: undefined }] }])).toThrow(/say what it asks/);
   });
 });
 
