@@ -13,7 +13,6 @@
  * `confab_remember` door know; one whose space is narrower fills the leading `dimensions` and leaves
  * the rest zero (the same cosine geometry). The table keeps only the leading `dimensions`.
  */
-import { providerFetch } from '../chat/providerFetch';
 
 export const EMBEDDING_WIDTH = 384;
 
@@ -96,7 +95,7 @@ export class EmbedderError extends Error {
 
 /** An OpenAI-shaped embeddings endpoint asked for 384 dimensions. */
 export function endpointEmbedder(options: { baseUrl: string; apiKey: string; model: string; fetch?: typeof fetch }): Embedder {
-  const fetcher = options.fetch ?? providerFetch;
+  const fetcher = options.fetch ?? fetch;
   const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
   return {
     name: `endpoint:${options.model}`,

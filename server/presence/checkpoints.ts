@@ -18,7 +18,6 @@ import { providerOrder } from '../chat/upstream';
 import type { Provider } from '../chat/upstream';
 import type { Database } from '../db/database';
 import { countLines, keepCheckpoint, readCheckpoint } from '../db/presence';
-import { providerFetch } from '../chat/providerFetch';
 
 export interface CheckpointDeps<G extends DoorGrant> {
   db: Database;
@@ -45,7 +44,7 @@ export interface Checkpoints<G extends DoorGrant, B extends DoorBot> {
 }
 
 export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: CheckpointDeps<G>): Checkpoints<G, B> {
-  const fetchUpstream = deps.fetch ?? providerFetch;
+  const fetchUpstream = deps.fetch ?? fetch;
 
   /** The model's summary, paid for as an answer; null when it cannot be had. */
   async function modelSummary(turn: AnsweredTurn<G, B>, previous: string | null, since: readonly PromptLine[]): Promise<string | null> {
