@@ -30,6 +30,8 @@ export const FOREIGN_ORIGIN_MESSAGE =
   'A page on another site cannot act for you here; open Confab at its own address, or add that site to CONFAB_ALLOWED_ORIGINS.';
 export const NOT_JSON_MESSAGE = 'Send the request body as JSON, with Content-Type: application/json.';
 
+/** A Host header: a DNS name, an IPv4 address or a bracketed IPv6 one, then an optional port. */
+const HOST_HEADER = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The JSON-RPC code for a request the server will not take (the specification's Invalid Request). */
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -52,12 +54,9 @@ export function hostGuard(options: GuardOptions): MiddlewareHandler {
   return async (c, next) => {
     if (!bound) return next();
     const host = hostOf(c);
-    let hostname: string;
-    try {
-      hostname = new URL(`http://${host}`).hostname;
-    } catch {
-      return refuse(c, 421, FOREIGN_HOST_MESSAGE);
-    }
+    // A name or an address, and a port: nothing else (no user part) is read as a host.
+    const hostname = HOST_HEADER.exec(host)?.[1];
+    if (hostname === undefined) return refuse(c, 421, FOREIGN_HOST_MESSAGE);
     if (!isLoopbackName(hostname) && !allowedHosts.has(host)) return refuse(c, 421, FOREIGN_HOST_MESSAGE);
     return next();
   };
