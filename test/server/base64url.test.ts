@@ -8,7 +8,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** The other spellings a lenient decoder reads as the same bytes: the last character's unused bits set. */
 function siblings(text: string): string[] {
   const bytes = Buffer.from(text, 'base64url');
-  return [...ALPHABET].map((c) => text.slice(0, -1) + c).filter((t) => t !== text && Buffer.from(t, 'base64url').equals(bytes));
+  return ALPHABET.split('').map((c) => text.slice(0, -1) + c).filter((t) => t !== text && Buffer.from(t, 'base64url').equals(bytes));
 }
 
 describe('strict base64url', () => {

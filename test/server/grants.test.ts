@@ -168,7 +168,7 @@ describe('one encoding of a grant', () => {
   const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const token = signGrant(SECRET, CLAIMS);
   /** Every string one character away from `token` at position `at`, the dot and padding among them. */
-  const changedAt = (at: number) => [...ALPHABET, '.', '=', '+', '/'].filter((c) => c !== token[at]).map((c) => token.slice(0, at) + c + token.slice(at + 1));
+  const changedAt = (at: number) => [...ALPHABET.split(''), '.', '=', '+', '/'].filter((c) => c !== token[at]).map((c) => token.slice(0, at) + c + token.slice(at + 1));
 
   it('refuses every one-character change anywhere in a real grant', () => {
     let tried = 0;

@@ -13,6 +13,13 @@ const BOT = parseBotFile('demo.md', '---\nname: Demo\n---\nYou talk.');
 const SECRET = new TextEncoder().encode('a-grant-secret-of-more-than-thirty-two-characters');
 const NOW = 1_750_000_000_000;
 
+/** A stand-in `/mcp` that says it was reached. */
+function reachedMcp(): Hono {
+  const mcp = new Hono();
+  mcp.all('/mcp', (c) => c.json({ reached: true }));
+  return mcp;
+}
+
 /** The app with the session routes and a stand-in `/mcp` that says it was reached. */
 function appWith(options: { host?: string; allowedOrigins?: string[]; newPersonsPerHour?: number; clock?: () => number } = {}): Hono {
   const api: ApiDeps = {
@@ -20,7 +27,7 @@ function appWith(options: { host?: string; allowedOrigins?: string[]; newPersons
     bots: new Map([['demo', BOT]]),
     grantSecret: SECRET,
     clock: options.clock ?? (() => NOW),
-    mcp: new Hono().all('/mcp', (c) => c.json({ reached: true })),
+    mcp: reachedMcp(),
   };
   const { clock: _clock, ...rest } = options;
   return createApp({ config: { ...config, ...rest }, api });
