@@ -15,7 +15,11 @@ import { HTTPException } from 'hono/http-exception';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
 import type { PageAuth, PageConfig } from '../src/core/voice/api';
-import { ConfigError } from './config';
+import { ConfigError, SERVER_DEFAULTS } from './config';
+import { hostGuard, jsonBodyGuard, originGuard } from './guard';
+import type { GuardOptions } from './guard';
+import { MCP_PATH } from './mcp/endpoint';
+import { newPersons } from './newPersons';
 import type { EmbedderStatus } from './memory/chooseEmbedder';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
@@ -24,7 +28,9 @@ import { sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 
 export interface AppDeps {
-  config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'> & Partial<Pick<ServerConfig, 'supabaseAnonKey'>>;
+  /** What is not given takes `readConfig`'s default (bound to 127.0.0.1, no other origin, 30 new persons an hour). */
+  config: Pick<ServerConfig, 'distDir' | 'modelsDir' | 'modelBase' | 'modelVersion'> &
+    Partial<Pick<ServerConfig, 'supabaseAnonKey' | 'host' | 'allowedOrigins' | 'newPersonsPerHour'>>;
   /** The API; without it the server serves the page alone. */
   api?: ApiDeps;
   /** The memory embedder in use, said by `GET /api/health`. */
@@ -49,6 +55,7 @@ const REVALIDATE = 'no-cache';
 export function createApp({ config, api, embedder }: AppDeps): Hono {
   const app = new Hono();
   const auth = api === undefined ? undefined : pageAuth(api.personMode, config.supabaseAnonKey);
+  const guard: GuardOptions = { host: config.host ?? SERVER_DEFAULTS.host, allowedOrigins: config.allowedOrigins ?? [] };
 
   app.use('*', async (c, next) => {
     await next();
@@ -63,12 +70,14 @@ export function createApp({ config, api, embedder }: AppDeps): Hono {
     // next request on that keep-alive connection from being read as the rest of this one.
     if (c.res.status === 413) c.header('Connection', 'close');
   });
+  // Before every route, the page included: a rebound name reads nothing from this machine.
+  app.use('*', hostGuard(guard));
 
   app.get('/api/health', (c) => c.json({ ok: true, ...(embedder === undefined ? {} : { embedder }) }));
   app.get('/api/config', (c) =>
     c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase }, ...(auth === undefined ? {} : { auth }) }),
   );
-  if (api) mountApi(app, api);
+  if (api) mountApi(app, api, guard, config.newPersonsPerHour ?? SERVER_DEFAULTS.newPersonsPerHour);
   app.all('/api/*', () => {
     throw new HTTPException(404, { message: 'There is no such API route.' });
   });
@@ -141,12 +150,23 @@ const PERSONAL_PATHS = [
   '/api/mcp/tokens/*',
 ];
 
-function mountApi(app: Hono, api: ApiDeps): void {
+/**
+ * The routes, each behind its rules: the door and the speak proxy take a grant in a header, which
+ * no page elsewhere can send unasked, so they need no Origin rule; `/mcp` checks Origin as the MCP
+ * specification asks of Streamable HTTP; the cookie routes check Origin and JSON before the person
+ * is read, so a refused request makes no new person.
+ */
+function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHour: number): void {
   if (api.door) app.route('/v1', api.door);
   if (api.speak) app.route('/', api.speak);
-  if (api.mcp) app.route('/', api.mcp);
-  const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock });
-  for (const path of PERSONAL_PATHS) app.use(path, who);
+  if (api.mcp) {
+    app.use(MCP_PATH, originGuard(guard, 'jsonrpc'));
+    app.route('/', api.mcp);
+  }
+  const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour) });
+  const sameOrigin = originGuard(guard, 'api');
+  const json = jsonBodyGuard();
+  for (const path of PERSONAL_PATHS) app.use(path, sameOrigin, json, who);
   app.route('/api', sessionRoutes(api));
   if (api.personal) app.route('/api', api.personal);
 }

@@ -32,6 +32,17 @@ export interface ServerConfig {
    * `SUPABASE_ANON_KEY`, required when `SUPABASE_URL` is set, unset otherwise.
    */
   supabaseAnonKey: string | undefined;
+  /**
+   * Origins whose pages may act for a person here beside the server's own (each as `URL.origin`
+   * spells it), and whose hosts a loopback-bound server answers to. `CONFAB_ALLOWED_ORIGINS`,
+   * comma-separated; default none.
+   */
+  allowedOrigins: string[];
+  /**
+   * New local persons (browsers without a person cookie) one client address may become in any
+   * hour. `CONFAB_NEW_PERSONS_PER_HOUR`, default 30.
+   */
+  newPersonsPerHour: number;
 }
 
 export const SERVER_DEFAULTS = Object.freeze({
@@ -40,7 +51,11 @@ export const SERVER_DEFAULTS = Object.freeze({
   distDir: 'dist',
   modelsDir: 'models',
   modelVersion: 'supertonic-3',
+  newPersonsPerHour: 30,
 });
+
+/** Most `CONFAB_NEW_PERSONS_PER_HOUR` takes. */
+const NEW_PERSONS_PER_HOUR_MAX = 1_000_000;
 
 /** A setting a person must fix before the server can start. */
 export class ConfigError extends Error {
@@ -72,7 +87,39 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     modelBase,
     modelVersion: version,
     supabaseAnonKey: readSupabaseAnonKey(env),
+    allowedOrigins: readAllowedOrigins(env.CONFAB_ALLOWED_ORIGINS),
+    newPersonsPerHour: readNewPersonsPerHour(env.CONFAB_NEW_PERSONS_PER_HOUR),
   };
+}
+
+/** `CONFAB_ALLOWED_ORIGINS`: each entry an http(s) origin alone, no path, query or credentials. */
+export function readAllowedOrigins(given: string | undefined): string[] {
+  const entries = (given ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return entries.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const bare = url !== undefined && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !entry.endsWith('/');
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) {
+      throw new ConfigError(`CONFAB_ALLOWED_ORIGINS has "${entry}", which is not an origin; list origins such as https://confab.example or http://localhost:5173, separated by commas, with no path.`);
+    }
+    return url.origin;
+  });
+}
+
+function readNewPersonsPerHour(given: string | undefined): number {
+  const text = given?.trim();
+  if (text === undefined || text === '') return SERVER_DEFAULTS.newPersonsPerHour;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > NEW_PERSONS_PER_HOUR_MAX) {
+    throw new ConfigError(
+      `CONFAB_NEW_PERSONS_PER_HOUR is "${text}"; give how many new persons one client address may become in an hour, a whole number from 1 to ${NEW_PERSONS_PER_HOUR_MAX} (default ${SERVER_DEFAULTS.newPersonsPerHour}).`,
+    );
+  }
+  return count;
 }
 
 /**

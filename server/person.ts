@@ -6,20 +6,26 @@
  *   year long, Secure over https — signed with a key derived from the grant secret so it cannot be
  *   forged. A cookie whose signature does not hold (tampered with, or signed under another secret)
  *   is not an error: that browser simply becomes a new person, and the old id is never honoured.
- *   A cookie over thirty days old is re-issued with the same id, so a person who keeps coming back
- *   keeps their history.
+ *   The cookie carries when it was issued, and the server holds it to a year too (a browser's
+ *   Max-Age is the browser's word only): a cookie issued over a year ago is a new visitor. A cookie
+ *   in use and over thirty days old is re-issued with the same id, so a person who keeps coming
+ *   back keeps their history — the year rolls with them.
+ *   A browser becoming a new person counts against its client address (`newPersons.ts`); past the
+ *   hour's count it is refused 429 with `x-confab-refused: site`, before anything is made for it.
  * - Supabase mode (`SUPABASE_URL` set): the page signs in with supabase-js and sends
  *   `Authorization: Bearer <access token>`; the token is verified (issuer `<url>/auth/v1`, audience
  *   `authenticated`, expiry) against the project's JWT secret (HS256) and/or its JWKS, and the
  *   person is its `sub`. A missing or invalid token is a 401.
  */
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
+import { strictBase64url } from './base64url';
 import { ConfigError } from './config';
+import type { NewPersons } from './newPersons';
 
 export type PersonMode =
   | { kind: 'local' }
@@ -45,17 +51,25 @@ export interface PersonOptions {
    * cookie's Secure flag. Default false: only set it behind a proxy that sets that header itself.
    */
   trustProxy?: boolean;
+  /** The count of new persons by client address; unset, nobody is counted. */
+  newPersons?: NewPersons;
 }
 
 export const PERSON_COOKIE = 'confab_person';
 /** How long a person cookie lasts, in seconds: a year. */
 export const PERSON_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+/** How old a cookie may get, in ms, before the server takes it for a new visitor's: a year. */
+export const PERSON_COOKIE_LIFETIME_MS = PERSON_COOKIE_MAX_AGE_S * 1000;
 /** How old a cookie may get, in ms, before it is re-issued with the same person. */
 export const PERSON_COOKIE_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;
 
 export const SIGN_IN_NEEDED_MESSAGE = 'Sign in first: this server needs your access token (Authorization: Bearer <token>).';
 export const SIGN_IN_INVALID_MESSAGE = 'Your sign-in is not valid or has expired; sign in again.';
 export const SIGN_IN_KEYS_MESSAGE = 'The sign-in keys could not be fetched; try again shortly.';
+export const NEW_PERSONS_MESSAGE =
+  'Too many new visitors have come from your address this hour; if this is your browser, allow its cookies for this site, or try again later.';
+/** The header that tells a client a refusal from an answer, and whose ceiling refused it. */
+export const REFUSED_HEADER = 'x-confab-refused';
 
 /** Shortest `SUPABASE_JWT_SECRET` accepted, in characters (Supabase's own are longer). */
 const JWT_SECRET_MIN_CHARS = 32;
@@ -134,16 +148,34 @@ export function readPersonCookie(cookieKey: Uint8Array, value: string | undefine
   const match = value === undefined ? null : COOKIE_VALUE.exec(value);
   if (match === null) return undefined;
   const [, person = '', issued = '', signature = ''] = match;
-  const given = Buffer.from(signature, 'base64url');
+  const given = strictBase64url(signature);
   const expected = createHmac('sha256', cookieKey).update(`${person}.${issued}`).digest();
-  if (given.length !== expected.length || !timingSafeEqual(given, expected) || !UUID.test(person)) return undefined;
+  if (given === undefined || given.length !== expected.length || !timingSafeEqual(given, expected) || !UUID.test(person)) return undefined;
   return { person, issuedMs: Number(issued) * 1000 };
 }
 
-function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false }: PersonOptions): MiddlewareHandler<PersonEnv> {
+/**
+ * The client's address as the socket has it. No proxy's word (X-Forwarded-For) is taken: anyone
+ * can send one. Undefined where there is no socket (`app.request` in tests), which is not counted.
+ */
+function clientAddress(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined;
+  const address = env?.incoming?.socket?.remoteAddress;
+  return typeof address === 'string' ? address : undefined;
+}
+
+function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false, newPersons }: PersonOptions): MiddlewareHandler<PersonEnv> {
   return async (c, next) => {
     const nowMs = now();
-    const held = readPersonCookie(cookieKey, getCookie(c, PERSON_COOKIE));
+    const read = readPersonCookie(cookieKey, getCookie(c, PERSON_COOKIE));
+    const held = read !== undefined && nowMs - read.issuedMs <= PERSON_COOKIE_LIFETIME_MS ? read : undefined;
+    const address = held === undefined ? clientAddress(c) : undefined;
+    if (address !== undefined && newPersons !== undefined) {
+      const arrival = newPersons.arrive(address, nowMs);
+      if (!arrival.ok) {
+        return c.json({ error: NEW_PERSONS_MESSAGE }, 429, { [REFUSED_HEADER]: 'site', 'retry-after': String(Math.ceil(arrival.retryAfterMs / 1000)) });
+      }
+    }
     const person = held?.person ?? randomUUID();
     c.set('person', person);
     await next();

@@ -12,6 +12,7 @@ import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelconte
 import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, ListToolsResult, ServerContext } from '@modelcontextprotocol/server';
 import { mcpEndpointOf } from '../../src/core/mcp/tokens';
+import { isLoopbackName } from '../guard';
 import { MCP_SERVER_INFO } from './adapter';
 
 /** Why the bridge could not start or go on; each has its exit code (`stdio.ts`). */
@@ -51,9 +52,20 @@ export interface Bridge {
   close: () => Promise<void>;
 }
 
+/**
+ * Why the bridge will not send the token to `url`, or undefined when it may: plain http carries the
+ * token readable by anyone on the way, so it is taken only to this machine.
+ */
+export function plainHttpRefusal(url: URL): string | undefined {
+  if (url.protocol !== 'http:' || isLoopbackName(url.hostname)) return undefined;
+  return `--url is plain http to ${url.host}, which would send your token unencrypted; use https://, or http:// only to this machine (localhost or 127.0.0.1).`;
+}
+
 /** Connects to the Confab server (checking the token) and answers the bridge; rejects with `BridgeError`. */
 export async function openBridge(options: BridgeOptions): Promise<Bridge> {
   const endpoint = new URL(mcpEndpointOf(options.serverUrl));
+  const refusal = plainHttpRefusal(endpoint);
+  if (refusal !== undefined) throw new BridgeError('failed', refusal);
   const upstream = new Client({ name: 'confab-stdio-bridge', version: MCP_SERVER_INFO.version }, { versionNegotiation: { mode: 'auto' } });
   const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${options.token}` } } });
   try {

@@ -13,7 +13,7 @@
  */
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { MCP_TOKEN_ENV } from '../../src/core/mcp/tokens';
-import { BridgeError, openBridge } from './bridge';
+import { BridgeError, openBridge, plainHttpRefusal } from './bridge';
 import type { BridgeLogLine } from './bridge';
 import { MCP_MESSAGE_BYTES_MAX } from './callLimits';
 
@@ -62,6 +62,8 @@ function readArgs(argv: readonly string[]): Args {
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username !== '' || parsed.password !== '') {
     fail(EXIT.usage, '--url must be a plain http(s) URL, without a user name or password.');
   }
+  const insecure = plainHttpRefusal(parsed);
+  if (insecure !== undefined) fail(EXIT.usage, insecure);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) fail(EXIT.usage, '--token-env must name an environment variable (letters, digits and underscores).');
   return { url: parsed.href, tokenEnv };
 }

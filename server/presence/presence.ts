@@ -49,9 +49,14 @@ export interface PresenceOptions {
   heartbeatMs: number;
   /** How long a page may go unseen before the referee forgets it, in ms. Default 45 000. */
   staleMs: number;
+  /** Streams one person may hold open on this instance at once, over all their pages and bots. Default 8. */
+  streamsPerPerson: number;
 }
 
-export const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs });
+export const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs, streamsPerPerson: 8 });
+
+export const TOO_MANY_STREAMS_MESSAGE =
+  'You have Confab open in too many tabs for them all to keep in step; close one you no longer use and this one joins in.';
 
 export interface PresenceDeps {
   db: Database;
@@ -85,7 +90,7 @@ function seatFromRow(row: SeatRow, page: string): Seat {
 export function presence(deps: PresenceDeps): Presence {
   const options: PresenceOptions = { ...PRESENCE_DEFAULTS, ...deps.options };
   checkCapacity(options.windowCapacity);
-  for (const name of ['heartbeatMs', 'staleMs'] as const) {
+  for (const name of ['heartbeatMs', 'staleMs', 'streamsPerPerson'] as const) {
     if (!Number.isFinite(options[name]) || options[name] <= 0) throw new RangeError(`Presence ${name} is ${String(options[name])}; give a number of milliseconds above 0.`);
   }
   const { db } = deps;
@@ -93,6 +98,14 @@ export function presence(deps: PresenceDeps): Presence {
   /** What ends each open stream, and each stream's handler until it has ended, for `close`. */
   const ending = new Set<() => void>();
   const handling = new Set<Promise<void>>();
+  /**
+   * Each person's open streams on this instance, by bot and page, with what ends each. Past
+   * `streamsPerPerson` a new page's stream is refused rather than the oldest closed: a closed page
+   * would reconnect and close the next in turn, round and round, and the pages a person is using
+   * keep working. The same page opening again (it took its stream for dead) replaces its old one,
+   * so connections a sleeping laptop left behind take no place.
+   */
+  const open = new Map<string, Map<string, { end: () => void; replaced: boolean }>>();
 
   /** Tells the other instances of `fanout` as this transaction commits; a live state too large to carry is kept on the seat for them. */
   async function tell(tx: Queryable, person: string, bot: string, fanout: Fanout): Promise<void> {
@@ -160,6 +173,17 @@ export function presence(deps: PresenceDeps): Presence {
     const since = sinceParam === undefined || sinceParam === '' ? null : Number(sinceParam);
     if (since !== null && (!Number.isSafeInteger(since) || since < 0)) throw new HTTPException(400, { message: 'since must be the last sequence number the page has, a whole number from 0.' });
     const person = c.get('person');
+    const mine = open.get(person) ?? new Map<string, { end: () => void; replaced: boolean }>();
+    const key = `${bot}\u0000${me.page}`;
+    const before = mine.get(key);
+    if (before === undefined && mine.size >= options.streamsPerPerson) throw new HTTPException(429, { message: TOO_MANY_STREAMS_MESSAGE });
+    if (before !== undefined) {
+      before.replaced = true;
+      before.end();
+    }
+    const held = { end: (): void => undefined, replaced: false };
+    mine.set(key, held);
+    open.set(person, mine);
     // Sent at once: the page should know that presence is there before its first event.
     c.header('x-accel-buffering', 'no');
     c.header('cache-control', 'no-store');
@@ -178,6 +202,8 @@ export function presence(deps: PresenceDeps): Presence {
         end = resolve;
       });
       ending.add(end);
+      held.end = end;
+      if (held.replaced) end();
       sse.onAbort(end);
       const heartbeat = setInterval(() => {
         void stream.ping();
@@ -203,7 +229,10 @@ export function presence(deps: PresenceDeps): Presence {
         clearInterval(heartbeat);
         ending.delete(end);
         detach();
-        await rule(person, bot, { type: 'closed', page: me.page, atMs: deps.clock() }).catch(() => undefined);
+        if (mine.get(key) === held) mine.delete(key);
+        if (mine.size === 0 && open.get(person) === mine) open.delete(person);
+        // A stream its page replaced is no page closing: the page is open, on its new stream.
+        if (!held.replaced) await rule(person, bot, { type: 'closed', page: me.page, atMs: deps.clock() }).catch(() => undefined);
       }
     }
   });

@@ -112,6 +112,8 @@ describe('server configuration', () => {
       modelsDir: '/srv/confab/models',
       modelBase: { kind: 'hub' },
       modelVersion: 'supertonic-3',
+      allowedOrigins: [],
+      newPersonsPerHour: 30,
     });
   });
 
@@ -128,6 +130,8 @@ describe('server configuration', () => {
       modelsDir: '/x/weights',
       modelBase: { kind: 'mirror', url: '/models' },
       modelVersion: 'supertonic-2',
+      allowedOrigins: [],
+      newPersonsPerHour: 30,
     });
   });
 

@@ -163,3 +163,37 @@ describe('a bearer grant on a request', () => {
     }
   });
 });
+
+describe('one encoding of a grant', () => {
+  const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const token = signGrant(SECRET, CLAIMS);
+  /** Every string one character away from `token` at position `at`, the dot and padding among them. */
+  const changedAt = (at: number) => [...ALPHABET.split(''), '.', '=', '+', '/'].filter((c) => c !== token[at]).map((c) => token.slice(0, at) + c + token.slice(at + 1));
+
+  it('refuses every one-character change anywhere in a real grant', () => {
+    let tried = 0;
+    for (let at = 0; at < token.length; at++) {
+      for (const changed of changedAt(at)) {
+        tried += 1;
+        expect(refusalOf(changed), `${String(at)}: ${changed}`).toBeInstanceOf(GrantRefused);
+      }
+    }
+    expect(tried).toBe(token.length * 67);
+  });
+
+  it('gives each change to the last characters, and a sample elsewhere, the one 401 over HTTP', async () => {
+    const app = new Hono();
+    app.post('/v1/chat/completions', (c) => c.json(bearerGrant(c, SECRET, { nowMs: NOW })));
+    app.onError((error, c) => (error instanceof HTTPException ? c.json({ error: error.message }, error.status) : c.json({ error: 'unexpected' }, 500)));
+    const positions = [...Array.from({ length: 4 }, (_, i) => token.length - 1 - i), ...Array.from({ length: 12 }, (_, i) => Math.floor((i * token.length) / 12))];
+    const answers = new Set<string>();
+    for (const at of positions) {
+      for (const changed of changedAt(at)) {
+        const res = await app.request('/v1/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${changed}` } });
+        answers.add(`${String(res.status)} ${await res.text()}`);
+      }
+    }
+    expect([...answers]).toEqual([`401 ${JSON.stringify({ error: GRANT_REFUSED_MESSAGE })}`]);
+    expect((await app.request('/v1/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+});

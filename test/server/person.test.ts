@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../server/config';
 import {
   PERSON_COOKIE,
+  PERSON_COOKIE_LIFETIME_MS,
   PERSON_COOKIE_MAX_AGE_S,
   PERSON_COOKIE_REFRESH_MS,
   personCookieKey,
@@ -160,6 +161,44 @@ describe('a person in local mode', () => {
     const res = await app.request('/api/who', { headers: { Cookie: `${PERSON_COOKIE}=${old}` } });
     expect(await who(res)).toBe(person);
     expect(personCookie(res)?.value).toBe(signPersonCookie(KEY, person, NOW));
+  });
+
+  it('takes a cookie’s signature in its one spelling only: every other last character is a new person', async () => {
+    const person = '11111111-2222-4333-8444-555555555555';
+    const genuine = signPersonCookie(KEY, person, NOW);
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (let back = 1; back <= 4; back++) {
+      const at = genuine.length - back;
+      for (const c of ALPHABET) {
+        if (c === genuine[at]) continue;
+        const changed = genuine.slice(0, at) + c + genuine.slice(at + 1);
+        expect(await who(await app.request('/api/who', { headers: { Cookie: `${PERSON_COOKIE}=${changed}` } })), changed).not.toBe(person);
+      }
+    }
+  });
+
+  it('holds a cookie to a year server-side: older, it is a new visitor', async () => {
+    const person = '11111111-2222-4333-8444-555555555555';
+    const at = (nowMs: number) => appWith({ kind: 'local' }, { now: () => nowMs });
+    const cookie = `${PERSON_COOKIE}=${signPersonCookie(KEY, person, NOW)}`;
+    expect(await who(await at(NOW + PERSON_COOKIE_LIFETIME_MS).request('/api/who', { headers: { Cookie: cookie } }))).toBe(person);
+    const late = await at(NOW + PERSON_COOKIE_LIFETIME_MS + 1000).request('/api/who', { headers: { Cookie: cookie } });
+    const stranger = await who(late);
+    expect(stranger).not.toBe(person);
+    expect(personCookie(late)?.value.startsWith(`${stranger}.`)).toBe(true);
+  });
+
+  it('rolls the year on for a person in use, so an active person never expires', async () => {
+    const person = '11111111-2222-4333-8444-555555555555';
+    let cookie = signPersonCookie(KEY, person, NOW);
+    // Back every 300 days for three years: each visit is within a year of the cookie it brings.
+    for (let visit = 1; visit <= 4; visit++) {
+      const nowMs = NOW + visit * 300 * 24 * 60 * 60 * 1000;
+      const res = await appWith({ kind: 'local' }, { now: () => nowMs }).request('/api/who', { headers: { Cookie: `${PERSON_COOKIE}=${cookie}` } });
+      expect(await who(res), `visit ${String(visit)}`).toBe(person);
+      cookie = personCookie(res)?.value ?? '';
+      expect(cookie).toBe(signPersonCookie(KEY, person, nowMs));
+    }
   });
 
   it('signs cookies with a key of its own, derived from the grant secret', () => {

@@ -203,6 +203,7 @@ describe('the stdio bridge, by hand', () => {
       [['--url', confab.url, '--token-env', 'MY_CONFAB_TOKEN'], {}, 78, /MY_CONFAB_TOKEN is not set/],
       [['--url', await unreachableUrl()], { CONFAB_MCP_TOKEN: token }, 69, /Cannot reach the Confab server/],
       [['--url', confab.url], { CONFAB_MCP_TOKEN: `confab_mcp_${'B'.repeat(43)}` }, 77, /refused the token/],
+      [['--url', 'http://confab.example:8787'], { CONFAB_MCP_TOKEN: token }, 64, /--url is plain http to confab\.example:8787, which would send your token unencrypted/],
     ];
     await Promise.all(
       cases.map(async ([args, env, expected, said]) => {

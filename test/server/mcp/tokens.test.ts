@@ -4,6 +4,7 @@
  * each person's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBridge, plainHttpRefusal } from '../../../server/mcp/bridge';
 import { hashOfToken, looksLikeToken } from '../../../server/mcp/token';
 import type { McpTokenListed, McpTokenMade } from '../../../src/core/mcp/tokens';
 import { LIVE_TOKENS_MAX } from '../../../server/db/mcpTokens';
@@ -120,5 +121,14 @@ describe('row level security on mcp_tokens', () => {
     await expect(confab.db.asPerson(guarded, (tx) => tx.query('update mcp_tokens set last_used_at = now() where id = $1', [made.id]))).rejects.toThrow(RefusedError);
     const { rows } = await confab.db.asServer((tx) => tx.query<{ revoked_at: Date | null }>('select revoked_at from mcp_tokens where id = $1', [made.id]));
     expect(rows[0]?.revoked_at).not.toBeNull();
+  });
+});
+
+describe('the stdio bridge’s --url', () => {
+  it('takes https anywhere and plain http to this machine only, refusing the rest in a sentence', async () => {
+    for (const url of ['https://confab.example', 'http://127.0.0.1:8787', 'http://localhost:8787', 'http://[::1]:8787']) expect(plainHttpRefusal(new URL(url)), url).toBeUndefined();
+    for (const url of ['http://confab.example', 'http://192.168.1.4:8787', 'http://localhost.example']) expect(plainHttpRefusal(new URL(url)), url).toMatch(/plain http to .*use https:\/\//);
+    // The bridge itself refuses before the token goes anywhere.
+    await expect(openBridge({ serverUrl: 'http://confab.example:8787', token: 'confab_mcp_x', log: () => undefined })).rejects.toThrow(/plain http to confab\.example:8787/);
   });
 });

@@ -1,0 +1,111 @@
+/**
+ * A person's presence streams are capped per instance: past the cap a new page is refused in a
+ * sentence, a page that closes frees its place, and a page that opens its stream again replaces the
+ * one it left (without its closing being ruled: the page is still open).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { createApp } from '../../../server/app';
+import { createBackend } from '../../../server/backend';
+import type { Backend } from '../../../server/backend';
+import { DEFAULT_PRICES } from '../../../server/backendConfig';
+import { loadBots } from '../../../server/bots';
+import { openDatabase } from '../../../server/db/database';
+import type { Database } from '../../../server/db/database';
+import { hashEmbedder } from '../../../server/memory/embed';
+import { TOO_MANY_STREAMS_MESSAGE } from '../../../server/presence/presence';
+import type { PageRef } from '../../../src/core/presence/protocol';
+import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
+import { Person } from './presenceClient';
+import type { PageStream } from './presenceClient';
+
+const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
+let n = 0;
+const pageOn = (device: string): PageRef => ({ page: `capped-${String(++n).padStart(6, '0')}`, device });
+
+describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  let app: Hono;
+  let api: Backend;
+
+  beforeAll(async () => {
+    db = await openDatabase({ dataDir: 'memory://' });
+    api = createBackend({
+      db,
+      bots: await loadBots('bots'),
+      grantSecret: randomBytes(32),
+      personMode: { kind: 'local' },
+      providers: [],
+      live: false,
+      prices: DEFAULT_PRICES,
+      speech: undefined,
+      embedder: hashEmbedder,
+      clock: Date.now,
+      log: () => undefined,
+      presence: { streamsPerPerson: 3 },
+    });
+    app = createApp({ config, api });
+  }, OPENING_MS);
+  afterAll(async () => {
+    await api.presence.close();
+    await db.close();
+  });
+
+  const streamOf = async (person: Person, page: PageRef): Promise<PageStream> => {
+    const stream = await person.open(page);
+    await stream.next('hello');
+    return stream;
+  };
+
+  it('refuses a page past the cap in a sentence, and lets it in once another closes', async () => {
+    const ana = new Person(app);
+    await ana.start();
+    const pages = [pageOn('laptop-1'), pageOn('laptop-1'), pageOn('phone-01')];
+    const streams = await Promise.all(pages.map((page) => streamOf(ana, page)));
+    const fourth = pageOn('phone-01');
+    const refused = await ana.call(`/api/presence?bot=demo&page=${fourth.page}&device=${fourth.device}`);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: TOO_MANY_STREAMS_MESSAGE });
+    // Somebody else's pages are their own.
+    const bob = new Person(app);
+    await bob.start();
+    (await streamOf(bob, pageOn('desk-001'))).close();
+
+    streams[0]?.close();
+    let admitted = false;
+    // The closed stream's place is freed as its handler ends, a moment after the connection goes.
+    for (let tries = 0; !admitted; tries++) {
+      const res = await ana.call(`/api/presence?bot=demo&page=${fourth.page}&device=${fourth.device}`);
+      if (res.status === 200) {
+        await res.body?.cancel();
+        admitted = true;
+      } else {
+        expect(res.status).toBe(429);
+        expect(tries).toBeLessThan(200);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    for (const stream of streams) stream.close();
+  });
+
+  it('lets a page open its stream again at the cap, ending the one it left, which keeps its voice', async () => {
+    const ana = new Person(app);
+    await ana.start();
+    const pages = [pageOn('laptop-1'), pageOn('laptop-1'), pageOn('laptop-1')];
+    const streams = await Promise.all(pages.map((page) => streamOf(ana, page)));
+    const first = pages[0] as PageRef;
+    expect((await ana.claim(first)).active?.page).toBe(first.page);
+    const again = await ana.open(first);
+    const hello = await again.next('hello');
+    expect(hello.seat.active?.page).toBe(first.page);
+    // The old stream ends; its page still holds the voice, on the new one.
+    await expect(streams[0]?.next('hello')).rejects.toThrow(/closed/);
+    const other = await ana.open(pages[1] as PageRef);
+    const seen = await other.next('hello');
+    expect(seen.seat.active?.page).toBe(first.page);
+    again.close();
+    other.close();
+    for (const stream of streams) stream.close();
+  });
+});
