@@ -13,6 +13,7 @@
  */
 import type { ConversationPorts, ConversationView } from './createConversation';
 import type { Line } from '../core/conversation/events';
+import type { Emitter } from '../core/emitter';
 import { dueAt, heard, SILENT } from '../core/presence/narration';
 import type { Narration } from '../core/presence/narration';
 import { applyEvent, EMPTY_MIRROR, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../core/presence/mirror';
@@ -59,6 +60,27 @@ export interface PresenceListeners {
   onMirror(mirror: Mirror): void;
   /** Something finished away from the conversation: to be said between turns. */
   onNarration(sentence: string): void;
+}
+
+/** What presence says, as events: for the page's parts, made after presence, that listen to it. */
+export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string };
+
+/** Listeners that pass on what presence says to `events`. */
+export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
+  return {
+    onVoice: (active) => {
+      events.emit('active', active);
+    },
+    onSeat: (seat) => {
+      events.emit('seat', seat);
+    },
+    onMirror: (mirror) => {
+      events.emit('mirror', mirror);
+    },
+    onNarration: (sentence) => {
+      events.emit('narration', sentence);
+    },
+  };
 }
 
 export interface PresenceOptions {
