@@ -1,14 +1,14 @@
 /**
- * One voice across a person's tabs and devices, for the page: which of their pages has the
- * microphone and the voice for this bot, and what a page without it shows. It plugs the adapters —
+ * One active page across a person's tabs and devices, for the page: which of their pages for this
+ * bot holds the microphone and the speaker (the active page), and what the others (passive) show. It plugs the adapters —
  * the server's stream, claim and publishing (src/platform/presenceClient.ts), this browser's Web
  * Lock (voiceLock.ts) and BroadcastChannel (presenceChannel.ts) — into the pure decisions of
  * src/core/presence: the page's seat, the mirror, the window's `since`, debounced narration.
  *
- * The page (voicePage.ts) is told when it gets or loses the voice (`onVoice`) and does the rest: a
- * page that loses it stops listening and speaking (an answer under way is cut, kept as
- * interrupted) and shows the mirror; a page that gets it carries the conversation on from the
- * mirror. While it has the voice, what it says is published: kept lines and spoken pieces to the
+ * The page (src/app/page/activePage.ts) is told when it becomes active or passive (`onActive`) and
+ * does the rest: a page that goes passive stops listening and speaking (an answer under way is
+ * cut, kept as interrupted) and shows the mirror; a page that becomes active carries the
+ * conversation on from the mirror. While it is active, what it says is published: kept lines and spoken pieces to the
  * window (and this browser's other tabs at once), its live state to the person's other pages.
  */
 import type { ConversationPorts, ConversationView } from './createConversation';
@@ -52,11 +52,11 @@ export interface PresencePorts {
 }
 
 export interface PresenceListeners {
-  /** The page got (`true`) or lost the voice. */
-  onVoice(active: boolean): void;
-  /** The seat changed: for the page to show where the voice is. */
+  /** The page became the active one (`true`) or passive. */
+  onActive(active: boolean): void;
+  /** The seat changed: for the page to show where the active page is. */
   onSeat(seat: PageSeat): void;
-  /** The mirror changed: what a page without the voice shows. */
+  /** The mirror changed: what a passive page shows. */
   onMirror(mirror: Mirror): void;
   /** Something finished away from the conversation: to be said between turns. */
   onNarration(sentence: string): void;
@@ -68,7 +68,7 @@ export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; 
 /** Listeners that pass on what presence says to `events`. */
 export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
   return {
-    onVoice: (active) => {
+    onActive: (active) => {
       events.emit('active', active);
     },
     onSeat: (seat) => {
@@ -95,18 +95,18 @@ export interface PresenceOptions {
 export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500 });
 
 export interface PagePresence {
-  /** Resolves once the page knows whether it has the voice (the referee said, or it waited `readyMs`). */
+  /** Resolves once the page knows whether it is the active one (the referee said, or it waited `readyMs`). */
   readonly ready: Promise<void>;
   seat(): PageSeat;
-  hasVoice(): boolean;
+  isActive(): boolean;
   mirror(): Mirror;
   /** The last window `seq` this page has, to hand its reload. */
   lastSeq(): number;
-  /** The person's gesture here takes the voice ("Use this one", holding to talk, typing). */
+  /** The person's gesture here makes this page the active one ("Use this one", holding to talk, typing). */
   takeOver(): void;
   /** The page's own conversation as it goes quiet: the mirror goes on from it. */
   remember(conversation: ConversationRef, lines: readonly Line[]): void;
-  /** Publishes what the page with the voice said (to the window and this browser's tabs). */
+  /** Publishes what the active page said (to the window and this browser's tabs). */
   publish(events: readonly WindowEvent[]): void;
   /** The conversation's view now, published as the live state (to the server at most every `liveEveryMs`). */
   live(view: ConversationView, conversation: string): void;
@@ -155,7 +155,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     announceReady();
   };
 
-  // ---- the seat: who has the voice -------------------------------------------------------------
+  // ---- the seat: which page is active -----------------------------------------------------------
 
   /** A claim the referee has not answered yet: sent again when the stream opens again. */
   let claimPending = false;
@@ -168,7 +168,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         apply({ type: 'told', seat: told });
       },
       () => {
-        // Unreachable: the page keeps the voice it took, and claims again when the stream is back.
+        // Unreachable: the page stays the active one it became, and claims again when the stream is back.
       },
     );
   }
@@ -183,7 +183,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     if (has && lock !== null && !lock.held) void lock.take({ steal: true });
     if (!has && lock?.held === true) lock.release();
     listeners.onSeat(seat);
-    if (has !== had || before.role === 'unknown') listeners.onVoice(has);
+    if (has !== had || before.role === 'unknown') listeners.onActive(has);
     if (seat.role !== 'unknown') becomeReady();
   }
 
@@ -206,7 +206,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     });
   }
 
-  // ---- the mirror: what the page with the voice says ----------------------------------------------
+  // ---- the mirror: what the active page says -------------------------------------------------------
 
   function setMirror(next: Mirror): void {
     if (next === mirror) return;
@@ -261,7 +261,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         if (sequenced.seq <= lastSeq) return;
         lastSeq = sequenced.seq;
         setMirror(mirrorEvent(mirror, sequenced));
-        // What finished away from the conversation is said by the page with the voice.
+        // What finished away from the conversation is said by the active page.
         if (sequenced.event.kind === 'verb' && hasVoice(seat)) {
           const text = narratable(sequenced.event);
           if (text !== null) narrate(text);
@@ -274,7 +274,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
     }
   }
 
-  // ---- publishing, while this page has the voice ---------------------------------------------------
+  // ---- publishing, while this page is the active one ------------------------------------------------
 
   let outgoing: WindowEvent[] = [];
   let outgoingLive: LiveState | null = null;
@@ -393,7 +393,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
   return {
     ready,
     seat: () => seat,
-    hasVoice: () => hasVoice(seat),
+    isActive: () => hasVoice(seat),
     mirror: () => mirror,
     lastSeq: () => lastSeq,
     takeOver() {
@@ -441,8 +441,8 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
 }
 
 /**
- * What a page without the voice shows, in the conversation view's terms: the mirror's lines, live
- * line and phase. It does not listen; the way in takes the voice — typing (or the muted
+ * What a passive page shows, in the conversation view's terms: the mirror's lines, live line and
+ * phase. It does not listen; the way in makes it the active page — typing (or the muted
  * microphone's button) with an open microphone, holding the talk control with push-and-hold.
  */
 export function mirrorConversationView(mirror: Mirror, page: { hold: boolean; speech: boolean; canListen: boolean }): ConversationView {

@@ -89,14 +89,14 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   const { presence, identity } = openPagePresence({ bot: bot.slug, api, fetch: options.fetch, events: presenceEvents });
   kept.on('threadId', (threadId) => {
     // The person's other pages are told the thread of the conversation on screen.
-    if (presence.hasVoice()) presence.publish([{ kind: 'conversation', conversation: keeping.key(), threadId, reopened: false }]);
+    if (presence.isActive()) presence.publish([{ kind: 'conversation', conversation: keeping.key(), threadId, reopened: false }]);
   });
 
   const noticesApi = noticesClient(options.fetch);
   const notices = scheduleNotices({
     due: () => noticesApi.due(bot.slug),
     // Only the active page says a notice: the others never claim one.
-    claim: (noticeId) => (presence.hasVoice() ? noticesApi.claim(noticeId) : Promise.reject(new Error('Another page is the active one.'))),
+    claim: (noticeId) => (presence.isActive() ? noticesApi.claim(noticeId) : Promise.reject(new Error('Another page is the active one.'))),
     announce: (text) => {
       presence.publish([{ kind: 'notice', text }]);
       presence.narrate(text);
@@ -166,14 +166,14 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       audio.unlock((context) => {
         update({ audioReady: true });
         talk.sayWhatWaited();
-        if (state().toldAboutListening && !audio.microphoneRefused() && presence.hasVoice()) void audio.openMicrophone(context);
+        if (state().toldAboutListening && !audio.microphoneRefused() && presence.isActive()) void audio.openMicrophone(context);
       });
     },
     startListening() {
       storage?.setItem(TOLD_KEY, 'yes');
       update({ toldAboutListening: true });
       listenAgain();
-      if (presence.hasVoice()) void audio.openMicrophone();
+      if (presence.isActive()) void audio.openMicrophone();
     },
     // Typing, holding to talk or unmuting on a passive page makes it the active one at once.
     type: (text) => {

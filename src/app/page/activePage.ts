@@ -20,7 +20,7 @@ import type { PageConversation } from './pageConversation';
 import type { PageStore } from './pageStore';
 
 export interface ActivePagePorts {
-  presence: Pick<PagePresence, 'ready' | 'hasVoice' | 'mirror' | 'remember' | 'takeOver'>;
+  presence: Pick<PagePresence, 'ready' | 'isActive' | 'mirror' | 'remember' | 'takeOver'>;
   /** What presence says, as it says it. */
   presenceEvents: Pick<Emitter<PresenceEvents>, 'on'>;
   conversation: Pick<PageConversation, 'current' | 'start' | 'leave' | 'announce' | 'sayWhatWaited'>;
@@ -97,7 +97,7 @@ export function activePage(ports: ActivePagePorts): ActivePage {
       else goQuiet();
     }),
     ports.presenceEvents.on('seat', (seat) => {
-      store.update({ voiceAt: seat.role === 'free' ? 'free' : (seat.where ?? 'here') });
+      store.update({ activeAt: seat.role === 'free' ? 'free' : (seat.where ?? 'here') });
     }),
     ports.presenceEvents.on('mirror', () => {
       if (seated && conversation.current() === null) showMirror();
@@ -108,13 +108,13 @@ export function activePage(ports: ActivePagePorts): ActivePage {
     async seat() {
       await presence.ready;
       seated = true;
-      if (presence.hasVoice()) conversation.start();
+      if (presence.isActive()) conversation.start();
       else showMirror();
     },
     seated: () => seated,
     showMirror,
     takeOverHere() {
-      if (!presence.hasVoice()) presence.takeOver();
+      if (!presence.isActive()) presence.takeOver();
     },
     dispose() {
       for (const stop of unsubscribe) stop();

@@ -3,7 +3,7 @@
  *
  * `phase` is not a machine: it is the opening's one outcome (loading, then ready or why not) and
  * never changes after, so a machine would have one edge. Where the active page is comes from the
- * seat's machine in src/core/presence/seat.ts (`voiceAt` is only its shape for the UI); whether
+ * seat's machine in src/core/presence/seat.ts (`activeAt` is only its shape for the UI); whether
  * audio can play is a one-way latch the browser's AudioContext sets (`audioReady`).
  */
 import type { PublicBot } from '../../core/bot';
@@ -46,7 +46,7 @@ export interface VoicePageState {
    * page is passive: it shows the active page's conversation live, and offers "Use this one");
    * `free` when no page is active (the person's first gesture here makes this one active).
    */
-  voiceAt: 'here' | 'tab' | 'device' | 'free';
+  activeAt: 'here' | 'tab' | 'device' | 'free';
 }
 
 export interface PageStore {
@@ -77,7 +77,7 @@ export function openingState(known: { toldAboutListening: boolean; audioReady: b
     memories: null,
     drawerProblem: null,
     waitingLines: 0,
-    voiceAt: 'here',
+    activeAt: 'here',
   };
 }
 

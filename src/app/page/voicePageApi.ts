@@ -29,7 +29,7 @@ export interface VoicePage {
   forgetThread(threadId: string): Promise<void>;
   loadMemories(): Promise<void>;
   forgetMemory(memoryId: string): Promise<void>;
-  /** "Use this one": this page takes the voice from the person's other page. */
+  /** "Use this one": this page becomes the active one in place of the person's other page. */
   useHere(): void;
   /** The assistant's output level now, 0..1, for the orb. */
   assistantLevel(): number;
