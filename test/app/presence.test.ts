@@ -148,7 +148,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const heard = { voice: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
   const named: string[] = [];
   const listeners: PresenceListeners = {
-    onVoice: (active) => heard.voice.push(active),
+    onActive: (active) => heard.voice.push(active),
     onSeat: (s) => heard.seats.push(s),
     onMirror: () => {
       heard.mirrors += 1;
@@ -199,7 +199,7 @@ describe('presence in the page', () => {
     await flush();
     expect(named).toEqual(['a1b2c3d4e5f60718']);
     expect(lock.held).toBe(true);
-    expect(presence.hasVoice()).toBe(true);
+    expect(presence.isActive()).toBe(true);
     expect(heard.voice).toEqual([true]);
     expect(heard.seats.at(-1)).toMatchObject({ role: 'active', where: 'here' });
   });
@@ -222,7 +222,7 @@ describe('presence in the page', () => {
     expect(heard.voice).toEqual([true, false]);
     expect(presence.seat()).toMatchObject({ role: 'passive', where: 'tab' });
     server.send({ type: 'seat', seat: seat('active', 1, me) });
-    expect(presence.hasVoice()).toBe(false);
+    expect(presence.isActive()).toBe(false);
     server.send({ type: 'seat', seat: seat('passive', 2, otherTab) });
     expect(presence.seat()).toMatchObject({ role: 'passive', term: 2, where: 'tab' });
     expect(heard.voice).toEqual([true, false]);
@@ -249,7 +249,7 @@ describe('presence in the page', () => {
     server.claimFails = true;
     presence.takeOver();
     await flush();
-    expect(presence.hasVoice()).toBe(true);
+    expect(presence.isActive()).toBe(true);
     server.claimFails = false;
     // The stream opens again with the seat from before the claim: a late word, and the claim goes again.
     server.send(hello(seat('passive', 3, phone)));
@@ -266,7 +266,7 @@ describe('presence in the page', () => {
     expect(presence.seat().role).toBe('unknown');
     await clock.advance(1);
     await presence.ready;
-    expect(presence.hasVoice()).toBe(true);
+    expect(presence.isActive()).toBe(true);
     expect(named).toEqual([]);
   });
 

@@ -41,7 +41,7 @@ function view(change: Partial<ConversationView> = {}): ConversationView {
 }
 
 /** Where the voice is (presence): on this page. */
-const voiceHere = { voiceAt: 'here' } as const;
+const activeHere = { activeAt: 'here' } as const;
 
 function stateWith(change: Partial<VoicePageState>): VoicePageState {
   const known: Partial<VoicePageState> = {
@@ -62,7 +62,7 @@ function stateWith(change: Partial<VoicePageState>): VoicePageState {
     drawerProblem: null,
     waitingLines: 0,
   };
-  return { ...known, ...voiceHere, ...change } as VoicePageState;
+  return { ...known, ...activeHere, ...change } as VoicePageState;
 }
 
 /** A voice page the test drives: its state is set by hand, and what the view asks of it is counted. */

@@ -1,0 +1,161 @@
+/**
+ * The conversation on screen while this page is the active one: starting one (fresh, reopened or
+ * carried on from another page), what the bot waits to say until audio can play, and the greeting.
+ * What is kept and spoken is published to the person's other pages as it is.
+ */
+import type { PublicBot } from '../../core/bot';
+import type { Line } from '../../core/conversation/events';
+import type { Settings } from '../../core/settings';
+import type { SavedLine } from '../../platform/conversationApi';
+import type { Recogniser } from '../../platform/recogniser';
+import { createConversation } from '../createConversation';
+import type { Conversation, ConversationPorts } from '../createConversation';
+import type { LineKeeping } from '../lineKeeping';
+import type { NoticeScheduler } from '../notices';
+import type { PagePresence } from '../presence';
+import { soundIn, utteranceRanges } from '../utteranceRanges';
+import type { PageAudio } from './pageAudio';
+import type { PageStore } from './pageStore';
+
+export interface PageConversationPorts {
+  bot: PublicBot;
+  store: PageStore;
+  settings: () => Settings;
+  recogniser: Recogniser | undefined;
+  audio: Pick<PageAudio, 'sound' | 'hearing'>;
+  answer: ConversationPorts['answer'];
+  keeping: Pick<LineKeeping, 'keep' | 'key'>;
+  settle: ConversationPorts['settle'];
+  presence: Pick<PagePresence, 'tap' | 'live' | 'publish'>;
+  notices: Pick<NoticeScheduler, 'hearable'>;
+}
+
+export interface PageConversation {
+  /** The conversation on screen, or null while another page is active. */
+  current: () => Conversation | null;
+  /** Starts a conversation in place of the one on screen; answers what that one had yet to announce. */
+  start: (lines?: readonly Line[]) => readonly string[];
+  /**
+   * Ends the conversation here as the page goes passive: an answer under way is cut (kept as
+   * interrupted), its lines handed to `remember`, what it had yet to say kept for later.
+   */
+  leave: (remember: (lines: readonly Line[]) => void) => void;
+  /** Says `text` of the bot's own accord, or keeps it until audio can play. */
+  announce: (text: string) => void;
+  /** Audio can play: the greeting first, then what waited to be said, then the notices come due. */
+  sayWhatWaited: () => void;
+  /** Greets in a conversation with nothing in it yet, if the greeting is still to be said. */
+  greetIfFresh: () => void;
+  /** The reader changed settings: the conversation here (and the recogniser's language) follow. */
+  settingsChanged: (change: Partial<Settings>) => void;
+  dispose: () => void;
+}
+
+export function pageConversation(ports: PageConversationPorts): PageConversation {
+  const { bot, store, keeping, presence } = ports;
+  let conversation: Conversation | null = null;
+  let unsubscribe: (() => void) | null = null;
+  /** What the bot is to say of its own accord before audio can play; said after the greeting, once it can. */
+  const waiting: string[] = [];
+  const nextRange = utteranceRanges();
+
+  function stopCurrent(): void {
+    unsubscribe?.();
+    unsubscribe = null;
+    conversation?.stop();
+    conversation = null;
+  }
+
+  function start(lines: readonly Line[] = []): readonly string[] {
+    const unsaid = conversation?.unsaid() ?? [];
+    stopCurrent();
+    const settings = ports.settings();
+    const made = createConversation(
+      presence.tap(
+        {
+          recogniser: ports.recogniser,
+          ...soundIn(nextRange(), ports.audio.sound),
+          hearing: ports.audio.hearing,
+          answer: ports.answer,
+          keep: keeping.keep,
+          settle: ports.settle,
+          language: () => ports.settings().language,
+        },
+        () => keeping.key(),
+      ),
+      {
+        recogniser: ports.recogniser !== undefined,
+        speech: settings.speech,
+        hold: settings.hearing === 'hold',
+        muted: !store.state().toldAboutListening,
+        voice: bot.voice.by === 'endpoint' ? 'endpoint' : 'device',
+        language: settings.language,
+        talk: { steps: bot.voice.steps, opening: bot.voice.opening, floor: bot.voice.floor, words: bot.voice.words, gapMs: bot.voice.gapMs },
+        lines,
+      },
+    );
+    conversation = made;
+    unsubscribe = made.subscribe((view) => {
+      store.update({ conversation: view });
+      presence.live(view, keeping.key());
+    });
+    store.update({ conversation: made.view() });
+    presence.publish([{ kind: 'conversation', conversation: keeping.key(), threadId: store.state().threadId, reopened: lines.length > 0 }]);
+    return unsaid;
+  }
+
+  function announce(text: string): void {
+    if (store.state().audioReady && conversation !== null) conversation.announce(text);
+    else waiting.push(text);
+  }
+
+  function greetIfFresh(): void {
+    const state = store.state();
+    if (state.greeting === null || conversation === null || state.conversation?.lines.length !== 0) return;
+    conversation.greet(state.greeting);
+    store.update({ greeting: null });
+  }
+
+  return {
+    current: () => conversation,
+    start,
+    leave(remember) {
+      const quiet = conversation;
+      if (quiet === null) return;
+      quiet.interrupt();
+      remember(quiet.view().lines);
+      waiting.push(...quiet.unsaid());
+      stopCurrent();
+    },
+    announce,
+    sayWhatWaited() {
+      greetIfFresh();
+      for (const text of waiting.splice(0)) announce(text);
+      ports.notices.hearable();
+    },
+    greetIfFresh,
+    settingsChanged(change) {
+      if (change.language !== undefined && store.state().conversation?.listening === true) ports.recogniser?.start(change.language);
+      if (change.speech !== undefined || change.hearing !== undefined || change.language !== undefined) {
+        conversation?.settings({
+          ...(change.speech === undefined ? {} : { speech: change.speech }),
+          ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }),
+          ...(change.language === undefined ? {} : { language: change.language }),
+        });
+      }
+    },
+    dispose: stopCurrent,
+  };
+}
+
+/** The lines of a kept conversation as the machine numbers them: each question starts an utterance. */
+export function linesOf(saved: readonly SavedLine[]): Line[] {
+  let utteranceId = 0;
+  let last: 'person' | 'assistant' | null = null;
+  return saved.map((line) => {
+    if (line.who === 'person' || last !== 'person') utteranceId += 1;
+    last = line.who;
+    const role = line.who === 'person' ? 'user' : 'assistant';
+    return line.interrupted ? { role, text: line.text, utteranceId, interrupted: true } : { role, text: line.text, utteranceId };
+  });
+}

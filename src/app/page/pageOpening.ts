@@ -1,0 +1,54 @@
+/**
+ * What the page opens with, before its parts are made: the grant, the bot and the reader's
+ * settings (or why there are none), where this device remembers things, and the page's clock.
+ */
+import { defaultSettings } from '../../core/settings';
+import { VOICES } from '../../core/voice/style';
+import type { PageConfig } from '../../core/voice/api';
+import { fetchPageConfig } from '../../platform/apiClient';
+import { retryable } from '../../platform/conversationApi';
+import type { ConversationApi, Start } from '../../platform/conversationApi';
+import { loadSettings } from '../../platform/settingsStore';
+import { sentenceOf } from '../sentenceOf';
+import type { PageStore } from './pageStore';
+
+/** The page's clock and timers, for the schedulers that run on one (notices, presence). */
+export const pageTimers = {
+  nowMs: () => Date.now(),
+  after: (delayMs: number, run: () => void) => {
+    const timer = setTimeout(run, delayMs);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/** This device's storage, or null where it has none the page may use. */
+export function storageOrNull(): Pick<Storage, 'getItem' | 'setItem'> | null {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The grant, the bot and the reader's settings: the store is ready, or says why not (and the answer is null). */
+export async function openBot(slug: string, api: Pick<ConversationApi, 'start'>, store: PageStore, fetcher: typeof fetch | undefined): Promise<{ started: Start; config: PageConfig } | null> {
+  try {
+    const [started, config] = await Promise.all([api.start(slug), fetchPageConfig(fetcher)]);
+    const bot = started.bot;
+    const voices = bot.voice.by === 'browser' ? (bot.voice.voices.length > 0 ? bot.voice.voices.filter((v) => (VOICES as readonly string[]).includes(v)) : [...VOICES]) : bot.voice.voices;
+    const settings = await loadSettings(bot, voices).catch(() => defaultSettings(bot, voices));
+    store.update({ phase: 'ready', bot, voices, settings, memories: bot.memory === 'person+recall' ? [] : null, greeting: bot.greeting ?? null });
+    return { started, config };
+  } catch (error) {
+    const missing = error instanceof Error && 'status' in error && (error as { status?: number }).status === 404;
+    const unreachable = retryable(error);
+    store.update({
+      phase: missing ? 'missing' : unreachable ? 'unreachable' : 'failed',
+      reason: missing ? `There is no bot called “${slug}” here.` : unreachable ? 'Confab’s server cannot be reached. Check the connection; this page will work again once it can.' : sentenceOf(error),
+      engine: { kind: 'not-needed' },
+    });
+    return null;
+  }
+}
