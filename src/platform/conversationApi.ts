@@ -9,6 +9,7 @@
  */
 import type { ActionSettled } from '../core/acting/protocol';
 import type { PublicBot } from '../core/bot';
+import { isRecord } from '../core/isRecord';
 
 /** How long one call may take before it counts as the server being unreachable. */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -190,10 +191,6 @@ async function errorSentence(response: Response): Promise<string | undefined> {
     // Not JSON: the status alone is said.
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const strings = (value: Record<string, unknown>, ...keys: string[]) => keys.every((key) => typeof value[key] === 'string');

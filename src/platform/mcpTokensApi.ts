@@ -5,6 +5,7 @@
  */
 import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../core/mcp/tokens';
 import { REQUEST_TIMEOUT_MS } from './conversationApi';
+import { isRecord } from '../core/isRecord';
 
 export class McpTokensError extends Error {
   override readonly name = 'McpTokensError';
@@ -74,10 +75,6 @@ export function mcpTokensApi(fetcher: typeof fetch = (input, init) => fetch(inpu
       await call('revoke that MCP token', `/api/mcp/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const dateOrNull = (value: unknown) => value === null || typeof value === 'string';
