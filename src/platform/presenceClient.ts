@@ -2,11 +2,6 @@
  * The page's side of the server's presence routes: the stream (`GET /api/presence`, server-sent
  * events read over fetch, so Supabase mode's token goes with it), the claim
  * (`POST /api/presence/active`) and publishing (`POST /api/presence/events`).
- *
- * The stream is opened again whenever it ends or breaks — at once when the browser says it is
- * back online, else after `RECONNECT_MS` — with the `since` the page has then, so it is owed
- * exactly what it missed. It is also given up and opened again when nothing (not even the
- * server's keep-alive) has arrived for `silentMs`: a laptop that slept holds a dead connection.
  */
 import { isRecord } from '../core/isRecord';
 import { isSeat, presenceMessageOf } from '../core/presence/protocol';
@@ -14,9 +9,13 @@ import type { PageRef, PresenceMessage, Publication, Seat } from '../core/presen
 import { failureOf, HttpError, httpClient } from './http';
 import type { Say } from './http';
 
-/** How long the stream waits before it is opened again, in ms, by failures in a row (the last repeats). */
+/**
+ * How long the stream waits before it is opened again, in ms, by failures in a row (the last
+ * repeats); at once when the browser says it is back online. Each opening sends the `since` the
+ * page has then, so it is owed exactly what it missed.
+ */
 export const RECONNECT_MS = [250, 500, 1_000, 2_000, 5_000] as const;
-/** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms. */
+/** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms: a laptop that slept holds a dead connection. */
 export const SILENT_MS = 40_000;
 
 export type StreamState = 'connecting' | 'open' | 'down';
