@@ -8,8 +8,6 @@ import { conversationApi } from '../platform/conversationApi';
 import { mcpTokensApi } from '../platform/mcpTokensApi';
 import type { McpTokensApi } from '../platform/mcpTokensApi';
 
-export { McpTokensError } from '../platform/mcpTokensApi';
-
 export interface McpTokensPort extends McpTokensApi {
   /** The bots this server has, for choosing the ones a token acts through. */
   bots(): Promise<PublicBot[]>;

@@ -11,6 +11,7 @@
 import { DOOR_EVENTS } from '../core/acting/protocol';
 import type { PendingActionEvent, VerbRanEvent } from '../core/acting/protocol';
 import type { ChatMessage } from '../core/conversation/events';
+import { isRecord } from '../core/isRecord';
 
 /** Why an answer could not be had; `expired` means a new grant would help. */
 export type AnswerFailure = 'expired' | 'refused' | 'unreachable' | 'broken';
@@ -152,10 +153,6 @@ function namedItem(name: string, data: string): AnswerItem | undefined {
   if (name === DOOR_EVENTS.verb && isVerbRan(body)) return { type: 'verb', event: body };
   if (name === DOOR_EVENTS.confirm && isPendingAction(body)) return { type: 'confirm', action: body };
   throw new AnswerError('The answer arrived garbled. Say it again.', 'broken');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isVerbRan(value: unknown): value is VerbRanEvent {

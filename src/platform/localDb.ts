@@ -1,30 +1,11 @@
 /**
- * The page's one IndexedDB database, `confab`: what this device keeps for itself. `settings` holds
- * the reader's choices per bot; `outbox` the thread creations and lines not yet on the server, in
- * the order they were said; `threads` which server conversation each local thread id became.
- *
- * Every connection yields to a newer version of the page opening the database (it closes on
- * `versionchange`), so an upgrade in one tab is never blocked by another tab left open.
+ * The page's one IndexedDB database, `confab` (its stores in localSchema.ts): opening it, and the
+ * page's shared connection.
  */
 import { wrap } from 'idb';
-import type { DBSchema, IDBPDatabase } from 'idb';
-import type { OutboxRecord, ThreadLink } from './outbox';
-
-/** The database's name. */
-export const LOCAL_DB_NAME = 'confab';
-
-/** The schema version; `upgrade` brings any older database up to it. */
-export const LOCAL_DB_VERSION = 1;
-
-/** The stores and their keys. */
-export interface LocalDbSchema extends DBSchema {
-  /** Keyed by bot slug. Values are whatever an earlier page wrote: read them through `reconcileSettings`. */
-  settings: { key: string; value: unknown };
-  /** Keyed by an increasing number, so the order kept is the order said. */
-  outbox: { key: number; value: OutboxRecord; indexes: { kind: OutboxRecord['kind'] } };
-  /** Keyed by the local thread id. */
-  threads: { key: string; value: ThreadLink };
-}
+import type { IDBPDatabase } from 'idb';
+import { LOCAL_DB_NAME, LOCAL_DB_VERSION, upgrade } from './localSchema';
+import type { LocalDbSchema } from './localSchema';
 
 /** An open connection to the page's database. */
 export type LocalDb = IDBPDatabase<LocalDbSchema>;
@@ -54,6 +35,7 @@ export function openLocalDb(factory: IDBFactory | null = browserIndexedDb(), nam
   });
   return (wrap(request) as Promise<LocalDb>).then(
     (db) => {
+      // Yield to a newer version of the page opening the database, so an upgrade in one tab is never blocked by another left open.
       db.addEventListener('versionchange', () => {
         db.close();
       });
@@ -90,16 +72,6 @@ export function localDb(): Promise<LocalDb> {
   );
   shared = opening;
   return opening;
-}
-
-/** Each step takes a database from the version before it; a fresh database runs them all. */
-function upgrade(db: IDBDatabase, oldVersion: number): void {
-  if (oldVersion < 1) {
-    db.createObjectStore('settings');
-    const outbox = db.createObjectStore('outbox', { autoIncrement: true });
-    outbox.createIndex('kind', 'kind');
-    db.createObjectStore('threads', { keyPath: 'localThreadId' });
-  }
 }
 
 /** The browser's IndexedDB, or `null` where there is none or touching it throws (some private modes). */

@@ -1,22 +1,12 @@
 /**
  * The page's calls for the person's MCP tokens, under their session like the threads: list them,
  * make one (the answer holds the token, this once), revoke one. Every answer is checked for the
- * shape the settings rely on; a failure is one sentence the settings can show as it is.
+ * shape the settings rely on; a failure is an `HttpError` whose sentence the settings show as it is.
  */
+import { isRecord } from '../core/isRecord';
 import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../core/mcp/tokens';
-import { REQUEST_TIMEOUT_MS } from './conversationApi';
-
-export class McpTokensError extends Error {
-  override readonly name = 'McpTokensError';
-  constructor(
-    message: string,
-    /** The HTTP status, when the server answered. */
-    readonly status?: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
+import { httpClient } from './http';
+import type { Say } from './http';
 
 export interface McpTokensApi {
   /** `GET /api/mcp/tokens`: the person's tokens, newest first, never the tokens themselves. */
@@ -27,57 +17,34 @@ export interface McpTokensApi {
   revoke(id: string): Promise<void>;
 }
 
-/** The API over `fetcher` (the global fetch, or one that adds the person's token in Supabase mode). */
-export function mcpTokensApi(fetcher: typeof fetch = (input, init) => fetch(input, init)): McpTokensApi {
-  async function call(what: string, path: string, init: { method: 'GET' | 'POST' | 'DELETE'; body?: unknown }): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await fetcher(path, {
-        method: init.method,
-        headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-        credentials: 'same-origin',
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      });
-    } catch (cause) {
-      throw new McpTokensError(`Confab’s server could not be reached to ${what}; try again when the connection is back.`, undefined, { cause });
-    }
-    if (response.status === 204) return undefined;
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch (cause) {
-      throw new McpTokensError(`Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`, response.status, { cause });
-    }
-    if (!response.ok) {
-      const said = isRecord(body) && typeof body.error === 'string' ? body.error : `it answered ${response.status}`;
-      throw new McpTokensError(`Confab’s server would not ${what}: ${said}`, response.status);
-    }
-    return body;
+/** How this client says what went wrong: the person tries again themselves. */
+const say: Say = (what, trouble) => {
+  switch (trouble.kind) {
+    case 'unreachable':
+      return `Confab’s server could not be reached to ${what}; try again when the connection is back.`;
+    case 'answered':
+      return `Confab’s server would not ${what}: ${trouble.said ?? `it answered ${trouble.status}`}`;
+    case 'not-json':
+      return `Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`;
+    case 'misshapen':
+      return `Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`;
   }
+};
 
-  const shapeError = (what: string) => new McpTokensError(`Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`);
-
+/** The API over `fetcher` (the global fetch, or one that adds the person's token in Supabase mode). */
+export function mcpTokensApi(fetcher?: typeof fetch): McpTokensApi {
+  const http = httpClient(say, fetcher);
   return {
     async list() {
-      const body = await call('list your MCP tokens', '/api/mcp/tokens', { method: 'GET' });
-      const tokens = isRecord(body) ? body.tokens : undefined;
-      if (!Array.isArray(tokens) || !tokens.every(isListed)) throw shapeError('list your MCP tokens');
-      return tokens;
+      return (await http.json('list your MCP tokens', '/api/mcp/tokens', { method: 'GET' }, isTokenList)).tokens;
     },
     async create(ask) {
-      const body = await call('make an MCP token', '/api/mcp/tokens', { method: 'POST', body: ask });
-      if (!isListed(body) || typeof (body as { token?: unknown }).token !== 'string') throw shapeError('make an MCP token');
-      return body as McpTokenMade;
+      return http.json('make an MCP token', '/api/mcp/tokens', { method: 'POST', body: ask }, isMade);
     },
     async revoke(id) {
-      await call('revoke that MCP token', `/api/mcp/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      await http.json('revoke that MCP token', `/api/mcp/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const dateOrNull = (value: unknown) => value === null || typeof value === 'string';
@@ -93,4 +60,12 @@ function isListed(value: unknown): value is McpTokenListed {
     dateOrNull(value.lastUsedAt) &&
     dateOrNull(value.revokedAt)
   );
+}
+
+function isTokenList(value: unknown): value is { tokens: McpTokenListed[] } {
+  return isRecord(value) && Array.isArray(value.tokens) && value.tokens.every(isListed);
+}
+
+function isMade(value: unknown): value is McpTokenMade {
+  return isListed(value) && typeof (value as { token?: unknown }).token === 'string';
 }

@@ -5,23 +5,12 @@
  * exactly one says it.
  */
 import type { Notice } from '../core/acting/protocol';
-import { REQUEST_TIMEOUT_MS } from './conversationApi';
+import { isRecord } from '../core/isRecord';
+import { failureOf, HttpError, httpClient } from './http';
+import type { Say } from './http';
 
 /** What came of claiming a notice: this page says it; another page already has; there is no such notice. */
 export type NoticeClaim = 'mine' | 'taken' | 'gone';
-
-/** Notices could not be had or claimed; worth trying again later. */
-export class NoticesError extends Error {
-  override readonly name = 'NoticesError';
-  constructor(
-    message: string,
-    /** The HTTP status, when the server answered. */
-    readonly status?: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
 
 export interface NoticesClient {
   /** `GET /api/notices?bot=<slug>`: the undelivered notices overdue or due within a day. */
@@ -30,43 +19,42 @@ export interface NoticesClient {
   claim(noticeId: string): Promise<NoticeClaim>;
 }
 
-/** Notices over `fetcher` (the global fetch, or one that adds the person's token in Supabase mode). */
-export function noticesClient(fetcher: typeof fetch = (input, init) => fetch(input, init)): NoticesClient {
-  async function call(what: string, path: string, method: 'GET' | 'POST'): Promise<Response> {
-    try {
-      return await fetcher(path, { method, headers: { accept: 'application/json' }, credentials: 'same-origin', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    } catch (cause) {
-      throw new NoticesError(`Confab’s server could not be reached to ${what}.`, undefined, { cause });
-    }
+/** How this client says what went wrong; only `due` reads an answer, so its words are the reading's. */
+const say: Say = (what, trouble) => {
+  switch (trouble.kind) {
+    case 'unreachable':
+      return `Confab’s server could not be reached to ${what}.`;
+    case 'answered':
+      return `Confab’s server could not ${what} (${trouble.status}).`;
+    case 'not-json':
+      return 'Confab’s server answered something that is not JSON when asked what is due.';
+    case 'misshapen':
+      return 'Confab’s server answered what is due in a shape this page does not understand.';
   }
+};
 
+/** Notices over `fetcher` (the global fetch, or one that adds the person's token in Supabase mode). */
+export function noticesClient(fetcher?: typeof fetch): NoticesClient {
+  const http = httpClient(say, fetcher);
   return {
     async due(bot) {
-      const response = await call('look for what is due', `/api/notices?bot=${encodeURIComponent(bot)}`, 'GET');
-      if (!response.ok) throw new NoticesError(`Confab’s server could not look for what is due (${response.status}).`, response.status);
-      let body: unknown;
-      try {
-        body = await response.json();
-      } catch (cause) {
-        throw new NoticesError('Confab’s server answered something that is not JSON when asked what is due.', response.status, { cause });
-      }
-      const notices = typeof body === 'object' && body !== null ? (body as { notices?: unknown }).notices : undefined;
-      if (!Array.isArray(notices) || !notices.every(isNotice)) throw new NoticesError('Confab’s server answered what is due in a shape this page does not understand.', response.status);
-      return notices;
+      return (await http.json('look for what is due', `/api/notices?bot=${encodeURIComponent(bot)}`, {}, hasNotices)).notices;
     },
     async claim(noticeId) {
-      const response = await call('say something due', `/api/notices/${encodeURIComponent(noticeId)}/delivered`, 'POST');
+      const response = await http.send('say something due', `/api/notices/${encodeURIComponent(noticeId)}/delivered`, { method: 'POST' });
       await response.body?.cancel().catch(() => undefined);
       if (response.ok) return 'mine';
       if (response.status === 409) return 'taken';
       if (response.status === 404) return 'gone';
-      throw new NoticesError(`Confab’s server could not mark something due as said (${response.status}).`, response.status);
+      throw new HttpError(`Confab’s server could not mark something due as said (${response.status}).`, { failure: failureOf(response.status), status: response.status });
     },
   };
 }
 
+function hasNotices(value: unknown): value is { notices: Notice[] } {
+  return isRecord(value) && Array.isArray(value.notices) && value.notices.every(isNotice);
+}
+
 function isNotice(value: unknown): value is Notice {
-  if (typeof value !== 'object' || value === null) return false;
-  const notice = value as Record<string, unknown>;
-  return typeof notice.id === 'string' && typeof notice.text === 'string' && typeof notice.dueAtMs === 'number' && Number.isFinite(notice.dueAtMs);
+  return isRecord(value) && typeof value.id === 'string' && typeof value.text === 'string' && typeof value.dueAtMs === 'number' && Number.isFinite(value.dueAtMs);
 }

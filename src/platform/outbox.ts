@@ -1,52 +1,20 @@
 /**
- * Lines are kept as they are said, because a conversation has no end: the tab is closed, the
- * laptop is shut. Every line is written to this device first and sent after, so a server that
- * cannot be reached, a reload or a closed tab loses nothing: what waited is sent when it can be.
- *
- * A conversation may be started while the server is out of reach, so thread creations wait here
- * too, under a local id; lines name that local id, and the server's id is recorded (on the device,
- * so a reload mid-way carries on) once the thread exists. Everything goes in the order it was said:
- * a thread's creation before its lines, its lines one after another. A line carries its own
- * `clientId` and the server answers a repeated one with the line it already has, so a send whose
- * answer was lost is safe to repeat.
+ * The outbox: every line is kept on this device first and sent after, in the order said, so an
+ * unreachable server, a reload or a closed tab loses nothing. A conversation started offline waits
+ * here too, under a local id its lines name, until the server gives it its own (kept on the device,
+ * so a reload mid-way carries on); a line's `clientId` makes a repeated send keep one line.
  */
+import { failureOf } from './http';
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';
+import type { OutboxLine, OutboxRecord, ThreadLink } from './localSchema';
 import { newId } from './newId';
+import { openShelf, OutboxStorageError } from './outboxShelf';
+import type { Shelf } from './outboxShelf';
 
-/** One line as the server takes it. */
-export interface OutboxLine {
-  who: 'person' | 'assistant';
-  /** What was said (for an interrupted answer: what had been spoken). Never blank. */
-  text: string;
-  /** The page's own id for the line; sending it twice keeps one line. */
-  clientId: string;
-  /** An answer cut short by the person speaking over it. */
-  interrupted?: boolean;
-}
-
-/** A waiting thread creation: the conversation `localThreadId`, with the bot `bot` (a slug). */
-export interface ThreadCreation {
-  kind: 'thread';
-  localThreadId: string;
-  bot: string;
-}
-
-/** A waiting line of the conversation `localThreadId`. */
-export interface LineDelivery {
-  kind: 'line';
-  localThreadId: string;
-  line: OutboxLine;
-}
-
-/** What waits in the outbox, kept in the order said. */
-export type OutboxRecord = ThreadCreation | LineDelivery;
-
-/** Which server conversation a local thread id is. */
-export interface ThreadLink {
-  localThreadId: string;
-  serverThreadId: string;
-}
+// The line an outbox takes, and the error its storage fails with, are part of what it offers.
+export type { OutboxLine } from './localSchema';
+export { OutboxStorageError } from './outboxShelf';
 
 /**
  * The server's threads and lines routes, as the outbox needs them. A failure should carry the
@@ -129,11 +97,6 @@ export interface Outbox {
   close(): void;
 }
 
-/** This device's storage failed while keeping or reading what waits to be sent. */
-export class OutboxStorageError extends Error {
-  override readonly name = 'OutboxStorageError';
-}
-
 /** A line or thread that can never be saved: blank, without an id, or in a conversation never started here. */
 export class OutboxLineError extends Error {
   override readonly name = 'OutboxLineError';
@@ -152,7 +115,7 @@ export class OutboxOptionError extends Error {
 export function isRetryable(error: unknown): boolean {
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status !== 'number') return true;
-  return status < 400 || status >= 500 || status === 408 || status === 429;
+  return status < 400 || failureOf(status) === 'unreachable';
 }
 
 /** The wait before retry number `attempt` (0 first), doubling from `firstMs` up to `maxMs`. */
@@ -185,98 +148,6 @@ export async function createOutbox(options: OutboxOptions): Promise<Outbox> {
   });
   await outbox.start(options.onOnline ?? windowOnline);
   return outbox;
-}
-
-/** Where records wait: IndexedDB, or memory when the device keeps nothing. */
-interface Shelf {
-  readonly durable: boolean;
-  add(record: OutboxRecord): Promise<void>;
-  link(link: ThreadLink): Promise<void>;
-  /** The oldest record waiting, with its key. */
-  first(): Promise<{ key: number; record: OutboxRecord } | undefined>;
-  /** Removes a record, and records `link` with it in one step (a thread that now exists). */
-  settle(key: number, link?: ThreadLink): Promise<void>;
-  serverThreadId(localThreadId: string): Promise<string | undefined>;
-  lineCount(): Promise<number>;
-}
-
-/** The outbox on IndexedDB when it answers, else in memory. */
-async function openShelf(open: () => Promise<LocalDb>): Promise<Shelf> {
-  const shelf = dbShelf(open);
-  try {
-    await shelf.lineCount();
-    return shelf;
-  } catch {
-    // No storage is a fact of this browser, not a failure: lines still go, they just cannot wait past the page.
-    return memoryShelf();
-  }
-}
-
-async function kept<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (cause) {
-    throw new OutboxStorageError('This device’s storage failed while keeping unsent lines (it may be full or turned off); lines said now are kept only if the server can be reached before the page closes.', { cause });
-  }
-}
-
-function dbShelf(open: () => Promise<LocalDb>): Shelf {
-  return {
-    durable: true,
-    add: (record) =>
-      kept(async () => {
-        await (await open()).add('outbox', record);
-      }),
-    link: (link) =>
-      kept(async () => {
-        await (await open()).put('threads', link);
-      }),
-    first: () =>
-      kept(async () => {
-        const cursor = await (await open()).transaction('outbox').store.openCursor();
-        return cursor === null ? undefined : { key: cursor.key, record: cursor.value };
-      }),
-    settle: (key, link) =>
-      kept(async () => {
-        const tx = (await open()).transaction(['outbox', 'threads'], 'readwrite');
-        await Promise.all([
-          tx.objectStore('outbox').delete(key),
-          link === undefined ? undefined : tx.objectStore('threads').put(link),
-          tx.done,
-        ]);
-      }),
-    serverThreadId: (localThreadId) => kept(async () => (await (await open()).get('threads', localThreadId))?.serverThreadId),
-    lineCount: () => kept(async () => (await open()).countFromIndex('outbox', 'kind', 'line')),
-  };
-}
-
-function memoryShelf(): Shelf {
-  const records = new Map<number, OutboxRecord>();
-  const links = new Map<string, string>();
-  let nextKey = 1;
-  return {
-    durable: false,
-    add: (record) => {
-      records.set(nextKey++, record);
-      return Promise.resolve();
-    },
-    link: ({ localThreadId, serverThreadId }) => {
-      links.set(localThreadId, serverThreadId);
-      return Promise.resolve();
-    },
-    // A Map iterates in insertion order, which is key order here.
-    first: () => {
-      const [entry] = records;
-      return Promise.resolve(entry === undefined ? undefined : { key: entry[0], record: entry[1] });
-    },
-    settle: (key, link) => {
-      records.delete(key);
-      if (link !== undefined) links.set(link.localThreadId, link.serverThreadId);
-      return Promise.resolve();
-    },
-    serverThreadId: (localThreadId) => Promise.resolve(links.get(localThreadId)),
-    lineCount: () => Promise.resolve([...records.values()].filter((record) => record.kind === 'line').length),
-  };
 }
 
 interface Dependencies {

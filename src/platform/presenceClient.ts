@@ -2,32 +2,21 @@
  * The page's side of the server's presence routes: the stream (`GET /api/presence`, server-sent
  * events read over fetch, so Supabase mode's token goes with it), the claim
  * (`POST /api/presence/active`) and publishing (`POST /api/presence/events`).
- *
- * The stream is opened again whenever it ends or breaks — at once when the browser says it is
- * back online, else after `RECONNECT_MS` — with the `since` the page has then, so it is owed
- * exactly what it missed. It is also given up and opened again when nothing (not even the
- * server's keep-alive) has arrived for `silentMs`: a laptop that slept holds a dead connection.
  */
+import { isRecord } from '../core/isRecord';
 import { isSeat, presenceMessageOf } from '../core/presence/protocol';
 import type { PageRef, PresenceMessage, Publication, Seat } from '../core/presence/protocol';
-import { REQUEST_TIMEOUT_MS } from './conversationApi';
+import { failureOf, HttpError, httpClient } from './http';
+import type { Say } from './http';
 
-/** How long the stream waits before it is opened again, in ms, by failures in a row (the last repeats). */
+/**
+ * How long the stream waits before it is opened again, in ms, by failures in a row (the last
+ * repeats); at once when the browser says it is back online. Each opening sends the `since` the
+ * page has then, so it is owed exactly what it missed.
+ */
 export const RECONNECT_MS = [250, 500, 1_000, 2_000, 5_000] as const;
-/** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms. */
+/** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms: a laptop that slept holds a dead connection. */
 export const SILENT_MS = 40_000;
-
-/** The presence routes could not be reached or refused. */
-export class PresenceError extends Error {
-  override readonly name = 'PresenceError';
-  constructor(
-    message: string,
-    readonly status?: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
 
 export type StreamState = 'connecting' | 'open' | 'down';
 
@@ -56,27 +45,22 @@ export interface PresenceClient {
   publish(publication: Publication): Promise<{ seqs: number[]; seat: Seat | null }>;
 }
 
-export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(input, init)): PresenceClient {
-  async function post(what: string, path: string, body: unknown): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await fetcher(path, {
-        method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json' },
-        credentials: 'same-origin',
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        body: JSON.stringify(body),
-      });
-    } catch (cause) {
-      throw new PresenceError(`Confab’s server could not be reached to ${what}.`, undefined, { cause });
-    }
-    if (!response.ok) throw new PresenceError(`Confab’s server would not ${what} (${response.status}).`, response.status);
-    try {
-      return await response.json();
-    } catch (cause) {
-      throw new PresenceError(`Confab’s server answered something that is not JSON when asked to ${what}.`, response.status, { cause });
-    }
+/** How this client says what went wrong; only a claim's answer is checked for its shape. */
+const say: Say = (what, trouble) => {
+  switch (trouble.kind) {
+    case 'unreachable':
+      return `Confab’s server could not be reached to ${what}.`;
+    case 'answered':
+      return `Confab’s server would not ${what} (${trouble.status}).`;
+    case 'not-json':
+      return `Confab’s server answered something that is not JSON when asked to ${what}.`;
+    case 'misshapen':
+      return 'Confab’s server answered a claim in a shape this page does not understand.';
   }
+};
+
+export function presenceClient(fetcher?: typeof fetch): PresenceClient {
+  const http = httpClient(say, fetcher);
 
   return {
     open(options) {
@@ -90,7 +74,7 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
       const heard = (controller: AbortController) => {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => {
-          controller.abort(new PresenceError('The presence stream went silent.'));
+          controller.abort(new HttpError('The presence stream went silent.', { failure: 'unreachable' }));
         }, silentMs);
       };
 
@@ -98,8 +82,8 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
         options.onState?.('connecting');
         const since = options.since();
         const query = new URLSearchParams({ bot: options.bot, page: options.me.page, device: options.me.device, ...(since === null ? {} : { since: String(since) }) });
-        const response = await fetcher(`/api/presence?${query.toString()}`, { headers: { accept: 'text/event-stream' }, credentials: 'same-origin', signal: controller.signal });
-        if (!response.ok || response.body === null) throw new PresenceError(`The presence stream was refused (${response.status}).`, response.status);
+        const response = await http.send('follow your other pages', `/api/presence?${query.toString()}`, { accept: 'text/event-stream', signal: controller.signal });
+        if (!response.ok || response.body === null) throw new HttpError(`The presence stream was refused (${response.status}).`, { failure: failureOf(response.status), status: response.status });
         heard(controller);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffered = '';
@@ -159,7 +143,7 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
         handle.reconnect();
       };
       const gone = () => {
-        current?.abort(new PresenceError('The browser went offline.'));
+        current?.abort(new HttpError('The browser went offline.', { failure: 'unreachable' }));
       };
       // The browser's word that the network went or came back (none where there is no window).
       const network = 'addEventListener' in globalThis ? globalThis : null;
@@ -172,7 +156,7 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
           clearTimeout(retry);
           const old = current;
           current = null;
-          old?.abort(new PresenceError('Reconnecting.'));
+          old?.abort(new HttpError('Reconnecting.', { failure: 'unreachable' }));
           failures = 0;
           connect();
         },
@@ -180,7 +164,7 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
           closed = true;
           clearTimeout(retry);
           clearTimeout(watchdog);
-          current?.abort(new PresenceError('The page closed its presence stream.'));
+          current?.abort(new HttpError('The page closed its presence stream.', { failure: 'unreachable' }));
           current = null;
           network?.removeEventListener('online', back);
           network?.removeEventListener('offline', gone);
@@ -190,15 +174,17 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
       return handle;
     },
     async claim(bot, me) {
-      const body = await post('give this page the voice', '/api/presence/active', { bot, ...me });
-      const seat = (body as { seat?: unknown } | null)?.seat;
-      if (!isSeat(seat)) throw new PresenceError('Confab’s server answered a claim in a shape this page does not understand.');
-      return seat;
+      const body = await http.json('give this page the voice', '/api/presence/active', { body: { bot, ...me } }, hasSeat);
+      return body.seat;
     },
     async publish(publication) {
-      const body = (await post('pass on what was said', '/api/presence/events', publication)) as { seqs?: unknown; seat?: unknown } | null;
+      const body = (await http.json('pass on what was said', '/api/presence/events', { body: publication })) as { seqs?: unknown; seat?: unknown } | null;
       const seqs = Array.isArray(body?.seqs) ? (body.seqs as unknown[]).filter((n): n is number => typeof n === 'number') : [];
       return { seqs, seat: isSeat(body?.seat) ? body.seat : null };
     },
   };
+}
+
+function hasSeat(value: unknown): value is { seat: Seat } {
+  return isRecord(value) && isSeat(value.seat);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConversationApiError, conversationApi, retryable } from '../../src/platform/conversationApi';
+import { conversationApi, retryable } from '../../src/platform/conversationApi';
+import { HttpError } from '../../src/platform/http';
 
 const bot = { slug: 'demo', name: 'Sage', memory: 'person+recall', languages: ['en'], voice: { by: 'browser', visual: 'halo', language: 'en', voices: ['F1'], gapMs: 120, steps: 8, opening: 8, words: 12, pieceChars: 300 } };
 
@@ -39,7 +40,7 @@ describe('the conversation API client', () => {
   it('calls an unreachable or overloaded server retryable, and a refusal not, with the server’s own sentence', async () => {
     const offline = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
     const error = await conversationApi(offline).createThread('demo').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConversationApiError);
+    expect(error).toBeInstanceOf(HttpError);
     expect(retryable(error)).toBe(true);
     expect(retryable(await conversationApi(answering(503, {}).fetcher).threads('demo').catch((e: unknown) => e))).toBe(true);
     const refused = await conversationApi(answering(404, { error: 'There is no such conversation of yours.' }).fetcher).addLine('t', { who: 'person', text: 'x', clientId: 'c' }).catch((e: unknown) => e);

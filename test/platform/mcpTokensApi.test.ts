@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mcpTokensApi, McpTokensError } from '../../src/platform/mcpTokensApi';
+import { mcpTokensApi } from '../../src/platform/mcpTokensApi';
+import { HttpError } from '../../src/platform/http';
 
 const LISTED = { id: 't1', name: 'Claude Desktop', bots: ['demo'], createdAt: '2026-12-01T10:00:00.000Z', lastUsedAt: null, revokedAt: null };
 
@@ -17,7 +18,7 @@ describe('the MCP tokens client', () => {
     const { fetcher, calls } = answering(200, { tokens: [LISTED] });
     await expect(mcpTokensApi(fetcher).list()).resolves.toEqual([LISTED]);
     expect(calls[0]).toMatchObject({ url: '/api/mcp/tokens', init: { method: 'GET', credentials: 'same-origin' } });
-    await expect(mcpTokensApi(answering(200, { tokens: [{ id: 't1' }] }).fetcher).list()).rejects.toBeInstanceOf(McpTokensError);
+    await expect(mcpTokensApi(answering(200, { tokens: [{ id: 't1' }] }).fetcher).list()).rejects.toBeInstanceOf(HttpError);
   });
 
   it('makes a token with a name, bots and time zone, and answers it with the token', async () => {
@@ -25,7 +26,7 @@ describe('the MCP tokens client', () => {
     await expect(mcpTokensApi(fetcher).create({ name: 'Claude Desktop', bots: ['demo'], timeZone: 'Europe/Lisbon' })).resolves.toMatchObject({ token: 'confab_mcp_x' });
     expect(calls[0]?.init?.method).toBe('POST');
     expect(JSON.parse(calls[0]?.init?.body as string)).toEqual({ name: 'Claude Desktop', bots: ['demo'], timeZone: 'Europe/Lisbon' });
-    await expect(mcpTokensApi(answering(201, LISTED).fetcher).create({ name: 'x', bots: ['demo'] })).rejects.toBeInstanceOf(McpTokensError);
+    await expect(mcpTokensApi(answering(201, LISTED).fetcher).create({ name: 'x', bots: ['demo'] })).rejects.toBeInstanceOf(HttpError);
   });
 
   it('revokes by id, and says the server’s own sentence when it refuses', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { noticesClient, NoticesError } from '../../src/platform/noticesClient';
+import { noticesClient } from '../../src/platform/noticesClient';
+import { HttpError } from '../../src/platform/http';
 
 function answering(status: number, body?: unknown) {
   const calls: { url: string; init?: RequestInit }[] = [];
@@ -16,9 +17,9 @@ describe('the notices client', () => {
     const { fetcher, calls } = answering(200, { notices: [notice] });
     await expect(noticesClient(fetcher).due('sage & co')).resolves.toEqual([notice]);
     expect(calls[0]).toMatchObject({ url: '/api/notices?bot=sage%20%26%20co', init: { method: 'GET', credentials: 'same-origin' } });
-    await expect(noticesClient(answering(200, { notices: [{ id: 'n1' }] }).fetcher).due('sage')).rejects.toBeInstanceOf(NoticesError);
+    await expect(noticesClient(answering(200, { notices: [{ id: 'n1' }] }).fetcher).due('sage')).rejects.toBeInstanceOf(HttpError);
     await expect(noticesClient(answering(503, {}).fetcher).due('sage')).rejects.toMatchObject({ status: 503 });
-    await expect(noticesClient((() => Promise.reject(new TypeError('offline')))).due('sage')).rejects.toBeInstanceOf(NoticesError);
+    await expect(noticesClient((() => Promise.reject(new TypeError('offline')))).due('sage')).rejects.toBeInstanceOf(HttpError);
   });
 
   it('claims a notice: 200 is this page’s, 409 another page’s, 404 gone, anything else an error', async () => {
@@ -27,6 +28,6 @@ describe('the notices client', () => {
     expect(mine.calls[0]).toMatchObject({ url: '/api/notices/n%2F1/delivered', init: { method: 'POST' } });
     await expect(noticesClient(answering(409, { error: 'Another of your pages has already said this.' }).fetcher).claim('n1')).resolves.toBe('taken');
     await expect(noticesClient(answering(404, {}).fetcher).claim('n1')).resolves.toBe('gone');
-    await expect(noticesClient(answering(500, {}).fetcher).claim('n1')).rejects.toBeInstanceOf(NoticesError);
+    await expect(noticesClient(answering(500, {}).fetcher).claim('n1')).rejects.toBeInstanceOf(HttpError);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { LINE_MAX_CHARS } from '../conversation/events';
 import type { Line } from '../conversation/events';
+import { isRecord } from '../isRecord';
 
 /** One load of `/voice/<bot>` in one tab (`page`), in one browser profile (`device`). */
 export interface PageRef {
@@ -129,10 +130,6 @@ const PERSON_TAG = /^[0-9a-f]{16,64}$/;
 const CONVERSATION = /^[A-Za-z0-9:_-]{1,128}$/;
 const PHASES: readonly LivePhase[] = ['listening', 'thinking', 'speaking', 'greeting', 'announcing', 'confirming'];
 const ROLES: readonly Role[] = ['active', 'passive', 'free'];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const isText = (value: unknown, max = EVENT_TEXT_MAX): value is string => typeof value === 'string' && value.length <= max;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

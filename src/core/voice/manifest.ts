@@ -40,6 +40,7 @@
 import { GRAPHS } from './contract';
 import { VOICES } from './style';
 import type { ModelVersion } from './text';
+import { isRecord } from '../isRecord';
 
 /** One entry per `ModelVersion`, so adding a version without listing it here cannot typecheck. */
 const VERSION_SET: Record<ModelVersion, true> = { 'supertonic-3': true, 'supertonic-2': true };
@@ -141,10 +142,6 @@ const SHA256 = /^[0-9a-f]{64}$/;
 
 function show(value: unknown): string {
   return value === undefined ? 'missing' : JSON.stringify(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function fail(source: string, field: string, rule: string, value: unknown): never {
