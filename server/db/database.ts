@@ -138,8 +138,8 @@ function overEngine(engine: StoreEngine, listen: Listen): Database {
         return Promise.reject(new TypeError('asPerson needs the authenticated person, a non-empty string.'));
       }
       return engine.transaction(async (tx) => {
-        await tx.query("select set_config('app.person', $1, true)", [person]);
-        await tx.query(`set local role ${PERSON_ROLE}`);
+        // The person and the role in one statement (`role` is a setting: `set_config` is `set local role`).
+        await tx.query("select set_config('app.person', $1, true), set_config('role', $2, true)", [person, PERSON_ROLE]);
         return fn(view(tx));
       });
     },
