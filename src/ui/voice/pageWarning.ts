@@ -1,3 +1,7 @@
+/** The voice page's warnings: what each line holds, and the lines the page's state calls for. */
+import type { EngineState } from '../../app/voicePage';
+import type { Problem } from '../../core/conversation/events';
+
 /** One line of the page's warnings (PageWarnings.vue): one fault, however often it happened. */
 export interface PageWarning {
   /** Stays the same while the warning does, so a dismissal sticks. */
@@ -10,4 +14,16 @@ export interface PageWarning {
   retry?: boolean;
   /** The `data-testid` of its sentence. */
   testId: string;
+}
+
+/**
+ * One line per fault. A voice that could not start also fails every piece it is asked for ("only
+ * written"): that is the same fault, said once, with "Try again".
+ */
+export function pageWarnings(engine: EngineState | undefined, problem: Problem | null): PageWarning[] {
+  const list: PageWarning[] = [];
+  const voiceFailed = engine?.kind === 'failed';
+  if (voiceFailed) list.push({ key: `voice:${engine.reason}`, text: engine.reason, summary: 'The voice could not start.', retry: true, testId: 'voice-problem' });
+  if (problem !== null && !(voiceFailed && problem.kind === 'speaker')) list.push({ key: `${problem.kind}:${problem.reason}`, text: problem.reason, testId: 'problem' });
+  return list;
 }
