@@ -14,26 +14,12 @@ import { createTtsService } from '../../workers/ttsService';
 import { costedOrt, FRAME_MS, framesOf, positionsOf } from '../helpers/costedOrt';
 import { speakPacedAnswer } from '../helpers/pacedAnswer';
 import type { SpokenAnswer } from '../helpers/pacedAnswer';
+import { LONG_ANSWER } from '../helpers/longAnswer';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';
 import { buildTinyGraphs } from '../helpers/tinySupertonic';
 
 ort.env.wasm.numThreads = 1;
 
-/** Twelve sentences, as a spoken answer runs: 30 to 80 characters, some with a clause in them. */
-const LONG_ANSWER = [
-  'Sure, here is the plan for tomorrow.',
-  'We meet at nine by the river, right next to the old stone bridge.',
-  'Bring some water, a light jacket and a small snack for the walk.',
-  'I will send you the map and the bus times tonight.',
-  'The path is flat for the first hour.',
-  'After that it climbs gently through the woods, past the old mill and the pond.',
-  'There is a bench at the top where we can rest.',
-  'If it rains, we will take the lower path instead.',
-  'Lunch is at the inn in the village, about noon.',
-  'They make a very good soup, and the bread is baked that morning.',
-  'We should be back at the bridge by three.',
-  'Let me know tonight if anything changes.',
-].join(' ');
 
 /** A device: milliseconds of work per second of audio, as `VoiceCost` counts them. */
 interface Device {

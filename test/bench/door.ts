@@ -45,7 +45,6 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Hono } from 'hono';
 import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
 import { SITE_LIMITS_DEFAULT } from '../../server/backendConfig';
 import type { Bot, BotLimits } from '../../server/bots';
 import { loadBots } from '../../server/bots';
@@ -63,6 +62,7 @@ import { question, remark } from '../helpers/benchRemarks';
 import { byLabel, roundMs, spread, timedDatabase } from '../helpers/benchTimings';
 import type { TimedTransaction } from '../helpers/benchTimings';
 import { seededRandom } from '../helpers/random';
+import { testBackend } from '../helpers/testBackend';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
 import type { Random } from '../helpers/random';
 import { delay, serveApp } from '../server/chat/localServers';
@@ -274,8 +274,8 @@ export async function run(): Promise<{
   const log = (line: DoorLogLine) => serverLog.set(line.event, (serverLog.get(line.event) ?? 0) + 1);
   // One request is in flight at a time in the sequential rounds: each is timed to its arrival.
   const upstream = await startUpstreamProcess({ firstTokenMs: FIRST_TOKEN_MS, tokenGapMs: TOKEN_GAP_MS, words: WORDS });
-  const api = createBackend({
-    db,
+  const { api, app } = testBackend(db, {
+    config: readConfig({}),
     // The apps the server finds at start: the demo bot's verbs are offered to the model every turn.
     registry: createRegistry(await loadApps()),
     bots: new Map([
@@ -283,18 +283,14 @@ export async function run(): Promise<{
       [threadBot.slug, threadBot],
     ]),
     grantSecret: secret,
-    personMode: { kind: 'local' },
     providers: [{ name: 'local', baseUrl: upstream.baseUrl, apiKey: 'k', model: MODEL }],
     live: true,
     prices: PRICES,
     // The site's default ceiling: every turn is also reserved under the site's windows, as served.
     siteLimits: SITE_LIMITS_DEFAULT,
-    speech: undefined,
-    embedder: hashEmbedder,
-    clock: Date.now,
     log,
   });
-  const server = await serveApp(createApp({ config: readConfig({}), api }));
+  const server = await serveApp(app);
   const doorUrl = `${server.url}/v1/chat/completions`;
   const directUrl = `${upstream.baseUrl}/chat/completions`;
   const hop = await serveApp(bareHop(directUrl));

@@ -12,20 +12,15 @@
  * by call in turn. The same verb through the executor alone gives what MCP adds. An error is a call that threw, or a
  * result with `isError` or without the list's items.
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { loadBots } from '../../server/bots';
 import { readConfig } from '../../server/config';
-import { openDatabase } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
 import { PERSON_COOKIE, personCookieKey, signPersonCookie } from '../../server/person';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
 import type { McpTokenMade } from '../../src/core/mcp/tokens';
 import { roundMs, spread } from '../helpers/benchTimings';
+import { openTestBackend } from '../helpers/testBackend';
 import { serveApp } from '../server/chat/localServers';
 
 const CALLS = 1000;
@@ -62,26 +57,13 @@ export async function run(): Promise<{ bench: 'mcp'; calls: number; errors: numb
   const shipped = await loadBots('bots');
   const demo = shipped.get('demo');
   if (demo === undefined) throw new Error('bots/demo.md is missing; the MCP benchmark acts through the demo bot.');
-  const db = await openDatabase({ dataDir: 'memory://' });
-  const grantSecret = new Uint8Array(randomBytes(32));
-  const api = createBackend({
-    db,
+  const backend = await openTestBackend({
+    config: readConfig({}),
     bots: new Map([['demo', demo]]),
-    grantSecret,
-    personMode: { kind: 'local' },
-    providers: [],
-    live: false,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
     registry: createRegistry(await loadApps()),
-    clock: Date.now,
-    log: () => undefined,
-    verbLog: () => undefined,
-    mcpLog: () => undefined,
     mcpLimits: { maxCallsPerSecond: 1000, maxInFlightCalls: 128 },
   });
-  const app = createApp({ config: readConfig({}), api });
+  const { api, app, grantSecret } = backend;
   const server = await serveApp(app);
   const clients: Client[] = [];
   try {
@@ -153,6 +135,6 @@ export async function run(): Promise<{ bench: 'mcp'; calls: number; errors: numb
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await api.mcpEndpoint.close();
     await server.close();
-    await db.close();
+    await backend.close();
   }
 }

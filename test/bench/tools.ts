@@ -22,20 +22,15 @@
  * client (a barge-in or a reload) while its write runs. `duplicateWrites` counts writes that took
  * effect more than once: the `lists.add` effects recorded beyond one per turn.
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { parseBotFile } from '../../server/bots';
-import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
 import type { Verb } from '../../server/verbs/verb';
 import { delay, serveApp, startUpstream } from '../server/chat/localServers';
 import type { Listening, Received, Reply } from '../server/chat/localServers';
 import { roundMs, spread } from '../helpers/benchTimings';
+import { openTestBackend } from '../helpers/testBackend';
 import type { BenchResult } from './run';
 
 const MODEL_FIRST_TOKEN_MS = 40;
@@ -56,7 +51,6 @@ interface Server extends Listening {
 }
 
 async function server(registryVerbs: 'none' | 'lists', upstreamUrl: string, ownMs: number[], effects: { committed: number }): Promise<Server> {
-  const db = await openDatabase({ dataDir: 'memory://' });
   const apps = registryVerbs === 'none' ? [] : (await loadApps()).filter((a) => a.name === 'lists');
   // The handlers timed where they run, so the executor's own work is not counted as the verb's.
   const timed = apps.map((app) => ({
@@ -72,23 +66,13 @@ async function server(registryVerbs: 'none' | 'lists', upstreamUrl: string, ownM
       },
     })),
   }));
-  const api = createBackend({
-    db,
+  const { db, app } = await openTestBackend({
     bots: new Map([['bench', parseBotFile('bench.md', bot(registryVerbs === 'none' ? '' : 'lists'))]]),
-    grantSecret: randomBytes(32),
-    personMode: { kind: 'local' },
     providers: [{ name: 'local', baseUrl: upstreamUrl, apiKey: 'bench', model: 'bench-model' }],
     live: true,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
     registry: createRegistry(timed),
-    clock: Date.now,
-    log: () => undefined,
-    verbLog: () => undefined,
   });
-  const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
-  const listening = await serveApp(createApp({ config, api }));
+  const listening = await serveApp(app);
   return { ...listening, db };
 }
 

@@ -56,24 +56,12 @@ import { costedOrt } from '../helpers/costedOrt';
 import { buildCostlyGraphs, DEFAULT_SECONDS_PER_CHAR, SAMPLES_PER_FRAME, SUPERTONIC_2_FILE_BYTES } from '../helpers/costlySupertonic';
 import { speakPacedAnswer } from '../helpers/pacedAnswer';
 import type { SpokenAnswer } from '../helpers/pacedAnswer';
+import { LONG_ANSWER, LONG_ANSWER_SENTENCES } from '../helpers/longAnswer';
 import { seededRandom } from '../helpers/random';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';
 
-const ANSWER =
-  'Sure, here is the plan for tomorrow. We meet at nine by the river, right next to the old stone bridge. ' +
-  'Bring some water, a light jacket and a small snack for the walk. I will send you the map and the bus times tonight.';
-/** Twelve sentences (627 characters), as a longer spoken answer runs. */
-const LONG_ANSWER = [
-  ANSWER,
-  'The path is flat for the first hour.',
-  'After that it climbs gently through the woods, past the old mill and the pond.',
-  'There is a bench at the top where we can rest.',
-  'If it rains, we will take the lower path instead.',
-  'Lunch is at the inn in the village, about noon.',
-  'They make a very good soup, and the bread is baked that morning.',
-  'We should be back at the bridge by three.',
-  'Let me know tonight if anything changes.',
-].join(' ');
+/** The first four sentences of the long answer, as a short spoken answer runs. */
+const ANSWER = LONG_ANSWER_SENTENCES.slice(0, 4).join(' ');
 /** The stand-in has Supertonic 2's parameter counts, so it reads Supertonic 2's tables and voices. */
 const VERSION: ModelVersion = 'supertonic-2';
 const VOICE = 'F1';

@@ -18,6 +18,7 @@ import { startConfabServer } from './helpers/confabServer';
 import { startPcmVoiceEndpoint } from './helpers/pcmVoiceEndpoint';
 import type { PcmStreamOptions, PcmVoiceEndpoint } from './helpers/pcmVoiceEndpoint';
 import type { Listening } from '../server/chat/localServers';
+import { LONG_ANSWER } from '../helpers/longAnswer';
 
 /** An answer the chunker cuts in two: the opening sentence, then the rest. */
 const ANSWER = 'Hello there. I am speaking from this device now, because the paid voice could not be heard.';
@@ -125,21 +126,6 @@ test('(4) with no voice endpoint, the device voice speaks the same piece and the
   expect(speakAnswers).toEqual([404]);
 });
 
-/** Twelve sentences, 627 characters: about 40 s of the tiny voice. */
-const LONG_ANSWER = [
-  'Sure, here is the plan for tomorrow.',
-  'We meet at nine by the river, right next to the old stone bridge.',
-  'Bring some water, a light jacket and a small snack for the walk.',
-  'I will send you the map and the bus times tonight.',
-  'The path is flat for the first hour.',
-  'After that it climbs gently through the woods, past the old mill and the pond.',
-  'There is a bench at the top where we can rest.',
-  'If it rains, we will take the lower path instead.',
-  'Lunch is at the inn in the village, about noon.',
-  'They make a very good soup, and the bread is baked that morning.',
-  'We should be back at the bridge by three.',
-  'Let me know tonight if anything changes.',
-].join(' ');
 /** The player's gap between pieces (the demo bot's 0.12 s), and the most any gap may be beyond it. */
 const GAP_S = 0.12;
 const GAP_TOLERANCE_S = 0.05;

@@ -6,27 +6,23 @@
  * test-results and e2e-build, which a Playwright run elsewhere empties or rebuilds.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import type { Browser } from '@playwright/test';
 import config from '../../playwright.config';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import type { Bot } from '../../server/bots';
 import type { PriceTable } from '../../server/chat/prices';
 import type { Provider } from '../../server/chat/upstream';
 import { readConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
 import { readPersonMode } from '../../server/person';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
 import { writeSilence } from '../e2e/page/micFiles';
 import { layTinyModels } from '../e2e/tinyModels';
 import { serveApp } from '../server/chat/localServers';
+import { testBackend } from './testBackend';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -76,31 +72,25 @@ export interface BenchServer {
 
 /** The real server over an in-memory database, on an ephemeral port. */
 export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
-  const db = await openDatabase({ dataDir: 'memory://' });
-  const providers = options.providers ?? [];
-  const api = createBackend({
-    db,
-    bots: options.bots,
-    grantSecret: randomBytes(32),
-    personMode: options.supabase === undefined ? { kind: 'local' } : readPersonMode({ SUPABASE_URL: options.supabase.url, SUPABASE_JWT_SECRET: options.supabase.jwtSecret }),
-    providers,
-    live: providers.length > 0,
-    prices: options.prices ?? DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
-    registry: createRegistry(await loadApps()),
-    clock: Date.now,
-    log: () => undefined,
-    verbLog: () => undefined,
-  });
-  await api.presence.start();
   const env = {
     CONFAB_DIST: options.dist,
     CONFAB_MODEL_BASE: '/models',
     ...(options.models === undefined ? {} : { CONFAB_MODELS_DIR: options.models }),
     ...(options.supabase === undefined ? {} : { SUPABASE_URL: options.supabase.url, SUPABASE_ANON_KEY: options.supabase.anonKey }),
   };
-  const server = await serveApp(createApp({ config: readConfig(env, ROOT), api }));
+  const providers = options.providers ?? [];
+  const db = await openDatabase({ dataDir: 'memory://' });
+  const { api, app } = testBackend(db, {
+    config: readConfig(env, ROOT),
+    bots: options.bots,
+    ...(options.supabase === undefined ? {} : { personMode: readPersonMode({ SUPABASE_URL: options.supabase.url, SUPABASE_JWT_SECRET: options.supabase.jwtSecret }) }),
+    providers,
+    live: providers.length > 0,
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
+    registry: createRegistry(await loadApps()),
+  });
+  await api.presence.start();
+  const server = await serveApp(app);
   return {
     url: server.url,
     close: async () => {

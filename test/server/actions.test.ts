@@ -9,21 +9,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/protocol';
 import { DOOR_EVENTS, PENDING_ACTION_MS } from '../../src/core/acting/protocol';
 import { DENIED_SENTENCE, DONE_SENTENCE, EXPIRED_SENTENCE } from '../../server/actions';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { parseBotFile } from '../../server/bots';
 import type { Database } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import type { VerbLogLine } from '../../server/verbs/executor';
 import { sentenceOf } from '../../server/verbs/errors';
 import { holdAction } from '../../server/verbs/pendingActions';
 import { createRegistry } from '../../server/verbs/registry';
 import { CLEAR_QUESTION, emptyTally, observed, resetObserved, tallyRows, testApps } from '../helpers/testApps';
+import { testBackend } from '../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 
 const BOT = `---
 name: Tally
@@ -101,25 +96,13 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   beforeAll(async () => {
     db = await openMemoryDatabase();
-    app = createApp({
-      config,
-      api: createBackend({
-        db,
-        bots: new Map([['tally-bot', parseBotFile('tally-bot.md', BOT)]]),
-        grantSecret: secret,
-        personMode: { kind: 'local' },
-        providers: [],
-        live: false,
-        prices: DEFAULT_PRICES,
-        speech: undefined,
-        embedder: hashEmbedder,
-        registry: createRegistry(testApps),
-        clock: () => nowMs,
-        log: () => undefined,
-        verbLog: (line) => verbLogs.push(line),
-        mcpLog: () => undefined,
-      }),
-    });
+    ({ app } = testBackend(db, {
+      bots: new Map([['tally-bot', parseBotFile('tally-bot.md', BOT)]]),
+      grantSecret: secret,
+      registry: createRegistry(testApps),
+      clock: () => nowMs,
+      verbLog: (line) => verbLogs.push(line),
+    }));
   }, OPENING_MS);
 
   afterAll(async () => {

@@ -5,40 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import type { BackendDeps } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { loadBots } from '../../server/bots';
 import type { Bot } from '../../server/bots';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
 import { LINE_MAX_CHARS } from '../../src/core/conversation/events';
+import { openTestBackend, testBackend } from '../helpers/testBackend';
+import type { TestBackend } from '../helpers/testBackend';
 import { startSocketPostgres } from './db/fixtures';
 import type { SocketPostgres } from './db/fixtures';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
-
-function backend(db: Database, bots: ReadonlyMap<string, Bot>, grantSecret: Uint8Array, overrides: Partial<BackendDeps> = {}): Hono {
-  return createApp({
-    config,
-    api: createBackend({
-      db,
-      bots,
-      grantSecret,
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      clock: Date.now,
-      log: () => undefined,
-      ...overrides,
-    }),
-  });
-}
 
 /** One browser: keeps its person cookie like a browser does. */
 class Browser {
@@ -83,18 +58,18 @@ class Browser {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('the API', () => {
-  let db: Database;
+  let backend: TestBackend;
   let app: Hono;
   let bots: Map<string, Bot>;
 
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
     bots = await loadBots('bots');
-    app = backend(db, bots, randomBytes(32));
+    backend = await openTestBackend({ bots });
+    app = backend.app;
   });
 
   afterAll(async () => {
-    await db.close();
+    await backend.close();
   });
 
   it('starts a conversation with a grant and the public part of the bot, never its prompt', async () => {
@@ -251,7 +226,7 @@ describe('two servers over one database', () => {
     const bots = new Map([['demo', { ...demo, limits: { ...demo.limits, perMinute: { answers: 3 } } }]]);
     const secret = randomBytes(32);
     for (let i = 0; i < 2; i++) dbs.push(await openDatabase({ url: postgres.url }));
-    const [one, two] = dbs.map((db) => backend(db, bots, secret)) as [Hono, Hono];
+    const [one, two] = dbs.map((db) => testBackend(db, { bots, grantSecret: secret }).app) as [Hono, Hono];
     const onOne = new Browser(one);
     const grant = await onOne.start();
     const onTwo = new Browser(two);

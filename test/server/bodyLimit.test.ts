@@ -3,20 +3,13 @@
  * same keep-alive connection: the server answers with `Connection: close`, so the unread rest of the
  * big body is never taken for the start of the next request.
  */
-import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { loadBots } from '../../server/bots';
-import { openDatabase } from '../../server/db/database';
-import type { Database } from '../../server/db/database';
-import { hashEmbedder } from '../../server/memory/embed';
+import { openTestBackend } from '../helpers/testBackend';
+import type { TestBackend } from '../helpers/testBackend';
 import { serveApp } from './chat/localServers';
 import type { Listening } from './chat/localServers';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 
 function post(agent: Agent, url: string, path: string, body: Buffer): Promise<{ status: number; connection: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
@@ -33,28 +26,15 @@ function post(agent: Agent, url: string, path: string, body: Buffer): Promise<{ 
 }
 
 describe('a body too large', () => {
-  let db: Database;
+  let backend: TestBackend;
   let server: Listening;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
-    const api = createBackend({
-      db,
-      bots: await loadBots('bots'),
-      grantSecret: randomBytes(32),
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      clock: Date.now,
-      log: () => undefined,
-    });
-    server = await serveApp(createApp({ config, api }));
+    backend = await openTestBackend({ bots: await loadBots('bots') });
+    server = await serveApp(backend.app);
   });
   afterAll(async () => {
     await server.close();
-    await db.close();
+    await backend.close();
   });
 
   it('is refused with Connection: close, and the next request on the same keep-alive agent is answered', async () => {

@@ -9,20 +9,16 @@ import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/pr
 import { DOOR_EVENTS } from '../../src/core/acting/protocol';
 import memory from '../../server/apps/memory/index';
 import { DONE_SENTENCE } from '../../server/actions';
-import { createApp } from '../../server/app';
-import { createBackend } from '../../server/backend';
 import type { Backend } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { parseBotFile } from '../../server/bots';
 import type { Database } from '../../server/db/database';
 import { listMemories } from '../../server/db/memories';
-import { hashEmbedder } from '../../server/memory/embed';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import { Approval } from '../../server/verbs/approval';
 import { createRegistry } from '../../server/verbs/registry';
+import { testBackend } from '../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
 
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 const BOT = `---
 name: Keeper
 memory: none
@@ -40,23 +36,7 @@ describe('forgetting more than one memory asks first', { timeout: DB_TEST_MS }, 
 
   beforeAll(async () => {
     db = await openMemoryDatabase();
-    api = createBackend({
-      db,
-      bots: new Map([['keeper', parseBotFile('keeper.md', BOT)]]),
-      grantSecret: secret,
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      registry: createRegistry([memory]),
-      clock: Date.now,
-      log: () => undefined,
-      verbLog: () => undefined,
-      mcpLog: () => undefined,
-    });
-    app = createApp({ config, api });
+    ({ api, app } = testBackend(db, { bots: new Map([['keeper', parseBotFile('keeper.md', BOT)]]), grantSecret: secret, registry: createRegistry([memory]) }));
   }, OPENING_MS);
   afterAll(() => db.close());
 

@@ -10,18 +10,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app';
 import { createBackend } from '../../server/backend';
 import type { BackendDeps } from '../../server/backend';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { loadBots } from '../../server/bots';
 import { ConfigError, readConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { verifyGrant } from '../../server/grants';
-import { hashEmbedder } from '../../server/memory/embed';
 import { readPersonMode, SIGN_IN_NEEDED_MESSAGE } from '../../server/person';
 import { fetchPageConfig } from '../../src/platform/apiClient';
 import { createAuth, withAuth } from '../../src/platform/auth';
 import type { SupabaseAuth } from '../../src/platform/auth';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
+import { testBackendDeps } from '../helpers/testBackend';
 
 const JWT_SECRET = 'the-stand-in-project-jwt-secret-of-40-chars';
 const PASSWORD = 'correct horse battery staple';
@@ -33,19 +32,7 @@ let app: Hono;
 const opened: SupabaseAuth[] = [];
 
 function backendDeps(env: Record<string, string>): BackendDeps {
-  return {
-    db,
-    bots: new Map(),
-    grantSecret: GRANT_SECRET,
-    personMode: readPersonMode(env),
-    providers: [],
-    live: false,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
-    clock: Date.now,
-    log: () => undefined,
-  };
+  return testBackendDeps(db, { grantSecret: GRANT_SECRET, personMode: readPersonMode(env) });
 }
 
 beforeAll(async () => {

@@ -18,6 +18,7 @@ import {
 } from '../../../src/core/speech/pace';
 import type { Pace, PieceTiming, VoiceCost } from '../../../src/core/speech/pace';
 import { TALK } from '../../../src/core/speech/talk';
+import { LONG_ANSWER } from '../../helpers/longAnswer';
 
 /** A device whose pieces cost a real-time factor of 0.5 at 8 steps, speaking 70 ms a character at speed 1. */
 const HALF: VoiceCost = { prepareMsPerS: 20, stepMsPerS: 50, vocodeMsPerS: 80, audioMsPerChar: 70, pieces: 12, provider: 'wasm' };
@@ -36,21 +37,6 @@ function timing(overrides: Partial<PieceTiming> = {}): PieceTiming {
   return { chars: 28, audioMs: 2000, speed: 1.05, steps: 8, prepareMs: 40, stepsMs: 800, vocodeMs: 160, provider: 'wasm', ...overrides };
 }
 
-/** Twelve sentences, the way a spoken answer runs: 30 to 80 characters, a few with a clause in them. */
-const LONG_ANSWER = [
-  'Sure, here is the plan for tomorrow.',
-  'We meet at nine by the river, right next to the old stone bridge.',
-  'Bring some water, a light jacket and a small snack for the walk.',
-  'I will send you the map and the bus times tonight.',
-  'The path is flat for the first hour.',
-  'After that it climbs gently through the woods, past the old mill and the pond.',
-  'There is a bench at the top where we can rest.',
-  'If it rains, we will take the lower path instead.',
-  'Lunch is at the inn in the village, about noon.',
-  'They make a very good soup, and the bread is baked that morning.',
-  'We should be back at the bridge by three.',
-  'Let me know tonight if anything changes.',
-].join(' ');
 
 interface Spoken {
   pieces: string[];

@@ -5,20 +5,15 @@
  * database), serving the same e2e build and tiny models as the shared one, on 127.0.0.1 and a port of
  * its own.
  */
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import config from '../../../playwright.config';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
 import type { BackendDeps } from '../../../server/backend';
 import type { Database } from '../../../server/db/database';
 import type { App } from '../../../server/verbs/verb';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { loadBots } from '../../../server/bots';
 import { readConfig } from '../../../server/config';
-import { openDatabase } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import { createRegistry, loadApps } from '../../../server/verbs/registry';
+import { openTestBackend } from '../../helpers/testBackend';
 import { serveApp } from '../../server/chat/localServers';
 import type { Listening } from '../../server/chat/localServers';
 
@@ -47,30 +42,21 @@ export interface ConfabServer extends Listening {
 
 /** Starts the server; `close` stops it and its database. */
 export async function startConfabServer(options: ConfabServerOptions = {}): Promise<ConfabServer> {
-  const db = await openDatabase({ dataDir: 'memory://' });
-  const api = createBackend({
-    db,
+  const backend = await openTestBackend({
+    config: readConfig(sharedServerEnv(), ROOT),
     bots: await loadBots(options.botsDir ?? resolve(ROOT, 'bots')),
-    grantSecret: randomBytes(32),
-    personMode: { kind: 'local' },
     providers: options.providers ?? [],
     live: options.live ?? false,
-    prices: DEFAULT_PRICES,
     speech: options.speech,
-    embedder: hashEmbedder,
     registry: createRegistry([...(await loadApps()), ...(options.extraApps ?? [])]),
-    clock: Date.now,
-    log: () => undefined,
-    verbLog: () => undefined,
   });
-  const app = createApp({ config: readConfig(sharedServerEnv(), ROOT), api });
-  const server = await serveApp(app);
+  const server = await serveApp(backend.app);
   return {
     url: server.url,
-    db,
+    db: backend.db,
     close: async () => {
       await server.close();
-      await db.close();
+      await backend.close();
     },
   };
 }

@@ -4,20 +4,15 @@
  * The app `pantry` keeps its items in the core `notices` table (app 'pantry'), so commits and
  * rollbacks are Postgres's own.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
 import type { Backend, BackendDeps } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { parseBotFile } from '../../../server/bots';
 import type { DoorLogLine } from '../../../server/chat/chatDoor';
-import { openDatabase } from '../../../server/db/database';
 import type { Database, Queryable } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import type { VerbLogLine } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
+import { openTestBackend } from '../../helpers/testBackend';
 import { delay, serveApp, startUpstream } from './localServers';
 import type { Listening, Script, Upstream } from './localServers';
 
@@ -147,31 +142,23 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
     reply.done();
   };
   const upstream = await startUpstream((reply, received) => current(reply, received));
-  const db = await openDatabase({ dataDir: 'memory://' });
   const doorLogs: DoorLogLine[] = [];
   const verbLogs: (VerbLogLine | object)[] = [];
   const bots = new Map([
     ['pantry-bot', parseBotFile('pantry-bot.md', BOT)],
     ['talker', parseBotFile('talker.md', TALKER)],
   ]);
-  const api = createBackend({
-    db,
+  const backend = await openTestBackend({
     bots,
-    grantSecret: randomBytes(32),
-    personMode: { kind: 'local' },
     providers: [{ name: 'up', baseUrl: upstream.baseUrl, apiKey: 'key-never-logged', model: 'm' }],
     live: options.live ?? true,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
     registry: createRegistry([pantry]),
-    clock: Date.now,
     log: (line) => doorLogs.push(line),
     verbLog: (line) => verbLogs.push(line),
     ...options.overrides,
   });
-  const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
-  const server = await serveApp(createApp({ config, api }));
+  const { db, api } = backend;
+  const server = await serveApp(backend.app);
   return {
     ...server,
     db,
@@ -185,7 +172,7 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
     close: async () => {
       await server.close();
       await upstream.close();
-      await db.close();
+      await backend.close();
     },
   };
 }

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { BOT_PROMPT, GRANT, provider, startDoor } from './door';
+import { describe, expect, it } from 'vitest';
+import { BOT_PROMPT, closedAfterEach, GRANT, provider, startDoor } from './door';
 import type { RunningDoor } from './door';
 import { answering, startUpstream } from './localServers';
-import type { Listening } from './localServers';
 
-let running: (RunningDoor | Listening)[] = [];
-const track = <T extends RunningDoor | Listening>(server: T): T => {
-  running.push(server);
-  return server;
-};
-afterEach(async () => {
-  await Promise.all(running.map((server) => server.close()));
-  running = [];
-});
+const track = closedAfterEach();
 
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };

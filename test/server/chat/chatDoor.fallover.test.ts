@@ -1,20 +1,12 @@
 import { APIError } from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLOSING_SENTENCES } from '../../../server/chat/answer';
-import { ask, provider, startDoor } from './door';
+import { ask, closedAfterEach, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
 import { answering, delay, startUpstream, unreachableUrl } from './localServers';
-import type { Listening, Script } from './localServers';
+import type { Script } from './localServers';
 
-let running: (RunningDoor | Listening)[] = [];
-const track = <T extends RunningDoor | Listening>(server: T): T => {
-  running.push(server);
-  return server;
-};
-afterEach(async () => {
-  await Promise.all(running.map((server) => server.close()));
-  running = [];
-});
+const track = closedAfterEach();
 
 const failing = (status: number, code: string | null = null): Script => (reply) => {
   reply.fail(status, code, 'Incorrect API key provided: sk-alpha-secret-key');
@@ -28,16 +20,9 @@ async function twoProviders(alpha: Script) {
   return { first, second, door };
 }
 
+/** The streamed answer's text, finish and provider. */
 async function streamed(door: RunningDoor, question = 'Hello?') {
-  const stream = await door.client.chat.completions.create({ ...ask(question), stream: true });
-  let text = '';
-  let finish: string | null = null;
-  let provider: string | undefined;
-  for await (const chunk of stream) {
-    provider ??= (chunk as { provider?: string }).provider;
-    text += chunk.choices[0]?.delta.content ?? '';
-    finish = chunk.choices[0]?.finish_reason ?? finish;
-  }
+  const { text, finish, provider } = await streamedAnswer(door, question);
   return { text, finish, provider };
 }
 

@@ -1,35 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLOSING_SENTENCES } from '../../../server/chat/answer';
-import { ask, GRANT, provider, startDoor } from './door';
+import { ask, closedAfterEach, GRANT, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
 import { answering, deferred, startUpstream, talkingUntilClosed, unreachableUrl } from './localServers';
-import type { Listening } from './localServers';
 
-let running: (RunningDoor | Listening)[] = [];
-const track = <T extends RunningDoor | Listening>(server: T): T => {
-  running.push(server);
-  return server;
-};
-afterEach(async () => {
-  await Promise.all(running.map((server) => server.close()));
-  running = [];
-});
+const track = closedAfterEach();
 
 const REFUSAL = 'You have asked a lot in the last minute; try me again in a moment.';
 
-async function streamed(door: RunningDoor) {
-  const stream = await door.client.chat.completions.create({ ...ask('Go on'), stream: true });
-  const pieces: string[] = [];
-  let finish: string | null = null;
-  let provider: string | undefined;
-  for await (const chunk of stream) {
-    provider ??= (chunk as { provider?: string }).provider;
-    const content = chunk.choices[0]?.delta.content;
-    if (content) pieces.push(content);
-    finish = chunk.choices[0]?.finish_reason ?? finish;
-  }
-  return { pieces, text: pieces.join(''), finish, provider };
-}
+const streamed = (door: RunningDoor) => streamedAnswer(door, 'Go on');
 
 describe('the chat door, within its limits', () => {
   it('says a refusal as the answer, in the stream, and asks no provider', async () => {

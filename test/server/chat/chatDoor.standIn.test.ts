@@ -1,31 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Sleep } from '../../../server/chat/standIn';
-import { ask, provider, startDoor } from './door';
-import type { RunningDoor } from './door';
+import { ask, closedAfterEach, provider, startDoor, streamed } from './door';
 import { answering, startUpstream } from './localServers';
-import type { Listening } from './localServers';
 
-let running: (RunningDoor | Listening)[] = [];
-const track = <T extends RunningDoor | Listening>(server: T): T => {
-  running.push(server);
-  return server;
-};
-afterEach(async () => {
-  await Promise.all(running.map((server) => server.close()));
-  running = [];
-});
+const track = closedAfterEach();
 
-async function streamed(door: RunningDoor, question: string) {
-  const stream = await door.client.chat.completions.create({ ...ask(question), stream: true });
-  const pieces: string[] = [];
-  let provider: string | undefined;
-  for await (const chunk of stream) {
-    provider ??= (chunk as { provider?: string }).provider;
-    const content = chunk.choices[0]?.delta.content;
-    if (content) pieces.push(content);
-  }
-  return { pieces, text: pieces.join(''), provider };
-}
 
 describe('the chat door, while nothing may be bought', () => {
   it('has the stand-in answer when providers are configured but AGENTS_LIVE is off, buying nothing', async () => {

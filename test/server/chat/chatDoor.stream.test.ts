@@ -1,18 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ask, BOT_PROMPT, GRANT, provider, recalling, sseData, startDoor } from './door';
-import type { RunningDoor } from './door';
+import { describe, expect, it } from 'vitest';
+import { ask, BOT_PROMPT, closedAfterEach, GRANT, provider, recalling, sseData, startDoor } from './door';
 import { answering, deferred, startUpstream, talkingUntilClosed } from './localServers';
-import type { Listening } from './localServers';
 
-let running: (RunningDoor | Listening)[] = [];
-const track = <T extends RunningDoor | Listening>(server: T): T => {
-  running.push(server);
-  return server;
-};
-afterEach(async () => {
-  await Promise.all(running.map((server) => server.close()));
-  running = [];
-});
+const track = closedAfterEach();
 
 describe('the chat door, streaming', () => {
   it('passes each token on as it arrives: the first reaches the caller while the provider is still answering', async () => {

@@ -6,13 +6,14 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import OpenAI from 'openai';
+import { afterEach } from 'vitest';
 import { chatDoor } from '../../../server/chat/chatDoor';
 import type { AnswerSpend, AnsweredTurn, DoorDeps, DoorLogLine, DoorTurn, Reservation } from '../../../server/chat/chatDoor';
 import type { ChatMessage } from '../../../server/chat/chatRequest';
 import type { PriceTable } from '../../../server/chat/prices';
 import type { Provider } from '../../../server/chat/upstream';
 import { deferred, serveApp } from './localServers';
-import type { Deferred } from './localServers';
+import type { Deferred, Listening } from './localServers';
 
 export const GRANT = 'grant-ok';
 export const BOT_PROMPT = 'You are Sage, a calm companion. Answer in two short sentences.';
@@ -175,3 +176,34 @@ export async function sseData(response: Response): Promise<string[]> {
 }
 
 export const ask = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user' as const, content }] });
+
+/**
+ * Registers an `afterEach` that closes every door and upstream the test started; call it at the top
+ * of a test file and wrap each server in what it returns as it starts.
+ */
+export function closedAfterEach(): <T extends RunningDoor | Listening>(server: T) => T {
+  let running: (RunningDoor | Listening)[] = [];
+  afterEach(async () => {
+    await Promise.all(running.map((server) => server.close()));
+    running = [];
+  });
+  return (server) => {
+    running.push(server);
+    return server;
+  };
+}
+
+/** One streamed answer, read whole through the official client: its pieces, text, finish and provider. */
+export async function streamed(door: RunningDoor, question: string) {
+  const stream = await door.client.chat.completions.create({ ...ask(question), stream: true });
+  const pieces: string[] = [];
+  let finish: string | null = null;
+  let provider: string | undefined;
+  for await (const chunk of stream) {
+    provider ??= (chunk as { provider?: string }).provider;
+    const content = chunk.choices[0]?.delta.content;
+    if (content) pieces.push(content);
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  return { pieces, text: pieces.join(''), finish, provider };
+}

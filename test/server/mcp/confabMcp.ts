@@ -4,25 +4,21 @@
  * tests' own `probe` app, and bots that name them. Persons are made by signing their cookie, as the
  * server itself would have; their tokens are made through `POST /api/mcp/tokens`, as the page does.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { VersionNegotiationMode } from '@modelcontextprotocol/client';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
 import type { Backend } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { loadBots } from '../../../server/bots';
 import type { Bot } from '../../../server/bots';
-import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import type { McpLimits } from '../../../server/mcp/callLimits';
 import type { McpLogLine } from '../../../server/mcp/endpoint';
-import { hashEmbedder } from '../../../server/memory/embed';
 import { PERSON_COOKIE, personCookieKey, signPersonCookie } from '../../../server/person';
 import type { VerbLogLine } from '../../../server/verbs/executor';
 import { createRegistry, loadApps } from '../../../server/verbs/registry';
 import type { McpTokenMade } from '../../../src/core/mcp/tokens';
+import { openTestBackend } from '../../helpers/testBackend';
 import { serveApp } from '../chat/localServers';
 import probe from './probeApp';
 
@@ -74,30 +70,18 @@ export async function startConfabMcp(options: ConfabMcpOptions = {}): Promise<Co
     ['lists-bot', { ...demo, slug: 'lists-bot', name: 'Lister', apps: ['lists'] }],
     ['both', { ...demo, slug: 'both', name: 'Both', apps: ['lists', 'probe'] }],
   ]);
-  const db = await openDatabase({ dataDir: 'memory://' });
-  const grantSecret = new Uint8Array(randomBytes(32));
   const refusals: McpLogLine[] = [];
   const verbLines: VerbLogLine[] = [];
-  const api = createBackend({
-    db,
+  const backend = await openTestBackend({
     bots,
-    grantSecret,
-    personMode: { kind: 'local' },
-    providers: [],
-    live: false,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
     registry: createRegistry([...(await loadApps()), probe]),
-    clock: Date.now,
-    log: () => undefined,
     verbLog: (line) => {
       if (line.event === 'verb.called') verbLines.push(line);
     },
     mcpLog: (line) => refusals.push(line),
     ...(options.limits ? { mcpLimits: options.limits } : {}),
   });
-  const app = createApp({ config: { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' }, modelVersion: 'supertonic-3' }, api });
+  const { db, api, app, grantSecret } = backend;
   const server = await serveApp(app);
   const cookieKey = personCookieKey(grantSecret);
   const cookieOf = (person: string) => `${PERSON_COOKIE}=${signPersonCookie(cookieKey, personOf(person), Date.now())}`;
@@ -138,7 +122,7 @@ export async function startConfabMcp(options: ConfabMcpOptions = {}): Promise<Co
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await api.mcpEndpoint.close();
       await server.close();
-      await db.close();
+      await backend.close();
     },
   };
 }

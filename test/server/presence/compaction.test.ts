@@ -5,25 +5,19 @@
  * model's own summaries every 16 lines when a provider is live, and the last lines verbatim with
  * the stand-in.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { loadBots } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import { RECENT_MESSAGES, recentMessages } from '../../../src/core/presence/compaction';
+import { testBackend } from '../../helpers/testBackend';
 import { startUpstream } from '../chat/localServers';
 import type { Upstream } from '../chat/localServers';
 import { OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 
 const LONG_BOT = `---
 name: Long
@@ -96,21 +90,8 @@ describe('a long conversation', { timeout: 240_000 }, () => {
 
   it('sends the model the system message, the latest summary and the last 32 messages of a 2,000-line thread — never the whole history', async () => {
     const bots = await loadBots(botsDir);
-    const api = createBackend({
-      db,
-      bots,
-      grantSecret: randomBytes(32),
-      personMode: { kind: 'local' },
-      providers: [{ name: 'scripted', baseUrl: upstream.baseUrl, model: 'm', apiKey: 'test-key' }],
-      live: true,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      clock: Date.now,
-      log: () => undefined,
-    });
-    const server = createApp({ config, api });
-    const person = new Person(server);
+    const { app } = testBackend(db, { bots, providers: [{ name: 'scripted', baseUrl: upstream.baseUrl, model: 'm', apiKey: 'test-key' }], live: true });
+    const person = new Person(app);
     const grant = await person.start('long');
     const said: Message[] = [];
     for (let turn = 1; turn <= 1_000; turn++) {
@@ -145,20 +126,7 @@ describe('a long conversation', { timeout: 240_000 }, () => {
 
   it('keeps the last lines verbatim as the checkpoint when the stand-in answers', async () => {
     const bots = await loadBots(botsDir);
-    const api = createBackend({
-      db,
-      bots,
-      grantSecret: randomBytes(32),
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      clock: Date.now,
-      log: () => undefined,
-    });
-    const person = new Person(createApp({ config, api }));
+    const person = new Person(testBackend(db, { bots }).app);
     const grant = await person.start('long');
     const said: Message[] = [];
     for (let turn = 1; turn <= 8; turn++) {

@@ -9,38 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
-import type { Backend, BackendDeps } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
+import type { Backend } from '../../../server/backend';
 import { loadBots } from '../../../server/bots';
 import type { Bot } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import type { LiveState, PageRef, WindowEvent } from '../../../src/core/presence/protocol';
+import { testBackend } from '../../helpers/testBackend';
+import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
-
-function server(db: Database, bots: ReadonlyMap<string, Bot>, grantSecret: Uint8Array, overrides: Partial<BackendDeps> = {}): { app: Hono; api: Backend } {
-  const api = createBackend({
-    db,
-    bots,
-    grantSecret,
-    personMode: { kind: 'local' },
-    providers: [],
-    live: false,
-    prices: DEFAULT_PRICES,
-    speech: undefined,
-    embedder: hashEmbedder,
-    clock: Date.now,
-    log: () => undefined,
-    ...overrides,
-  });
-  return { app: createApp({ config, api }), api };
-}
 
 let n = 0;
 /** A fresh page on a device (ids as the page makes them). */
@@ -57,7 +35,7 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
   beforeAll(async () => {
     db = await openDatabase({ dataDir: 'memory://' });
     bots = await loadBots('bots');
-    ({ app, api } = server(db, bots, randomBytes(32), { presence: { windowCapacity: 6 } }));
+    ({ app, api } = testBackend(db, { bots, presence: { windowCapacity: 6 } }));
   }, OPENING_MS);
 
   afterAll(async () => {
@@ -218,15 +196,15 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
 
 describe('presence over two instances of one database', { timeout: DB_TEST_MS }, () => {
   let db: Database;
-  let one: { app: Hono; api: Backend };
-  let two: { app: Hono; api: Backend };
+  let one: TestBackend;
+  let two: TestBackend;
 
   beforeAll(async () => {
     db = await openDatabase({ dataDir: 'memory://' });
     const bots = await loadBots('bots');
     const secret = randomBytes(32);
-    one = server(db, bots, secret);
-    two = server(db, bots, secret);
+    one = testBackend(db, { bots, grantSecret: secret });
+    two = testBackend(db, { bots, grantSecret: secret });
     await Promise.all([one.api.presence.start(), two.api.presence.start()]);
   }, OPENING_MS);
 
@@ -298,7 +276,7 @@ describe('the window across a restart', { timeout: DB_TEST_MS }, () => {
     const bots = await loadBots('bots');
     const secret = randomBytes(32);
     let db = await openDatabase({ dataDir });
-    let running = server(db, bots, secret);
+    let running = testBackend(db, { bots, grantSecret: secret });
     const person = new Person(running.app);
     await person.start();
     const active = pageOn('laptop-0020');
@@ -307,7 +285,7 @@ describe('the window across a restart', { timeout: DB_TEST_MS }, () => {
     await db.close();
 
     db = await openDatabase({ dataDir });
-    running = server(db, bots, secret);
+    running = testBackend(db, { bots, grantSecret: secret });
     const back = await person.on(running.app).open(pageOn('phone-00020'), { since: said.seqs[0] ?? 0 });
     expect(await back.next('hello')).toMatchObject({ owed: 'events' });
     expect((await back.next('event')).sequenced.event).toEqual(line('conv-r', 'user', 'Before the restart.', 1));

@@ -3,53 +3,30 @@
  * sentence, a page that closes frees its place, and a page that opens its stream again replaces the
  * one it left (without its closing being ruled: the page is still open).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
-import type { Backend } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { loadBots } from '../../../server/bots';
-import { openDatabase } from '../../../server/db/database';
-import type { Database } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import { TOO_MANY_STREAMS_MESSAGE } from '../../../server/presence/presence';
 import type { PageRef } from '../../../src/core/presence/protocol';
+import { openTestBackend } from '../../helpers/testBackend';
+import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
 import type { PageStream } from './presenceClient';
 
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 let n = 0;
 const pageOn = (device: string): PageRef => ({ page: `capped-${String(++n).padStart(6, '0')}`, device });
 
 describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
-  let db: Database;
+  let backend: TestBackend;
   let app: Hono;
-  let api: Backend;
 
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
-    api = createBackend({
-      db,
-      bots: await loadBots('bots'),
-      grantSecret: randomBytes(32),
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      clock: Date.now,
-      log: () => undefined,
-      presence: { streamsPerPerson: 3 },
-    });
-    app = createApp({ config, api });
+    backend = await openTestBackend({ bots: await loadBots('bots'), presence: { streamsPerPerson: 3 } });
+    ({ app } = backend);
   }, OPENING_MS);
   afterAll(async () => {
-    await api.presence.close();
-    await db.close();
+    await backend.close();
   });
 
   const streamOf = async (person: Person, page: PageRef): Promise<PageStream> => {

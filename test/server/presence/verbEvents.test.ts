@@ -3,38 +3,25 @@
  * the app says of them: a write made over MCP, and a write that landed after its turn was talked
  * over. A write said in its own turn, and any read, are not.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../server/app';
-import { createBackend } from '../../../server/backend';
 import type { Backend } from '../../../server/backend';
-import { DEFAULT_PRICES } from '../../../server/backendConfig';
 import { parseBotFile } from '../../../server/bots';
-import { openDatabase } from '../../../server/db/database';
-import type { Database } from '../../../server/db/database';
-import { hashEmbedder } from '../../../server/memory/embed';
 import { personCookieKey, PERSON_COOKIE, signPersonCookie } from '../../../server/person';
 import { createRegistry } from '../../../server/verbs/registry';
 import type { Caller } from '../../../server/verbs/verb';
-import { pantry } from '../chat/actingDoor';
+import { openTestBackend } from '../../helpers/testBackend';
+import type { TestBackend } from '../../helpers/testBackend';
+import { BOT, pantry } from '../chat/actingDoor';
 import { OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
 import type { PageStream } from './presenceClient';
-
-const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
-const BOT = `---
-name: Pantry
-memory: none
-apps: [pantry]
-limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
----
-You keep the pantry.`;
 
 /** The person, as the local mode's cookie names one. */
 const ANA = randomUUID();
 
 describe('verbs that finish away from the conversation', { timeout: 60_000 }, () => {
-  let db: Database;
+  let backend: TestBackend;
   let api: Backend;
   let stream: PageStream;
   const caller = (via: Caller['via']): Caller => ({ person: ANA, bot: 'pantry-bot', via, timeZone: 'UTC' });
@@ -42,33 +29,17 @@ describe('verbs that finish away from the conversation', { timeout: 60_000 }, ()
   const idempotencyKey = () => `test-key-${String(++key).padStart(8, '0')}`;
 
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
-    const secret = randomBytes(32);
-    api = createBackend({
-      db,
-      bots: new Map([['pantry-bot', parseBotFile('pantry-bot.md', BOT)]]),
-      grantSecret: secret,
-      personMode: { kind: 'local' },
-      providers: [],
-      live: false,
-      prices: DEFAULT_PRICES,
-      speech: undefined,
-      embedder: hashEmbedder,
-      registry: createRegistry([pantry]),
-      clock: Date.now,
-      log: () => undefined,
-      verbLog: () => undefined,
-    });
-    const person = new Person(createApp({ config, api }));
-    person.cookie = `${PERSON_COOKIE}=${signPersonCookie(personCookieKey(secret), ANA, Date.now())}`;
+    backend = await openTestBackend({ bots: new Map([['pantry-bot', parseBotFile('pantry-bot.md', BOT)]]), registry: createRegistry([pantry]) });
+    ({ api } = backend);
+    const person = new Person(backend.app);
+    person.cookie = `${PERSON_COOKIE}=${signPersonCookie(personCookieKey(backend.grantSecret), ANA, Date.now())}`;
     stream = await person.open({ page: 'page-verbs-1', device: 'device-verbs' }, { bot: 'pantry-bot' });
     await stream.next('hello');
   }, OPENING_MS);
 
   afterAll(async () => {
     stream.close();
-    await api.presence.close();
-    await db.close();
+    await backend.close();
   });
 
   it('says what an MCP client added, in the app’s words', async () => {
