@@ -21,7 +21,9 @@
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
-import type { AnswerRequest, ConversationActor, ConversationSnapshot, SettleRequest, SpeakRequest } from '../core/conversation/conversationMachine';
+import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
+import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
+import type { SpeakRequest } from '../core/speech/pieceHandover';
 import type { ActionSettled } from '../core/acting/protocol';
 import type { Pace } from '../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
