@@ -69,15 +69,26 @@ const listenable = and([
 ]);
 
 /**
+ * The bot's audio while it answers or says something: a piece began to sound, played out, or
+ * could not be voiced — the same handling in `answering` and in `saying`.
+ */
+const hearingAudio = {
+  'audio.started': { guard: 'current', actions: 'hearPiece' },
+  'audio.ended': { guard: 'current', actions: 'settlePiece' },
+  'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
+} as const;
+
+/** The first sound of what the bot answers or says: from waiting to speaking. */
+const firstSound = { guard: 'current', target: 'speaking', actions: 'hearPiece' } as const;
+
+/**
  * Something the bot says that is known whole (a greeting, a notice, an action's outcome): spoken
  * piece by piece, talked over like an answer, and the turn returns once it has played out.
  */
 const saying = {
   always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
   on: {
-    'audio.started': { guard: 'current', actions: 'hearPiece' },
-    'audio.ended': { guard: 'current', actions: 'settlePiece' },
-    'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
+    ...hearingAudio,
     'user.interrupted': { target: 'listening', actions: 'bargeIn' },
     'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
     'user.said': [{ guard: 'blank' }, { guard: 'selfEcho' }, { target: 'answering', actions: ['bargeIn', 'ask'] }],
@@ -89,7 +100,7 @@ const saying = {
     waiting: {
       on: {
         'user.interim': { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
-        'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
+        'audio.started': firstSound,
       },
     },
     speaking: {},
@@ -198,9 +209,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
             'answer.confirm': { guard: 'current', actions: 'holdAction' },
-            'audio.started': { guard: 'current', actions: 'hearPiece' },
-            'audio.ended': { guard: 'current', actions: 'settlePiece' },
-            'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
+            ...hearingAudio,
             // Talking over the question approves nothing: the action waits for the person's answer.
             'user.interrupted': [
               { guard: 'pending', target: 'confirming', actions: 'bargeIn' },
@@ -230,7 +239,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
                   { guard: and(['nonBlank', 'pending']), target: '#conversation.turn.confirming', actions: ['bargeIn', 'showInterim'] },
                   { guard: 'nonBlank', target: '#conversation.turn.listening', actions: ['bargeIn', 'showInterim'] },
                 ],
-                'audio.started': { guard: 'current', target: 'speaking', actions: 'hearPiece' },
+                'audio.started': firstSound,
               },
               after: {
                 answerPatience: { guard: 'nothingYet', actions: 'giveUpWaiting' },
