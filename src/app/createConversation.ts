@@ -107,8 +107,10 @@ export interface ConversationView {
   lines: readonly Line[];
   /** Why only typing works, or null while the microphone is the way in. */
   typing: TypingReason | null;
+  /** Push-and-hold instead of an open microphone. */
   hold: boolean;
-  held: boolean;
+  /** Push-and-hold: the talk control is down. */
+  talkHeld: boolean;
   speech: boolean;
   /** Whether the recogniser is listening now. */
   listening: boolean;
@@ -170,7 +172,7 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
     lines: context.lines,
     typing: context.typing,
     hold: context.hold,
-    held: context.held,
+    talkHeld: context.talkHeld,
     speech: context.speech,
     listening: snapshot.matches({ ear: 'on' }),
     problem: context.problem,

@@ -121,7 +121,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       lines: [...(input.lines ?? [])],
       typing: !input.recogniser ? 'unsupported' : input.muted === true ? 'muted' : null,
       hold: input.hold ?? false,
-      held: false,
+      talkHeld: false,
       speech: input.speech ?? true,
       voice: input.voice ?? 'device',
       talk,
@@ -159,7 +159,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       guard: not('transientRecogniser'),
       actions: assign(({ event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error) })),
     },
-    'talk.release': { actions: assign({ held: false }) },
+    'talk.release': { actions: assign({ talkHeld: false }) },
     'settings.changed': { actions: 'applySettings' },
     'voice.paced': { actions: 'takePace' },
   },
@@ -181,7 +181,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { guard: 'selfEcho', actions: assign({ liveLine: '' }) },
               { target: 'answering', actions: 'ask' },
             ],
-            'talk.press': { actions: assign({ held: ({ context }) => context.hold }) },
+            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.hold }) },
             'bot.greets': { guard: 'fresh', target: 'greeting', actions: 'greet' },
           },
         },
@@ -252,7 +252,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
           initial: 'asking',
           on: {
             'user.interim': { actions: assign({ liveLine: ({ event }) => event.text }) },
-            'talk.press': { actions: assign({ held: ({ context }) => context.hold }) },
+            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.hold }) },
           },
           states: {
             asking: {

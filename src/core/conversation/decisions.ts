@@ -133,7 +133,7 @@ export const decisions = {
       problem: { kind: 'answer', reason: `No answer came within ${seconds} seconds; ask again.` },
     });
   }),
-  holdTalk: set({ held: true }),
+  holdTalk: set({ talkHeld: true }),
   hearPiece: set({
     heard: ({ context, event }) => (event.type === 'audio.started' ? context.heard.map((was, i) => was || i === event.piece) : context.heard),
   }),
@@ -186,7 +186,7 @@ export const decisions = {
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
     const hold = event.hold ?? context.hold;
-    return { speech: event.speech ?? context.speech, hold, held: hold && context.held, language: event.language ?? context.language };
+    return { speech: event.speech ?? context.speech, hold, talkHeld: hold && context.talkHeld, language: event.language ?? context.language };
   }),
 };
 

@@ -80,7 +80,7 @@ export const named = setup({
     selfEcho: ({ context, event }) =>
       event.type === 'user.said' && event.via === 'voice' && isSelfEcho(event.text, remembered(context)),
     current: ({ context, event }) => 'utteranceId' in event && event.utteranceId === context.utteranceId,
-    heard: ({ context }) => context.typing === null && (!context.hold || context.held),
+    heard: ({ context }) => context.typing === null && (!context.hold || context.talkHeld),
     holding: ({ context }) => context.hold,
     turnOver: ({ context }) => context.answerEnded && allSettled(context) && context.chunker.held.length === 0,
     nothingYet: ({ context }) => context.answer === '' && !context.answerEnded,
@@ -93,7 +93,7 @@ export const named = setup({
     saidNo: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'no',
     awaited: ({ context, event }) => (event.type === 'action.settled' || event.type === 'action.failed') && event.actionId === context.awaitedAction,
     /** The person is not talking: no words on the live line, the talk control not held. */
-    quiet: ({ context }) => context.liveLine.trim() === '' && !context.held,
+    quiet: ({ context }) => context.liveLine.trim() === '' && !context.talkHeld,
     announcementWaiting: ({ context }) => context.announcements.length > 0,
   },
   delays: {
