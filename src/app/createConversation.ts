@@ -21,7 +21,9 @@
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
-import type { AnswerRequest, ConversationActor, ConversationSnapshot, SettleRequest, SpeakRequest } from '../core/conversation/conversationMachine';
+import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
+import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
+import type { SpeakRequest } from '../core/speech/pieceHandover';
 import type { ActionSettled } from '../core/acting/protocol';
 import type { Pace } from '../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
@@ -105,8 +107,10 @@ export interface ConversationView {
   lines: readonly Line[];
   /** Why only typing works, or null while the microphone is the way in. */
   typing: TypingReason | null;
+  /** Push-and-hold instead of an open microphone. */
   hold: boolean;
-  held: boolean;
+  /** Push-and-hold: the talk control is down. */
+  talkHeld: boolean;
   speech: boolean;
   /** Whether the recogniser is listening now. */
   listening: boolean;
@@ -168,7 +172,7 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
     lines: context.lines,
     typing: context.typing,
     hold: context.hold,
-    held: context.held,
+    talkHeld: context.talkHeld,
     speech: context.speech,
     listening: snapshot.matches({ ear: 'on' }),
     problem: context.problem,

@@ -293,7 +293,7 @@ export function mirrorConversationView(mirror: Mirror, page: { hold: boolean; sp
     lines: view.lines,
     typing: !page.canListen ? 'unsupported' : page.hold ? null : 'muted',
     hold: page.hold,
-    held: false,
+    talkHeld: false,
     speech: page.speech,
     listening: false,
     problem: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
-import type { SpeakRequest } from '../../src/core/conversation/conversationMachine';
+import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
 import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../src/core/conversation/events';
 import type { ActionSettled } from '../../src/core/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';

@@ -181,7 +181,7 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
   lines: [],
   typing: null,
   hold: false,
-  held: false,
+  talkHeld: false,
   speech: true,
   listening: true,
   problem: null,

@@ -6,12 +6,9 @@
  */
 import { createActor, fromCallback, SimulatedClock } from 'xstate';
 import type { Actor } from 'xstate';
-import {
-  conversationMachine,
-  type AnswerRequest,
-  type SettleRequest,
-  type SpeakRequest,
-} from '../../src/core/conversation/conversationMachine';
+import { conversationMachine } from '../../src/core/conversation/conversationMachine';
+import type { AnswerRequest, SettleRequest } from '../../src/core/conversation/machineSetup';
+import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
 import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/protocol';
 import type { ConversationEvent, ConversationInput, Line } from '../../src/core/conversation/events';
 

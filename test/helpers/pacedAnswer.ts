@@ -12,7 +12,7 @@
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../../src/core/conversation/conversationMachine';
-import type { SpeakRequest as PieceRequest } from '../../src/core/conversation/conversationMachine';
+import type { SpeakRequest as PieceRequest } from '../../src/core/speech/pieceHandover';
 import type { PieceTiming, VoiceCost } from '../../src/core/speech/pace';
 import type { Talk } from '../../src/core/speech/talk';
 import { TALK } from '../../src/core/speech/talk';

@@ -174,8 +174,10 @@ export interface ConversationContext {
   lines: Line[];
   /** `null` while the microphone is the way in; otherwise why only typing works. */
   typing: TypingReason | null;
+  /** Push-and-hold instead of an open microphone. */
   hold: boolean;
-  held: boolean;
+  /** Push-and-hold: the talk control is down. */
+  talkHeld: boolean;
   speech: boolean;
   voice: Voice;
   talk: Talk;

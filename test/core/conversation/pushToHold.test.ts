@@ -32,7 +32,7 @@ describe('push and hold', () => {
     const c = conversation().user('Tell me a story.').streamWords('Once upon a time. ').starts(0);
     c.press();
     expect(c.turn).toBe('speaking');
-    expect(c.context.held).toBe(false);
+    expect(c.context.talkHeld).toBe(false);
   });
 
   it('switches between open and held mid-conversation', () => {
@@ -41,7 +41,7 @@ describe('push and hold', () => {
     expect(c.recogniserOn).toBe(false);
     c.press();
     c.send({ type: 'settings.changed', hold: false });
-    expect(c.context.held).toBe(false);
+    expect(c.context.talkHeld).toBe(false);
     expect(c.recogniserOn).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 import { createActor, fromCallback } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
-import type { SpeakRequest } from '../../../src/core/conversation/conversationMachine';
+import type { SpeakRequest } from '../../../src/core/speech/pieceHandover';
 import type { ConversationInput } from '../../../src/core/conversation/events';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';
