@@ -6,7 +6,7 @@ import type { Line } from '../../src/core/conversation/events';
 import type { PageSeat } from '../../src/core/presence/seat';
 import type { PageRef, PresenceMessage, Publication, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
 import type { ChannelMessage, PresenceChannel } from '../../src/platform/presenceChannel';
-import { PresenceError } from '../../src/platform/presenceClient';
+import { HttpError } from '../../src/platform/http';
 import type { PresenceClient, StreamOptions } from '../../src/platform/presenceClient';
 import type { VoiceLock } from '../../src/platform/voiceLock';
 
@@ -63,7 +63,7 @@ function fakeClient(options: { claimFails?: boolean } = {}) {
     publish: (publication) => {
       if (publishFails) return Promise.reject(new Error('offline'));
       // The server refuses a publication carrying a line it will not take, as the route's 400 does.
-      if (publication.events.some((e) => e.kind === 'line' && e.line.text.startsWith('REFUSED'))) return Promise.reject(new PresenceError('Confab’s server would not pass on what was said (400).', 400));
+      if (publication.events.some((e) => e.kind === 'line' && e.line.text.startsWith('REFUSED'))) return Promise.reject(new HttpError('Confab’s server would not pass on what was said (400).', { failure: 'refused', status: 400 }));
       published.push(publication);
       return Promise.resolve({ seqs: [], seat: null });
     },
