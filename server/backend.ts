@@ -102,7 +102,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
-  // A write that finished away from the conversation is said by the page with the voice.
+  // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
   const executor = createExecutor({
     registry,

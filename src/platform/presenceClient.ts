@@ -50,7 +50,7 @@ export interface PresenceStreamHandle {
 
 export interface PresenceClient {
   open(options: StreamOptions): PresenceStreamHandle;
-  /** Takes the voice for `me`; the seat the server gives it. */
+  /** Makes `me` the active page; the seat the server gives it. */
   claim(bot: string, me: PageRef): Promise<Seat>;
   /** Publishes events and the live state; the seqs they were given and the page's seat. */
   publish(publication: Publication): Promise<{ seqs: number[]; seat: Seat | null }>;
@@ -190,7 +190,7 @@ export function presenceClient(fetcher: typeof fetch = (input, init) => fetch(in
       return handle;
     },
     async claim(bot, me) {
-      const body = await post('give this page the voice', '/api/presence/active', { bot, ...me });
+      const body = await post('make this page the active one', '/api/presence/active', { bot, ...me });
       const seat = (body as { seat?: unknown } | null)?.seat;
       if (!isSeat(seat)) throw new PresenceError('Confab’s server answered a claim in a shape this page does not understand.');
       return seat;

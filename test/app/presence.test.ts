@@ -190,7 +190,7 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
 });
 
 describe('presence in the page', () => {
-  it('takes the voice when the referee gives it, holding this browser’s lock for the person the hello names', async () => {
+  it('becomes the active page when the referee says so, holding this browser’s lock for the person the hello names', async () => {
     const { presence, server, lock, heard, named } = open();
     await flush();
     expect(lock.held).toBe(false);
@@ -204,7 +204,7 @@ describe('presence in the page', () => {
     expect(heard.seats.at(-1)).toMatchObject({ role: 'active', where: 'here' });
   });
 
-  it('stays quiet, holding no lock, when another device has the voice', async () => {
+  it('stays quiet, holding no lock, when the active page is on another device', async () => {
     const { presence, server, lock, heard } = open();
     await flush();
     server.send(hello(seat('passive', 4, phone)));
@@ -228,7 +228,7 @@ describe('presence in the page', () => {
     expect(heard.voice).toEqual([true, false]);
   });
 
-  it('takes the voice on a gesture at once: steals the lock, claims it, and obeys the answer', async () => {
+  it('becomes the active page on a gesture at once: steals the lock, claims it, and obeys the answer', async () => {
     const { presence, server, takes, heard } = open({ lockFree: false });
     await flush();
     server.send(hello(seat('passive', 3, otherTab)));
@@ -242,7 +242,7 @@ describe('presence in the page', () => {
     expect(server.claims).toHaveLength(1);
   });
 
-  it('keeps the voice it took while the server cannot be reached, and claims it again when the stream is back', async () => {
+  it('stays the active page it became while the server cannot be reached, and claims it again when the stream is back', async () => {
     const { presence, server, heard } = open();
     await flush();
     server.send(hello(seat('passive', 3, phone)));
@@ -284,7 +284,7 @@ describe('presence in the page', () => {
     expect(server.since()).toBe(42);
   });
 
-  it('shows this browser’s other tab at once, from the channel; not while it has the voice itself', async () => {
+  it('shows this browser’s other tab at once, from the channel; not while it is the active page itself', async () => {
     const { presence, server, deliver } = open();
     await flush();
     server.send(hello(seat('passive', 1, otherTab)));
@@ -311,7 +311,7 @@ describe('presence in the page', () => {
     expect(presence.mirror()).toMatchObject({ conversation: { conversation: 'conv-9', threadId: 'thread-9' }, lastSeq: 500, lines: [{ text: 'Kept on the server.' }] });
   });
 
-  it('narrates verbs that finished elsewhere while it has the voice, a burst as one sentence after 500 ms', async () => {
+  it('narrates verbs that finished elsewhere while it is the active page, a burst as one sentence after 500 ms', async () => {
     const { presence, server, clock, heard } = open();
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -324,7 +324,7 @@ describe('presence in the page', () => {
     expect(heard.narrations).toEqual(["That's 3 things on your shopping list; Reminder: stretch."]);
   });
 
-  it('does not narrate on a page without the voice', async () => {
+  it('does not narrate on a passive page', async () => {
     const { server, clock, heard } = open();
     await flush();
     server.send(hello(seat('passive', 1, phone)));
@@ -391,7 +391,7 @@ describe('presence in the page', () => {
     expect(logged).toHaveLength(1);
   });
 
-  it('publishes the live state at most every 150 ms, the latest, and only while it has the voice', async () => {
+  it('publishes the live state at most every 150 ms, the latest, and only while it is the active page', async () => {
     const { presence, server, clock } = open();
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -420,7 +420,7 @@ describe('the live state of a conversation', () => {
     expect(liveStateOf(view({ phase: 'listening', lines, liveLine: 'and' }), 'c').draft).toBeNull();
   });
 
-  it('shows a page without the voice the way in its settings give', () => {
+  it('shows a passive page the way in its settings give', () => {
     const mirror = { conversation: null, lines: [], pieces: {}, live: null, lastSeq: 0, needsLines: false };
     expect(mirrorConversationView(mirror, { hold: true, speech: true, canListen: true })).toMatchObject({ typing: null, hold: true, listening: false });
     expect(mirrorConversationView(mirror, { hold: false, speech: false, canListen: false })).toMatchObject({ typing: 'unsupported', speech: false });
