@@ -8,7 +8,7 @@ import { isActive, seatAfter, UNSEATED } from '../../core/presence/seat';
 import type { PageSeat, SeatEvent } from '../../core/presence/seat';
 import type { ChannelMessage, PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
-import type { VoiceLock } from '../../platform/voiceLock';
+import type { ActiveLock } from '../../platform/activeLock';
 import type { PresenceListeners, PresencePorts } from '../presence';
 
 export interface SeatKeeperPorts extends Pick<PresencePorts, 'lock' | 'channel'> {
@@ -42,7 +42,7 @@ export interface SeatKeeper {
 export function seatKeeper(ports: SeatKeeperPorts): SeatKeeper {
   const { bot, me, client, listeners, disposed } = ports;
   let seat: PageSeat = UNSEATED;
-  let lock: VoiceLock | null = null;
+  let lock: ActiveLock | null = null;
   let channel: PresenceChannel | null = null;
   let person: string | null = null;
   let claimPending = false;
@@ -69,8 +69,8 @@ export function seatKeeper(ports: SeatKeeperPorts): SeatKeeper {
     if (seat === before) return;
     const wasActive = isActive(before);
     const nowActive = isActive(seat);
-    if (nowActive && lock !== null && !lock.held) void lock.take({ steal: true });
-    if (!nowActive && lock?.held === true) lock.release();
+    if (nowActive && lock !== null && !lock.owned) void lock.take({ steal: true });
+    if (!nowActive && lock?.owned === true) lock.release();
     listeners.onSeat(seat);
     if (nowActive !== wasActive || before.role === 'unknown') listeners.onActive(nowActive);
     if (seat.role !== 'unknown') ports.onKnown();
