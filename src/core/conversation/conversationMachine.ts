@@ -276,7 +276,7 @@ const decisions = {
       event.type === 'bot.announces' && event.text.trim() !== '' ? [...context.announcements, event.text.trim()] : context.announcements,
   }),
   /** The door asks the person to confirm a verb: it waits for their answer once the answer has been said. */
-  holdAction: set({
+  keepPending: set({
     pendingAction: ({ context, event }) =>
       event.type === 'answer.confirm' ? { ...event.action, patienceMs: confirmPatienceMs(event.action.expiresAtMs, event.atMs) } : context.pendingAction,
   }),
@@ -544,7 +544,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'answer.delta': { guard: 'current', actions: 'takeDelta' },
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
-            'answer.confirm': { guard: 'current', actions: 'holdAction' },
+            'answer.confirm': { guard: 'current', actions: 'keepPending' },
             'audio.started': { guard: 'current', actions: 'hearPiece' },
             'audio.ended': { guard: 'current', actions: 'settlePiece' },
             'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
