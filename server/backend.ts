@@ -21,7 +21,7 @@ import type { Database } from './db/database';
 import { bearerGrant } from './grants';
 import type { GrantClaims } from './grants';
 import type { PersonLimits } from './db/limits';
-import { databaseLedger, HOLD_GRACE_MS } from './ledger';
+import { databaseLedger, SPEND_HOLD_GRACE_MS } from './ledger';
 import type { McpLimits } from './mcp/callLimits';
 import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
@@ -202,9 +202,9 @@ export function createBackend(deps: BackendDeps): Backend {
     endpoint: deps.speech,
     voicesFor: (grant) => (deps.bots.get(grant.bot)?.voice.by === 'endpoint' ? deps.bots.get(grant.bot)?.voice.voices : undefined),
     live: deps.live,
-    // A sentence's hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
-    meter: ({ grant, holdUsd, nowMs }) =>
-      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, holdUsd, holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS, nowMs }),
+    // A sentence's spend hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
+    meter: ({ grant, spendHoldUsd, nowMs }) =>
+      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, spendHoldUsd, spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS, nowMs }),
     ...(deps.speechUsdPerMillionChars === undefined ? {} : { usdPerMillionChars: deps.speechUsdPerMillionChars }),
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
