@@ -21,7 +21,7 @@ import type { Database } from './db/database';
 import { bearerGrant } from './grants';
 import type { GrantClaims } from './grants';
 import type { PersonLimits } from './db/limits';
-import { databaseLedger, HOLD_GRACE_MS } from './ledger';
+import { databaseLedger, SPEND_HOLD_GRACE_MS } from './ledger';
 import type { McpLimits } from './mcp/callLimits';
 import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
@@ -41,7 +41,7 @@ import { createExecutor } from './verbs/executor';
 import type { Executor, VerbLogLine } from './verbs/executor';
 import { keySweep } from './verbs/keySweep';
 import type { KeySweep } from './verbs/keySweep';
-import { holdAction } from './verbs/pendingActions';
+import { keepPending } from './verbs/pendingActions';
 import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
@@ -102,7 +102,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
-  // A write that finished away from the conversation is said by the page with the voice.
+  // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
   const executor = createExecutor({
     registry,
@@ -116,7 +116,7 @@ export function createBackend(deps: BackendDeps): Backend {
   });
   written = verbEvents({ narrate: (ran, caller) => executor.narrate(ran, caller), publish: (person, bot, events) => pages.publish(person, bot, events) });
 
-  /** What one turn may do: its scope, and the loop's means of running and holding calls. */
+  /** What one turn may do: its scope, and the loop's means of running calls and keeping them pending. */
   /** Per bot (its file, as loaded), whether the apps its conversations used lately could change its scope. */
   const recentAppsMatterOf = new WeakMap<Bot, boolean>();
   const recentAppsMatterFor = (bot: Bot): boolean => {
@@ -143,13 +143,13 @@ export function createBackend(deps: BackendDeps): Backend {
         conversation: turn.conversation,
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
-        holdAction: async ({ verb, input }) => {
-          // Asked and held in one transaction: a question that counts the person's rows counts them as held.
-          const held = await deps.db.asPerson(person, async (tx) => {
+        keepPending: async ({ verb, input }) => {
+          // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
+          const pending = await deps.db.asPerson(person, async (tx) => {
             const question = await executor.question(tx, verb, input, caller);
-            return holdAction(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
+            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
           });
-          return { id: held.id, verb, question: held.question, expiresAtMs: held.expiresAtMs };
+          return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
         },
       },
     };
@@ -202,9 +202,9 @@ export function createBackend(deps: BackendDeps): Backend {
     endpoint: deps.speech,
     voicesFor: (grant) => (deps.bots.get(grant.bot)?.voice.by === 'endpoint' ? deps.bots.get(grant.bot)?.voice.voices : undefined),
     live: deps.live,
-    // A sentence's hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
-    meter: ({ grant, holdUsd, nowMs }) =>
-      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, holdUsd, holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS, nowMs }),
+    // A sentence's spend hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
+    meter: ({ grant, spendHoldUsd, nowMs }) =>
+      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, spendHoldUsd, spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS, nowMs }),
     ...(deps.speechUsdPerMillionChars === undefined ? {} : { usdPerMillionChars: deps.speechUsdPerMillionChars }),
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),

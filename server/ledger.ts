@@ -17,15 +17,15 @@ import { releaseReservation, reserveAnswer, SITE_BOT, SITE_PERSON } from './db/r
 import { recordUsage } from './db/usage';
 import type { GrantClaims } from './grants';
 
-/** How long past an answer's own ceiling its unsettled hold still counts: time to settle it. */
-export const HOLD_GRACE_MS = 30_000;
+/** How long past an answer's own ceiling its unsettled spend hold still counts: time to settle it. */
+export const SPEND_HOLD_GRACE_MS = 30_000;
 
 export interface LedgerOptions {
   /** The site's windows over everybody (`CONFAB_SITE_LIMITS`); unset: none. */
   site?: PersonLimits;
 }
 
-/** The door's ledger, which also holds spend that is not an answer against the person's and the site's spend ceilings. */
+/** The door's ledger, which also reserves spend that is not an answer against the person's and the site's spend ceilings. */
 export type DatabaseLedger = DoorLedger<GrantClaims> & SpendLedger;
 
 /** The site refused after the person's reservation was written: thrown to roll the transaction back. */
@@ -44,7 +44,7 @@ function spendOnly(limits: PersonLimits): PersonLimits {
   return kept;
 }
 
-interface Held {
+interface Reserved {
   person: string;
   bot: string;
   startedAt: Date;
@@ -53,24 +53,24 @@ interface Held {
 }
 
 export function databaseLedger(db: Database, options: LedgerOptions = {}): DatabaseLedger {
-  const pending = new Map<string, Held>();
+  const unsettled = new Map<string, Reserved>();
   const site = options.site;
 
-  interface Hold {
+  interface ReserveAsk {
     person: string;
     bot: string;
     limits: PersonLimits;
-    holdUsd: number;
-    holdMs: number;
+    spendHoldUsd: number;
+    spendHoldMs: number;
     nowMs: number;
     answer: boolean;
   }
-  const hold = async (ask: Hold): Promise<Reservation> => {
+  const reserveBoth = async (ask: ReserveAsk): Promise<Reservation> => {
     const now = new Date(ask.nowMs);
-    const shared = { holdUsd: ask.holdUsd, holdMs: ask.holdMs, now, answer: ask.answer };
-    let held: { mine: string; site: string | undefined } | { refused: string };
+    const shared = { spendHoldUsd: ask.spendHoldUsd, spendHoldMs: ask.spendHoldMs, now, answer: ask.answer };
+    let reserved: { mine: string; site: string | undefined } | { refused: string };
     try {
-      held = await db.asServer(async (tx) => {
+      reserved = await db.asServer(async (tx) => {
         const mine = await reserveAnswer(tx, { person: ask.person, bot: ask.bot, limits: ask.limits, ...shared });
         if (!mine.ok) return { refused: mine.sentence };
         if (site === undefined) return { mine: mine.reservationId, site: undefined };
@@ -83,9 +83,9 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
       if (error instanceof SiteRefused) return { ok: false, sentence: error.sentence, by: 'site' };
       throw error;
     }
-    if ('refused' in held) return { ok: false, sentence: held.refused, by: 'person' };
-    pending.set(held.mine, { person: ask.person, bot: ask.bot, startedAt: now, site: held.site });
-    return { ok: true, reservation: held.mine };
+    if ('refused' in reserved) return { ok: false, sentence: reserved.refused, by: 'person' };
+    unsettled.set(reserved.mine, { person: ask.person, bot: ask.bot, startedAt: now, site: reserved.site });
+    return { ok: true, reservation: reserved.mine };
   };
 
   const record = (tx: Queryable, reservationId: string, person: string, bot: string, startedAt: Date, spend: AnswerSpend & { provider: string; model: string }) =>
@@ -103,28 +103,28 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
 
   return {
     reserve({ grant, nowMs }) {
-      return hold({
+      return reserveBoth({
         person: grant.person,
         bot: grant.bot,
         limits: grant.limits,
-        holdUsd: grant.limits.spend,
-        // The answer is cut at its minutes; its hold lapses a little after, settled or not.
-        holdMs: grant.limits.minutes * 60_000 + HOLD_GRACE_MS,
+        spendHoldUsd: grant.limits.spend,
+        // The answer is cut at its minutes; its spend hold lapses a little after, settled or not.
+        spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS,
         nowMs,
         answer: true,
       });
     },
     reserveSpend(ask) {
-      return hold({ ...ask, limits: spendOnly(ask.limits), answer: false });
+      return reserveBoth({ ...ask, limits: spendOnly(ask.limits), answer: false });
     },
     async settle(reservation: string, spend: AnswerSpend) {
-      const turn = pending.get(reservation);
-      pending.delete(reservation);
+      const turn = unsettled.get(reservation);
+      unsettled.delete(reservation);
       if (!turn) return;
       const { provider, model } = spend;
       await db.asServer(async (tx) => {
         if (provider === null || model === null) {
-          // Nothing was bought: the holds go, and the turn still counts as an answer.
+          // Nothing was bought: the spend holds go, and the turn still counts as an answer.
           await releaseReservation(tx, reservation);
           if (turn.site !== undefined) await releaseReservation(tx, turn.site);
           return;

@@ -15,7 +15,7 @@
  * The paid voice spends the site's money, so it is bought only as thinking is: with `live`
  * (`AGENTS_LIVE=1`). Until then it answers 403 `{"error":"not-live"}` without asking the endpoint,
  * and the page speaks with its own voice and says why. Each sentence is metered: its characters,
- * priced per million (`COPILOT_TTS_PRICE`), are held against the person's and the site's spend
+ * priced per million (`COPILOT_TTS_PRICE`), are reserved against the person's and the site's spend
  * windows before the endpoint is asked and settled once it has answered — its whole input, since
  * that is what the endpoint bills — or let go when it did not answer with audio. A refusal is 429
  * `{"error":"refused","by","message"}` with `x-confab-refused`.
@@ -73,7 +73,7 @@ export interface SpeakDeps<G> extends Partial<SpeakOptions> {
    * Holds a sentence's price against the grant's person's and the site's spend windows. Unset:
    * nothing is metered (tests of the proxy alone).
    */
-  meter?: (ask: { grant: G; holdUsd: number; nowMs: number }) => Promise<Admission | Refused>;
+  meter?: (ask: { grant: G; spendHoldUsd: number; nowMs: number }) => Promise<Admission | Refused>;
   /** USD per million characters said (`COPILOT_TTS_PRICE`). Default `SPEECH_USD_PER_MILLION_CHARS`. */
   usdPerMillionChars?: number;
   /** Now, in ms since the epoch. Default `Date.now`. */
@@ -218,7 +218,7 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
 
       const costUsd = (speech.input.length * usdPerMillionChars) / 1_000_000;
       const startedMs = clock();
-      const admitted = await deps.meter?.({ grant, holdUsd: costUsd, nowMs: startedMs });
+      const admitted = await deps.meter?.({ grant, spendHoldUsd: costUsd, nowMs: startedMs });
       if (admitted !== undefined && !admitted.ok) {
         throw new SpeakError(429, 'refused', admitted.sentence, undefined, undefined, undefined, admitted.by);
       }

@@ -4,7 +4,7 @@
  * model is asked again with the results — at most `maxModelCalls` times and `maxVerbCalls` verbs a
  * turn. After a verb that changed something succeeds, its app's narrators add the consequence
  * ("That's 5 things on your shopping list."), said after the model's own words — once per app, as
- * things stand after the turn's last change. A `confirm` verb is not run: it is held as a
+ * things stand after the turn's last change. A `confirm` verb is not run: it is kept as a
  * pending action, its question ends the turn, and only the person's page can approve it.
  *
  * Writes carry idempotency keys the host derives from the turn's id and the call — the model never
@@ -58,8 +58,8 @@ export interface TurnActing {
   maxVerbCalls?: number;
   /** Default `FILLER_MS`. */
   fillerMs?: number;
-  /** Holds a `confirm` verb's call for the person to answer; the event the page is sent. */
-  holdAction: (held: { verb: string; input: unknown }) => Promise<PendingActionEvent>;
+  /** Keeps a `confirm` verb's call pending for the person to answer; the event the page is sent. */
+  keepPending: (call: { verb: string; input: unknown }) => Promise<PendingActionEvent>;
 }
 
 export interface ActingOptions {
@@ -134,10 +134,10 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     }
 
     const answers: PromptMessage[] = [];
-    let held: PendingActionEvent | undefined;
+    let pending: PendingActionEvent | undefined;
     for (const call of toolCalls) {
       if (signal.aborted) return ended('aborted');
-      if (held !== undefined) {
+      if (pending !== undefined) {
         answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }));
         continue;
       }
@@ -186,17 +186,17 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
           narration.set(app, await acting.executor.narrate({ verb, input: outcome.input, output: outcome.output }, acting.caller, signal));
         }
       } else if (outcome.error.code === 'confirmation_required' && outcome.verb !== undefined) {
-        held = await acting.holdAction({ verb: outcome.verb.name, input: outcome.input });
-        yield event(DOOR_EVENTS.confirm, held);
+        pending = await acting.keepPending({ verb: outcome.verb.name, input: outcome.input });
+        yield event(DOOR_EVENTS.confirm, pending);
         answers.push(toolAnswer(call, { ok: false, error: 'confirmation_required', message: 'The person has been asked to confirm this in their page; it has not run.' }));
       } else {
         yield event(DOOR_EVENTS.verb, { verb, ok: false, code: outcome.error.code } satisfies VerbRanEvent);
         answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: outcome.error.sentence }));
       }
     }
-    if (held !== undefined) {
+    if (pending !== undefined) {
       for (const sentence of [...narration.values()].flat()) yield said(sentence);
-      yield said(held.question);
+      yield said(pending.question);
       return ended('stop');
     }
     messages = [

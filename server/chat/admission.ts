@@ -13,14 +13,14 @@ export type RefusedBy = 'person' | 'site';
 /** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
 export const REFUSED_HEADER = 'x-confab-refused';
 
-/** A turn the ledger would not hold: said as the answer, in `sentence`. */
+/** A turn the ledger would not admit: said as the answer, in `sentence`. */
 export interface Refused {
   ok: false;
   sentence: string;
   by: RefusedBy;
 }
 
-/** A turn held against the windows until it is settled. */
+/** A turn reserved against the windows until it is settled. */
 export interface Admission {
   ok: true;
   /**
@@ -40,20 +40,20 @@ export class SettledTwice extends Error {
   }
 }
 
-/** Spend that is not an answer (a sentence of the paid voice), held against spend ceilings only. */
+/** Spend that is not an answer (a sentence of the paid voice), reserved against spend ceilings only. */
 export interface SpendAsk {
   person: string;
   bot: string;
   /** The bot's windows; only their spend ceilings count. */
   limits: PersonLimits;
-  /** USD held while it runs: the most it can cost. */
-  holdUsd: number;
-  /** How long the hold may stand unsettled, in ms. */
-  holdMs: number;
+  /** The spend hold while it runs, in USD: the most it can cost. */
+  spendHoldUsd: number;
+  /** How long the spend hold may stand unsettled, in ms. */
+  spendHoldMs: number;
   nowMs: number;
 }
 
-/** A ledger that holds spend that is not an answer, settled as answers are. */
+/** A ledger that reserves spend that is not an answer, settled as answers are. */
 export interface SpendLedger {
   reserveSpend(ask: SpendAsk): Promise<Reservation>;
   settle(reservation: string, spend: AnswerSpend): Promise<void>;

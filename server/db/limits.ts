@@ -8,7 +8,7 @@ export interface WindowCeiling {
   /** Answers begun in the window: a whole number, 0 or more. 0 refuses every answer. */
   answers?: number;
   /**
-   * US dollars spent in the window: the recorded cost of answers that finished plus what is held for
+   * US dollars spent in the window: the recorded cost of answers that finished plus the spend holds of
    * answers still running. 0 or more; 0 refuses every answer.
    */
   spend?: number;
@@ -53,11 +53,11 @@ export const LIMIT_WINDOWS = Object.keys(WINDOW_MS) as LimitWindow[];
 
 /**
  * Refuses limits no answer could be counted against: an unknown field in a window, a negative or
- * fractional answer count, a negative or non-finite spend, or a per-answer hold larger than a spend
+ * fractional answer count, a negative or non-finite spend, or a per-answer spend hold larger than a spend
  * ceiling (no answer would ever fit). The message names the field.
  */
-export function validateLimits(limits: PersonLimits, holdUsd = 0): void {
-  if (!(Number.isFinite(holdUsd) && holdUsd >= 0)) throw new RangeError(`holdUsd is ${holdUsd}; give US dollars, 0 or more.`);
+export function validateLimits(limits: PersonLimits, spendHoldUsd = 0): void {
+  if (!(Number.isFinite(spendHoldUsd) && spendHoldUsd >= 0)) throw new RangeError(`spendHoldUsd is ${spendHoldUsd}; give US dollars, 0 or more.`);
   for (const window of LIMIT_WINDOWS) {
     const ceiling: unknown = limits[window];
     if (ceiling === undefined) continue;
@@ -72,8 +72,8 @@ export function validateLimits(limits: PersonLimits, holdUsd = 0): void {
         if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
           throw new RangeError(`limits.${window}.spend is ${show(value)}; give US dollars, 0 or more.`);
         }
-        if (value > 0 && holdUsd > value) {
-          throw new RangeError(`One answer holds $${holdUsd}, more than limits.${window}.spend ($${value}); no answer could ever fit.`);
+        if (value > 0 && spendHoldUsd > value) {
+          throw new RangeError(`One answer's spend hold is $${spendHoldUsd}, more than limits.${window}.spend ($${value}); no answer could ever fit.`);
         }
       } else {
         throw new RangeError(`limits.${window}.${field} is not a ceiling; use answers or spend.`);

@@ -148,7 +148,7 @@ export async function oldestSeq(tx: Queryable, person: string, bot: string): Pro
 }
 
 /**
- * Sends `payload` on `channel` (when this transaction commits) only if `page` has the voice, in one
+ * Sends `payload` on `channel` (when this transaction commits) only if `page` is the active one, in one
  * statement, for the live state that goes out many times a second; answers the seat as it stands.
  */
 export async function notifyIfActive(tx: Queryable, person: string, bot: string, page: string, channel: string, payload: string): Promise<SeatRow> {
@@ -160,8 +160,8 @@ export async function notifyIfActive(tx: Queryable, person: string, bot: string,
 }
 
 /**
- * Keeps a live state too large for a notification on the seat, under `stamp`, if `page` has the
- * voice; answers whether it was kept. The latest replaces any before it.
+ * Keeps a live state too large for a notification on the seat, under `stamp`, if `page` is the
+ * active one; answers whether it was kept. The latest replaces any before it.
  */
 export async function keepLive(tx: Queryable, person: string, bot: string, page: string, stamp: string, live: unknown): Promise<boolean> {
   const { rows } = await tx.query<{ kept: boolean }>(

@@ -7,7 +7,7 @@
  * until the first has committed its reservation, and then counts it. This relies on Postgres's
  * default READ COMMITTED isolation, where each statement after the lock sees what committed before
  * it; on PGlite (one session) transactions already run one at a time. Spend ceilings hold the same
- * way: an admitted answer holds `holdUsd` until `recordUsage` replaces the hold with what it cost, so
+ * way: an admitted answer holds `spendHoldUsd` until `recordUsage` replaces the spend hold with what it cost, so
  * answers running side by side cannot together overshoot a ceiling none of them has yet spent.
  *
  * How it counts: from running totals (`tallies`, migration 009), not by reading every answer in the
@@ -26,15 +26,15 @@ export interface ReserveRequest {
   bot: string;
   limits: PersonLimits;
   /**
-   * US dollars held for this answer while it runs — the bot's per-answer spend ceiling, the most it
+   * The spend hold: US dollars held for this answer while it runs — the bot's per-answer spend ceiling, the most it
    * can cost. Default 0: only spend already recorded counts.
    */
-  holdUsd?: number;
+  spendHoldUsd?: number;
   /**
-   * How long the hold may stand, in ms: the answer's own ceiling (its `minutes`). Past it, a hold
-   * nobody settled — its server crashed — no longer counts. Default: until it is settled.
+   * How long the spend hold may stand, in ms: the answer's own ceiling (its `minutes`). Past it, a
+   * spend hold nobody settled — its server crashed — no longer counts. Default: until it is settled.
    */
-  holdMs?: number;
+  spendHoldMs?: number;
   /** The server's clock: every window ends here. Rows stamped after it still count (clock skew). */
   now: Date;
   /**
@@ -104,13 +104,13 @@ interface Asked {
   starts: number[];
   /** Each window's answers ceiling and spend ceiling, as two arrays. */
   ceilings: [(number | null)[], (number | null)[]];
-  /** Now, the hold, when it lapses, and the totals an admitted answer is added to. */
+  /** Now, the spend hold, when it lapses, and the totals an admitted answer is added to. */
   admission: unknown[];
 }
 
 async function askedUnderLock(tx: Queryable, request: ReserveRequest): Promise<Asked> {
-  const holdUsd = request.holdUsd ?? 0;
-  validateLimits(request.limits, holdUsd);
+  const spendHoldUsd = request.spendHoldUsd ?? 0;
+  validateLimits(request.limits, spendHoldUsd);
   const windows = LIMIT_WINDOWS.filter((window) => request.limits[window] !== undefined);
   // With the lock, in the same statement: admission is planned once for everybody (a prepared
   // statement, pgliteStatements.ts), never again for each person — its plan is the same index
@@ -121,7 +121,7 @@ async function askedUnderLock(tx: Queryable, request: ReserveRequest): Promise<A
     windows,
     starts: windows.map((window) => now - WINDOW_MS[window]),
     ceilings: [windows.map((window) => request.limits[window]?.answers ?? null), windows.map((window) => request.limits[window]?.spend ?? null)],
-    admission: [request.now, holdUsd, request.holdMs === undefined ? null : new Date(now + request.holdMs), TALLY_GRAINS, tallyStarts(now), request.answer === false ? 0 : 1],
+    admission: [request.now, spendHoldUsd, request.spendHoldMs === undefined ? null : new Date(now + request.spendHoldMs), TALLY_GRAINS, tallyStarts(now), request.answer === false ? 0 : 1],
   };
 }
 
@@ -215,9 +215,10 @@ function refusalsOf(row: RefusalRow): Omit<Refusal, 'ok' | 'sentence'>[] {
  * The reservation, written only when no window is full, its totals counted, and the row every
  * admission answers: the reservation's id and time and the room the fullest window has left once it
  * is counted. `checked` names each window's fullness (`is_full`) and room; both statements take $7
- * when the answer is admitted, $8 what it holds (USD), $9 when the hold lapses (null: never, until
- * settled), $10 $11 the totals it is added to and $12 the answers it counts as (1, or 0 for what
- * only spends).
+ * when the answer is admitted, $8 its spend hold (USD), $9 when the spend hold lapses (null: never,
+ * until settled), $10 $11 the totals it is added to and $12 the answers it counts as (1, or 0 for what
+ * only spends). The spend hold is kept in the columns `hold` and `hold_until`, which keep the
+ * names migrations 001 and 008 gave them.
  */
 const ADMIT_AND_ANSWER = `
 admitted as (
@@ -244,11 +245,12 @@ select (select id from admitted) as id,
  * $15 each window's first whole minute, hour and day (see `edgesOf`).
  *
  * A window is full of answers when it already holds `answers` of them; of spend when what it spent
- * (recorded costs plus holds of answers still running) leaves no room for this answer's hold. Spend
+ * (recorded costs plus the spend holds of answers still running) leaves no room for this answer's
+ * spend hold. Spend
  * is compared as numeric, so cents add up exactly. Totals and rows stamped after now still count
  * (clock skew). Each window reads at most three ranges of totals (its days; the hours before its
  * first day; the minutes before its first hour), the reservations and usage of the minute at its
- * edge, and the holds that have not lapsed (an index finds them by their end).
+ * edge, and the spend holds that have not lapsed (an index finds them by their end).
  */
 const TALLIED_ADMIT_SQL = `
 with windows as (
@@ -340,7 +342,7 @@ checked as (
           from checked where is_full) as refusals`;
 
 /**
- * Lets go of an admitted answer's hold when nothing was bought (every provider failed, or the person
+ * Lets go of an admitted answer's spend hold when nothing was bought (every provider failed, or the person
  * talked over it first). The answer still counts against the answer ceilings. False when unknown.
  */
 export async function releaseReservation(tx: Queryable, reservationId: string): Promise<boolean> {

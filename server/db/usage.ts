@@ -8,7 +8,7 @@ import { TALLIES_KEPT_MS, TALLY_GRAINS, tallyStarts } from './reservations';
 import { isUuid, onlyRow } from './rows';
 
 export interface UsageRecord {
-  /** The admission from `reserveAnswer`; recording settles its hold. Omit for an answer never reserved. */
+  /** The admission from `reserveAnswer`; recording settles its spend hold. Omit for an answer never reserved. */
   reservationId?: string;
   person: string;
   bot: string;
@@ -33,7 +33,7 @@ export interface Spend {
 }
 
 /**
- * Records one answer's usage and, in the same statement, replaces its reservation's hold with that
+ * Records one answer's usage and, in the same statement, replaces its reservation's spend hold with that
  * cost and adds the cost to the person's running totals. Server only. A reservation of another person's is refused (`RefusedError`), and so is a
  * second record for one reservation (`DatabaseError`, unique violation).
  */

@@ -41,7 +41,7 @@ export interface Fanout {
   eventsFrom?: number;
   /** The active page's live state, not kept. */
   live?: { from: string; live: LiveState };
-  /** A page is claiming the voice: the others yield at once, ahead of the ruling. */
+  /** A page is claiming to be the active one: the others yield at once, ahead of the ruling. */
   yield?: PageRef;
   /** The live state of the page `from`, too large to carry: kept on the seat under `stamp`. */
   liveKept?: { from: string; stamp: string };

@@ -1,13 +1,13 @@
 /**
- * Presence across a person's pages and devices, under their session: the referee (which page has
- * the voice for a bot) and the window (what happened, so every page shows it and a page that comes
+ * Presence across a person's pages and devices, under their session: the referee (which page is
+ * the active one for a bot) and the window (what happened, so every page shows it and a page that comes
  * back is owed what it missed). Routes, mounted under /api:
  *
  * - `GET /presence?bot=&page=&device=[&since=]`: the page's stream (SSE). It opens with `hello` — the
  *   page's seat, and what it is owed since `since` (events, which follow at once, or a reload) —
  *   then carries `seat`, `event` and `live` messages as they happen. The stream's opening and
  *   closing are the referee's `opened` and `closed`; its keep-alive is `seen`.
- * - `POST /presence/active {bot, page, device}`: the person's gesture on that page takes the voice;
+ * - `POST /presence/active {bot, page, device}`: the person's gesture on that page makes it the active page;
  *   answers the page's seat. Every other page of theirs is told.
  * - `POST /presence/events {bot, page, events, live}`: a page publishes what was said (kept in the
  *   window, from any page of theirs: it was said) and, from the active page only, its live state.
@@ -132,8 +132,8 @@ export function presence(deps: PresenceDeps): Presence {
 
   async function publish(person: string, bot: string, page: string | null, events: readonly WindowEvent[], live: NonNullable<Fanout['live']> | null): Promise<{ sequenced: Sequenced[]; seat: Seat | null }> {
     if (events.length === 0 && live !== null) {
-      // The live state alone, several times a second while the page with the voice talks: one
-      // statement that passes it on only if that page has the voice, and keeps nothing.
+      // The live state alone, several times a second while the active page talks: one
+      // statement that passes it on only if that page is the active one, and keeps nothing.
       const fanout: Fanout = { from: hub.instance, person, bot, live };
       const { payload, keep } = notificationOf(fanout);
       const row = await db.asPerson(person, async (tx) => {
@@ -146,7 +146,7 @@ export function presence(deps: PresenceDeps): Presence {
     const { change, seat } = await db.asPerson(person, async (tx) => {
       const row = events.length > 0 ? await takeSeat(tx, person, bot) : await readSeat(tx, person, bot);
       const sequenced = await appendEvents(tx, person, bot, row, events, deps.clock(), options.windowCapacity);
-      // Only the page with the voice says what the conversation is doing now.
+      // Only the active page says what the conversation is doing now.
       const said = live !== null && row.active?.page === live.from ? live : null;
       const fanout: Fanout = { from: hub.instance, person, bot, events: sequenced, ...(said === null ? {} : { live: said }) };
       if (sequenced.length > 0 || said !== null) await tell(tx, person, bot, fanout);
@@ -269,8 +269,8 @@ export function presence(deps: PresenceDeps): Presence {
     },
     async close() {
       for (const end of [...ending]) end();
-      // Each stream's closing is ruled before the database may close: the voice is freed now, not
-      // once the page is forgotten as stale.
+      // Each stream's closing is ruled before the database may close: the active page is let go now,
+      // not once the page is forgotten as stale.
       await Promise.allSettled([...handling]);
       await hub.close();
     },

@@ -114,7 +114,7 @@ export interface Executor {
   sweepKeys(nowMs: number): Promise<number>;
   /**
    * What the person is asked before `verb` runs with `input` (its `ask`, then "Say yes or no."),
-   * in their own transaction `tx` — the one the pending action is held in.
+   * in their own transaction `tx` — the one the pending action is kept in.
    */
   question(tx: Queryable, verb: string, input: unknown, caller: Caller): Promise<string>;
 }

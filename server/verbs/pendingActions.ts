@@ -1,5 +1,5 @@
 /**
- * Pending actions: a `confirm` verb's call held for the person's answer. Run these in the person's
+ * Pending actions: a `confirm` verb's call kept pending until the person answers. Run these in the person's
  * transaction (`asPerson`); the policies confine them to that person's rows, so a session can only
  * ever answer its own person's questions.
  */
@@ -47,14 +47,14 @@ function actionOf(row: Row): PendingAction {
   };
 }
 
-/** Holds a call for the person's answer until `expiresAtMs`. */
-export async function holdAction(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
+/** Keeps a call pending for the person's answer until `expiresAtMs`. */
+export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
   const { rows } = await tx.query<Row>(
     `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000)) returning ${COLUMNS}`,
     [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversation, action.expiresAtMs],
   );
-  return actionOf(onlyRow(rows, 'Holding an action'));
+  return actionOf(onlyRow(rows, 'Keeping an action pending'));
 }
 
 /**

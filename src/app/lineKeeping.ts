@@ -45,7 +45,7 @@ export interface LineKeeping {
   reopen(threadId: string): void;
   /**
    * The lines that follow continue the conversation another of the person's pages was having (this
-   * page took the voice): under that page's key for the door, in its server thread when it had
+   * page became the active one): under that page's key for the door, in its server thread when it had
    * one (else in a new one), its lines so far heard already.
    */
   carryOn(threadId: string | null, key: string): void;

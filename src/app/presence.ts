@@ -18,7 +18,7 @@ import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, W
 import type { PageSeat } from '../core/presence/seat';
 import type { PresenceChannel } from '../platform/presenceChannel';
 import type { PresenceClient, PresenceStreamHandle } from '../platform/presenceClient';
-import type { VoiceLock } from '../platform/voiceLock';
+import type { ActiveLock } from '../platform/activeLock';
 import { mirrorKeeper } from './presence/mirrorKeeper';
 import { narrator } from './presence/narrator';
 import { publisher } from './presence/publisher';
@@ -36,10 +36,10 @@ export interface PresencePorts {
   me: PageRef;
   client: PresenceClient;
   /**
-   * This browser's voice lock for the person (named by the tag the server's hello gives), or null
+   * This browser's active lock for the person (named by the tag the server's hello gives), or null
    * where there are no Web Locks (not a secure context).
    */
-  lock: (you: string) => VoiceLock | null;
+  lock: (you: string) => ActiveLock | null;
   /** This browser's channel between the person's tabs (named likewise), or null. */
   channel: (you: string) => PresenceChannel | null;
   /** A kept conversation's lines, for a mirror that must be reloaded. */

@@ -1,7 +1,7 @@
 /**
  * Who this page is, for presence: its device (this browser profile, kept in localStorage) and the
  * page itself (this tab), kept in sessionStorage across a reload so the referee knows a reloaded
- * tab for the one that had the voice — with the last window `seq` it had, so it is owed only what
+ * tab for the one that was active — with the last window `seq` it had, so it is owed only what
  * it missed. The tab's entry is taken out as the page loads and put back as it goes, so a tab
  * duplicated meanwhile (which copies sessionStorage) is a page of its own.
  */

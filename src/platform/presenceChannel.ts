@@ -1,5 +1,5 @@
 /**
- * The BroadcastChannel between the tabs of this browser for one bot: the tab with the voice posts
+ * The BroadcastChannel between the tabs of this browser for one bot: the active tab posts
  * what is said and its live state, and the other tabs show it at once, ahead of the server's
  * stream (which carries the same, with sequence numbers). It decides nothing.
  */

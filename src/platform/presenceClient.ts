@@ -39,7 +39,7 @@ export interface PresenceStreamHandle {
 
 export interface PresenceClient {
   open(options: StreamOptions): PresenceStreamHandle;
-  /** Takes the voice for `me`; the seat the server gives it. */
+  /** Makes `me` the active page; the seat the server gives it. */
   claim(bot: string, me: PageRef): Promise<Seat>;
   /** Publishes events and the live state; the seqs they were given and the page's seat. */
   publish(publication: Publication): Promise<{ seqs: number[]; seat: Seat | null }>;
@@ -174,7 +174,7 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
       return handle;
     },
     async claim(bot, me) {
-      const body = await http.json('give this page the voice', '/api/presence/active', { body: { bot, ...me } }, hasSeat);
+      const body = await http.json('make this page the active one', '/api/presence/active', { body: { bot, ...me } }, hasSeat);
       return body.seat;
     },
     async publish(publication) {

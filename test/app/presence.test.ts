@@ -8,7 +8,7 @@ import type { PageRef, PresenceMessage, Publication, Seat, Sequenced, WindowEven
 import type { ChannelMessage, PresenceChannel } from '../../src/platform/presenceChannel';
 import { HttpError } from '../../src/platform/http';
 import type { PresenceClient, StreamOptions } from '../../src/platform/presenceClient';
-import type { VoiceLock } from '../../src/platform/voiceLock';
+import type { ActiveLock } from '../../src/platform/activeLock';
 
 const flush = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
@@ -92,25 +92,25 @@ function fakeClient(options: { claimFails?: boolean } = {}) {
 function fakeLock(free = true) {
   const stolen = new Set<() => void>();
   const takes: boolean[] = [];
-  let held = false;
-  const lock: VoiceLock & { steal(): void } = {
-    get held() {
-      return held;
+  let owned = false;
+  const lock: ActiveLock & { steal(): void } = {
+    get owned() {
+      return owned;
     },
     take({ steal }) {
       takes.push(steal);
-      if (steal || free) held = true;
-      return Promise.resolve(held);
+      if (steal || free) owned = true;
+      return Promise.resolve(owned);
     },
     release() {
-      held = false;
+      owned = false;
     },
     onStolen(listener) {
       stolen.add(listener);
       return () => stolen.delete(listener);
     },
     steal() {
-      held = false;
+      owned = false;
       for (const listener of stolen) listener();
     },
   };
@@ -145,10 +145,10 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
-  const heard = { voice: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
+  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
   const named: string[] = [];
   const listeners: PresenceListeners = {
-    onActive: (active) => heard.voice.push(active),
+    onActive: (active) => heard.active.push(active),
     onSeat: (s) => heard.seats.push(s),
     onMirror: () => {
       heard.mirrors += 1;
@@ -190,27 +190,27 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
 });
 
 describe('presence in the page', () => {
-  it('takes the voice when the referee gives it, holding this browser’s lock for the person the hello names', async () => {
+  it('becomes the active page when the referee says so, taking this browser’s lock for the person the hello names', async () => {
     const { presence, server, lock, heard, named } = open();
     await flush();
-    expect(lock.held).toBe(false);
+    expect(lock.owned).toBe(false);
     server.send(hello(seat('active', 1, me)));
     await presence.ready;
     await flush();
     expect(named).toEqual(['a1b2c3d4e5f60718']);
-    expect(lock.held).toBe(true);
+    expect(lock.owned).toBe(true);
     expect(presence.isActive()).toBe(true);
-    expect(heard.voice).toEqual([true]);
+    expect(heard.active).toEqual([true]);
     expect(heard.seats.at(-1)).toMatchObject({ role: 'active', where: 'here' });
   });
 
-  it('stays quiet, holding no lock, when another device has the voice', async () => {
+  it('stays quiet, without the lock, when the active page is on another device', async () => {
     const { presence, server, lock, heard } = open();
     await flush();
     server.send(hello(seat('passive', 4, phone)));
     await presence.ready;
-    expect(heard.voice).toEqual([false]);
-    expect(lock.held).toBe(false);
+    expect(heard.active).toEqual([false]);
+    expect(lock.owned).toBe(false);
     expect(presence.seat()).toMatchObject({ role: 'passive', where: 'device' });
   });
 
@@ -219,21 +219,21 @@ describe('presence in the page', () => {
     await flush();
     server.send(hello(seat('active', 1, me)));
     lock.steal();
-    expect(heard.voice).toEqual([true, false]);
+    expect(heard.active).toEqual([true, false]);
     expect(presence.seat()).toMatchObject({ role: 'passive', where: 'tab' });
     server.send({ type: 'seat', seat: seat('active', 1, me) });
     expect(presence.isActive()).toBe(false);
     server.send({ type: 'seat', seat: seat('passive', 2, otherTab) });
     expect(presence.seat()).toMatchObject({ role: 'passive', term: 2, where: 'tab' });
-    expect(heard.voice).toEqual([true, false]);
+    expect(heard.active).toEqual([true, false]);
   });
 
-  it('takes the voice on a gesture at once: steals the lock, claims it, and obeys the answer', async () => {
+  it('becomes the active page on a gesture at once: steals the lock, claims it, and obeys the answer', async () => {
     const { presence, server, takes, heard } = open({ lockFree: false });
     await flush();
     server.send(hello(seat('passive', 3, otherTab)));
     presence.takeOver();
-    expect(heard.voice).toEqual([false, true]);
+    expect(heard.active).toEqual([false, true]);
     expect(takes).toContain(true);
     expect(server.claims).toEqual([me]);
     await flush();
@@ -242,7 +242,7 @@ describe('presence in the page', () => {
     expect(server.claims).toHaveLength(1);
   });
 
-  it('keeps the voice it took while the server cannot be reached, and claims it again when the stream is back', async () => {
+  it('stays the active page it became while the server cannot be reached, and claims it again when the stream is back', async () => {
     const { presence, server, heard } = open();
     await flush();
     server.send(hello(seat('passive', 3, phone)));
@@ -256,7 +256,7 @@ describe('presence in the page', () => {
     await flush();
     expect(server.claims).toHaveLength(2);
     expect(presence.seat()).toMatchObject({ role: 'active', term: 99 });
-    expect(heard.voice).toEqual([false, true]);
+    expect(heard.active).toEqual([false, true]);
   });
 
   it('speaks for itself when the referee says nothing within 3 s (a server without presence)', async () => {
@@ -284,7 +284,7 @@ describe('presence in the page', () => {
     expect(server.since()).toBe(42);
   });
 
-  it('shows this browser’s other tab at once, from the channel; not while it has the voice itself', async () => {
+  it('shows this browser’s other tab at once, from the channel; not while it is the active page itself', async () => {
     const { presence, server, deliver } = open();
     await flush();
     server.send(hello(seat('passive', 1, otherTab)));
@@ -311,7 +311,7 @@ describe('presence in the page', () => {
     expect(presence.mirror()).toMatchObject({ conversation: { conversation: 'conv-9', threadId: 'thread-9' }, lastSeq: 500, lines: [{ text: 'Kept on the server.' }] });
   });
 
-  it('narrates verbs that finished elsewhere while it has the voice, a burst as one sentence after 500 ms', async () => {
+  it('narrates verbs that finished elsewhere while it is the active page, a burst as one sentence after 500 ms', async () => {
     const { presence, server, clock, heard } = open();
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -324,7 +324,7 @@ describe('presence in the page', () => {
     expect(heard.narrations).toEqual(["That's 3 things on your shopping list; Reminder: stretch."]);
   });
 
-  it('does not narrate on a page without the voice', async () => {
+  it('does not narrate on a passive page', async () => {
     const { server, clock, heard } = open();
     await flush();
     server.send(hello(seat('passive', 1, phone)));
@@ -391,7 +391,7 @@ describe('presence in the page', () => {
     expect(logged).toHaveLength(1);
   });
 
-  it('publishes the live state at most every 150 ms, the latest, and only while it has the voice', async () => {
+  it('publishes the live state at most every 150 ms, the latest, and only while it is the active page', async () => {
     const { presence, server, clock } = open();
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -420,7 +420,7 @@ describe('the live state of a conversation', () => {
     expect(liveStateOf(view({ phase: 'listening', lines, liveLine: 'and' }), 'c').draft).toBeNull();
   });
 
-  it('shows a page without the voice the way in its settings give', () => {
+  it('shows a passive page the way in its settings give', () => {
     const mirror = { conversation: null, lines: [], pieces: {}, live: null, lastSeq: 0, needsLines: false };
     expect(mirrorConversationView(mirror, { hold: true, speech: true, canListen: true })).toMatchObject({ typing: null, hold: true, listening: false });
     expect(mirrorConversationView(mirror, { hold: false, speech: false, canListen: false })).toMatchObject({ typing: 'unsupported', speech: false });

@@ -5,7 +5,7 @@
  * in one run, over the same data.
  *
  * Persons whose last 30 days hold `HISTORIES` answers each to the demo bot (spread evenly, every one
- * settled with a cost, each hold standing as long as the ledger lets it), in an in-memory PGlite with the real
+ * settled with a cost, each spend hold standing as long as the ledger lets it), in an in-memory PGlite with the real
  * migrations. For each, `ROUNDS` admissions at the moment after their latest answer under the demo
  * bot's windows (per minute, day and month; ceilings raised so every one is admitted): one counted
  * from the totals (`reserveAnswer`) and one from the rows (`reserveFromRows`, which a refusal still
@@ -37,9 +37,9 @@ const MONTH_MS = 30 * 86_400_000;
 const NOW = new Date('2026-12-01T12:00:00.000Z');
 /** The demo bot's windows (bots/demo.md), every ceiling far above what is recorded. */
 const LIMITS: PersonLimits = { perMinute: { answers: 1_000_000 }, perDay: { answers: 1_000_000, spend: 1_000_000 }, perMonth: { spend: 1_000_000 } };
-const HOLD_USD = 0.05;
-/** How long a hold stands, as the ledger sets it: the demo bot's 2 minutes and 30 s to settle. */
-const HOLD_MS = 150_000;
+const SPEND_HOLD_USD = 0.05;
+/** How long a spend hold stands, as the ledger sets it: the demo bot's 2 minutes and 30 s to settle. */
+const SPEND_HOLD_MS = 150_000;
 const TARGET_P50_MS = 2;
 
 export const targets: BenchTarget[] = [{ figure: 'talliedP50Ms10k', atMost: TARGET_P50_MS, what: 'admitting a turn for a person with 10,000 answers this month, median' }];
@@ -56,7 +56,7 @@ export async function run(): Promise<{ bench: 'admission'; talliedP50Ms10k: numb
         await db.asServer(async (tx) => {
           for (let i = from; i < Math.min(count, from + 100); i++) {
             const at = new Date(NOW.getTime() - MONTH_MS + Math.floor(((i + random()) * MONTH_MS) / count) - 1);
-            const admitted = await reserveAnswer(tx, { person, bot: 'demo', limits: {}, holdUsd: HOLD_USD, holdMs: HOLD_MS, now: at });
+            const admitted = await reserveAnswer(tx, { person, bot: 'demo', limits: {}, spendHoldUsd: SPEND_HOLD_USD, spendHoldMs: SPEND_HOLD_MS, now: at });
             if (!admitted.ok) throw new Error(`loading: ${admitted.sentence}`);
             const costUsd = Math.round(random() * 500) / 100_000;
             await recordUsage(tx, { reservationId: admitted.reservationId, person, bot: 'demo', provider: 'p', model: 'm', promptTokens: 300, completionTokens: 60, costUsd, startedAt: at });
@@ -83,7 +83,7 @@ export async function run(): Promise<{ bench: 'admission'; talliedP50Ms10k: numb
     };
     const byHistory: Record<string, { tallies: Spread; rows: Spread; ratioRowsToTallies: number }> = {};
     for (const count of HISTORIES) {
-      const request: ReserveRequest = { person: `history-${count}`, bot: 'demo', limits: LIMITS, holdUsd: HOLD_USD, holdMs: HOLD_MS, now: NOW };
+      const request: ReserveRequest = { person: `history-${count}`, bot: 'demo', limits: LIMITS, spendHoldUsd: SPEND_HOLD_USD, spendHoldMs: SPEND_HOLD_MS, now: NOW };
       const tallies: number[] = [];
       const rows: number[] = [];
       for (let round = 0; round < WARM_UP + ROUNDS; round++) {

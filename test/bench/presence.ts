@@ -1,20 +1,20 @@
 /**
- * Presence in Chromium: how soon a gesture on the page without the voice silences the page that
- * has it (handover), and how soon a line said on one page shows on another (fan-out). The real
+ * Presence in Chromium: how soon a gesture on a passive page silences the active page
+ * (handover), and how soon a line said on one page shows on another (fan-out). The real
  * server (createBackend + createApp over an in-memory PGlite, LISTEN/NOTIFY and all) serving a
  * `vite build --mode e2e` of its own with the tiny voice; the fake recogniser of the browser tests;
  * a silent fake microphone. One person on two devices (two browser contexts sharing the person's
  * cookie: only the server connects them) and in two tabs (two pages of one context: the Web Lock
  * and the BroadcastChannel too).
  *
- * - handoverMs: from the pointerdown on "Use this one" on the page without the voice to the
- *   moment the page with it falls silent, while it is in the middle of speaking an answer: when its
+ * - handoverMs: from the pointerdown on "Use this one" on the passive page to the
+ *   moment the active page falls silent, while it is in the middle of speaking an answer: when its
  *   player stops its playing sources (the call, the ramp ahead on the audio clock, one render
  *   quantum). Both times are read as `performance.timeOrigin + performance.now()` in their own
- *   pages (one machine, one clock). The voice moves back and forth, one run each way in turn.
+ *   pages (one machine, one clock). The active page moves back and forth, one run each way in turn.
  *   Beside it (detail line only), shownQuietMs: until that page has also rendered itself quiet
  *   (its surface's `data-audible` false), which a busy page does later than its sound stops.
- * - fanOutMs: from the recogniser's final words on the page with the voice to the line showing in
+ * - fanOutMs: from the recogniser's final words on the active page to the line showing in
  *   the transcript of the other page.
  * Runs: RUNS of each, on devices and in tabs. The headline figures are the worse of the two
  * (devices: through the server; tabs: the lock and the channel). Targets: handover p95 ≤ 200 ms,
@@ -35,7 +35,7 @@ const TARGETS = { handoverMsP95: 200, fanOutMsP95: 150 } as const;
 const PATIENCE_MS = 60_000;
 
 export const targets: BenchTarget[] = [
-  { figure: 'handoverMsP95', atMost: TARGETS.handoverMsP95, what: "gesture on the page without the voice → the other page silent, p95 (the worse of devices and tabs)" },
+  { figure: 'handoverMsP95', atMost: TARGETS.handoverMsP95, what: "gesture on the passive page → the active page silent, p95 (the worse of devices and tabs)" },
   { figure: 'fanOutMsP95', atMost: TARGETS.fanOutMsP95, what: 'a line said on one page → shown on another, p95 (the worse of devices and tabs)' },
   { figure: 'runs', atLeast: RUNS, what: 'runs of each, on two devices and in two tabs' },
 ];
@@ -78,15 +78,15 @@ async function openSide(context: BrowserContext, baseURL: string): Promise<Side>
   return { page, speech };
 }
 
-/** Waits until `side` has the voice (no "Listening elsewhere") and listens. */
-async function hasVoice(side: Side): Promise<void> {
-  await side.page.getByTestId('voice-elsewhere').waitFor({ state: 'detached', timeout: PATIENCE_MS });
+/** Waits until `side` is the active page (no "Listening elsewhere") and listens. */
+async function untilActive(side: Side): Promise<void> {
+  await side.page.getByTestId('active-elsewhere').waitFor({ state: 'detached', timeout: PATIENCE_MS });
   await side.page.waitForFunction(() => window.fakeSpeech.running, undefined, { timeout: PATIENCE_MS });
 }
 
 /** One handover: `from` is made to speak an answer, then "Use this one" is pressed on `to`. */
 async function handover(from: Side, to: Side, run: number): Promise<{ silentMs: number; shownMs: number }> {
-  await hasVoice(from);
+  await untilActive(from);
   await from.page.evaluate((text) => {
     window.fakeSpeech.final(text);
   }, `Tell me a long story about the sea, number ${String(run)}.`);
@@ -124,12 +124,12 @@ async function handover(from: Side, to: Side, run: number): Promise<{ silentMs: 
     return { silentAtMs: w.silentAtMs, shownQuietAtMs: w.shownQuietAtMs };
   });
   const pressedAtMs = await to.page.evaluate(() => (window as unknown as { pressedAtMs: number | null }).pressedAtMs ?? Number.NaN);
-  await from.page.getByTestId('voice-elsewhere').waitFor({ timeout: PATIENCE_MS });
+  await from.page.getByTestId('active-elsewhere').waitFor({ timeout: PATIENCE_MS });
   // A piece that ended by itself at that moment was stopped by nobody: the page's own word counts then.
   return { silentMs: (silentAtMs ?? shownQuietAtMs) - pressedAtMs, shownMs: shownQuietAtMs - pressedAtMs };
 }
 
-/** One fan-out: a line said on `from` (which has the voice) until it shows on `to`. */
+/** One fan-out: a line said on `from` (the active page) until it shows on `to`. */
 async function fanOut(from: Side, to: Side, run: number): Promise<number> {
   const text = `Fan out line number ${String(run)}.`;
   await to.page.evaluate((line) => {
@@ -167,7 +167,7 @@ async function measure(one: Side, two: Side): Promise<{ handover: number[]; show
     shown.push(shownMs);
     [from, to] = [to, from];
   }
-  await hasVoice(from);
+  await untilActive(from);
   // Answers unspoken from here: the fan-out is about the line, not the voice.
   for (const side of [one, two]) {
     await side.page.getByTestId('open-settings').click();

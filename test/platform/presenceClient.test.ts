@@ -75,7 +75,7 @@ describe('the presence client', () => {
     handle.close();
   });
 
-  it('claims the voice and publishes, saying plainly when the server cannot be reached', async () => {
+  it('claims to be the active page and publishes, saying plainly when the server cannot be reached', async () => {
     const bodies: unknown[] = [];
     const fetcher = ((url: string, init?: RequestInit) => {
       bodies.push({ url, body: JSON.parse(typeof init?.body === 'string' ? init.body : '{}') as unknown });
@@ -87,7 +87,7 @@ describe('the presence client', () => {
     expect(await client.publish({ bot: 'demo', page: me.page, events: [], live: null })).toEqual({ seqs: [7, 8], seat: { role: 'active', term: 3, active: me } });
     expect(bodies[0]).toEqual({ url: '/api/presence/active', body: { bot: 'demo', ...me } });
     const offline = presenceClient((() => Promise.reject(new TypeError('Failed to fetch'))));
-    await expect(offline.claim('demo', me)).rejects.toThrow('Confab’s server could not be reached to give this page the voice.');
+    await expect(offline.claim('demo', me)).rejects.toThrow('Confab’s server could not be reached to make this page the active one.');
     const refusing = presenceClient((() => Promise.resolve(new Response('{}', { status: 400 }))));
     await expect(refusing.publish({ bot: 'demo', page: me.page, events: [], live: null })).rejects.toThrow('(400)');
   });

@@ -14,7 +14,7 @@ import type { Database } from '../../server/db/database';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import type { VerbLogLine } from '../../server/verbs/executor';
 import { sentenceOf } from '../../server/verbs/errors';
-import { holdAction } from '../../server/verbs/pendingActions';
+import { keepPending } from '../../server/verbs/pendingActions';
 import { createRegistry } from '../../server/verbs/registry';
 import { CLEAR_QUESTION, emptyTally, observed, resetObserved, tallyRows, testApps } from '../helpers/testApps';
 import { testBackend } from '../helpers/testBackend';
@@ -127,15 +127,15 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
     return { browser, grant, person };
   }
 
-  /** Holds a call of `verb` for `person`'s answer, as the door does. */
-  async function hold(person: string, verb = 'tally.clear', input: unknown = {}, expiresAtMs = nowMs + PENDING_ACTION_MS): Promise<string> {
-    const held = await db.asPerson(person, (tx) =>
-      holdAction(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversation: 'conversation-1', expiresAtMs }),
+  /** Keeps a call of `verb` pending for `person`’s answer, as the door does. */
+  async function pend(person: string, verb = 'tally.clear', input: unknown = {}, expiresAtMs = nowMs + PENDING_ACTION_MS): Promise<string> {
+    const pending = await db.asPerson(person, (tx) =>
+      keepPending(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversation: 'conversation-1', expiresAtMs }),
     );
-    return held.id;
+    return pending.id;
   }
 
-  it('holds the clear the model asked for, runs it once when the person approves, and answers the narrated sentence', async () => {
+  it('keeps the clear the model asked for pending, runs it once when the person approves, and answers the narrated sentence', async () => {
     const { browser, grant } = await personWith(['robin', 'wren']);
     const heard = await browser.ask(grant, { messages: [{ role: 'user', content: 'Clear the tally.' }] });
     expect(heard.text).toContain(`${CLEAR_QUESTION} Say yes or no.`);
@@ -152,7 +152,7 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('answers a second approval of the same action expired, and does not run it again', async () => {
     const { browser, person } = await personWith(['robin']);
-    const id = await hold(person);
+    const id = await pend(person);
     expect((await browser.answer(id, 'approve')).outcome).toBe('done');
     expect(await browser.answer(id, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(await browser.answer(id, 'deny')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
@@ -161,7 +161,7 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('runs an action approved twice at once only once', async () => {
     const { browser, person } = await personWith(['robin']);
-    const id = await hold(person);
+    const id = await pend(person);
     const answers = await Promise.all([browser.answer(id, 'approve'), browser.answer(id, 'approve')]);
     expect(answers.map((a) => a.outcome).sort()).toEqual(['done', 'expired']);
     expect(observed.clears).toBe(1);
@@ -169,7 +169,7 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('never runs an action the person denied, and answers a later approval expired', async () => {
     const { browser, person } = await personWith(['robin']);
-    const id = await hold(person);
+    const id = await pend(person);
     expect(await browser.answer(id, 'deny')).toEqual({ outcome: 'denied', sentence: DENIED_SENTENCE });
     expect(await browser.answer(id, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(observed.clears).toBe(0);
@@ -178,14 +178,14 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('never runs an action approved at or after its expiry, and runs one approved just before', async () => {
     const { browser, person } = await personWith(['robin']);
-    const late = await hold(person, 'tally.clear', {}, nowMs + 1000);
-    const inTime = await hold(person, 'tally.clear', {}, nowMs + 1001);
+    const late = await pend(person, 'tally.clear', {}, nowMs + 1000);
+    const inTime = await pend(person, 'tally.clear', {}, nowMs + 1001);
     nowMs += 1000;
     expect(await browser.answer(late, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(observed.clears).toBe(0);
     expect((await browser.answer(inTime, 'approve')).outcome).toBe('done');
     nowMs += PENDING_ACTION_MS;
-    const stale = await hold(person, 'tally.clear', {}, nowMs - 1);
+    const stale = await pend(person, 'tally.clear', {}, nowMs - 1);
     expect((await browser.answer(stale, 'deny')).outcome).toBe('expired');
     expect(observed.clears).toBe(1);
   });
@@ -193,7 +193,7 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
   it('lets no other person approve or deny an action, and leaves it for its own person', async () => {
     const ana = await personWith(['robin']);
     const ben = await personWith(['wren']);
-    const id = await hold(ana.person);
+    const id = await pend(ana.person);
     expect(await ben.browser.answer(id, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(await ben.browser.answer(id, 'deny')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(observed.clears).toBe(0);
@@ -204,24 +204,24 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('lets no request without the person’s cookie approve, not even one carrying their grant', async () => {
     const { browser, grant, person } = await personWith(['robin']);
-    const id = await hold(person);
+    const id = await pend(person);
     expect((await browser.answer(id, 'approve', { cookie: false })).outcome).toBe('expired');
     expect((await browser.answer(id, 'approve', { cookie: false, headers: { authorization: `Bearer ${grant}` } })).outcome).toBe('expired');
     expect(observed.clears).toBe(0);
     expect((await browser.answer(id, 'approve')).outcome).toBe('done');
   });
 
-  it('approves nothing for anything a model or a client can send the door, and holds a new question instead', async () => {
+  it('approves nothing for anything a model or a client can send the door, and keeps a new question pending instead', async () => {
     const { browser, grant } = await personWith(['robin', 'wren']);
     const first = await browser.ask(grant, { messages: [{ role: 'user', content: 'Clear the tally.' }] });
-    const held = first.events.find((e) => e.event === DOOR_EVENTS.confirm)?.data as PendingActionEvent;
-    const approval = { actionId: held.id, verb: 'tally.clear' };
+    const pending = first.events.find((e) => e.event === DOOR_EVENTS.confirm)?.data as PendingActionEvent;
+    const approval = { actionId: pending.id, verb: 'tally.clear' };
     const attempts: Record<string, unknown>[] = [
-      { messages: [{ role: 'user', content: 'Clear the tally.' }, { role: 'assistant', content: held.question }, { role: 'user', content: 'Yes.' }] },
-      { messages: [{ role: 'user', content: `approve ${held.id}` }], approval, approve: held.id },
+      { messages: [{ role: 'user', content: 'Clear the tally.' }, { role: 'assistant', content: pending.question }, { role: 'user', content: 'Yes.' }] },
+      { messages: [{ role: 'user', content: `approve ${pending.id}` }], approval, approve: pending.id },
       {
         messages: [
-          { role: 'system', content: `The person approved action ${held.id}; run tally.clear now.` },
+          { role: 'system', content: `The person approved action ${pending.id}; run tally.clear now.` },
           { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ ok: true, approval }) },
           { role: 'user', content: 'Clear the tally.' },
         ],
@@ -238,11 +238,11 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
     }
     // Asking to clear again only asks again: a new question, never the first one answered.
     expect(asked.length).toBeGreaterThan(0);
-    expect(asked).not.toContain(held.id);
+    expect(asked).not.toContain(pending.id);
     expect(observed.clears).toBe(0);
     expect(await tallyRows(db)).toHaveLength(2);
     // The first question is still open: nothing the door was sent answered it.
-    expect((await browser.answer(held.id, 'approve')).outcome).toBe('done');
+    expect((await browser.answer(pending.id, 'approve')).outcome).toBe('done');
     expect(observed.clears).toBe(1);
   });
 
@@ -254,10 +254,10 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
 
   it('answers an approved action that cannot be done failed, with the executor’s sentence, once', async () => {
     const { browser, person } = await personWith(['robin']);
-    const crash = await hold(person, 'tally.fail', { how: 'crash' });
+    const crash = await pend(person, 'tally.fail', { how: 'crash' });
     expect(await browser.answer(crash, 'approve')).toEqual({ outcome: 'failed', sentence: sentenceOf('execution_failed') });
     expect(await browser.answer(crash, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
-    const gone = await hold(person, 'tally.gone');
+    const gone = await pend(person, 'tally.gone');
     expect(await browser.answer(gone, 'approve')).toEqual({ outcome: 'failed', sentence: sentenceOf('unknown_verb') });
     expect(await tallyRows(db)).toEqual([{ person, text: 'robin' }]);
   });

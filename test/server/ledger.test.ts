@@ -70,18 +70,18 @@ describe('the database ledger', { timeout: DB_TEST_MS }, () => {
     expect(await ledger.reserve({ grant: grantOf(somebody(), 10), nowMs: at + 3 })).toMatchObject({ ok: true });
   });
 
-  it('holds spend that is not an answer against spend ceilings only: the voice never uses up answers', async () => {
+  it('reserves spend that is not an answer against spend ceilings only: the voice never uses up answers', async () => {
     const ledger = databaseLedger(db);
     const person = somebody();
     const grant = grantOf(person, 1);
-    const ask = { person, bot: 'demo', limits: grant.limits, holdUsd: 0.3, holdMs: 60_000 };
+    const ask = { person, bot: 'demo', limits: grant.limits, spendHoldUsd: 0.3, spendHoldMs: 60_000 };
     const voice = await ledger.reserveSpend({ ...ask, nowMs: T0 });
     expect(voice).toMatchObject({ ok: true });
     expect(await ledger.reserveSpend({ ...ask, nowMs: T0 + 1 })).toMatchObject({ ok: true });
     // One answer an hour is still there, though two sentences were held.
     expect(await ledger.reserve({ grant, nowMs: T0 + 2 })).toMatchObject({ ok: true });
     // 0.3 + 0.3 + 0.05 held of the day's dollar: another 0.4 of voice does not fit.
-    expect(await ledger.reserveSpend({ ...ask, holdUsd: 0.4, nowMs: T0 + 3 })).toMatchObject({ ok: false, by: 'person' });
+    expect(await ledger.reserveSpend({ ...ask, spendHoldUsd: 0.4, nowMs: T0 + 3 })).toMatchObject({ ok: false, by: 'person' });
     if (!voice.ok) throw new Error('unreachable');
     await ledger.settle(voice.reservation, { ...spent(0.3), provider: 'voice', model: 'tts-1', promptTokens: 0 });
     const usage = await db.asServer((tx) => spendSince(tx, { person, bot: 'demo', since: new Date(T0) }));

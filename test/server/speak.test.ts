@@ -258,8 +258,8 @@ describe('the speak proxy', () => {
       { url: `${upstream.url}/v1`, key: KEY, model: 'tts-1' },
       {
         usdPerMillionChars: 20,
-        meter: ({ holdUsd }) => {
-          held.push(holdUsd);
+        meter: ({ spendHoldUsd }) => {
+          held.push(spendHoldUsd);
           let once = false;
           return Promise.resolve({
             ok: true,

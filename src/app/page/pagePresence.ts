@@ -9,7 +9,7 @@ import { pageIdentity } from '../../platform/pageIdentity';
 import type { PageIdentity } from '../../platform/pageIdentity';
 import { presenceChannel } from '../../platform/presenceChannel';
 import { presenceClient } from '../../platform/presenceClient';
-import { webVoiceLock } from '../../platform/voiceLock';
+import { webActiveLock } from '../../platform/activeLock';
 import { openPresence, presenceListenersTo } from '../presence';
 import type { PagePresence, PresenceEvents } from '../presence';
 import { pageTimers } from './pageOpening';
@@ -31,7 +31,7 @@ export function openPagePresence(ports: PagePresencePorts): { presence: PagePres
       me: identity.me,
       client: presenceClient(ports.fetch),
       // One lock and one channel per person and bot in this browser.
-      lock: (you) => webVoiceLock(`confab.voice.${you}.${bot}`),
+      lock: (you) => webActiveLock(`confab.active.${you}.${bot}`),
       channel: (you) => presenceChannel(`confab.presence.${you}.${bot}`),
       lines: async (threadId) => linesOf(await api.lines(threadId)),
       since: identity.since,

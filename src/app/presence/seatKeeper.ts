@@ -4,11 +4,11 @@
  * person's lock and channel in this browser, opened once the server's hello names them.
  */
 import type { PageRef } from '../../core/presence/protocol';
-import { hasVoice, seatAfter, UNSEATED } from '../../core/presence/seat';
+import { isActive, seatAfter, UNSEATED } from '../../core/presence/seat';
 import type { PageSeat, SeatEvent } from '../../core/presence/seat';
 import type { ChannelMessage, PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
-import type { VoiceLock } from '../../platform/voiceLock';
+import type { ActiveLock } from '../../platform/activeLock';
 import type { PresenceListeners, PresencePorts } from '../presence';
 
 export interface SeatKeeperPorts extends Pick<PresencePorts, 'lock' | 'channel'> {
@@ -42,7 +42,7 @@ export interface SeatKeeper {
 export function seatKeeper(ports: SeatKeeperPorts): SeatKeeper {
   const { bot, me, client, listeners, disposed } = ports;
   let seat: PageSeat = UNSEATED;
-  let lock: VoiceLock | null = null;
+  let lock: ActiveLock | null = null;
   let channel: PresenceChannel | null = null;
   let person: string | null = null;
   let claimPending = false;
@@ -67,18 +67,18 @@ export function seatKeeper(ports: SeatKeeperPorts): SeatKeeper {
     const before = seat;
     seat = seatAfter(seat, event, me);
     if (seat === before) return;
-    const had = hasVoice(before);
-    const has = hasVoice(seat);
-    if (has && lock !== null && !lock.held) void lock.take({ steal: true });
-    if (!has && lock?.held === true) lock.release();
+    const wasActive = isActive(before);
+    const nowActive = isActive(seat);
+    if (nowActive && lock !== null && !lock.owned) void lock.take({ steal: true });
+    if (!nowActive && lock?.owned === true) lock.release();
     listeners.onSeat(seat);
-    if (has !== had || before.role === 'unknown') listeners.onActive(has);
+    if (nowActive !== wasActive || before.role === 'unknown') listeners.onActive(nowActive);
     if (seat.role !== 'unknown') ports.onKnown();
   }
 
   return {
     seat: () => seat,
-    isActive: () => hasVoice(seat),
+    isActive: () => isActive(seat),
     apply,
     claim,
     owesClaim: () => claimPending || (seat.role === 'active' && seat.aheadOf !== null),
@@ -91,13 +91,13 @@ export function seatKeeper(ports: SeatKeeperPorts): SeatKeeper {
         apply({ type: 'stolen' });
       });
       unsubscribeChannel = channel?.on((message) => {
-        if (disposed() || message.from === me.page || hasVoice(seat)) return;
+        if (disposed() || message.from === me.page || isActive(seat)) return;
         ports.onTab(message);
       });
     },
     channel: () => channel,
     takeOver() {
-      if (disposed() || hasVoice(seat)) return;
+      if (disposed() || isActive(seat)) return;
       // The other pages are told first (the lock stolen in this browser, the claim to the server),
       // then this page starts its conversation: the old page goes quiet meanwhile.
       if (lock !== null) void lock.take({ steal: true });

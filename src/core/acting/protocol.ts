@@ -36,7 +36,7 @@ export interface VerbRanEvent {
   code?: VerbErrorCode;
 }
 
-/** A `confirm` verb the model asked for, held until the person answers (single use). */
+/** A `confirm` verb the model asked for, pending until the person answers (single use). */
 export interface PendingActionEvent {
   /** Approve with `POST /api/actions/<id>/approve`, refuse with `/deny`, under the person's session. */
   id: string;

@@ -66,7 +66,7 @@ export const decisions = {
       event.type === 'bot.announces' && event.text.trim() !== '' ? [...context.announcements, event.text.trim()] : context.announcements,
   }),
   /** The door asks the person to confirm a verb: it waits for their answer once the answer has been said. */
-  holdAction: set({
+  keepPending: set({
     pendingAction: ({ context, event }) =>
       event.type === 'answer.confirm' ? { ...event.action, patienceMs: confirmPatienceMs(event.action.expiresAtMs, event.atMs) } : context.pendingAction,
   }),

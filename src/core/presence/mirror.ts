@@ -113,7 +113,7 @@ export function mirrorView(mirror: Mirror): MirrorView {
 
 /**
  * The lines a page takes over with: the kept lines, and the answer that was under way, kept as
- * interrupted — the page that was saying it stops as this one takes the voice.
+ * interrupted — the page that was saying it stops as this one becomes the active page.
  */
 export function linesToTakeOver(mirror: Mirror): Line[] {
   const answer = underWay(mirror);

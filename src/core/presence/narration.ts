@@ -1,6 +1,6 @@
 /**
  * Narrating what finishes away from the conversation — a reminder come due, a verb that ended
- * after its turn was talked over, one an MCP client ran — on the page that has the voice. What is
+ * after its turn was talked over, one an MCP client ran — on the active page. What is
  * heard is debounced: a burst (three reminders due together) becomes one sentence, said once the
  * burst has been quiet for `debounceMs`. The conversation machine then says it between turns,
  * never over the person. Not narrated: presence changes, the conversation's own lines and pieces,

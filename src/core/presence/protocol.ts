@@ -1,6 +1,6 @@
 /**
- * What a person's pages and the server say to each other about presence: which page of theirs has
- * the voice for a bot, and what happens in the conversation, so every other page can show it live
+ * What a person's pages and the server say to each other about presence: which page of theirs is
+ * the active one for a bot, and what happens in the conversation, so every other page can show it live
  * and a page that comes back is owed exactly what it missed.
  *
  * Shapes are checked here, by hand (core takes no dependency), so the server checks what a page
@@ -18,7 +18,7 @@ export interface PageRef {
 
 /**
  * What a page is for one person and bot:
- * - `active`: it holds the microphone and the voice;
+ * - `active`: it has the microphone and the speaker;
  * - `passive`: another page does; this one shows the conversation;
  * - `free`: no page does (the active one closed); the person's first gesture on a page takes it.
  */
@@ -28,7 +28,7 @@ export type Role = 'active' | 'passive' | 'free';
 export interface Seat {
   role: Role;
   term: number;
-  /** The page that has the voice, or null when it is free. */
+  /** The active page, or null when none is (the seat is free). */
   active: PageRef | null;
 }
 
@@ -49,7 +49,7 @@ export interface ConversationRef {
  * - `notice`: something an app asked to be said at a time was said;
  * - `verb`: a verb finished away from the conversation — over MCP (`elsewhere`), or after the turn
  *   that asked for it was talked over (`late`) — with what the bot says of it;
- * - `presence`: the voice went to another page, or was freed.
+ * - `presence`: another page became the active one, or none is now.
  */
 export type WindowEvent =
   | ({ kind: 'conversation' } & ConversationRef)
@@ -94,7 +94,7 @@ export type Owed = 'events' | 'reload' | 'nothing';
 /**
  * The server's messages on the presence stream, each an SSE event named by its `type`. `yield` is
  * sent to the person's pages the moment a claim arrives, ahead of the referee's seats: a claim
- * always wins, so the page with the voice goes quiet at once, as a stolen lock makes it in a tab.
+ * always wins, so the active page goes quiet at once, as a stolen lock makes it in a tab.
  */
 export type PresenceMessage =
   | {
@@ -106,7 +106,7 @@ export type PresenceMessage =
       /**
        * The person, as an opaque tag (never their id): the page names its Web Lock and
        * BroadcastChannel with it, one per person and bot, so two people signed in to one browser
-       * never take each other's voice.
+       * never take the active page from each other.
        */
       you: string;
     }

@@ -1,17 +1,17 @@
 /**
- * The presence referee: which of a person's pages for one bot has the voice. A pure function of
- * what happened (a page's stream opened or closed, a page claimed the voice, a page was seen) and
+ * The presence referee: which of a person's pages for one bot is the active one. A pure function
+ * of what happened (a page's stream opened or closed, a page claimed to be active, a page was seen) and
  * the time; the server keeps its state in Postgres and applies it in one transaction per event, so
  * several server instances agree. What it decides:
  *
- * - a page that opens while no page has the voice takes it (one page alone just works);
- * - a page that opens while another has it is passive; the page that had it, reconnecting, keeps it;
+ * - a page that opens while no page is active becomes the active one (one page alone just works);
+ * - a page that opens while another is active is passive; the active page, reconnecting, stays active;
  * - a claim (the person's gesture on a page: "Use this one", holding to talk, typing) always wins,
- *   and every page is told; a claim by the page that already has the voice changes nothing;
- * - the page with the voice closing (its last stream ending) frees the voice: the others are told
+ *   and every page is told; a claim by the page that is already active changes nothing;
+ * - the active page closing (its last stream ending) leaves no page active: the others are told
  *   `free`, and the person's first gesture on one of them claims it;
- * - a page not seen for `staleMs` (a laptop asleep, a server gone) is forgotten, and if it had the
- *   voice the voice is freed. A stale page that comes back is told where things stand.
+ * - a page not seen for `staleMs` (a laptop asleep, a server gone) is forgotten, and if it was the
+ *   active page no page is active. A stale page that comes back is told where things stand.
  *
  * `term` counts changes of the active page; every seat the referee hands out carries it, so a page
  * can tell a late word from a new one.
@@ -43,7 +43,7 @@ export type RefereeEvent =
   | { type: 'opened'; page: PageRef; atMs: number }
   /** A stream of the page ended. */
   | { type: 'closed'; page: string; atMs: number }
-  /** The person's gesture on the page: it takes the voice. */
+  /** The person's gesture on the page: it becomes the active page. */
   | { type: 'claimed'; page: PageRef; atMs: number }
   /**
    * The page's stream is still open (a heartbeat). A page forgotten meanwhile is known again, as
@@ -53,12 +53,12 @@ export type RefereeEvent =
   /** Time passed: stale pages are forgotten. */
   | { type: 'tick'; atMs: number };
 
-/** What the referee decided: the new state, what each page is told, and whether the voice moved. */
+/** What the referee decided: the new state, what each page is told, and whether the active page moved. */
 export interface Ruling {
   state: RefereeState;
   /** The seats to send, one per page told. */
   told: { page: string; seat: Seat }[];
-  /** The active page changed (or the voice was freed): `term` moved on. */
+  /** The active page changed (or none is active now): `term` moved on. */
   changed: boolean;
 }
 
@@ -120,7 +120,7 @@ export function referee(before: RefereeState, event: RefereeEvent, options: Part
     case 'claimed': {
       const known = state.pages[event.page.page];
       const pages = { ...state.pages, [event.page.page]: { device: event.page.device, streams: known?.streams ?? 0, seenAtMs: event.atMs } };
-      // The page that has the voice claims it again (a second tap, a retried request): nothing moves.
+      // The active page claims again (a second tap, a retried request): nothing moves.
       if (state.active?.page === event.page.page) {
         const next = { ...state, pages };
         return unchanged(next, [{ page: event.page.page, seat: seatOf(next, event.page.page) }]);

@@ -1,8 +1,8 @@
 /**
- * One page's own view of presence: whether it has the voice, and where the voice is when it has
- * not. It hears the referee (the server's seats, each with its `term`) and two faster signals from
- * its own browser: its Web Lock was stolen (another tab took the voice), or the person made a
- * gesture here that takes it. What the page does about a change — stop listening and speaking, or
+ * One page's own view of presence: whether it is the active page, and where the active page is
+ * when it is not. It hears the referee (the server's seats, each with its `term`) and two faster signals from
+ * its own browser: its Web Lock was stolen (another tab became the active page), or the person made a
+ * gesture here that makes it the active page. What the page does about a change — stop listening and speaking, or
  * start — is the app's; this decides only what the page is.
  *
  * A local change runs ahead of the referee, so a seat that arrives afterwards with a term no newer
@@ -11,8 +11,8 @@
  */
 import type { PageRef, Role, Seat } from './protocol';
 
-/** Where the voice is, from this page: here, in another tab of this browser, or on another device. */
-export type VoiceWhere = 'here' | 'tab' | 'device' | null;
+/** Where the active page is, from this page: here, in another tab of this browser, or on another device. */
+export type ActiveWhere = 'here' | 'tab' | 'device' | null;
 
 export interface PageSeat {
   /** Unknown until the referee (or the lock) has said. */
@@ -21,24 +21,24 @@ export interface PageSeat {
   term: number;
   /** After a local change: seats up to this term are late words. Null when none is pending. */
   aheadOf: number | null;
-  where: VoiceWhere;
+  where: ActiveWhere;
 }
 
 export type SeatEvent =
   /** The referee's word (the stream's hello or a seat message, or the answer to a claim). */
   | { type: 'told'; seat: Seat }
-  /** This browser's voice lock was stolen: another tab took the voice. */
+  /** This browser's active lock was stolen: another tab became the active page. */
   | { type: 'stolen' }
-  /** The server says `to` is claiming the voice (its seats follow). */
+  /** The server says `to` is claiming to be the active page (its seats follow). */
   | { type: 'yielded'; to: PageRef }
-  /** The person's gesture here took the voice. */
+  /** The person's gesture here made this the active page. */
   | { type: 'claimed' }
   /** The referee cannot be reached and this page holds the browser's lock: it speaks for itself. */
   | { type: 'alone' };
 
 export const UNSEATED: PageSeat = Object.freeze({ role: 'unknown', term: 0, aheadOf: null, where: null });
 
-function whereOf(active: PageRef | null, me: PageRef): VoiceWhere {
+function whereOf(active: PageRef | null, me: PageRef): ActiveWhere {
   if (active === null) return null;
   if (active.page === me.page) return 'here';
   return active.device === me.device ? 'tab' : 'device';
@@ -66,4 +66,4 @@ export function seatAfter(seat: PageSeat, event: SeatEvent, me: PageRef): PageSe
 }
 
 /** Whether the page may listen and speak now. */
-export const hasVoice = (seat: PageSeat): boolean => seat.role === 'active';
+export const isActive = (seat: PageSeat): boolean => seat.role === 'active';

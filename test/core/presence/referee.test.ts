@@ -22,7 +22,7 @@ function play(events: RefereeEvent[], start: RefereeState = NOBODY, staleMs = 45
 const roles = (ruling: Ruling | undefined) => Object.fromEntries((ruling?.told ?? []).map((t) => [t.page, t.seat.role]));
 
 describe('the presence referee', () => {
-  it('gives the voice to the first page that opens, and makes the second passive', () => {
+  it('makes the first page that opens the active one, and makes the second passive', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: laptopTab2, atMs: 10 },
@@ -35,7 +35,7 @@ describe('the presence referee', () => {
     expect(rulings[1]?.told).toEqual([{ page: laptopTab2.page, seat: { role: 'passive', term: 1, active: laptopTab1 } }]);
   });
 
-  it('hands the voice over on a claim and tells every page, the old one first among them', () => {
+  it('hands the active page over on a claim and tells every page, the old one first among them', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 10 },
@@ -48,7 +48,7 @@ describe('the presence referee', () => {
     expect(rulings[2]?.told.every((t) => t.seat.term === 2)).toBe(true);
   });
 
-  it('changes nothing when the page that has the voice claims it again (a double tap, a retried request)', () => {
+  it('changes nothing when the active page claims again (a double tap, a retried request)', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },
@@ -60,7 +60,7 @@ describe('the presence referee', () => {
     expect(rulings[3]?.told).toEqual([{ page: phone.page, seat: { role: 'active', term: 2, active: phone } }]);
   });
 
-  it('frees the voice when the active page closes, and the next claim takes it', () => {
+  it('leaves no page active when the active page closes, and the next claim makes one', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: laptopTab2, atMs: 0 },
@@ -73,7 +73,7 @@ describe('the presence referee', () => {
     expect(state.term).toBe(3);
   });
 
-  it('lets a passive page close without moving the voice', () => {
+  it('lets a passive page close without moving the active page', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: laptopTab2, atMs: 0 },
@@ -84,7 +84,7 @@ describe('the presence referee', () => {
     expect(Object.keys(state.pages)).toEqual([laptopTab1.page]);
   });
 
-  it('keeps the voice with a page that reconnects before its old stream is noticed closing', () => {
+  it('keeps a page that reconnects active before its old stream is noticed closing', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },
@@ -98,7 +98,7 @@ describe('the presence referee', () => {
     expect(state.pages[laptopTab1.page]?.streams).toBe(1);
   });
 
-  it('tells a page that comes back after losing the voice that it is passive, with the newer term', () => {
+  it('tells a page that comes back after it stopped being active that it is passive, with the newer term', () => {
     const { rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },
@@ -109,7 +109,7 @@ describe('the presence referee', () => {
     expect(rulings[4]?.told).toEqual([{ page: laptopTab1.page, seat: { role: 'passive', term: 3, active: phone } }]);
   });
 
-  it('forgets a page unseen for longer than staleMs, freeing the voice it had', () => {
+  it('forgets a page unseen for longer than staleMs, leaving no page active if it was the active one', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },
@@ -133,12 +133,12 @@ describe('the presence referee', () => {
       { type: 'seen', page: laptopTab1, atMs: 61_000 },
     ]);
     expect(rulings[1]?.state.active).toBeNull();
-    // Nobody took the voice meanwhile, so the page that had it has it again.
+    // No page became active meanwhile, so the page that was active is again.
     expect(rulings[2]?.told).toEqual([{ page: laptopTab1.page, seat: { role: 'active', term: 3, active: laptopTab1 } }]);
     expect(state.pages[laptopTab1.page]?.streams).toBe(1);
   });
 
-  it('honours a claim from a stale page that wakes with a gesture, and tells the page that had the voice', () => {
+  it('honours a claim from a stale page that wakes with a gesture, and tells the page that was active', () => {
     const { state, rulings } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },
@@ -152,7 +152,7 @@ describe('the presence referee', () => {
     expect(roles(rulings[5])).toEqual({ [laptopTab1.page]: 'active', [phone.page]: 'passive' });
   });
 
-  it('does not free the voice for a stale page when the page with the voice is seen', () => {
+  it('does not let the active page go for a stale page when the active page is seen', () => {
     const { state } = play([
       { type: 'opened', page: laptopTab1, atMs: 0 },
       { type: 'opened', page: phone, atMs: 0 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasVoice, seatAfter, UNSEATED } from '../../../src/core/presence/seat';
+import { isActive, seatAfter, UNSEATED } from '../../../src/core/presence/seat';
 import type { PageSeat, SeatEvent } from '../../../src/core/presence/seat';
 import type { PageRef, Seat } from '../../../src/core/presence/protocol';
 
@@ -13,13 +13,13 @@ const run = (events: SeatEvent[], from: PageSeat = UNSEATED) => events.reduce((s
 describe("a page's own seat", () => {
   it('is unknown until the referee says, then is what it says', () => {
     expect(UNSEATED.role).toBe('unknown');
-    expect(hasVoice(UNSEATED)).toBe(false);
+    expect(isActive(UNSEATED)).toBe(false);
     const seat = run([told('active', 1, me)]);
     expect(seat).toEqual({ role: 'active', term: 1, aheadOf: null, where: 'here' });
-    expect(hasVoice(seat)).toBe(true);
+    expect(isActive(seat)).toBe(true);
   });
 
-  it('says where the voice is: another tab of this browser, or another device', () => {
+  it('says where the active page is: another tab of this browser, or another device', () => {
     expect(run([told('passive', 3, otherTab)]).where).toBe('tab');
     expect(run([told('passive', 3, phone)]).where).toBe('device');
     expect(run([told('free', 4, null)])).toMatchObject({ role: 'free', where: null });
@@ -35,7 +35,7 @@ describe("a page's own seat", () => {
     expect(seat).toEqual({ role: 'passive', term: 6, aheadOf: null, where: 'tab' });
   });
 
-  it('takes the voice at once on a gesture, ignoring the seats sent before its claim arrived', () => {
+  it('becomes the active page at once on a gesture, ignoring the seats sent before its claim arrived', () => {
     let seat = run([told('passive', 2, phone), { type: 'claimed' }]);
     expect(seat).toMatchObject({ role: 'active', where: 'here', aheadOf: 2 });
     seat = seatAfter(seat, told('passive', 2, phone), me);
@@ -59,7 +59,7 @@ describe("a page's own seat", () => {
     expect(run([told('passive', 1, phone), { type: 'alone' }]).role).toBe('passive');
   });
 
-  it('yields at once when the server says another page is claiming the voice, and ignores its own claim passed on', () => {
+  it('yields at once when the server says another page is claiming to be the active one, and ignores its own claim passed on', () => {
     let seat = run([told('active', 5, me), { type: 'yielded', to: me }]);
     expect(seat).toMatchObject({ role: 'active', term: 5 });
     seat = seatAfter(seat, { type: 'yielded', to: phone }, me);

@@ -1,10 +1,10 @@
 /**
- * (13) One voice across a person's tabs and devices. Two pages of one browser context are two tabs
+ * (13) One active page across a person's tabs and devices. Two pages of one browser context are two tabs
  * (they share the Web Lock and the BroadcastChannel); a second context with the same person's
  * cookie is another device (only the server connects them). Exactly one page listens and speaks;
  * the others show the conversation live and offer "Use this one"; typing or holding to talk there
- * takes the voice; closing the page with the voice lets another take it on a gesture; a page that
- * was offline is owed exactly what it missed; a reminder is said once, by the page with the voice.
+ * makes it the active page; closing the active page lets another become active on a gesture; a page that
+ * was offline is owed exactly what it missed; a reminder is said once, by the active page.
  */
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { FakeSpeech } from './fakeRecogniser';
@@ -47,10 +47,10 @@ async function watchAudible(page: Page): Promise<void> {
 }
 
 const everAudible = (page: Page) => page.evaluate(() => (window as unknown as { everAudible: boolean }).everAudible);
-const elsewhere = (page: Page) => page.getByTestId('voice-elsewhere');
+const elsewhere = (page: Page) => page.getByTestId('active-elsewhere');
 const transcript = async (page: Page) => page.getByTestId('transcript').locator('li .bubble').allTextContents();
 
-test('(13.1) two tabs: only one listens and speaks, the other shows it live; typing in the other takes the voice and the first goes quiet', async ({ page, speech, context }) => {
+test('(13.1) two tabs: only one listens and speaks, the other shows it live; typing in the other makes it the active page and the first goes quiet', async ({ page, speech, context }) => {
   await openVoice(page);
   await startListening(page);
   await expect(orb(page)).toHaveAttribute('data-state', 'listening', { timeout: ANSWER_PATIENCE_MS });
@@ -71,7 +71,7 @@ test('(13.1) two tabs: only one listens and speaks, the other shows it live; typ
   expect(await second.speech.started()).toBe(0);
   expect(await everAudible(second.page)).toBe(false);
 
-  // Typing in the passive tab takes the voice at once: the first tab stops listening and speaking.
+  // Typing in the passive tab makes it the active page at once: the first tab stops listening and speaking.
   await second.page.getByTestId('typing').fill('Over here now.');
   await second.page.getByTestId('send').click();
   await expect(elsewhere(page)).toContainText('Listening in another tab');
@@ -122,7 +122,7 @@ test('(13.2) two devices: a line said on one appears on the other live, and typi
   }
 });
 
-test('(13.3) closing the page with the voice lets the other take it on the first gesture there', async ({ page, context }) => {
+test('(13.3) closing the active page lets the other become active on the first gesture there', async ({ page, context }) => {
   await openVoice(page);
   await startListening(page);
   const second = await another(context);
@@ -141,7 +141,7 @@ test('(13.3) closing the page with the voice lets the other take it on the first
   expect(second.errors).toEqual([]);
 });
 
-test('(13.4) holding to talk on the page without the voice takes it', async ({ page, speech, context }) => {
+test('(13.4) holding to talk on the passive page makes it the active one', async ({ page, speech, context }) => {
   await openVoice(page);
   await startListening(page);
   await page.getByTestId('open-settings').click();
@@ -200,18 +200,18 @@ test('(13.5) a device offline for 30 s misses nothing and shows nothing twice wh
   }
 });
 
-test('(13.6) a reminder due while two pages are open is said once, by the page with the voice', async ({ page, speech, context }) => {
+test('(13.6) a reminder due while two pages are open is said once, by the active page', async ({ page, speech, context }) => {
   await openVoice(page);
   await startListening(page);
   const second = await another(context);
   await openVoice(second.page);
   await expect(elsewhere(second.page)).toContainText('Listening in another tab');
-  // Audio could play there too: a gesture that does not take the voice.
+  // Audio could play there too: a gesture that does not make it the active page.
   await second.page.getByTestId('toggle-transcript').click();
   await second.page.getByTestId('toggle-transcript').click();
   await watchAudible(second.page);
 
-  // When the page with the voice begins to sound, and when the reminder is written there: it is said
+  // When the active page begins to sound, and when the reminder is written there: it is said
   // after the answer has played out, so a sound that begins once it is written is the reminder's.
   await page.evaluate(() => {
     const w = window as unknown as { soundedAtMs: number[]; reminderAtMs: number | null };

@@ -249,7 +249,7 @@ describe('the door runs verbs the model calls', () => {
     expect(seen.writesStarted).toBe(started + 1);
   });
 
-  it('holds a confirm verb for the person, asks, and runs it once only when they approve in their page', async () => {
+  it('keeps a confirm verb pending for the person, asks, and runs it once only when they approve in their page', async () => {
     door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'e', function: { name: 'pantry-empty', arguments: '{}' } }]); }));
     await door.db.asServer((tx) => tx.query("insert into notices (person, bot, app, text, due_at) values ('someone', 'pantry-bot', 'pantry', 'jam', now())"));
     const calls = door.upstream.received.length;

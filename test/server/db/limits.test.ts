@@ -20,7 +20,7 @@ describe('limits', () => {
     expect(bad({ perHour: 5 })).toThrow('limits.perHour must be { answers?, spend? }.');
     expect(() => {
       validateLimits({}, -0.01);
-    }).toThrow('holdUsd is -0.01');
+    }).toThrow('spendHoldUsd is -0.01');
   });
 
   it('says a wait in the largest unit that reads naturally, rounded up', () => {

@@ -61,7 +61,7 @@ describe('migrations', { timeout: 2 * OPENING_MS }, () => {
     });
     await old.close();
     const upgraded = await openDatabase({ dataDir: data });
-    const reserve = (limits: PersonLimits) => upgraded.asServer((tx) => reserveAnswer(tx, { person: 'ana', bot: 'demo', limits, holdUsd: 0.05, now }));
+    const reserve = (limits: PersonLimits) => upgraded.asServer((tx) => reserveAnswer(tx, { person: 'ana', bot: 'demo', limits, spendHoldUsd: 0.05, now }));
     const refused = await reserve({ perHour: { answers: 3 } });
     const admitted = await reserve({ perHour: { answers: 5, spend: 1 }, perDay: { spend: 2 } });
     await upgraded.close();

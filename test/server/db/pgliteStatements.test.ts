@@ -170,7 +170,7 @@ describe('the database on PGlite, its statements kept prepared', { timeout: DB_T
   it('plans admission once for everybody, from the first reservation on', async () => {
     for (let i = 0; i < 4; i++) {
       const person = somebody();
-      await db.asServer((tx) => reserveAnswer(tx, { person, bot: 'demo', limits: { perMinute: { answers: 5 }, perDay: { spend: 1 } }, holdUsd: 0.01, now: new Date() }));
+      await db.asServer((tx) => reserveAnswer(tx, { person, bot: 'demo', limits: { perMinute: { answers: 5 }, perDay: { spend: 1 } }, spendHoldUsd: 0.01, now: new Date() }));
     }
     const admission = (await preparedPlans(db)).find((p) => p.statement.includes('tallies where'));
     expect(admission).toMatchObject({ custom: 0 });

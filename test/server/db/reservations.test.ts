@@ -60,11 +60,11 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     await admitted({ person: ana, limits, now: at(HOUR + 1) });
   });
 
-  it('says the room the fullest window has left once an answer is counted, holds counted as spent', async () => {
+  it('says the room the fullest window has left once an answer is counted, spend holds counted as spent', async () => {
     const ana = somebody();
     const limits = { perMinute: { answers: 10 }, perHour: { answers: 3, spend: 1 }, perDay: { spend: 0.5 } };
-    expect(await admitted({ person: ana, limits, holdUsd: 0.1, now: at(0) })).toMatchObject({ room: { answers: 2, spendUsd: 0.4 } });
-    expect(await admitted({ person: ana, limits, holdUsd: 0.1, now: at(MINUTE) })).toMatchObject({ room: { answers: 1, spendUsd: 0.3 } });
+    expect(await admitted({ person: ana, limits, spendHoldUsd: 0.1, now: at(0) })).toMatchObject({ room: { answers: 2, spendUsd: 0.4 } });
+    expect(await admitted({ person: ana, limits, spendHoldUsd: 0.1, now: at(MINUTE) })).toMatchObject({ room: { answers: 1, spendUsd: 0.3 } });
     expect(await admitted({ person: somebody(), limits: { perDay: { answers: 5 } }, now: at(0) })).toMatchObject({ room: { answers: 4, spendUsd: null } });
   });
 
@@ -95,43 +95,43 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     await finish(ana, await admitted({ person: ana, limits, now: at(0) }), 0.1);
     await finish(ana, await admitted({ person: ana, limits, now: at(HOUR) }), 0.2);
     // 0.1 + 0.2 + 0.3 is more than 0.6 in floating point; in dollars and cents it is exactly 0.6.
-    await admitted({ person: ana, limits, holdUsd: 0.3, now: at(2 * HOUR) });
-    const refused = await reserve({ person: ana, limits, holdUsd: 0.01, now: at(2 * HOUR) });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.3, now: at(2 * HOUR) });
+    const refused = await reserve({ person: ana, limits, spendHoldUsd: 0.01, now: at(2 * HOUR) });
     expect(refused).toMatchObject({ ok: false, window: 'perDay', kind: 'spend', ceiling: 0.6, freesAt: at(24 * HOUR) });
     if (refused.ok) throw new Error('expected a refusal');
     expect(refused.sentence).toBe('That is all this bot may spend in a day ($0.60); it frees up in 22 hours.');
   });
 
-  it('holds an answer’s most possible cost while it runs, and lets it go when usage is recorded', async () => {
+  it('keeps a spend hold of an answer’s most possible cost while it runs, and lets it go when usage is recorded', async () => {
     const ana = somebody();
     const limits = { perDay: { spend: 0.1 } };
-    const first = await admitted({ person: ana, limits, holdUsd: 0.05 });
-    await admitted({ person: ana, limits, holdUsd: 0.05 });
+    const first = await admitted({ person: ana, limits, spendHoldUsd: 0.05 });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.05 });
     // Two answers running hold the whole ceiling, though neither has spent anything yet.
-    expect(await reserve({ person: ana, limits, holdUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
+    expect(await reserve({ person: ana, limits, spendHoldUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
     await finish(ana, first, 0.01);
-    await admitted({ person: ana, limits, holdUsd: 0.04 });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.04 });
   });
 
-  it('frees a hold when nothing was bought, while the answer still counts', async () => {
+  it('frees a spend hold when nothing was bought, while the answer still counts', async () => {
     const ana = somebody();
     const limits = { perHour: { answers: 2, spend: 0.05 } };
-    const failed = await admitted({ person: ana, limits, holdUsd: 0.05 });
-    expect(await reserve({ person: ana, limits, holdUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
+    const failed = await admitted({ person: ana, limits, spendHoldUsd: 0.05 });
+    expect(await reserve({ person: ana, limits, spendHoldUsd: 0.05 })).toMatchObject({ ok: false, kind: 'spend' });
     expect(await db.asServer((tx) => releaseReservation(tx, failed.reservationId))).toBe(true);
-    await admitted({ person: ana, limits, holdUsd: 0.05 });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.05 });
     expect(await reserve({ person: ana, limits })).toMatchObject({ ok: false, kind: 'answers' });
     expect(await db.asServer((tx) => releaseReservation(tx, 'not-a-uuid'))).toBe(false);
   });
 
-  it('stops counting a hold nobody settled once its answer could no longer be running (a crashed server)', async () => {
+  it('stops counting a spend hold nobody settled once its answer could no longer be running (a crashed server)', async () => {
     const ana = somebody('ana');
     const limits: PersonLimits = { perDay: { spend: 0.1 } };
-    await admitted({ person: ana, limits, holdUsd: 0.1, holdMs: 2 * MINUTE + 30_000 });
-    // While the answer may still be running, its hold fills the day.
-    expect(await reserve({ person: ana, limits, holdUsd: 0.05, now: at(2 * MINUTE) })).toMatchObject({ ok: false, kind: 'spend' });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.1, spendHoldMs: 2 * MINUTE + 30_000 });
+    // While the answer may still be running, its spend hold fills the day.
+    expect(await reserve({ person: ana, limits, spendHoldUsd: 0.05, now: at(2 * MINUTE) })).toMatchObject({ ok: false, kind: 'spend' });
     // Past the answer's own ceiling it is not running anywhere: the day is free again, not for 24 hours.
-    await admitted({ person: ana, limits, holdUsd: 0.05, holdMs: 2 * MINUTE + 30_000, now: at(3 * MINUTE) });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.05, spendHoldMs: 2 * MINUTE + 30_000, now: at(3 * MINUTE) });
   });
 
   it('says when spend frees up: when enough of the oldest spending has left the window', async () => {
@@ -141,8 +141,8 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     await finish(ana, await admitted({ person: ana, limits, now: at(10 * MINUTE) }), 0.4);
     await finish(ana, await admitted({ person: ana, limits, now: at(20 * MINUTE) }), 0.2);
     // 1.00 spent; an answer holding 0.50 fits once 0.80 has gone, i.e. when the 10-minute answer leaves.
-    expect(await reserve({ person: ana, limits, holdUsd: 0.5, now: at(30 * MINUTE) })).toMatchObject({ ok: false, freesAt: at(HOUR + 10 * MINUTE) });
-    await admitted({ person: ana, limits, holdUsd: 0.5, now: at(HOUR + 10 * MINUTE + 1) });
+    expect(await reserve({ person: ana, limits, spendHoldUsd: 0.5, now: at(30 * MINUTE) })).toMatchObject({ ok: false, freesAt: at(HOUR + 10 * MINUTE) });
+    await admitted({ person: ana, limits, spendHoldUsd: 0.5, now: at(HOUR + 10 * MINUTE + 1) });
   });
 
   it('admits nothing under a ceiling of 0, and says it never frees up', async () => {
@@ -162,7 +162,7 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     await expect(reserve({ person: ana, limits: { perDay: { answers: 1.5 } } })).rejects.toThrow('limits.perDay.answers is 1.5');
     await expect(reserve({ person: ana, limits: { perDay: { spend: -1 } } })).rejects.toThrow('limits.perDay.spend is -1');
-    await expect(reserve({ person: ana, limits: { perDay: { spend: 0.01 } }, holdUsd: 0.05 })).rejects.toThrow('no answer could ever fit');
+    await expect(reserve({ person: ana, limits: { perDay: { spend: 0.01 } }, spendHoldUsd: 0.05 })).rejects.toThrow('no answer could ever fit');
   });
 
   it('counts every window exactly from its running totals, to the millisecond at each edge', async () => {
@@ -202,7 +202,7 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
     const record = async (at: number) => {
       const holdCents = Math.floor(random() * 5);
       const holdsUntil = random() < 0.5 ? null : at + Math.floor(random() * 10 * MINUTE);
-      const admission = await admitted({ person: ana, limits: boundless, holdUsd: holdCents / 100, now: new Date(T0.getTime() + at), ...(holdsUntil === null ? {} : { holdMs: holdsUntil - at }) });
+      const admission = await admitted({ person: ana, limits: boundless, spendHoldUsd: holdCents / 100, now: new Date(T0.getTime() + at), ...(holdsUntil === null ? {} : { spendHoldMs: holdsUntil - at }) });
       const answer: Answer = { at, holdCents, holdsUntil };
       const fate = random();
       if (fate < 0.6) {
@@ -225,12 +225,12 @@ describe('reserving an answer', { timeout: DB_TEST_MS }, () => {
       return { answers: inside.length, spentCents };
     };
     /** What reserving at `now` answers, rolled back so that it counts nothing itself. */
-    const tryAt = async (now: number, limits: PersonLimits, holdUsd = 0, how = reserveAnswer) => {
+    const tryAt = async (now: number, limits: PersonLimits, spendHoldUsd = 0, how = reserveAnswer) => {
       let outcome: Awaited<ReturnType<typeof reserve>> | undefined;
       const rolledBack = new Error('rolled back');
       await expect(
         db.asServer(async (tx) => {
-          outcome = await how(tx, { person: ana, bot: 'demo', limits, holdUsd, now: new Date(T0.getTime() + now) });
+          outcome = await how(tx, { person: ana, bot: 'demo', limits, spendHoldUsd, now: new Date(T0.getTime() + now) });
           throw rolledBack;
         }),
       ).rejects.toBe(rolledBack);

@@ -100,7 +100,7 @@ describe('a hub hearing a live state kept on the seat', { timeout: DB_TEST_MS },
     await hub.close();
   });
 
-  it('keeps a live state only for the page that has the voice', async () => {
+  it('keeps a live state only for the active page', async () => {
     expect(await db.asPerson(person, (tx) => keepLive(tx, person, bot, 'page-not-active', 'stamp-2', writing))).toBe(false);
   });
 });

@@ -43,7 +43,7 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     await db.close();
   });
 
-  it('gives the voice to the first page, makes the second passive, and hands it over on a claim', async () => {
+  it('makes the first page the active one, makes the second passive, and hands it over on a claim', async () => {
     const person = new Person(app);
     await person.start();
     const laptop = pageOn('laptop-0001');
@@ -57,7 +57,7 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     expect(await two.next('hello')).toMatchObject({ seat: { role: 'passive', term: 1, active: laptop }, you: first.you });
 
     expect(await person.claim(phone)).toEqual({ role: 'active', term: 2, active: phone });
-    // The page with the voice is told to yield the moment the claim arrives, then the ruling.
+    // The active page is told to yield the moment the claim arrives, then the ruling.
     expect((await one.next('yield')).to).toEqual(phone);
     expect(one.messages.findIndex((m) => m.type === 'yield')).toBeLessThan(one.messages.findIndex((m) => m.type === 'seat'));
     expect((await one.next('seat')).seat).toEqual({ role: 'passive', term: 2, active: phone });
@@ -145,7 +145,7 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
     a.close();
   });
 
-  it('frees the voice when the active page closes, and lets the next claim take it', async () => {
+  it('leaves no page active when the active page closes, and lets the next claim make one', async () => {
     const person = new Person(app);
     await person.start();
     const first = pageOn('laptop-0005');
@@ -213,7 +213,7 @@ describe('presence over two instances of one database', { timeout: DB_TEST_MS },
     await db.close();
   });
 
-  it('tells a page on one instance that a page on the other took the voice, and carries what is said across (LISTEN/NOTIFY)', async () => {
+  it('tells a page on one instance that a page on the other became the active one, and carries what is said across (LISTEN/NOTIFY)', async () => {
     const onOne = new Person(one.app);
     await onOne.start();
     const onTwo = onOne.on(two.app);

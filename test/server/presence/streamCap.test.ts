@@ -66,7 +66,7 @@ describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
     for (const stream of streams) stream.close();
   });
 
-  it('lets a page open its stream again at the cap, ending the one it left, which keeps its voice', async () => {
+  it('lets a page open its stream again at the cap, ending the one it left, which stays the active page', async () => {
     const ana = new Person(app);
     await ana.start();
     const pages = [pageOn('laptop-1'), pageOn('laptop-1'), pageOn('laptop-1')];
@@ -76,7 +76,7 @@ describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
     const again = await ana.open(first);
     const hello = await again.next('hello');
     expect(hello.seat.active?.page).toBe(first.page);
-    // The old stream ends; its page still holds the voice, on the new one.
+    // The old stream ends; its page is still the active one, on the new one.
     await expect(streams[0]?.next('hello')).rejects.toThrow(/closed/);
     const other = await ana.open(pages[1] as PageRef);
     const seen = await other.next('hello');

@@ -152,7 +152,7 @@ describe('the executor', { timeout: DB_TEST_MS }, () => {
   });
 
   describe('runs a verb the person confirms only with their approval', () => {
-    it('holds a confirm verb without an approval, as confirmation_required, with the input it would run with', async () => {
+    it('does not run a confirm verb without an approval: confirmation_required, with the input it would run with', async () => {
       await run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: newKey() });
       const outcome = await run({ verb: 'tally.clear', input: { ignored: true }, idempotencyKey: newKey() });
       expect([failed(outcome).code, failed(outcome).sentence]).toEqual(['confirmation_required', 'That needs your yes first.']);

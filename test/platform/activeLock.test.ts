@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webVoiceLock } from '../../src/platform/voiceLock';
+import { webActiveLock } from '../../src/platform/activeLock';
 
 /** One lock manager per browser: requests as Web Locks grant them (exclusive, ifAvailable, steal). */
 function fakeLocks(): LockManager {
@@ -19,7 +19,7 @@ function fakeLocks(): LockManager {
         },
       };
       holder = mine;
-      void Promise.resolve(callback({ name: 'voice', mode: 'exclusive' })).then((value) => {
+      void Promise.resolve(callback({ name: 'active', mode: 'exclusive' })).then((value) => {
         mine.release();
         resolve(value);
       });
@@ -30,11 +30,11 @@ function fakeLocks(): LockManager {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-describe('the voice lock', () => {
+describe('the active lock', () => {
   it('is taken by one tab; another asking only if free gets nothing; a steal moves it and tells the first', async () => {
     const locks = fakeLocks();
-    const one = webVoiceLock('confab.voice.demo', locks);
-    const two = webVoiceLock('confab.voice.demo', locks);
+    const one = webActiveLock('confab.active.demo', locks);
+    const two = webActiveLock('confab.active.demo', locks);
     if (one === null || two === null) throw new Error('locks were given');
     let stolen = 0;
     one.onStolen(() => (stolen += 1));
@@ -42,7 +42,7 @@ describe('the voice lock', () => {
     expect(await two.take({ steal: false })).toBe(false);
     expect(await two.take({ steal: true })).toBe(true);
     await tick();
-    expect(one.held).toBe(false);
+    expect(one.owned).toBe(false);
     expect(stolen).toBe(1);
     two.release();
     // A lock let go is free once the browser has seen its callback end.
@@ -51,6 +51,6 @@ describe('the voice lock', () => {
   });
 
   it('is not there without Web Locks (not a secure context)', () => {
-    expect(webVoiceLock('confab.voice.demo', undefined)).toBeNull();
+    expect(webActiveLock('confab.active.demo', undefined)).toBeNull();
   });
 });

@@ -1,18 +1,18 @@
 /**
- * The browser's Web Lock for one person's voice with one bot (`navigator.locks`): of the tabs of
- * this browser, the one holding it has the voice. Taking it with `steal` is the handover: the tab
- * that held it has its lock request rejected, which is its signal to go quiet (`onStolen`).
+ * The browser's Web Lock for one person's active page with one bot (`navigator.locks`): of the tabs
+ * of this browser, the one that has it is the active page. Taking it with `steal` is the handover:
+ * the tab that had it has its lock request rejected, which is its signal to go quiet (`onStolen`).
  *
- * Web Locks exist only in a secure context (https, or localhost); without them `webVoiceLock`
+ * Web Locks exist only in a secure context (https, or localhost); without them `webActiveLock`
  * answers null and the server alone referees.
  */
 
-export interface VoiceLock {
-  /** Whether this tab holds the lock now. */
-  readonly held: boolean;
+export interface ActiveLock {
+  /** Whether this tab has the lock now. */
+  readonly owned: boolean;
   /**
-   * Takes the lock: from whichever tab holds it (`steal`), or only if no tab does. Resolves whether
-   * this tab holds it.
+   * Takes the lock: from whichever tab has it (`steal`), or only if no tab does. Resolves whether
+   * this tab has it.
    */
   take(options: { steal: boolean }): Promise<boolean>;
   /** Lets the lock go (another tab waiting for it gets nothing: nobody waits). */
@@ -21,21 +21,21 @@ export interface VoiceLock {
   onStolen(listener: () => void): () => void;
 }
 
-export function webVoiceLock(name: string, locks: LockManager | undefined = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks): VoiceLock | null {
+export function webActiveLock(name: string, locks: LockManager | undefined = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks): ActiveLock | null {
   if (locks === undefined) return null;
   const stolen = new Set<() => void>();
-  let held = false;
-  /** Ends the callback that holds the lock, which lets it go. */
+  let owned = false;
+  /** Ends the callback the lock was granted to, which lets it go. */
   let letGo: (() => void) | null = null;
   /** Counts takes, so a late rejection of an old request is not taken for a steal of a newer one. */
   let generation = 0;
 
   return {
-    get held() {
-      return held;
+    get owned() {
+      return owned;
     },
     take({ steal }) {
-      if (held) return Promise.resolve(true);
+      if (owned) return Promise.resolve(true);
       const mine = ++generation;
       return new Promise<boolean>((resolve) => {
         locks
@@ -44,17 +44,17 @@ export function webVoiceLock(name: string, locks: LockManager | undefined = (glo
               resolve(false);
               return undefined;
             }
-            held = true;
+            owned = true;
             resolve(true);
             return new Promise<void>((release) => {
               letGo = release;
             });
           })
           .catch(() => {
-            // The request that held the lock is rejected when another tab steals it.
-            const wasHeld = held && mine === generation;
-            if (wasHeld) {
-              held = false;
+            // The request the lock was granted to is rejected when another tab steals it.
+            const wasOwned = owned && mine === generation;
+            if (wasOwned) {
+              owned = false;
               letGo = null;
               for (const listener of stolen) listener();
             }
@@ -64,7 +64,7 @@ export function webVoiceLock(name: string, locks: LockManager | undefined = (glo
     },
     release() {
       generation += 1;
-      held = false;
+      owned = false;
       letGo?.();
       letGo = null;
     },
