@@ -41,7 +41,7 @@ export function widthOf(embedder: Pick<Embedder, 'dimensions'>): number {
 }
 
 /** FNV-1a, 32-bit: fast, well spread, and the same on every machine. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

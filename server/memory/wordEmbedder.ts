@@ -16,7 +16,7 @@
  * Its floor (`WORDS_MAX_DISTANCE`) was chosen on the calibration set of `npm run bench --
  * recall-quality` (test/bench/recall-quality/calibration.ts), never on the evaluation set.
  */
-import { EMBEDDING_WIDTH } from './embed';
+import { EMBEDDING_WIDTH, fnv1a } from './embed';
 import type { Embedder } from './embed';
 import type { WordVectors } from './wordVectors';
 import { zipf } from './wordVectors';
@@ -71,18 +71,9 @@ export function contentWords(text: string): string[] {
   return topical.length > 0 ? topical : words;
 }
 
-/** FNV-1a, 32-bit: the seed of an unknown word's own vector. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
 /** Adds `weight` × a vector of uniform values in [-1, 1] seeded by `word` (xorshift32). */
 function addUnknown(sum: Float64Array, word: string, weight: number): void {
+  // FNV-1a seeds an unknown word's own vector.
   let state = fnv1a(word) || 1;
   for (let d = 0; d < sum.length; d++) {
     state ^= state << 13;
