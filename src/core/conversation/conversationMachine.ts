@@ -208,7 +208,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'answer.delta': { guard: 'current', actions: 'takeDelta' },
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
-            'answer.confirm': { guard: 'current', actions: 'holdAction' },
+            'answer.confirm': { guard: 'current', actions: 'takePending' },
             ...hearingAudio,
             // Talking over the question approves nothing: the action waits for the person's answer.
             'user.interrupted': [

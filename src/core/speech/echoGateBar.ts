@@ -23,11 +23,11 @@ const RATIO_PEAK_SHARE = 0.03;
 
 /**
  * The leak's peak level, 0..1: the level over which the loudest `peakShare` (at least `peakMinMs`)
- * of the remembered assistant audio held. For a steady leak it is that leak's level.
+ * of the remembered assistant audio lay. For a steady leak it is that leak's level.
  *
  * Not the leak's mean: a voice's syllables peak at about twice its mean, and a bar set from the mean
  * is cleared by the assistant's own stressed syllables. Nor the single loudest moment, which one
- * rising edge of a person's voice can move. Read from a fading histogram of held levels, a person's
+ * rising edge of a person's voice can move. Read from a fading histogram of sustained levels, a person's
  * brief rise is too little audio to move it, and a syllable louder than usual is one of many.
  */
 export function leakOf(state: EchoGateState): number {

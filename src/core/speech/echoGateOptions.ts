@@ -18,7 +18,7 @@ export interface EchoGateOptions {
    */
   floor: number;
   /**
-   * The share of the remembered assistant audio whose held level lies over the leak's peak level,
+   * The share of the remembered assistant audio whose sustained level lies over the leak's peak level,
    * 0..1. 3 % is the tops of the stressed syllables: high enough to stand for the leak's peaks (at
    * 5 % an answer a little louder than the last tripped the bar in the benchmark), wide enough that
    * the few frames of a person's rising voice cannot move it. Default 0.03.
@@ -40,7 +40,7 @@ export interface EchoGateOptions {
    */
   memoryMs: number;
   /**
-   * The loudest held level taken as leak, as a factor over the leak's current peak level; a louder
+   * The loudest sustained level taken as leak, as a factor over the leak's current peak level; a louder
    * frame teaches nothing. A louder answer still raises the peak level, through its many frames just
    * over it, while a person twice as loud as the leak who stays under the bar (in a gate's cold
    * first seconds, say) cannot teach it that a person is the leak. Default 1.3.
@@ -51,7 +51,7 @@ export interface EchoGateOptions {
    * level would be over what the microphone can read (`FULL_SCALE`), a person at full scale still
    * counts, but only while peak level × headroom stays under full scale: past that the leak itself
    * reaches full scale and nothing the microphone reads can be told from it. On speech envelopes
-   * the loudest held level of an answer runs about 1.13× its peak level; 1.2 keeps a person at full
+   * the loudest sustained level of an answer runs about 1.13× its peak level; 1.2 keeps a person at full
    * scale heard under a 0.7 leak with no false barge-in in the benchmark. Default 1.2.
    */
   headroom: number;
