@@ -6,7 +6,7 @@
  * cancellation does not touch), so the only way to hear a person talk over the assistant is the level
  * of our own echo-cancelled stream. That stream still hears the speaker, and on a laptop the leak
  * clears any fixed threshold worth having. So the gate learns the leak (`leakPicture.ts`) and a
- * person has to hold clearly over it (`echoGateBar.ts`) for `minOverMs`, not for one click.
+ * person has to stay clearly over it (`echoGateBar.ts`) for `minOverMs`, not for one click.
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
  */
@@ -222,7 +222,7 @@ function warmingUp(state: EchoGateState): boolean {
   return leak.heardMs < options.warmUpMs || (leak.heardMs < options.settleMs && turnMs < options.warmUpMs);
 }
 
-/** A convenience holder for one gate's state, for callers that keep it in an object rather than a store. */
+/** One gate's state kept in an object, for callers that have no store to keep it in. */
 export class EchoGate {
   #state: EchoGateState;
 
@@ -237,7 +237,7 @@ export class EchoGate {
     return next.bargeIn;
   }
 
-  /** The level a person must hold over right now, 0..1 (over 1 when nothing can clear it). */
+  /** The level a person must stay over right now, 0..1 (over 1 when nothing can clear it). */
   get bar(): number {
     return barOf(this.#state);
   }

@@ -1,5 +1,5 @@
 /**
- * The echo gate's bar: the level a person must hold over to be heard over the assistant — over
+ * The echo gate's bar: the level a person must stay over to be heard over the assistant — over
  * `margin` times the leak's peak level, widened while little is learned, never under `floor`, and
  * over what the current output should leak when frames carry it.
  */
@@ -60,7 +60,7 @@ export function barFor(state: EchoGateState, peak: number): number {
 }
 
 /**
- * The level, 0..1, a person must hold over right now. Over 1 when the leak itself reaches full
+ * The level, 0..1, a person must stay over right now. Over 1 when the leak itself reaches full
  * scale: nothing the microphone can read clears it (see `canBargeIn`).
  */
 export function barOf(state: EchoGateState): number {

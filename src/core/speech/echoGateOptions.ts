@@ -6,7 +6,7 @@
 /** How the gate learns the leak and decides that a person is talking. */
 export interface EchoGateOptions {
   /**
-   * How far over the leak's peak level a person must hold, as a factor. 1.375 reproduces the
+   * How far over the leak's peak level a person must stay, as a factor. 1.375 reproduces the
    * measurements this gate was built from: a steady 0.35 leak settles the bar at 0.48 and a 0.55
    * leak at 0.76. Default 1.375.
    */
@@ -63,12 +63,12 @@ export interface EchoGateOptions {
    */
   idleForgetMs: number;
   /**
-   * How long, in milliseconds, a person must hold over the bar before it counts. Longer than a click
+   * How long, in milliseconds, a person must stay over the bar before it counts. Longer than a click
    * or a single loud frame, shorter than the first syllable of a word. Default 40.
    */
   minOverMs: number;
   /**
-   * How much dip under the bar, in milliseconds, a hold over it forgives: one frame's worth at 10 ms
+   * How much dip under the bar, in milliseconds, a run over it forgives: one frame's worth at 10 ms
    * frames, because a voice's peak level wobbles from frame to frame. Default 15.
    */
   bridgeMs: number;
@@ -180,7 +180,7 @@ export function resolveEchoGate(partial: Partial<EchoGateOptions> = {}): EchoGat
   }
   if (options.bridgeMs >= options.minOverMs) {
     throw new EchoGateOptionError(
-      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a hold that forgives its whole length would count silence, so make bridgeMs smaller.`,
+      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a run over the bar that forgives its whole length would count silence, so make bridgeMs smaller.`,
     );
   }
   return options;
