@@ -1,23 +1,9 @@
 /**
  * The one place that plugs real adapters into the conversation machine. The machine decides
  * everything (src/core/conversation); this file only turns its named effects into calls on the
- * ports and the ports' reports into its events:
- *
- * - the recogniser's interim and final words → `user.interim` / `user.said`; start/stop effects;
- * - the speaker voices each piece (on-device or endpoint) and the player reports it audible and
- *   played out → `audio.started` / `audio.ended`; a failing voice → `speaker.failed`; the
- *   on-device voice's pace (what it has to make, the audio queued) → `voice.paced`, so the next
- *   piece is cut to what it can make in time;
- * - the hearing (microphone level + echo gate) → `user.interrupted`;
- * - the door streams the answer → `answer.delta` / `answer.done` / `answer.failed`, aborted when the
- *   machine leaves the answer (barge-in), so tokens flow into the chunker and the first sentence is
- *   spoken before the answer ends;
- * - the door's `confab.confirm` → `answer.confirm`; the machine's `settleAction` → the person's
- *   approve or deny route → `action.settled` (or `action.failed`);
- * - each line is kept the moment it is said.
- *
- * The ports are interfaces, so the whole junction runs in Node tests with fakes; the page builds
- * the real ones (src/app/voicePage.ts).
+ * ports — recogniser, speaker, player, hearing, the door, the line keeper — and the ports' reports
+ * into its events. The ports are interfaces, so the whole junction runs in Node tests with fakes;
+ * the page builds the real ones (src/app/page/pageConversation.ts).
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';

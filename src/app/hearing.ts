@@ -88,7 +88,7 @@ export class Hearing {
     return () => this.#heard.delete(listener);
   }
 
-  /** The level a person must hold over right now, 0..1 (over 1 when nothing the microphone reads can clear it). */
+  /** The level a person must stay over right now, 0..1 (over 1 when nothing the microphone reads can clear it). */
   get bar(): number {
     return this.#gate.bar;
   }

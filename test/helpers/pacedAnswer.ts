@@ -125,7 +125,7 @@ export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<Spo
 
   const all = () => {
     const { context } = actor.getSnapshot();
-    return context.chunker.held.length === 0 && handed.length + failures.length === context.pieces.length;
+    return context.chunker.kept.length === 0 && handed.length + failures.length === context.pieces.length;
   };
   const idle = options.idle ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
   const patienceMs = options.patienceMs ?? 600_000;

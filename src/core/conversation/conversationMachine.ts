@@ -1,27 +1,8 @@
 /**
- * The turn of a spoken conversation, with no browser in it: the machine names its effects
- * (`startRecogniser`, `speak`, `stopAudio`, `streamAnswer`…) and implements none of them.
- * `src/app/createConversation.ts` plugs the real adapters in with `.provide()`; tests plug fakes.
- *
- * Two regions run side by side:
- * - `turn`: `listening` → `answering.thinking` → `answering.speaking` → `listening`. The turn
- *   returns when the answer has ended AND every piece handed to the speaker has played out — a
- *   reply plays on after its text is complete. For the on-device voice, once it has said its pace
- *   (`voice.paced`), the pieces after the opening are cut only as it is ready for them, each to
- *   what it can make before the audio ahead of it has played out (src/core/speech/pace.ts).
- *   Barge-in leaves `answering` from either sub-state, which stops the invoked `streamAnswer`
- *   (aborting the request).
- *   An answer that asks the person to confirm a verb (`answer.confirm`) returns the turn to
- *   `confirming` instead: the next thing the person says (or presses) is heard as a yes, a no or
- *   something else (`yesNo.ts`); a yes or a no is sent by `settleAction` and the server's sentence
- *   is said in `announcing`; something else refuses the action and is taken as a new question.
- *   Nothing but the person's own yes approves: not a barge-in, not waiting (`confirmPatience`).
- *   `announcing` also says what the bot brings up by itself (`bot.announces`), only once the turn
- *   is the person's and they are quiet; until then it waits in the context.
- * - `ear`: the recogniser, derived rather than commanded. It is on exactly when the person can be
- *   heard — microphone in use, not waiting on a hold, and no assistant audio audible (half-duplex:
- *   the browser recogniser opens its own capture that echo cancellation does not touch, so it
- *   would transcribe the assistant).
+ * The chart of a spoken conversation, with no browser in it: which state the turn is in, and when
+ * the recogniser runs. Its names — the effects and actors `src/app/createConversation.ts` provides
+ * with `.provide()` (tests plug fakes), its guards and delays — are in `machineSetup.ts`; what it
+ * does on each transition is in `decisions.ts`.
  */
 import { and, assign, not, or, stateIn } from 'xstate';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
@@ -164,6 +145,20 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     'voice.paced': { actions: 'takePace' },
   },
   states: {
+    /**
+     * `listening` → `answering.thinking` → `answering.speaking` → `listening`. The turn returns when
+     * the answer has ended AND every piece handed to the speaker has played out — a reply plays on
+     * after its text is complete; for the on-device voice, the pieces after the opening are cut as
+     * it is ready for them (src/core/speech/pieceHandover.ts). Barge-in leaves `answering` from
+     * either sub-state, which stops the invoked `streamAnswer` (aborting the request).
+     * An answer that asks the person to confirm a verb (`answer.confirm`) returns the turn to
+     * `confirming` instead: the next thing the person says (or presses) is heard as a yes, a no or
+     * something else (`yesNo.ts`); a yes or a no is sent by `settleAction` and the server's sentence
+     * is said in `announcing`; something else refuses the action and is taken as a new question.
+     * Nothing but the person's own yes approves: not a barge-in, not waiting (`confirmPatience`).
+     * `announcing` also says what the bot brings up by itself (`bot.announces`), only once the turn
+     * is the person's and they are quiet; until then it waits in the context.
+     */
     turn: {
       initial: 'listening',
       on: {
@@ -208,7 +203,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'answer.delta': { guard: 'current', actions: 'takeDelta' },
             'answer.done': { guard: 'current', actions: 'endAnswer' },
             'answer.failed': { guard: 'current', actions: 'failAnswer' },
-            'answer.confirm': { guard: 'current', actions: 'keepPending' },
+            'answer.confirm': { guard: 'current', actions: 'takePending' },
             ...hearingAudio,
             // Talking over the question approves nothing: the action waits for the person's answer.
             'user.interrupted': [
@@ -286,6 +281,12 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
         },
       },
     },
+    /**
+     * The recogniser, derived rather than commanded. It is on exactly when the person can be heard —
+     * microphone in use, the talk control down in push-and-hold, and no assistant audio audible
+     * (half-duplex: the browser recogniser opens its own capture that echo cancellation does not
+     * touch, so it would transcribe the assistant).
+     */
     ear: {
       initial: 'off',
       states: {

@@ -3,7 +3,7 @@
  * effects (`machineSetup.ts`) to run. The chart that says when each is taken is
  * `conversationMachine.ts`.
  */
-import { dropHeld, endText, pushText, startChunking } from '../speech/chunker';
+import { dropKept, endText, pushText, startChunking } from '../speech/chunker';
 import { paced, request, speakOnward } from '../speech/pieceHandover';
 import type { Handover } from '../speech/pieceHandover';
 import type { ConversationContext, Problem } from './events';
@@ -28,7 +28,7 @@ function settle(approve: boolean, sayIt: boolean) {
 
 /** The machine's own decisions: pure updates of its context and which named effects to run. */
 export const decisions = {
-  /** A new utterance: the question is held on the live line and kept at once. */
+  /** A new utterance: the question stays on the live line and is kept at once. */
   ask: decide(({ context, event, enqueue }) => {
     if (event.type !== 'user.said') return;
     const utteranceId = context.utteranceId + 1;
@@ -65,8 +65,8 @@ export const decisions = {
     announcements: ({ context, event }) =>
       event.type === 'bot.announces' && event.text.trim() !== '' ? [...context.announcements, event.text.trim()] : context.announcements,
   }),
-  /** The door asks the person to confirm a verb: it waits for their answer once the answer has been said. */
-  keepPending: set({
+  /** The door asks the person to confirm a verb: it is pending, waiting for their answer once the answer has been said. */
+  takePending: set({
     pendingAction: ({ context, event }) =>
       event.type === 'answer.confirm' ? { ...event.action, patienceMs: confirmPatienceMs(event.action.expiresAtMs, event.atMs) } : context.pendingAction,
   }),
@@ -97,7 +97,7 @@ export const decisions = {
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
-    const { state, pieces } = pushText(context.chunker, event.text, { hold: paced(context) });
+    const { state, pieces } = pushText(context.chunker, event.text, { keep: paced(context) });
     const first = context.answer === '';
     const answer = context.answer + event.text;
     enqueue.assign({ answer, ...(first ? { liveLine: '' } : {}) });
@@ -105,18 +105,18 @@ export const decisions = {
     handOver(enqueue, speakOnward({ ...context, chunker: state }, pieces, event.atMs));
   }),
   endAnswer: decide(({ context, event, enqueue }) => {
-    const { state, pieces } = endText(context.chunker, { hold: paced(context) });
+    const { state, pieces } = endText(context.chunker, { keep: paced(context) });
     enqueue.assign({ answerEnded: true, liveLine: '' });
     enqueue.assign({ lines: ({ context: next }) => settledLines(next, false) });
     handOver(enqueue, speakOnward({ ...context, chunker: state }, pieces, event.type === 'answer.done' ? event.atMs : undefined));
   }),
-  // The sentences already held are still said, as the voice is ready for them; what was
+  // The sentences already kept are still said, as the voice is ready for them; what was
   // mid-sentence is written only.
   failAnswer: decide(({ context, event, enqueue }) => {
     const reason = event.type === 'answer.failed' ? event.reason : 'The answer stopped.';
     const next = { ...context, answerEnded: true, liveLine: '' };
     enqueue.assign({ answerEnded: true, liveLine: '', lines: settledLines(next, false), problem: { kind: 'answer', reason } satisfies Problem });
-    if (!paced(context)) enqueue.assign({ chunker: dropHeld(context.chunker) });
+    if (!paced(context)) enqueue.assign({ chunker: dropKept(context.chunker) });
   }),
   /** The on-device voice's pace: kept, and the next piece cut for it when it is ready for one. */
   takePace: decide(({ context, event, enqueue }) => {
@@ -165,7 +165,7 @@ export const decisions = {
       liveLine: '',
       question: null,
       recentlySpoken: remembered(context),
-      chunker: dropHeld(context.chunker),
+      chunker: dropKept(context.chunker),
       pieces: [],
       settled: [],
       heard: [],
@@ -181,7 +181,7 @@ export const decisions = {
   silence: decide(({ context, enqueue }) => {
     if (context.pieces.length > 0) enqueue('stopAudio');
     enqueue({ type: 'cancelUtterance', params: { utteranceId: context.utteranceId } });
-    enqueue.assign({ settled: context.settled.map(() => true), chunker: dropHeld(context.chunker) });
+    enqueue.assign({ settled: context.settled.map(() => true), chunker: dropKept(context.chunker) });
   }),
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
@@ -194,7 +194,7 @@ type Enqueue = Parameters<Parameters<typeof decide>[0]>[0]['enqueue'];
 
 /**
  * Says `text`, known whole, as an answer: cut and handed to the speaker at once, and shown. It is
- * a new utterance (an answer to nothing), or with `answering` the answer to the question held.
+ * a new utterance (an answer to nothing), or with `answering` the answer to the question being answered.
  */
 function say(context: ConversationContext, text: string, enqueue: Enqueue, answering = false): void {
   const utteranceId = answering ? context.utteranceId : context.utteranceId + 1;
@@ -213,9 +213,9 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
     problem: null,
   };
   enqueue.assign({ ...opened, lines: settledLines(opened, false) });
-  const hold = paced(context);
-  const pushed = pushText(startChunking(context.talk), said, { hold });
-  const ended = endText(pushed.state, { hold });
+  const keep = paced(context);
+  const pushed = pushText(startChunking(context.talk), said, { keep });
+  const ended = endText(pushed.state, { keep });
   handOver(enqueue, speakOnward({ ...opened, chunker: ended.state }, [...pushed.pieces, ...ended.pieces], undefined));
 }
 

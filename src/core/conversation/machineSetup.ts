@@ -82,7 +82,7 @@ export const named = setup({
     current: ({ context, event }) => 'utteranceId' in event && event.utteranceId === context.utteranceId,
     heard: ({ context }) => context.typing === null && (!context.hold || context.talkHeld),
     holding: ({ context }) => context.hold,
-    turnOver: ({ context }) => context.answerEnded && allSettled(context) && context.chunker.held.length === 0,
+    turnOver: ({ context }) => context.answerEnded && allSettled(context) && context.chunker.kept.length === 0,
     nothingYet: ({ context }) => context.answer === '' && !context.answerEnded,
     fresh: ({ context }) => context.lines.length === 0 && context.question === null,
     nonBlank: ({ event }) => event.type === 'user.interim' && event.text.trim() !== '',

@@ -39,7 +39,7 @@ export interface ChunkerState {
   /** Whether the opening piece has left. */
   readonly opened: boolean;
   /** Complete sentences after the opening (or what is left of one) not yet cut into a piece. */
-  readonly held: readonly string[];
+  readonly kept: readonly string[];
 }
 
 /**
@@ -53,8 +53,8 @@ const NO_BUDGET: PieceBudget = () => Number.POSITIVE_INFINITY;
 
 /**
  * How later pieces leave a call. Packed (the default), each leaves as soon as nothing more can join
- * it — the next sentence would not fit, or it is full — or at the end of the answer; held
- * (`{ hold: true }`), they wait until the caller cuts one with `cutPiece`, when its voice is ready
+ * it — the next sentence would not fit, or it is full — or at the end of the answer; kept
+ * (`{ keep: true }`), they wait until the caller cuts one with `cutPiece`, when its voice is ready
  * for the next piece, to the budget of that moment.
  */
 export interface Cutting {
@@ -62,7 +62,7 @@ export interface Cutting {
    * Keep complete sentences after the opening in the state, for `cutPiece`, instead of packing
    * them into pieces of up to `pieceChars` as they come. Default false.
    */
-  hold?: boolean;
+  keep?: boolean;
 }
 
 /** One step of the fold: the state to keep, and the pieces ready to speak, in order (often none). */
@@ -88,7 +88,7 @@ export function startChunking(options: ChunkOptions = {}): ChunkerState {
     sentence: [],
     undecided: false,
     opened: false,
-    held: [],
+    kept: [],
   };
 }
 
@@ -103,41 +103,41 @@ export function pushText(state: ChunkerState, delta: string, cutting: Cutting = 
     else if (index + chunk.length < text.length) readToken(work, chunk, pieces);
     else work.tail = chunk;
   }
-  if (cutting.hold !== true) packFull(work, pieces, false);
+  if (cutting.keep !== true) packFull(work, pieces, false);
   return { state: work, pieces: pieces };
 }
 
 /**
- * Ends the answer, returning what is left to speak and a state for the next answer; holding, what
- * is left stays held in that state for `cutPiece`.
+ * Ends the answer, returning what is left to speak and a state for the next answer; keeping, what
+ * is left stays kept in that state for `cutPiece`.
  */
 export function endText(state: ChunkerState, cutting: Cutting = {}): Chunked {
   const work = workOn(state);
   const pieces: string[] = [];
   if (work.tail !== '') readToken(work, work.tail, pieces);
   endLine(work, pieces);
-  if (cutting.hold !== true) packFull(work, pieces, true);
-  return { state: { ...startChunking({ words: state.words, pieceChars: state.pieceChars }), held: work.held }, pieces: pieces };
+  if (cutting.keep !== true) packFull(work, pieces, true);
+  return { state: { ...startChunking({ words: state.words, pieceChars: state.pieceChars }), kept: work.kept }, pieces: pieces };
 }
 
 /**
- * Cuts the next later piece from the sentences held, to `budgetChars` (or `pieceChars`, when that
- * is smaller); the piece is null when nothing is held.
+ * Cuts the next later piece from the sentences kept, to `budgetChars` (or `pieceChars`, when that
+ * is smaller); the piece is null when nothing is kept.
  */
 export function cutPiece(state: ChunkerState, budgetChars: number = Number.POSITIVE_INFINITY): { state: ChunkerState; piece: string | null } {
-  const { piece, rest } = cut(state.held, limitOf(state, budgetChars), state.pieceChars);
-  return { state: { ...state, held: rest }, piece };
+  const { piece, rest } = cut(state.kept, limitOf(state, budgetChars), state.pieceChars);
+  return { state: { ...state, kept: rest }, piece };
 }
 
-/** The state without the sentences it held: nothing more of this answer is to be spoken. */
-export function dropHeld(state: ChunkerState): ChunkerState {
-  return { ...state, held: [] };
+/** The state without the sentences it kept: nothing more of this answer is to be spoken. */
+export function dropKept(state: ChunkerState): ChunkerState {
+  return { ...state, kept: [] };
 }
 
 /** Every piece of a whole answer, as the streaming functions would cut it, each to `budget`. */
 export function chunkAll(text: string, options?: ChunkOptions, budget: PieceBudget = NO_BUDGET): string[] {
-  const pushed = pushText(startChunking(options), text, { hold: true });
-  const ended = endText(pushed.state, { hold: true });
+  const pushed = pushText(startChunking(options), text, { keep: true });
+  const ended = endText(pushed.state, { keep: true });
   const pieces = [...pushed.pieces, ...ended.pieces];
   for (let next = cutPiece(ended.state, budget(pieces)); next.piece !== null; next = cutPiece(next.state, budget(pieces))) {
     pieces.push(next.piece);
@@ -147,14 +147,14 @@ export function chunkAll(text: string, options?: ChunkOptions, budget: PieceBudg
 
 /**
  * A private, mutable copy of a state: the helpers below advance it in place while one delta is
- * read, and it is handed back as the new state, so no state a caller holds ever changes.
+ * read, and it is handed back as the new state, so no state a caller has ever changes.
  */
-type Work = Omit<Mutable<ChunkerState>, 'sentence' | 'held'> & { sentence: string[]; held: string[] };
+type Work = Omit<Mutable<ChunkerState>, 'sentence' | 'kept'> & { sentence: string[]; kept: string[] };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 
 function workOn(state: ChunkerState): Work {
-  return { ...state, sentence: [...state.sentence], held: [...state.held] };
+  return { ...state, sentence: [...state.sentence], kept: [...state.kept] };
 }
 
 function readToken(work: Work, token: string, pieces: string[]): void {
@@ -207,7 +207,7 @@ function finishSentence(work: Work, pieces: string[]): void {
   work.undecided = false;
   if (!words.some(isWordLike)) return;
   const rest = openingFrom(work, words, true, pieces);
-  if (rest.some(isWordLike)) work.held.push(rest.join(' '));
+  if (rest.some(isWordLike)) work.kept.push(rest.join(' '));
 }
 
 /**
@@ -232,7 +232,7 @@ function openingFrom(work: Work, words: string[], complete: boolean, pieces: str
   const [opening, ...rest] = unitsOf(words.slice(0, cut), work.pieceChars);
   work.opened = true;
   if (opening !== undefined) pieces.push(opening);
-  work.held.push(...rest);
+  work.kept.push(...rest);
   return words.slice(cut);
 }
 
@@ -259,19 +259,19 @@ function limitOf(state: Pick<ChunkerState, 'pieceChars'>, budgetChars: number): 
 }
 
 /**
- * Packs the held sentences into pieces that leave as soon as nothing more can join them (the next
+ * Packs the kept sentences into pieces that leave as soon as nothing more can join them (the next
  * sentence does not fit, or a unit and its space would not), and at the `end` whatever is left.
  */
 function packFull(work: Work, pieces: string[], end: boolean): void {
-  while (work.held.length > 0) {
+  while (work.kept.length > 0) {
     const limit = work.pieceChars;
-    const { piece, rest } = cut(work.held, limit, work.pieceChars);
+    const { piece, rest } = cut(work.kept, limit, work.pieceChars);
     if (piece === null) {
-      work.held = rest;
+      work.kept = rest;
       continue;
     }
     if (!end && rest.length === 0 && piece.length + 2 <= limit) return;
     pieces.push(piece);
-    work.held = rest;
+    work.kept = rest;
   }
 }

@@ -6,7 +6,7 @@
  * cancellation does not touch), so the only way to hear a person talk over the assistant is the level
  * of our own echo-cancelled stream. That stream still hears the speaker, and on a laptop the leak
  * clears any fixed threshold worth having. So the gate learns the leak (`leakPicture.ts`) and a
- * person has to hold clearly over it (`echoGateBar.ts`) for `minOverMs`, not for one click.
+ * person has to stay clearly over it (`echoGateBar.ts`) for `minOverMs`, not for one click.
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
  */
@@ -18,7 +18,7 @@ import { EMPTY_PICTURE, forget, learn } from './leakPicture';
 
 /**
  * The longest stretch, in milliseconds, one frame may stand for: a stalled meter that delivers a
- * frame late must not turn one loud frame into a held one, nor teach the leak for a whole stall.
+ * frame late must not turn one loud frame into a sustained one, nor teach the leak for a whole stall.
  */
 const LONGEST_FRAME_MS = 25;
 
@@ -74,10 +74,10 @@ function remember(recent: readonly HeardFrame[], frame: HeardFrame, spanMs: numb
 }
 
 /**
- * The level the remembered frames held throughout, letting the lowest of them off for up to
+ * The level the remembered frames sustained throughout, letting the lowest of them off for up to
  * `bridgeMs` in all; null until they cover `spanMs`.
  */
-function heldLevel(recent: readonly HeardFrame[], spanMs: number, bridgeMs: number): number | null {
+function sustainedLevel(recent: readonly HeardFrame[], spanMs: number, bridgeMs: number): number | null {
   let covered = 0;
   for (const f of recent) covered += f.ms;
   if (covered < spanMs) return null;
@@ -104,12 +104,12 @@ function checkFrame(frame: EchoGateFrame): void {
  * Hears one frame and returns the next state, and whether this frame completed a barge-in.
  *
  * Contract:
- * - A barge-in is the level held over the bar for `minOverMs` (forgiving `bridgeMs` of dips). It is
+ * - A barge-in is the level sustained over the bar for `minOverMs` (forgiving `bridgeMs` of dips). It is
  *   reported once per stretch of assistant audio, and only while the assistant is audible or within
  *   `tailMs` after it stopped; the gate re-arms after `tailMs` of silence. A person talking while
  *   the assistant is silent is the recogniser's business, not the gate's.
  * - Only assistant-audible frames teach the leak, none while any frame of the last `minOverMs` was
- *   over the bar, and none held louder than `riseLimit` times the peak level: a person talking over
+ *   over the bar, and none sustained louder than `riseLimit` times the peak level: a person talking over
  *   the top does not teach the gate that interruptions are normal. A barge-in hands back the picture
  *   from 100–200 ms before it, ahead of the person's rising voice, so the next answer starts with
  *   the leak's own bar.
@@ -153,12 +153,12 @@ export function hearFrame(
   const moved: EchoGateState = { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent, reference };
   if (state.interrupted) return { bargeIn: false, state: moved };
 
-  const held = heldLevel(recent, options.minOverMs, options.bridgeMs);
+  const sustained = sustainedLevel(recent, options.minOverMs, options.bridgeMs);
   /** The ratio this frame would teach, when the output is loud enough to learn from. */
-  const ratioHeard = output !== null && output >= REFERENCE_MIN ? Math.min(1, (held ?? level) / output / RATIO_SCALE) : null;
+  const ratioHeard = output !== null && output >= REFERENCE_MIN ? Math.min(1, (sustained ?? level) / output / RATIO_SCALE) : null;
   if (warmingUp(state)) {
     if (!frame.assistantAudible) return { bargeIn: false, state: moved };
-    const leak = learn(state.leak, held ?? level, ms, options.memoryMs);
+    const leak = learn(state.leak, sustained ?? level, ms, options.memoryMs);
     const ratio = ratioHeard === null ? state.ratio : learn(state.ratio, ratioHeard, ms, options.memoryMs);
     return {
       bargeIn: false,
@@ -172,7 +172,7 @@ export function hearFrame(
   // first answer's loud later syllables, the output one by a sound the room returns more of than
   // usual (a hiss a small speaker plays in full where it drops a vowel's bass); rarely both at once.
   const bar = judgedByOutput ? Math.max(barFor(state, peak), barFor(state, expectedLeak(state, output))) : barFor(state, peak);
-  if (held !== null && held > bar) {
+  if (sustained !== null && sustained > bar) {
     const leak = state.checkpoint.previous;
     return {
       bargeIn: true,
@@ -181,14 +181,14 @@ export function hearFrame(
   }
 
   const suspect = recent.some((f) => f.level > bar);
-  if (!frame.assistantAudible || held === null || suspect) return { bargeIn: false, state: moved };
+  if (!frame.assistantAudible || sustained === null || suspect) return { bargeIn: false, state: moved };
   // A frame teaches only what is plausible as leak: not much louder than the leak's peak level, and,
   // judged by the output, not much more of it than the share the room gives back.
-  const plausibleLevel = held <= options.riseLimit * peak;
+  const plausibleLevel = sustained <= options.riseLimit * peak;
   const plausibleRatio = ratioHeard !== null && RATIO_SCALE * ratioHeard <= options.riseLimit * Math.max(ratioOf(state), REFERENCE_MIN);
   if (!plausibleLevel && !plausibleRatio) return { bargeIn: false, state: moved };
 
-  const leak = plausibleLevel ? learn(state.leak, held, ms, options.memoryMs) : state.leak;
+  const leak = plausibleLevel ? learn(state.leak, sustained, ms, options.memoryMs) : state.leak;
   const ratio = plausibleRatio ? learn(state.ratio, ratioHeard, ms, options.memoryMs) : state.ratio;
   const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
   return {
@@ -222,7 +222,7 @@ function warmingUp(state: EchoGateState): boolean {
   return leak.heardMs < options.warmUpMs || (leak.heardMs < options.settleMs && turnMs < options.warmUpMs);
 }
 
-/** A convenience holder for one gate's state, for callers that keep it in an object rather than a store. */
+/** One gate's state kept in an object, for callers that have no store to keep it in. */
 export class EchoGate {
   #state: EchoGateState;
 
@@ -237,7 +237,7 @@ export class EchoGate {
     return next.bargeIn;
   }
 
-  /** The level a person must hold over right now, 0..1 (over 1 when nothing can clear it). */
+  /** The level a person must stay over right now, 0..1 (over 1 when nothing can clear it). */
   get bar(): number {
     return barOf(this.#state);
   }

@@ -1,5 +1,5 @@
 /**
- * The echo gate's bar: the level a person must hold over to be heard over the assistant — over
+ * The echo gate's bar: the level a person must stay over to be heard over the assistant — over
  * `margin` times the leak's peak level, widened while little is learned, never under `floor`, and
  * over what the current output should leak when frames carry it.
  */
@@ -23,11 +23,11 @@ const RATIO_PEAK_SHARE = 0.03;
 
 /**
  * The leak's peak level, 0..1: the level over which the loudest `peakShare` (at least `peakMinMs`)
- * of the remembered assistant audio held. For a steady leak it is that leak's level.
+ * of the remembered assistant audio lay. For a steady leak it is that leak's level.
  *
  * Not the leak's mean: a voice's syllables peak at about twice its mean, and a bar set from the mean
  * is cleared by the assistant's own stressed syllables. Nor the single loudest moment, which one
- * rising edge of a person's voice can move. Read from a fading histogram of held levels, a person's
+ * rising edge of a person's voice can move. Read from a fading histogram of sustained levels, a person's
  * brief rise is too little audio to move it, and a syllable louder than usual is one of many.
  */
 export function leakOf(state: EchoGateState): number {
@@ -60,7 +60,7 @@ export function barFor(state: EchoGateState, peak: number): number {
 }
 
 /**
- * The level, 0..1, a person must hold over right now. Over 1 when the leak itself reaches full
+ * The level, 0..1, a person must stay over right now. Over 1 when the leak itself reaches full
  * scale: nothing the microphone can read clears it (see `canBargeIn`).
  */
 export function barOf(state: EchoGateState): number {

@@ -6,7 +6,7 @@
 /** How the gate learns the leak and decides that a person is talking. */
 export interface EchoGateOptions {
   /**
-   * How far over the leak's peak level a person must hold, as a factor. 1.375 reproduces the
+   * How far over the leak's peak level a person must stay, as a factor. 1.375 reproduces the
    * measurements this gate was built from: a steady 0.35 leak settles the bar at 0.48 and a 0.55
    * leak at 0.76. Default 1.375.
    */
@@ -18,7 +18,7 @@ export interface EchoGateOptions {
    */
   floor: number;
   /**
-   * The share of the remembered assistant audio whose held level lies over the leak's peak level,
+   * The share of the remembered assistant audio whose sustained level lies over the leak's peak level,
    * 0..1. 3 % is the tops of the stressed syllables: high enough to stand for the leak's peaks (at
    * 5 % an answer a little louder than the last tripped the bar in the benchmark), wide enough that
    * the few frames of a person's rising voice cannot move it. Default 0.03.
@@ -40,7 +40,7 @@ export interface EchoGateOptions {
    */
   memoryMs: number;
   /**
-   * The loudest held level taken as leak, as a factor over the leak's current peak level; a louder
+   * The loudest sustained level taken as leak, as a factor over the leak's current peak level; a louder
    * frame teaches nothing. A louder answer still raises the peak level, through its many frames just
    * over it, while a person twice as loud as the leak who stays under the bar (in a gate's cold
    * first seconds, say) cannot teach it that a person is the leak. Default 1.3.
@@ -51,7 +51,7 @@ export interface EchoGateOptions {
    * level would be over what the microphone can read (`FULL_SCALE`), a person at full scale still
    * counts, but only while peak level × headroom stays under full scale: past that the leak itself
    * reaches full scale and nothing the microphone reads can be told from it. On speech envelopes
-   * the loudest held level of an answer runs about 1.13× its peak level; 1.2 keeps a person at full
+   * the loudest sustained level of an answer runs about 1.13× its peak level; 1.2 keeps a person at full
    * scale heard under a 0.7 leak with no false barge-in in the benchmark. Default 1.2.
    */
   headroom: number;
@@ -63,12 +63,12 @@ export interface EchoGateOptions {
    */
   idleForgetMs: number;
   /**
-   * How long, in milliseconds, a person must hold over the bar before it counts. Longer than a click
+   * How long, in milliseconds, a person must stay over the bar before it counts. Longer than a click
    * or a single loud frame, shorter than the first syllable of a word. Default 40.
    */
   minOverMs: number;
   /**
-   * How much dip under the bar, in milliseconds, a hold over it forgives: one frame's worth at 10 ms
+   * How much dip under the bar, in milliseconds, a run over it forgives: one frame's worth at 10 ms
    * frames, because a voice's peak level wobbles from frame to frame. Default 15.
    */
   bridgeMs: number;
@@ -180,7 +180,7 @@ export function resolveEchoGate(partial: Partial<EchoGateOptions> = {}): EchoGat
   }
   if (options.bridgeMs >= options.minOverMs) {
     throw new EchoGateOptionError(
-      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a hold that forgives its whole length would count silence, so make bridgeMs smaller.`,
+      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a run over the bar that forgives its whole length would count silence, so make bridgeMs smaller.`,
     );
   }
   return options;

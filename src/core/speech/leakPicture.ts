@@ -1,5 +1,5 @@
 /**
- * What the echo gate learned of the leak: a fading histogram of the levels it held, which can say
+ * What the echo gate learned of the leak: a fading histogram of the levels it heard, which can say
  * the level the loudest given stretch of remembered audio lay over. Pure and immutable.
  */
 
@@ -12,7 +12,7 @@ const BINS = Math.ceil(Math.log(1 / LOWEST_LEVEL) / Math.log(BIN_RATIO)) + 1;
 const RESCALE_AT = 1e12;
 
 /**
- * What the gate learned of the leak: a histogram of the levels it held, each bin counting
+ * What the gate learned of the leak: a histogram of the levels it heard, each bin counting
  * milliseconds of assistant audio times `weight` at the time it was added (so older audio counts
  * for less as the weight grows, without touching every bin on every frame).
  */
@@ -59,7 +59,7 @@ export function levelWithTail(leak: LeakPicture, tailMs: number): number {
   return level;
 }
 
-/** Adds `ms` of assistant audio held at `level` to the picture, letting older audio fade over `memoryMs`. */
+/** Adds `ms` of assistant audio heard at `level` to the picture, letting older audio fade over `memoryMs`. */
 export function learn(leak: LeakPicture, level: number, ms: number, memoryMs: number): LeakPicture {
   const fade = Math.exp(ms / memoryMs);
   const weight = leak.weight * fade;

@@ -1,12 +1,12 @@
 /**
- * How a conversation is spoken: the one place the talk defaults live, beside the measurements that
- * chose them. A bot file's `voice:` block may override any of them; `resolveTalk` merges and checks.
+ * How a conversation is spoken: the one place the talk defaults live, each beside why it was chosen
+ * (the timings behind them are in docs/performance.md). A bot file's `voice:` block may override any
+ * of them; `resolveTalk` merges and checks.
  */
 export interface Talk {
   /**
    * Flow-matching solver steps for every piece after the opening. Cost is very nearly linear in
-   * steps (one sentence measured at 329 ms for 2 steps, 576 ms for 4, 1,077 ms for 8), and 8 is the
-   * quality the free voice is judged by. Default 8.
+   * steps, and 8 is the quality the free voice is judged by. Default 8.
    */
   steps: number;
   /**
@@ -18,14 +18,14 @@ export interface Talk {
    * The fewest solver steps a later piece may be made with when, at `steps`, it would be ready only
    * after the audio before it has played out. A piece that sounds a little rougher is better than a
    * silence that sounds as though the bot has stopped; the opening is never hurried (nothing plays
-   * before it). From 1 to `steps`; default half of `steps`, rounded up (4 at 8 steps: the seed
-   * measured 576 ms for a sentence at 4 steps against 1,077 ms at 8). `floor = steps` never hurries.
+   * before it). From 1 to `steps`; default half of `steps`, rounded up (4 at 8 steps: about half
+   * the time, cost being nearly linear in steps). `floor = steps` never hurries.
    */
   floor: number;
   /**
    * How short the opening piece tries to be, in words: a first sentence longer than this is cut at
-   * its first clause boundary past which the rest is still a phrase — never mid-phrase. Default 12
-   * (a dozen words is about 0.8 s of speech to synthesise before the first sound).
+   * its first clause boundary past which the rest is still a phrase — never mid-phrase. Default 12:
+   * a dozen words is little to make before the first sound (its time is in docs/performance.md).
    */
   words: number;
   /**
@@ -41,10 +41,8 @@ export interface Talk {
 }
 
 /**
- * Measured on an M2 Max: a four-sentence answer spoken as one 219-character piece took 3.7 s to
- * its first sound; cutting the opening piece at its first sentence (or clause past a dozen words)
- * and streaming each piece as float PCM brought that near 1 s without changing a sample, and an
- * opening at 2 steps brought it to about 500 ms at a cost in quality — hence `opening = steps`.
+ * The defaults. The opening is cut short for a fast first sound rather than made with fewer steps:
+ * fewer steps would start sooner still but change how the voice sounds — hence `opening = steps`.
  */
 export const TALK: Readonly<Talk> = Object.freeze({
   steps: 8,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkAll, cutPiece, dropHeld, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
+import { chunkAll, cutPiece, dropKept, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
 import type { ChunkerState } from '../../../src/core/speech/chunker';
 import { TalkSettingError } from '../../../src/core/speech/talk';
 import { codeUnits, feed, randomDeltas } from '../../helpers/chunkFeed';
@@ -402,8 +402,8 @@ describe('pieces cut to a budget', () => {
 
   /** Everything after the opening, held, then cut piece by piece to the budgets given in turn. */
   function cutTo(text: string, budgets: readonly number[]): string[] {
-    const pushed = pushText(startChunking(), text, { hold: true });
-    let { state } = endText(pushed.state, { hold: true });
+    const pushed = pushText(startChunking(), text, { keep: true });
+    let { state } = endText(pushed.state, { keep: true });
     const pieces = [...pushed.pieces];
     for (const budget of budgets) {
       const next = cutPiece(state, budget);
@@ -415,9 +415,9 @@ describe('pieces cut to a budget', () => {
   }
 
   it('holds every sentence after the opening until one is cut, whatever arrives', () => {
-    const pushed = pushText(startChunking(), `${ANSWER} More`, { hold: true });
+    const pushed = pushText(startChunking(), `${ANSWER} More`, { keep: true });
     expect(pushed.pieces).toEqual(['Sure, here is the plan for tomorrow.']);
-    expect(pushed.state.held).toHaveLength(3);
+    expect(pushed.state.kept).toHaveLength(3);
     expect(cutPiece(startChunking()).piece).toBeNull();
   });
 
@@ -467,11 +467,11 @@ describe('pieces cut to a budget', () => {
       let state = startChunking();
       const pieces: string[] = [];
       for (const delta of randomDeltas(ANSWER, split)) {
-        const step = pushText(state, delta, { hold: true });
+        const step = pushText(state, delta, { keep: true });
         pieces.push(...step.pieces);
         state = step.state;
       }
-      const ended = endText(state, { hold: true });
+      const ended = endText(state, { keep: true });
       pieces.push(...ended.pieces);
       state = ended.state;
       for (const budget of [45, 90, 45, 300]) {
@@ -499,7 +499,7 @@ describe('pieces cut to a budget', () => {
   });
 
   it('drops what it holds when nothing more of the answer is to be said', () => {
-    const { state } = pushText(startChunking(), ANSWER, { hold: true });
-    expect(cutPiece(dropHeld(state)).piece).toBeNull();
+    const { state } = pushText(startChunking(), ANSWER, { keep: true });
+    expect(cutPiece(dropKept(state)).piece).toBeNull();
   });
 });
