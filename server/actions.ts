@@ -37,7 +37,7 @@ export function actionRoutes({ db, executor, clock }: ActionDeps): Hono<PersonEn
       approval: Approval.issue(action.id, action.verb),
       // The action is answered once, so its key is its own: a retried approval cannot run it twice.
       idempotencyKey: `action-${action.id}`,
-      ...(action.conversation === null ? {} : { conversation: action.conversation }),
+      ...(action.conversationKey === null ? {} : { conversationKey: action.conversationKey }),
     });
     if (!outcome.ok) return c.json<ActionSettled>({ outcome: 'failed', sentence: outcome.error.sentence });
     const narration = await executor.narrate({ verb: action.verb, input: outcome.input, output: outcome.output }, caller);

@@ -131,7 +131,7 @@ export function createBackend(deps: BackendDeps): Backend {
     const person = turn.grant.person;
     const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
     // Not read when it could not change the scope: the bot already offers every app whole.
-    const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversation) : [];
+    const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
     const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
     if (scope.verbs.length === 0) return undefined;
     return {
@@ -140,14 +140,14 @@ export function createBackend(deps: BackendDeps): Backend {
         executor,
         scope: scope.names,
         caller,
-        conversation: turn.conversation,
-        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversation: turn.conversation, turn: turn.turnId }),
+        conversationKey: turn.conversationKey,
+        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
         keepPending: async ({ verb, input }) => {
           // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
           const pending = await deps.db.asPerson(person, async (tx) => {
             const question = await executor.question(tx, verb, input, caller);
-            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversation: turn.conversation ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
+            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
           });
           return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
         },
@@ -158,9 +158,9 @@ export function createBackend(deps: BackendDeps): Backend {
   // Answers, checkpoints and the paid voice spend under the person's ceilings and the site's.
   const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
   const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger, prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversation: string | undefined }) =>
+  const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversationKey: string | undefined }) =>
     // A bot that hears the question alone is given no summary either.
-    turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversation),
+    turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversationKey),
   );
   const remember = memoryWriter(deps.db, deps.embedder);
   const door = chatDoor({
@@ -170,7 +170,7 @@ export function createBackend(deps: BackendDeps): Backend {
     live: deps.live,
     prices: deps.prices,
     ledger,
-    context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversation: turn.conversation }),
+    context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversationKey: turn.conversationKey }),
     acting: planTurn,
     running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),

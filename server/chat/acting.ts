@@ -46,7 +46,7 @@ export interface TurnActing {
   scope: ReadonlySet<string>;
   caller: Caller;
   /** The page's key for the conversation, if it sent one. */
-  conversation: string | undefined;
+  conversationKey: string | undefined;
   /**
    * A digest naming this turn (`turnKeyOf` over the page's turn id, person, bot and conversation):
    * the same on a retry of it, new for anything said anew, whatever the words.
@@ -162,7 +162,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         caller: acting.caller,
         scope: acting.scope,
         idempotencyKey: callKeyOf(acting.turnKey, verb, input, occurrence),
-        ...(acting.conversation === undefined ? {} : { conversation: acting.conversation }),
+        ...(acting.conversationKey === undefined ? {} : { conversationKey: acting.conversationKey }),
         signal,
       });
       if (!fillerSaid) {

@@ -116,13 +116,13 @@ export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
   /** The client's user and assistant turns. */
   messages: readonly ConversationMessage[];
   /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
-  conversation?: string | undefined;
+  conversationKey?: string | undefined;
 }
 
 /** A turn as `acting` sees it: with what the page says of the conversation and the person's clock. */
 export interface ActingTurn<G extends DoorGrant, B extends DoorBot> extends DoorTurn<G, B> {
   /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
-  conversation: string | undefined;
+  conversationKey: string | undefined;
   /** `x-confab-time-zone`, when it names a real IANA zone; else `UTC`. */
   timeZone: string;
   /** `x-confab-turn` (or `Idempotency-Key`): the same on a retry of this turn; a fresh one when neither was sent. */
@@ -297,12 +297,12 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
       const bot = deps.botOf(grant.bot);
       if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
 
-      const conversation = conversationOf(c.req.header('x-confab-conversation'));
+      const conversationKey = conversationKeyOf(c.req.header('x-confab-conversation'));
       const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));
-      const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversation };
+      const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey };
       const plan = deps.acting === undefined
         ? Promise.resolve(undefined)
-        : deps.acting({ ...turn, conversation, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
+        : deps.acting({ ...turn, conversationKey, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
       plan.catch(() => undefined);
       const standInWhy = standInReason(deps.providers.length, deps.live);
       // What follows the prompt is gathered while the turn is admitted: both read the database, and
@@ -400,7 +400,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           settle: (result) => settle(answer, result),
           after: (result, text) => {
             if (afterAnswer === undefined || provider === null || result.ended === 'aborted') return;
-            afterAnswer({ grant, bot, messages: request.messages, conversation, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
+            afterAnswer({ grant, bot, messages: request.messages, conversationKey, question: lastQuestion(request.messages), answer: text, provider, ended: result.ended }).catch((error: unknown) => {
               log({ event: 'after-answer.failed', error: nameOf(error) });
             });
           },
@@ -638,7 +638,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
 const CONVERSATION_KEY = /^[A-Za-z0-9:_-]{1,128}$/;
 
 /** The page's conversation key, when it is well formed. */
-function conversationOf(header: string | undefined): string | undefined {
+function conversationKeyOf(header: string | undefined): string | undefined {
   return header !== undefined && CONVERSATION_KEY.test(header) ? header : undefined;
 }
 

@@ -52,7 +52,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     includeUsage = include === true;
   }
 
-  const conversation: ConversationMessage[] = [];
+  const turns: ConversationMessage[] = [];
   messages.forEach((message: unknown, index) => {
     const at = `messages[${index}]`;
     if (!isRecord(message)) throw new ChatRequestError(`${at} must be an object with a role and content.`, at);
@@ -66,12 +66,12 @@ export function parseChatRequest(body: unknown): ChatRequest {
     if (role === 'assistant' && (message.content === null || message.content === undefined)) return;
     const content = textOf(message.content, `${at}.content`);
     if (role === 'assistant' && content === '') return;
-    conversation.push({ role, content });
+    turns.push({ role, content });
   });
-  if (!conversation.some((message) => message.role === 'user')) {
+  if (!turns.some((message) => message.role === 'user')) {
     throw new ChatRequestError('messages must hold at least one user message for the bot to answer.', 'messages');
   }
-  return { messages: conversation, stream: stream === true, includeUsage };
+  return { messages: turns, stream: stream === true, includeUsage };
 }
 
 /** A message's content as one string: a string, or an array of text parts joined by line breaks. */

@@ -49,8 +49,8 @@ function unquoted(value: string): string {
  * The turn key: the turn's id scoped by person, bot and conversation, so one person's id (or a
  * guessed one) can never reach another's recorded results.
  */
-export function turnKeyOf(parts: { person: string; bot: string; conversation: string | undefined; turn: string }): string {
+export function turnKeyOf(parts: { person: string; bot: string; conversationKey: string | undefined; turn: string }): string {
   return createHash('sha256')
-    .update(JSON.stringify([parts.person, parts.bot, parts.conversation ?? '', parts.turn]))
+    .update(JSON.stringify([parts.person, parts.bot, parts.conversationKey ?? '', parts.turn]))
     .digest('hex');
 }

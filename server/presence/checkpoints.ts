@@ -38,7 +38,7 @@ export interface CheckpointDeps<G extends DoorGrant> {
 
 export interface Checkpoints<G extends DoorGrant, B extends DoorBot> {
   /** The latest summary of the conversation, or null; none without a conversation key. */
-  summaryOf(person: string, bot: string, conversation: string | undefined): Promise<string | null>;
+  summaryOf(person: string, bot: string, conversationKey: string | undefined): Promise<string | null>;
   /** Counts the turn's question and answer; takes a checkpoint when one is due. */
   afterAnswer(turn: AnsweredTurn<G, B>): Promise<void>;
 }
@@ -88,23 +88,23 @@ export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: Checkp
   }
 
   return {
-    async summaryOf(person, bot, conversation) {
-      if (conversation === undefined) return null;
+    async summaryOf(person, bot, conversationKey) {
+      if (conversationKey === undefined) return null;
       // On the way to the first token: one read as the grant's person, under row level security.
-      const checkpoint = await deps.db.asPerson(person, (tx) => readCheckpoint(tx, person, bot, conversation));
+      const checkpoint = await deps.db.asPerson(person, (tx) => readCheckpoint(tx, person, bot, conversationKey));
       return checkpoint?.summary ?? null;
     },
     async afterAnswer(turn) {
-      const { conversation } = turn;
-      if (conversation === undefined) return;
+      const { conversationKey } = turn;
+      if (conversationKey === undefined) return;
       const { person, bot } = turn.grant;
-      const counted = await deps.db.asPerson(person, (tx) => countLines(tx, person, bot, conversation, 2, (linesSince) => checkpointDue(linesSince, deps.everyLines)));
+      const counted = await deps.db.asPerson(person, (tx) => countLines(tx, person, bot, conversationKey, 2, (linesSince) => checkpointDue(linesSince, deps.everyLines)));
       if (!counted.due) return;
       const said: PromptLine[] = [...turn.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: turn.answer }];
       const bought = deps.live && deps.providers.length > 0 && turn.provider !== STAND_IN;
       // The model is told what was said since its last summary; the stand-in keeps the last lines.
       const summary = (bought ? await modelSummary(turn, counted.summary, said.slice(-counted.linesSince)) : null) ?? verbatimSummary(said);
-      await deps.db.asPerson(person, (tx) => keepCheckpoint(tx, person, bot, conversation, summary, deps.clock()));
+      await deps.db.asPerson(person, (tx) => keepCheckpoint(tx, person, bot, conversationKey, summary, deps.clock()));
     },
   };
 }

@@ -58,7 +58,7 @@ export interface Call {
   /** Required for writes. */
   idempotencyKey?: string;
   /** The page's key for the conversation, so its recently used apps stay in scope. */
-  conversation?: string;
+  conversationKey?: string;
   /** Only the confirmation route has one. */
   approval?: Approval;
   /** The caller giving up: barge-in, an MCP cancel, a client gone. */
@@ -105,8 +105,8 @@ export interface Executor {
    * deadline, a failure or a late one dropped.
    */
   narrate(ran: Ran, caller: Caller, signal?: AbortSignal): Promise<string[]>;
-  /** The apps this person used with this bot in `conversation`, most recent first. */
-  recentApps(caller: Caller, conversation: string | undefined): Promise<string[]>;
+  /** The apps this person used with this bot in the conversation `conversationKey`, most recent first. */
+  recentApps(caller: Caller, conversationKey: string | undefined): Promise<string[]>;
   /**
    * Clears every write's key and result recorded more than `IDEMPOTENCY_KEPT_MS` before `nowMs`
    * (ms since the epoch), every person's, as the server; answers how many were cleared.
@@ -252,10 +252,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   /** Records a call at `nowMs` (the executor's clock, which the sweep measures against). */
   async function record(tx: Queryable, verb: Verb, call: Call, input: unknown, key: string | undefined, output: unknown, nowMs: number): Promise<void> {
+    // The column `conversation` holds the conversation key; it keeps the name migration 003 gave it.
     await tx.query(
       `insert into verb_calls (person, bot, verb, app, conversation, idem_key, input_digest, output, created_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversation ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output), new Date(nowMs).toISOString()],
+      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversationKey ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output), new Date(nowMs).toISOString()],
     );
   }
 
@@ -293,15 +294,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return sentences;
   }
 
-  async function recentApps(caller: Caller, conversation: string | undefined): Promise<string[]> {
-    if (conversation === undefined || conversation === '') return [];
+  async function recentApps(caller: Caller, conversationKey: string | undefined): Promise<string[]> {
+    if (conversationKey === undefined || conversationKey === '') return [];
     // On the way to every answer's first token: one read of the caller's own calls, as the person
     // the grant or session names, under row level security (the statement names them too).
     const { rows } = await deps.db.asPerson(caller.person, (reader) =>
       reader.query<{ app: string }>(
         `select app from verb_calls where person = $1 and bot = $2 and conversation = $3
           group by app order by max(seq) desc limit 8`,
-        [caller.person, caller.bot, conversation],
+        [caller.person, caller.bot, conversationKey],
       ),
     );
     return rows.map((row) => row.app);

@@ -15,7 +15,8 @@ export interface PendingAction {
   input: unknown;
   question: string;
   timeZone: string;
-  conversation: string | null;
+  /** The page's key for the conversation it was asked in (kept in the column `conversation`). */
+  conversationKey: string | null;
   expiresAtMs: number;
 }
 
@@ -31,6 +32,7 @@ interface Row {
   expires_at: Date;
 }
 
+/** The column `conversation` holds the conversation key; it keeps the name its migration gave it. */
 const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at';
 
 function actionOf(row: Row): PendingAction {
@@ -42,7 +44,7 @@ function actionOf(row: Row): PendingAction {
     input: typeof row.input === 'string' ? (JSON.parse(row.input) as unknown) : row.input,
     question: row.question,
     timeZone: row.time_zone,
-    conversation: row.conversation,
+    conversationKey: row.conversation,
     expiresAtMs: row.expires_at.getTime(),
   };
 }
@@ -52,7 +54,7 @@ export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id
   const { rows } = await tx.query<Row>(
     `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000)) returning ${COLUMNS}`,
-    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversation, action.expiresAtMs],
+    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs],
   );
   return actionOf(onlyRow(rows, 'Keeping an action pending'));
 }

@@ -17,8 +17,9 @@ export function verbRoutes({ bots, executor }: { bots: ReadonlyMap<string, Bot>;
   routes.get('/bots/:slug/verbs', async (c) => {
     const bot = bots.get(c.req.param('slug'));
     if (bot === undefined) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
-    const conversation = c.req.query('conversation');
-    const recentApps = await executor.recentApps({ person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' }, conversation);
+    // `?conversation=` is the page's conversation key, under the name the page sends it by.
+    const conversationKey = c.req.query('conversation');
+    const recentApps = await executor.recentApps({ person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' }, conversationKey);
     const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps });
     return c.json({
       bot: bot.slug,

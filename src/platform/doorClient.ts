@@ -37,7 +37,7 @@ export interface AnswerRequest {
    * across a renewed grant and a retried turn, so the door keeps its recent verbs in scope and a
    * retried write is done once.
    */
-  conversation?: string;
+  conversationKey?: string;
   /** The person's IANA time zone (`x-confab-time-zone`), e.g. `Europe/Paris`, for verbs that read a time. */
   timeZone?: string;
   /**
@@ -55,7 +55,7 @@ export type AnswerItem =
   | { type: 'confirm'; action: PendingActionEvent };
 
 /** The request headers the door reads beside the grant. */
-export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: 'x-confab-time-zone', turn: 'x-confab-turn' } as const;
+export const DOOR_HEADERS = { conversationKey: 'x-confab-conversation', timeZone: 'x-confab-time-zone', turn: 'x-confab-turn' } as const;
 
 /**
  * The answer as it streams: its text piece by piece, with the door's named events where they
@@ -65,7 +65,7 @@ export const DOOR_HEADERS = { conversation: 'x-confab-conversation', timeZone: '
  */
 export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetch = (input, init) => fetch(input, init)): AsyncGenerator<AnswerItem, void> {
   const headers: Record<string, string> = { authorization: `Bearer ${request.grant}`, 'content-type': 'application/json', accept: 'text/event-stream' };
-  if (request.conversation !== undefined && request.conversation !== '') headers[DOOR_HEADERS.conversation] = request.conversation;
+  if (request.conversationKey !== undefined && request.conversationKey !== '') headers[DOOR_HEADERS.conversationKey] = request.conversationKey;
   if (request.timeZone !== undefined && request.timeZone !== '') headers[DOOR_HEADERS.timeZone] = request.timeZone;
   if (request.turn !== undefined && request.turn !== '') headers[DOOR_HEADERS.turn] = request.turn;
   let response: Response;

@@ -126,7 +126,7 @@ async function streamTurn(url: string, token: string, body: Record<string, unkno
       headers: {
         'content-type': 'application/json',
         authorization: `Bearer ${token}`,
-        ...(conversation === undefined ? {} : { [DOOR_HEADERS.conversation]: conversation, [DOOR_HEADERS.timeZone]: TIME_ZONE }),
+        ...(conversation === undefined ? {} : { [DOOR_HEADERS.conversationKey]: conversation, [DOOR_HEADERS.timeZone]: TIME_ZONE }),
       },
       body: JSON.stringify(body),
     });

@@ -100,7 +100,7 @@ describe('the door client', () => {
 
   it('sends the conversation’s key and the person’s time zone, and neither when it has none', async () => {
     const { fetcher, seen } = sse(['data: [DONE]\n\n']);
-    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, conversation: 'thread:t-1', timeZone: 'Europe/Paris' }, fetcher));
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, conversationKey: 'thread:t-1', timeZone: 'Europe/Paris' }, fetcher));
     const headers = new Headers(seen.init?.headers);
     expect(headers.get('x-confab-conversation')).toBe('thread:t-1');
     expect(headers.get('x-confab-time-zone')).toBe('Europe/Paris');

@@ -130,7 +130,7 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
   /** Keeps a call of `verb` pending for `person`’s answer, as the door does. */
   async function pend(person: string, verb = 'tally.clear', input: unknown = {}, expiresAtMs = nowMs + PENDING_ACTION_MS): Promise<string> {
     const pending = await db.asPerson(person, (tx) =>
-      keepPending(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversation: 'conversation-1', expiresAtMs }),
+      keepPending(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversationKey: 'conversation-1', expiresAtMs }),
     );
     return pending.id;
   }

@@ -59,7 +59,7 @@ export function doorAnswers(ports: DoorAnswersPorts): DoorAnswers {
       for (let attempt = 0; ; attempt += 1) {
         try {
           // Never the whole history: the door is sent the last 32 messages, and keeps a summary of the rest.
-          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversation: conversationKey, timeZone: timeZone(), turn }, ports.fetch)) {
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversationKey, timeZone: timeZone(), turn }, ports.fetch)) {
             if (item.type === 'verb') verbRan = true;
             yield item;
           }

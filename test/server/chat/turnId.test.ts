@@ -33,10 +33,10 @@ describe('a turn’s id', () => {
   });
 
   it('keys a turn by person, bot and conversation as well as its id', () => {
-    const key = turnKeyOf({ person: 'p', bot: 'b', conversation: 'c', turn: UUID });
-    expect(turnKeyOf({ person: 'p', bot: 'b', conversation: 'c', turn: UUID })).toBe(key);
-    expect(turnKeyOf({ person: 'q', bot: 'b', conversation: 'c', turn: UUID })).not.toBe(key);
-    expect(turnKeyOf({ person: 'p', bot: 'd', conversation: 'c', turn: UUID })).not.toBe(key);
-    expect(turnKeyOf({ person: 'p', bot: 'b', conversation: undefined, turn: UUID })).not.toBe(key);
+    const key = turnKeyOf({ person: 'p', bot: 'b', conversationKey: 'c', turn: UUID });
+    expect(turnKeyOf({ person: 'p', bot: 'b', conversationKey: 'c', turn: UUID })).toBe(key);
+    expect(turnKeyOf({ person: 'q', bot: 'b', conversationKey: 'c', turn: UUID })).not.toBe(key);
+    expect(turnKeyOf({ person: 'p', bot: 'd', conversationKey: 'c', turn: UUID })).not.toBe(key);
+    expect(turnKeyOf({ person: 'p', bot: 'b', conversationKey: undefined, turn: UUID })).not.toBe(key);
   });
 });

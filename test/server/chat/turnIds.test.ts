@@ -82,7 +82,7 @@ describe('a long conversation that adds, removes and adds again', () => {
     expect(await talk.say('remove milk from my shopping list')).toMatch(/^I've taken milk off/);
     const client = await confab.client((await confab.tokenFor(name, ['lists-bot'])).token);
     // The key the turn's write was kept under, as a client might happen on it.
-    const turnsKey = callKeyOf(turnKeyOf({ person: personOf(name), bot: 'lists-bot', conversation: `${name}-talk`, turn: literal }), 'lists.add', { list: 'shopping', items: ['milk'] }, 0);
+    const turnsKey = callKeyOf(turnKeyOf({ person: personOf(name), bot: 'lists-bot', conversationKey: `${name}-talk`, turn: literal }), 'lists.add', { list: 'shopping', items: ['milk'] }, 0);
     const viaTurnsKey = await client.callTool({ name: 'lists-add', arguments: { list: 'shopping', items: ['milk'], idempotencyKey: turnsKey } });
     expect(viaTurnsKey.structuredContent).toEqual({ list: 'shopping', added: ['milk'], alreadyThere: [] });
     expect(await shopping(name)).toEqual(['milk']);

@@ -19,7 +19,7 @@ describe('pending actions as the person', { timeout: DB_TEST_MS }, () => {
 
   const pend = () =>
     db.asPerson(ana, (tx) =>
-      keepPending(tx, { person: ana, bot: 'demo', verb: 'lists.clear', input: { list: 'shopping' }, question: 'Clear your shopping list? Say yes or no.', timeZone: 'UTC', conversation: null, expiresAtMs: Date.now() + 60_000 }),
+      keepPending(tx, { person: ana, bot: 'demo', verb: 'lists.clear', input: { list: 'shopping' }, question: 'Clear your shopping list? Say yes or no.', timeZone: 'UTC', conversationKey: null, expiresAtMs: Date.now() + 60_000 }),
     );
 
   it('refuses a change to what the person was asked about, column by column', async () => {

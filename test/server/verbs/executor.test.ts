@@ -422,10 +422,10 @@ describe('the executor', { timeout: DB_TEST_MS }, () => {
 
   describe('recentApps', () => {
     it('answers the apps used in a conversation, most recent first, for that person and bot only', async () => {
-      await run({ verb: 'tally.count', input: {}, conversation: 'c1' });
-      await run({ verb: 'chime.ring', input: { times: 1 }, conversation: 'c1' });
-      await run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: newKey(), conversation: 'c1' });
-      await run({ verb: 'chime.ring', input: { times: 2 }, conversation: 'c2' });
+      await run({ verb: 'tally.count', input: {}, conversationKey: 'c1' });
+      await run({ verb: 'chime.ring', input: { times: 1 }, conversationKey: 'c1' });
+      await run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: newKey(), conversationKey: 'c1' });
+      await run({ verb: 'chime.ring', input: { times: 2 }, conversationKey: 'c2' });
       expect(await executor.recentApps(caller, 'c1')).toEqual(['tally', 'chime']);
       expect(await executor.recentApps(caller, 'c2')).toEqual(['chime']);
       expect(await executor.recentApps(caller, 'c3')).toEqual([]);
@@ -436,8 +436,8 @@ describe('the executor', { timeout: DB_TEST_MS }, () => {
     });
 
     it('counts only calls that succeeded', async () => {
-      await run({ verb: 'tally.broken', input: {}, conversation: 'c1' });
-      await run({ verb: 'tally.fail', input: { how: 'crash' }, idempotencyKey: newKey(), conversation: 'c1' });
+      await run({ verb: 'tally.broken', input: {}, conversationKey: 'c1' });
+      await run({ verb: 'tally.fail', input: { how: 'crash' }, idempotencyKey: newKey(), conversationKey: 'c1' });
       expect(await executor.recentApps(caller, 'c1')).toEqual([]);
     });
   });
