@@ -19,6 +19,7 @@ import { strictBase64url } from './base64url';
 import { ConfigError } from './config';
 import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
+import { isRecord } from '../src/core/isRecord';
 
 export interface GrantClaims {
   /** The one bot this grant speaks to (its slug). */
@@ -198,8 +199,5 @@ function isLimits(value: unknown): value is BotLimits {
 }
 
 const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const hasOnly = (value: Record<string, unknown>, keys: readonly string[]) => Object.keys(value).every((key) => keys.includes(key));

@@ -26,6 +26,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { REFUSED_HEADER } from './chat/admission';
 import type { Admission, RefusedBy, Refused } from './chat/admission';
+import { isRecord } from '../src/core/isRecord';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */
 export interface SpeakEndpoint {
@@ -140,9 +141,6 @@ export function speechUrl(url: string): string {
   parsed.pathname = path.endsWith('/audio/speech') ? path : `${path}/audio/speech`;
   return parsed.toString();
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The utterance `body` asks for, with `offered` voices (empty: any) and `fallbackVoice` for a

@@ -5,6 +5,7 @@
  * rather than refused, since every OpenAI SDK sends some and the bot file decides them all.
  */
 import { ChatRequestError } from './errors';
+import { isRecord } from '../../src/core/isRecord';
 
 /** One message as the door sends it upstream: text only. */
 export interface ChatMessage {
@@ -28,9 +29,6 @@ export interface ChatRequest {
 
 /** Roles a client may send whose messages the door drops: the bot's file decides the prompt and there are no tools. */
 const IGNORED_ROLES = new Set(['system', 'developer', 'tool', 'function']);
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The request in `body` (already parsed JSON), or a `ChatRequestError` naming the field at fault. */
 export function parseChatRequest(body: unknown): ChatRequest {

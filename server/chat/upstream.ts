@@ -9,6 +9,7 @@ import { ProviderError, UpstreamStreamError } from './errors';
 import type { ToolCallPiece } from './toolCalls';
 import type { TokenUsage } from './prices';
 import { readSse } from './sse';
+import { isRecord } from '../../src/core/isRecord';
 
 /** One OpenAI-shaped chat-completions endpoint. */
 export interface Provider {
@@ -283,6 +284,3 @@ async function errorCode(response: Response): Promise<string | undefined> {
   return typeof code === 'string' && CODE.test(code) ? code : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
