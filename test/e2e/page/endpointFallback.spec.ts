@@ -16,7 +16,8 @@ test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
 let server: Listening;
 
 test.beforeAll(async () => {
-  server = await startOwnServer({ speech: { url: `${await unreachableUrl()}/v1/audio/speech` } });
+  // The paid voice is bought only live (AGENTS_LIVE); the stand-in still answers, with no provider.
+  server = await startOwnServer({ live: true, speech: { url: `${await unreachableUrl()}/v1/audio/speech` } });
 });
 
 test.afterAll(async () => {
