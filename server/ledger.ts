@@ -9,7 +9,7 @@
  * first and the site's second by every caller (so two cannot wait on each other); a turn the site
  * refuses leaves nothing of the person's reservation behind.
  */
-import type { SpendLedger } from './chat/admission';
+import type { SpendAsk, SpendLedger } from './chat/admission';
 import type { AnswerSpend, DoorLedger, Reservation } from './chat/chatDoor';
 import type { Database, Queryable } from './db/database';
 import type { PersonLimits } from './db/limits';
@@ -56,15 +56,8 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
   const unsettled = new Map<string, Reserved>();
   const site = options.site;
 
-  interface ReserveAsk {
-    person: string;
-    bot: string;
-    limits: PersonLimits;
-    spendHoldUsd: number;
-    spendHoldMs: number;
-    nowMs: number;
-    answer: boolean;
-  }
+  /** What one reservation asks for: spend, and whether it is an answer (counted against answer ceilings too). */
+  type ReserveAsk = SpendAsk & { answer: boolean };
   const reserveBoth = async (ask: ReserveAsk): Promise<Reservation> => {
     const now = new Date(ask.nowMs);
     const shared = { spendHoldUsd: ask.spendHoldUsd, spendHoldMs: ask.spendHoldMs, now, answer: ask.answer };
