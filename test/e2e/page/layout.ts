@@ -47,10 +47,18 @@ function overlapPx(a: Box, b: Box): { width: number; height: number } {
 /**
  * Waits until nothing on the page is mid-transition (a drawer sliding in, a bubble arriving), so
  * boxes are judged where they come to rest. Endless animations are no transition, and are let be.
+ *
+ * A Vue `<Transition>` inserts its element a frame before the browser's transition starts: in that
+ * frame no animation runs yet and the drawer still sits off screen. So an element still carrying a
+ * transition's enter or leave class is mid-transition too, started or not.
  */
 export async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() =>
-    document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY),
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[class*="-enter-"], [class*="-leave-"]') === null &&
+      document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY),
+    undefined,
+    { polling: 'raf' },
   );
 }
 
