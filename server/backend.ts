@@ -13,7 +13,7 @@ import { admitSpend } from './chat/admission';
 import { chatDoor } from './chat/chatDoor';
 import { RunningAnswers } from './chat/runningAnswers';
 import { turnKeyOf } from './chat/turnId';
-import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/chatDoor';
+import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/doorTypes';
 import type { PriceTable } from './chat/prices';
 import type { Provider } from './chat/upstream';
 import { conversationRoutes } from './conversations';

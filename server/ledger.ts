@@ -10,7 +10,7 @@
  * refuses leaves nothing of the person's reservation behind.
  */
 import type { SpendAsk, SpendLedger } from './chat/admission';
-import type { AnswerSpend, DoorLedger, Reservation } from './chat/chatDoor';
+import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
 import type { Database, Queryable } from './db/database';
 import type { PersonLimits } from './db/limits';
 import { releaseReservation, reserveAnswer, SITE_BOT, SITE_PERSON } from './db/reservations';

@@ -25,7 +25,8 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { REFUSED_HEADER } from './chat/admission';
-import type { Admission, RefusedBy, Refused } from './chat/admission';
+import type { Admission, Refused } from './chat/admission';
+import type { RefusedBy } from './chat/doorTypes';
 import { isRecord } from '../src/core/isRecord';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */

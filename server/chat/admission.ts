@@ -5,10 +5,10 @@
  * it was bought.
  */
 import type { PersonLimits } from '../db/limits';
-import type { AnswerSpend, DoorGrant, DoorLedger, Reservation } from './chatDoor';
-
-/** Whose windows refused a turn: the person's own, or the site's over everybody. */
-export type RefusedBy = 'person' | 'site';
+import type { Answer, AnswerSpend, DoorGrant, DoorLedger, DoorLogLine, Ending, RefusedBy, Reservation } from './doorTypes';
+import { nameOf } from './errors';
+import { costUsd, estimateTokens, priceOf } from './prices';
+import type { PriceTable, TokenUsage } from './prices';
 
 /** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
 export const REFUSED_HEADER = 'x-confab-refused';
@@ -84,4 +84,43 @@ function settledOnce(reserved: Reservation, ledger: Pick<SpendLedger, 'settle'>)
       return ledger.settle(reservation, spend);
     },
   };
+}
+
+/** What settling a turn needs besides its admission: the prices, the log, and when the turn began and ended. */
+export interface Settling {
+  prices: PriceTable;
+  log: (line: DoorLogLine) => void;
+  startedMs: number;
+  nowMs: number;
+}
+
+/**
+ * Settles what `answer` used (none: nothing answered) once the turn has `ending`: its usage as the
+ * provider reported it, or estimated from the characters, priced by the model that answered, and
+ * logged as `answer.ended`. A ledger that fails is logged, not thrown: the answer has been given
+ * and there is nobody left to tell. Resolves to the usage settled.
+ */
+export async function settleTurn(admitted: Admission, answer: Answer | undefined, ending: Ending, how: Settling): Promise<TokenUsage> {
+  const bought = answer?.bought === true;
+  const usage = ending.usage ?? { promptTokens: answer?.promptTokens ?? 0, completionTokens: estimateTokens(ending.modelChars) };
+  const price = bought ? priceOf(how.prices, answer.model) : undefined;
+  if (bought && price === undefined) how.log({ event: 'answer.unpriced', model: answer.model });
+  const spent: AnswerSpend = {
+    ...usage,
+    provider: answer?.provider ?? null,
+    model: answer === undefined ? null : answer.model,
+    ended: ending.ended,
+    estimated: ending.usage === undefined,
+    costUsd: costUsd(price, usage),
+    priced: !bought || price !== undefined,
+    nowMs: how.nowMs,
+  };
+  const { provider, model, ended, promptTokens, completionTokens, estimated } = spent;
+  how.log({ event: 'answer.ended', provider, model, ended, promptTokens, completionTokens, estimated, costUsd: spent.costUsd, ms: how.nowMs - how.startedMs });
+  try {
+    await admitted.settle(spent);
+  } catch (error) {
+    how.log({ event: 'settle.failed', error: nameOf(error) });
+  }
+  return usage;
 }

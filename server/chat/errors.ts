@@ -74,3 +74,8 @@ export class NoProviderAnswered extends Error {
 export class UpstreamStreamError extends Error {
   override readonly name = 'UpstreamStreamError';
 }
+
+/** An error as a log line names it: its class's name, never its message (which may quote what was said). */
+export function nameOf(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { McpTokenListed, McpTokenMade } from '../../src/core/mcp/tokens';
 import { TOKEN_BOTS_MAX, TOKEN_NAME_MAX_CHARS } from '../../src/core/mcp/tokens';
 import type { Bot } from '../bots';
-import { timeZoneOf } from '../chat/chatDoor';
+import { timeZoneOf } from '../chat/turnHeaders';
 import type { Database } from '../db/database';
 import { countLiveTokens, LIVE_TOKENS_MAX, listTokens, makeToken, revokeToken } from '../db/mcpTokens';
 import type { McpTokenRow } from '../db/mcpTokens';

@@ -9,8 +9,8 @@
  */
 import { checkpointDue, keptSummary, summaryPrompt, verbatimSummary } from '../../src/core/presence/compaction';
 import type { PromptLine } from '../../src/core/presence/compaction';
-import type { AnsweredTurn, DoorBot, DoorGrant, DoorLedger } from '../chat/chatDoor';
-import { STAND_IN } from '../chat/chatDoor';
+import type { AnsweredTurn, DoorBot, DoorGrant, DoorLedger } from '../chat/doorTypes';
+import { STAND_IN } from '../chat/doorTypes';
 import { openFirstAnswering } from '../chat/fallover';
 import { costUsd, estimateTokens, priceOf } from '../chat/prices';
 import type { PriceTable, TokenUsage } from '../chat/prices';

@@ -49,7 +49,7 @@ import { SITE_LIMITS_DEFAULT } from '../../server/backendConfig';
 import type { Bot, BotLimits } from '../../server/bots';
 import { loadBots } from '../../server/bots';
 import { chatDoor } from '../../server/chat/chatDoor';
-import type { DoorLedger, DoorLogLine } from '../../server/chat/chatDoor';
+import type { DoorLedger, DoorLogLine } from '../../server/chat/doorTypes';
 import type { PriceTable } from '../../server/chat/prices';
 import { readConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/database';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnswerSpend } from '../../server/chat/chatDoor';
+import type { AnswerSpend } from '../../server/chat/doorTypes';
 import type { Database } from '../../server/db/database';
 import { spendSince } from '../../server/db/usage';
 import type { GrantClaims } from '../../server/grants';

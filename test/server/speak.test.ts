@@ -4,7 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import { afterEach, describe, expect, it } from 'vitest';
 import { speakProxy, speechUrl } from '../../server/speak';
 import type { SpeakDeps, SpeakEndpoint } from '../../server/speak';
-import type { AnswerSpend } from '../../server/chat/chatDoor';
+import type { AnswerSpend } from '../../server/chat/doorTypes';
 import { deferred, listen, serveApp, unreachableUrl } from './chat/localServers';
 import type { Deferred, Listening } from './chat/localServers';
 

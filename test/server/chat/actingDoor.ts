@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Backend, BackendDeps } from '../../../server/backend';
 import { parseBotFile } from '../../../server/bots';
-import type { DoorLogLine } from '../../../server/chat/chatDoor';
+import type { DoorLogLine } from '../../../server/chat/doorTypes';
 import type { Database, Queryable } from '../../../server/db/database';
 import type { VerbLogLine } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';

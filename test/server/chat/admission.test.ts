@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { admit, SettledTwice } from '../../../server/chat/admission';
-import type { AnswerSpend, DoorLedger, Reservation } from '../../../server/chat/chatDoor';
+import type { AnswerSpend, DoorLedger, Reservation } from '../../../server/chat/doorTypes';
 
 const grant = { bot: 'sage', person: 'p1', limits: {} };
 const spend: AnswerSpend = { promptTokens: 1, completionTokens: 1, provider: 'alpha', model: 'm', ended: 'stop', estimated: false, costUsd: 0.001, priced: true, nowMs: 0 };

@@ -8,7 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import OpenAI from 'openai';
 import { afterEach } from 'vitest';
 import { chatDoor } from '../../../server/chat/chatDoor';
-import type { AnswerSpend, AnsweredTurn, DoorDeps, DoorLogLine, DoorTurn, Reservation } from '../../../server/chat/chatDoor';
+import type { AnswerSpend, AnsweredTurn, DoorDeps, DoorLogLine, DoorTurn, Reservation } from '../../../server/chat/doorTypes';
 import type { ChatMessage } from '../../../server/chat/chatRequest';
 import type { PriceTable } from '../../../server/chat/prices';
 import type { Provider } from '../../../server/chat/upstream';

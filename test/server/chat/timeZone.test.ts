@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { timeZoneOf } from '../../../server/chat/chatDoor';
+import { timeZoneOf } from '../../../server/chat/turnHeaders';
 
 describe('the time zone a turn names', () => {
   it('is the zone as the runtime names it, the same each time it is asked, and UTC for none or nonsense', () => {
