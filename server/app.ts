@@ -24,7 +24,7 @@ import type { EmbedderStatus } from './memory/chooseEmbedder';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
-import { sessionRoutes } from './session';
+import { publicBotRoutes, sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 
 export interface AppDeps {
@@ -133,28 +133,11 @@ function pageAuth(mode: PersonMode, anonKey: string | undefined): PageAuth {
   return { kind: 'supabase', url: mode.url, anonKey };
 }
 
-/** The session routes: the only ones that know who is asking (a cookie, or a Supabase token). */
-const PERSONAL_PATHS = [
-  '/api/start',
-  '/api/threads',
-  '/api/threads/*',
-  '/api/memories',
-  '/api/memories/*',
-  '/api/actions/*',
-  '/api/notices',
-  '/api/notices/*',
-  '/api/presence',
-  '/api/presence/*',
-  '/api/bots/:slug/verbs',
-  '/api/mcp/tokens',
-  '/api/mcp/tokens/*',
-];
-
 /**
  * The routes, each behind its rules: the door and the speak proxy take a grant in a header, which
  * no page elsewhere can send unasked, so they need no Origin rule; `/mcp` checks Origin as the MCP
- * specification asks of Streamable HTTP; the cookie routes check Origin and JSON before the person
- * is read, so a refused request makes no new person.
+ * specification asks of Streamable HTTP; every other /api route is personal, and checks Origin and
+ * JSON before the person is read, so a refused request makes no new person.
  */
 function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHour: number): void {
   if (api.door) app.route('/v1', api.door);
@@ -163,10 +146,12 @@ function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHou
     app.use(MCP_PATH, originGuard(guard, 'jsonrpc'));
     app.route('/', api.mcp);
   }
-  const who = personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour) });
-  const sameOrigin = originGuard(guard, 'api');
-  const json = jsonBodyGuard();
-  for (const path of PERSONAL_PATHS) app.use(path, sameOrigin, json, who);
-  app.route('/api', sessionRoutes(api));
-  if (api.personal) app.route('/api', api.personal);
+  app.route('/api', publicBotRoutes(api.bots));
+  // Every other /api route knows who is asking: one sub-app behind one set of rules, so no route
+  // can be left outside them (an unknown path meets them too, before its 404).
+  const personal = new Hono<PersonEnv>();
+  personal.use('*', originGuard(guard, 'api'), jsonBodyGuard(), personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour) }));
+  personal.route('/', sessionRoutes(api));
+  if (api.personal) personal.route('/', api.personal);
+  app.route('/api', personal);
 }

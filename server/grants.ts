@@ -16,6 +16,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { BOT_SLUG } from '../src/core/route';
 import { strictBase64url } from './base64url';
+import { bearerOf } from './bearer';
 import { ConfigError } from './config';
 import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
@@ -100,8 +101,7 @@ export function verifyGrant(secret: Uint8Array, token: string, { bot, nowMs }: {
  * grant is a 401 with the one message, keeping the `GrantRefused` as its cause.
  */
 export function bearerGrant(c: Context, secret: Uint8Array, options: { bot?: string; nowMs: number }): GrantClaims {
-  const header = c.req.header('Authorization') ?? '';
-  const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
+  const token = bearerOf(c);
   try {
     if (token === undefined) throw new GrantRefused();
     return verifyGrant(secret, token, options);

@@ -11,7 +11,8 @@
  */
 import type { SpendAsk, SpendLedger } from './chat/admission';
 import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
-import type { Database, Queryable } from './db/database';
+import type { Database } from './db/database';
+import type { Queryable } from './db/queryable';
 import type { PersonLimits } from './db/limits';
 import { releaseReservation, reserveAnswer, SITE_BOT, SITE_PERSON } from './db/reservations';
 import { recordUsage } from './db/usage';

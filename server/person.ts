@@ -24,6 +24,8 @@ import { HTTPException } from 'hono/http-exception';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
 import { strictBase64url } from './base64url';
+import { bearerOf } from './bearer';
+import { REFUSED_HEADER } from './chat/doorTypes';
 import { ConfigError } from './config';
 import type { NewPersons } from './newPersons';
 
@@ -68,8 +70,6 @@ export const SIGN_IN_INVALID_MESSAGE = 'Your sign-in is not valid or has expired
 export const SIGN_IN_KEYS_MESSAGE = 'The sign-in keys could not be fetched; try again shortly.';
 export const NEW_PERSONS_MESSAGE =
   'Too many new visitors have come from your address this hour; if this is your browser, allow its cookies for this site, or try again later.';
-/** The header that tells a client a refusal from an answer, and whose ceiling refused it. */
-export const REFUSED_HEADER = 'x-confab-refused';
 
 /** Shortest `SUPABASE_JWT_SECRET` accepted, in characters (Supabase's own are longer). */
 const JWT_SECRET_MIN_CHARS = 32;
@@ -203,7 +203,7 @@ function supabasePerson(mode: Extract<PersonMode, { kind: 'supabase' }>, { now =
     throw new errors.JOSEAlgNotAllowed('This project does not sign tokens with that algorithm.');
   };
   return async (c, next) => {
-    const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
+    const token = bearerOf(c);
     if (token === undefined) throw new HTTPException(401, { message: SIGN_IN_NEEDED_MESSAGE });
     let subject: unknown;
     try {

@@ -1,7 +1,7 @@
 /**
  * The one route that takes a session rather than a grant: `POST /api/start {bot}` answers a grant
  * for that bot and the person asking, with the bot's ceilings in it, and the public part of the bot
- * file. From then on the page holds nothing wider than the grant.
+ * file. From then on the page holds nothing wider than the grant. Beside it, the bots' public parts.
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -33,6 +33,12 @@ export function sessionRoutes({ bots, grantSecret, clock }: SessionDeps): Hono<P
     const claims = grantClaims(bot, c.get('person'), clock());
     return c.json<StartAnswer>({ grant: signGrant(grantSecret, claims), expiresAt: claims.expiresAt, bot: publicBot(bot) });
   });
+  return routes;
+}
+
+/** The bots' public parts, `GET /api/bots` and `GET /api/bots/:slug`: no person's, so no cookie and no Origin rule. */
+export function publicBotRoutes(bots: ReadonlyMap<string, Bot>): Hono {
+  const routes = new Hono();
   routes.get('/bots', (c) => c.json({ bots: [...bots.values()].map(publicBot).sort((a, b) => a.name.localeCompare(b.name)) }));
   routes.get('/bots/:slug', (c) => {
     const bot = bots.get(c.req.param('slug'));

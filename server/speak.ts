@@ -24,8 +24,8 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { REFUSED_HEADER } from './chat/admission';
 import type { Admission, Refused } from './chat/admission';
+import { REFUSED_HEADER } from './chat/doorTypes';
 import type { RefusedBy } from './chat/doorTypes';
 import { isRecord } from '../src/core/isRecord';
 

@@ -10,9 +10,6 @@ import { nameOf } from './errors';
 import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable, TokenUsage } from './prices';
 
-/** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
-export const REFUSED_HEADER = 'x-confab-refused';
-
 /** A turn the ledger would not admit: said as the answer, in `sentence`. */
 export interface Refused {
   ok: false;

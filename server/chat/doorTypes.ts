@@ -48,6 +48,8 @@ export const REFUSAL_MODEL = 'confab';
 
 /** Whose windows refused a turn: the person's own, or the site's over everybody. */
 export type RefusedBy = 'person' | 'site';
+/** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
+export const REFUSED_HEADER = 'x-confab-refused';
 
 export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy };
 

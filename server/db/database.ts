@@ -15,17 +15,9 @@ import { migrate, readMigrations } from './migrate';
 import { RECALL_SESSION_SQL } from './memories';
 import { pgliteStatements } from './pgliteStatements';
 import type { Engine, Session } from './migrate';
+import type { Queryable } from './queryable';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client as PgClient, PoolClient } from 'pg';
-
-export interface Queryable {
-  /**
-   * One statement with `$1…` parameters; values are never interpolated into the SQL. `R` is the row
-   * shape the caller selected, taken on trust as with `pg` itself — the driver cannot check it.
-   */
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-}
 
 export interface Database {
   /**

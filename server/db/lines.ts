@@ -2,7 +2,7 @@
  * The lines of a conversation, saved one by one as they are said — a conversation has no end to save
  * it at. Run these in the person's transaction (`asPerson`).
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { RefusedError } from './errors';
 import { isUuid, onlyRow } from './rows';
 

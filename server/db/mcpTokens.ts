@@ -4,7 +4,7 @@
  * server (`asServer`): a request's Bearer is how its person becomes known, so nobody is known yet.
  * Only the token's SHA-256 is ever stored or compared; the token itself is never passed here.
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { isUuid, onlyRow } from './rows';
 
 export interface McpTokenRow {

@@ -5,7 +5,7 @@
  * that made it: each memory keeps its embedder's name and width (migration 006), and recall filters
  * on both.
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { isUuid, onlyRow } from './rows';
 
 /**

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { MigrationError } from './errors';
 
 /** A transaction's connection as the engines hand it out, plus multi-statement `exec` for migration files. */

@@ -4,7 +4,7 @@
  * notices, so none takes a person to read by. A notice is said once: the page that says it marks it
  * delivered, and every other page of the person's is then told it was already said.
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { isUuid, onlyRow } from './rows';
 
 export interface StoredNotice {

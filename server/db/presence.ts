@@ -7,7 +7,7 @@
 import type { KnownPage, RefereeState } from '../../src/core/presence/referee';
 import type { ConversationRef, PageRef, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
 import { isWindowEvent } from '../../src/core/presence/protocol';
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 
 export interface SeatRow {
   term: number;

@@ -16,7 +16,7 @@
  * answers the person had this month, and exact to the millisecond. Only a refusal reads the window's
  * rows, to say when it frees up — the one moment that needs the answers themselves.
   */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { LIMIT_WINDOWS, WINDOW_MS, refusalSentence, validateLimits } from './limits';
 import type { LimitWindow, PersonLimits, Refusal } from './limits';
 import { isUuid, onlyRow } from './rows';

@@ -2,7 +2,7 @@
  * Conversations: one thread is one conversation with one bot. Run these in the person's transaction
  * (`asPerson`); the policies confine them to that person's threads, so none takes a person to read by.
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { isUuid, onlyRow } from './rows';
 
 export interface Thread {

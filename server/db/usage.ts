@@ -2,7 +2,7 @@
  * What each answer used — provider, model, tokens and cost — recorded by the server once the answer is
  * done. A person may read their own rows (`usage_read`), never write them.
  */
-import type { Queryable } from './database';
+import type { Queryable } from './queryable';
 import { RefusedError } from './errors';
 import { TALLIES_KEPT_MS, TALLY_GRAINS, tallyStarts } from './reservations';
 import { isUuid, onlyRow } from './rows';

@@ -20,6 +20,7 @@ import { createMcpHandler, readRequestBody } from '@modelcontextprotocol/server'
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { bearerOf } from '../bearer';
 import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
@@ -119,7 +120,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
 
   const routes = new Hono();
   routes.all(MCP_PATH, async (c) => {
-    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
+    const bearer = bearerOf(c);
     if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
     const tokenHash = looksLikeToken(bearer) ? hashOfToken(bearer) : undefined;
     // Only a token whose calls were admitted has calls running: its cancels need no lookup.

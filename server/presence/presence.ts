@@ -26,7 +26,8 @@ import { EVENT_TEXT_MAX, isId, publicationOf } from '../../src/core/presence/pro
 import type { PageRef, Seat, Sequenced, WindowEvent } from '../../src/core/presence/protocol';
 import { referee, REFEREE_DEFAULTS, seatOf } from '../../src/core/presence/referee';
 import type { RefereeEvent, Ruling } from '../../src/core/presence/referee';
-import type { Database, Queryable } from '../db/database';
+import type { Database } from '../db/database';
+import type { Queryable } from '../db/queryable';
 import { appendEvents, eventsFrom, keepLive, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
 import type { SeatRow } from '../db/presence';
 import { readJson } from '../json';

@@ -22,7 +22,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import type { Database, Queryable } from '../db/database';
+import type { Database } from '../db/database';
+import type { Queryable } from '../db/queryable';
 import { spendApproval } from './approval';
 import type { Approval } from './approval';
 import { VerbError, VerbInputError } from './errors';

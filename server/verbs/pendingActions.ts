@@ -3,7 +3,7 @@
  * transaction (`asPerson`); the policies confine them to that person's rows, so a session can only
  * ever answer its own person's questions.
  */
-import type { Queryable } from '../db/database';
+import type { Queryable } from '../db/queryable';
 import { isUuid, onlyRow } from '../db/rows';
 
 export interface PendingAction {

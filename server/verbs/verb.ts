@@ -8,7 +8,7 @@
  * finds the folders at start; nothing else in Confab names an app.
  */
 import type { z } from 'zod';
-import type { Queryable } from '../db/database';
+import type { Queryable } from '../db/queryable';
 import type { Embedder } from '../memory/embed';
 
 /**

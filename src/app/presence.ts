@@ -14,53 +14,16 @@ import type { Emitter } from '../core/emitter';
 import { applyEvent, mirrorEvent, mirrorLive, mirrorView } from '../core/presence/mirror';
 import type { Mirror } from '../core/presence/mirror';
 import { narratable } from '../core/presence/narration';
-import type { ConversationRef, LivePhase, LiveState, PageRef, PresenceMessage, WindowEvent } from '../core/presence/protocol';
+import type { ConversationRef, PresenceMessage, WindowEvent } from '../core/presence/protocol';
 import type { PageSeat } from '../core/presence/seat';
-import type { PresenceChannel } from '../platform/presenceChannel';
-import type { PresenceClient, PresenceStreamHandle } from '../platform/presenceClient';
-import type { ActiveLock } from '../platform/activeLock';
+import type { PresenceStreamHandle } from '../platform/presenceClient';
 import { mirrorKeeper } from './presence/mirrorKeeper';
 import { narrator } from './presence/narrator';
 import { publisher } from './presence/publisher';
 import { seatKeeper } from './presence/seatKeeper';
-
-/** The clock and timers presence runs on. */
-export interface PresenceClock {
-  nowMs(): number;
-  /** Calls `run` after `delayMs`; answers a way to cancel it. */
-  after(delayMs: number, run: () => void): () => void;
-}
-
-export interface PresencePorts {
-  bot: string;
-  me: PageRef;
-  client: PresenceClient;
-  /**
-   * This browser's active lock for the person (named by the tag the server's hello gives), or null
-   * where there are no Web Locks (not a secure context).
-   */
-  lock: (you: string) => ActiveLock | null;
-  /** This browser's channel between the person's tabs (named likewise), or null. */
-  channel: (you: string) => PresenceChannel | null;
-  /** A kept conversation's lines, for a mirror that must be reloaded. */
-  lines: (threadId: string) => Promise<Line[]>;
-  /** The last window `seq` this tab had before it was reloaded, or null. */
-  since: number | null;
-  clock: PresenceClock;
-  /** Where a line for whoever looks after the page goes (never what was said). Default `console.warn`. */
-  log?: (line: string) => void;
-}
-
-export interface PresenceListeners {
-  /** The page became the active one (`true`) or passive. */
-  onActive(active: boolean): void;
-  /** The seat changed: for the page to show where the active page is. */
-  onSeat(seat: PageSeat): void;
-  /** The mirror changed: what a passive page shows. */
-  onMirror(mirror: Mirror): void;
-  /** Something finished away from the conversation: to be said between turns. */
-  onNarration(sentence: string): void;
-}
+import type { PresenceListeners, PresencePorts } from './presence/ports';
+export type { PresenceClock, PresenceListeners, PresencePorts } from './presence/ports';
+export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
 export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string };
@@ -115,20 +78,6 @@ export interface PagePresence {
   /** Says `text` between turns, a burst as one sentence. */
   narrate(text: string): void;
   dispose(): void;
-}
-
-const PHASES: readonly LivePhase[] = ['listening', 'thinking', 'speaking', 'greeting', 'announcing', 'confirming'];
-
-/** The live state of a conversation's view. */
-export function liveStateOf(view: ConversationView, conversation: string): LiveState {
-  const last = view.lines.at(-1);
-  const answering = view.phase !== 'listening' && view.phase !== 'confirming' && last?.role === 'assistant';
-  return {
-    conversation,
-    liveLine: view.liveLine,
-    phase: PHASES.includes(view.phase) ? view.phase : 'listening',
-    draft: answering ? { utteranceId: last.utteranceId, text: last.text } : null,
-  };
 }
 
 export function openPresence(ports: PresencePorts, listeners: PresenceListeners, options: Partial<PresenceOptions> = {}): PagePresence {

@@ -25,7 +25,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../../server/db/database';
-import type { Database, Queryable } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import type { Queryable } from '../../server/db/queryable';
 import { resolve } from 'node:path';
 import { recall, registerEmbedder, vectorLiteral } from '../../server/db/memories';
 import type { RecallQuery, Recalled } from '../../server/db/memories';

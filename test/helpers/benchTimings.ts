@@ -5,7 +5,8 @@
  * transaction, `person: …` for a person's transaction).
  */
 import { performance } from 'node:perf_hooks';
-import type { Database, Queryable } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import type { Queryable } from '../../server/db/queryable';
 
 export interface Spread {
   n: number;

@@ -9,7 +9,8 @@
  * What the handlers saw is counted in `observed`; call `resetObserved()` before each test.
  */
 import { z } from 'zod';
-import type { Database, Queryable } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import type { Queryable } from '../../server/db/queryable';
 import { VerbInputError } from '../../server/verbs/errors';
 import { defineApp, defineVerb } from '../../server/verbs/verb';
 import type { App } from '../../server/verbs/verb';

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { recognise } from '../../server/chat/standInModel';
-import type { Database, Queryable } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import type { Queryable } from '../../server/db/queryable';
 import { hashEmbedder } from '../../server/memory/embed';
 import type { Embedder } from '../../server/memory/embed';
 import type { App, Caller, Verb, VerbContext } from '../../server/verbs/verb';

@@ -7,6 +7,7 @@ import { ConfigError, readAllowedOrigins, readConfig } from '../../server/config
 import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, NOT_JSON_MESSAGE } from '../../server/guard';
 import { NEW_PERSONS_WINDOW_MS, newPersons } from '../../server/newPersons';
 import { NEW_PERSONS_MESSAGE, PERSON_COOKIE } from '../../server/person';
+import type { PersonEnv } from '../../server/person';
 
 const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 const BOT = parseBotFile('demo.md', '---\nname: Demo\n---\nYou talk.');
@@ -98,6 +99,20 @@ describe('the Origin rule', () => {
     }
     // The bots' public list takes no cookie and is no person's to act for.
     expect((await app.request('/api/bots', { headers: { origin } })).status).toBe(200);
+  });
+
+  it('puts a personal route added anywhere behind the same rules, with nobody listing it', async () => {
+    const personal = new Hono<PersonEnv>();
+    personal.post('/brand-new', (c) => c.json({ person: c.get('person') }));
+    const app = createApp({ config, api: { personMode: { kind: 'local' }, bots: new Map(), grantSecret: SECRET, clock: () => NOW, personal } });
+    const foreign = await app.request('/api/brand-new', { method: 'POST', headers: { ...JSON_TYPE, origin: 'http://elsewhere.example' }, body: '{}' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({ error: FOREIGN_ORIGIN_MESSAGE });
+    expect((await app.request('/api/brand-new', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    const own = await app.request('/api/brand-new', { method: 'POST', headers: JSON_TYPE, body: '{}' });
+    expect(own.status).toBe(200);
+    expect(((await own.json()) as { person: string }).person).toMatch(/^[0-9a-f-]{36}$/);
+    expect(own.headers.get('set-cookie')).toContain(`${PERSON_COOKIE}=`);
   });
 
   it('refuses a foreign Origin at /mcp with a JSON-RPC error, as the MCP transport asks', async () => {

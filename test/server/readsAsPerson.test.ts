@@ -5,7 +5,8 @@
  * statement that named somebody else would still read none of their rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Queryable } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import type { Queryable } from '../../server/db/queryable';
 import { addLine, pastQuestions } from '../../server/db/lines';
 import { createThread } from '../../server/db/threads';
 import { recall, recallExactly, rememberLine } from '../../server/db/memories';

@@ -5,7 +5,7 @@
  * "the" are passed over. Lines whose words the person told the bot to forget (`forgotten`) are never
  * found, as they are never handed back to it as earlier questions either.
  */
-import type { Queryable } from '../../db/database';
+import type { Queryable } from '../../db/queryable';
 import type { Speaker } from '../../db/lines';
 
 export interface SaidLine {

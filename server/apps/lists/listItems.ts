@@ -3,7 +3,7 @@
  * added. Run in the person's transaction; the policy confines every query to their own rows. `list`
  * is a normalised list name and `key` an item's comparison form (see `index.ts`).
  */
-import type { Queryable } from '../../db/database';
+import type { Queryable } from '../../db/queryable';
 import { onlyRow } from '../../db/rows';
 
 /** Adds an item unless one with the same key is on the list; true when it was added. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
-import type { Queryable } from '../../db/database';
+import type { Queryable } from '../../db/queryable';
 import { counted } from '../spoken';
 import { forgetAbout, memoriesAbout, rememberAsPerson } from './remembered';
 

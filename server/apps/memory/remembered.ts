@@ -4,7 +4,7 @@
  * (migration 004) is the one door, and it writes the transaction's person, never one given here.
  * Forgetting goes through `forgetMemory`, which keeps the digest in `forgotten`.
  */
-import type { Queryable } from '../../db/database';
+import type { Queryable } from '../../db/queryable';
 import { MEMORY_WIDTH, forgetMemory } from '../../db/memories';
 import { onlyRow } from '../../db/rows';
 import { VerbInputError } from '../../verbs/errors';

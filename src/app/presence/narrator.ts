@@ -1,7 +1,7 @@
 /** Narration for the active page: what finished away from the conversation, a burst said as one sentence once it is quiet. */
 import { dueAt, heard, SILENT } from '../../core/presence/narration';
 import type { Narration } from '../../core/presence/narration';
-import type { PresenceClock } from '../presence';
+import type { PresenceClock } from './ports';
 
 export interface Narrator {
   /** Says `text` between turns, a burst as one sentence. */

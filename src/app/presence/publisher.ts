@@ -5,13 +5,12 @@
  * behind it, and goes at most every `liveEveryMs`.
  */
 import { EVENTS_PER_POST_MAX } from '../../core/presence/protocol';
-import type { LiveState, PageRef, Seat, WindowEvent } from '../../core/presence/protocol';
+import type { LivePhase, LiveState, PageRef, Seat, WindowEvent } from '../../core/presence/protocol';
 import type { PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
 import { isRetryable } from '../../platform/outbox';
 import type { ConversationView } from '../createConversation';
-import { liveStateOf } from '../presence';
-import type { PresenceClock } from '../presence';
+import type { PresenceClock } from './ports';
 
 export interface PublisherPorts {
   bot: string;
@@ -154,5 +153,19 @@ export function publisher(ports: PublisherPorts): Publisher {
     stop() {
       cancelLive?.();
     },
+  };
+}
+
+const PHASES: readonly LivePhase[] = ['listening', 'thinking', 'speaking', 'greeting', 'announcing', 'confirming'];
+
+/** The live state of a conversation's view. */
+export function liveStateOf(view: ConversationView, conversation: string): LiveState {
+  const last = view.lines.at(-1);
+  const answering = view.phase !== 'listening' && view.phase !== 'confirming' && last?.role === 'assistant';
+  return {
+    conversation,
+    liveLine: view.liveLine,
+    phase: PHASES.includes(view.phase) ? view.phase : 'listening',
+    draft: answering ? { utteranceId: last.utteranceId, text: last.text } : null,
   };
 }

@@ -9,7 +9,7 @@ import type { PageSeat, SeatEvent } from '../../core/presence/seat';
 import type { ChannelMessage, PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
 import type { ActiveLock } from '../../platform/activeLock';
-import type { PresenceListeners, PresencePorts } from '../presence';
+import type { PresenceListeners, PresencePorts } from './ports';
 
 export interface SeatKeeperPorts extends Pick<PresencePorts, 'lock' | 'channel'> {
   bot: string;

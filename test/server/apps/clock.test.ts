@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import clock from '../../../server/apps/clock/index';
 import { fromLocal, isTimeZone, offsetMs, spokenAt, spokenClock, spokenSpan } from '../../../server/apps/localTime';
-import type { Queryable } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/queryable';
 import { createRegistry } from '../../../server/verbs/registry';
 import { TUESDAY_MS, standInCall, standInSays, verbContext, verbOf } from '../../helpers/verbContext';
 

@@ -10,7 +10,7 @@ import { delay } from './localServers';
 import { z } from 'zod';
 import { parseBotFile } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
-import type { Queryable } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/queryable';
 import { createRegistry } from '../../../server/verbs/registry';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
 import { BOT, pantry, Person, pantryItems, seen, startActingDoor } from './actingDoor';

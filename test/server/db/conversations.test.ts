@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Queryable } from '../../../server/db/database';
+import type { Database } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/queryable';
 import { addLine, listLines, pastQuestions } from '../../../server/db/lines';
 import type { Speaker } from '../../../server/db/lines';
 import { forgetMemory, listMemories, rememberLine } from '../../../server/db/memories';

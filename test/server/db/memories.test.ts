@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Queryable } from '../../../server/db/database';
+import type { Database } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/queryable';
 import { rememberAsPerson } from '../../../server/apps/memory/remembered';
 import { EmbedderWidthError, forgetMemory, listMemories, recall, recallExactly, registerEmbedder, rememberLine } from '../../../server/db/memories';
 import { EXACT_RECALL_MAX, recaller } from '../../../server/memory/context';

@@ -1,7 +1,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Queryable } from '../../../server/db/database';
+import type { Database } from '../../../server/db/database';
+import type { Queryable } from '../../../server/db/queryable';
 import { DatabaseError } from '../../../server/db/errors';
 import { pastQuestions } from '../../../server/db/lines';
 import { recall, rememberLine } from '../../../server/db/memories';

@@ -1,0 +1,50 @@
+/**
+ * What presence is given (the ports: the server's client, this browser's lock and channel, the
+ * clock) and whom it tells (the listeners): shared by presence.ts and its parts, in a file of their
+ * own so that no part imports the whole.
+ */
+import type { Line } from '../../core/conversation/events';
+import type { Mirror } from '../../core/presence/mirror';
+import type { PageRef } from '../../core/presence/protocol';
+import type { PageSeat } from '../../core/presence/seat';
+import type { ActiveLock } from '../../platform/activeLock';
+import type { PresenceChannel } from '../../platform/presenceChannel';
+import type { PresenceClient } from '../../platform/presenceClient';
+
+/** The clock and timers presence runs on. */
+export interface PresenceClock {
+  nowMs(): number;
+  /** Calls `run` after `delayMs`; answers a way to cancel it. */
+  after(delayMs: number, run: () => void): () => void;
+}
+
+export interface PresencePorts {
+  bot: string;
+  me: PageRef;
+  client: PresenceClient;
+  /**
+   * This browser's active lock for the person (named by the tag the server's hello gives), or null
+   * where there are no Web Locks (not a secure context).
+   */
+  lock: (you: string) => ActiveLock | null;
+  /** This browser's channel between the person's tabs (named likewise), or null. */
+  channel: (you: string) => PresenceChannel | null;
+  /** A kept conversation's lines, for a mirror that must be reloaded. */
+  lines: (threadId: string) => Promise<Line[]>;
+  /** The last window `seq` this tab had before it was reloaded, or null. */
+  since: number | null;
+  clock: PresenceClock;
+  /** Where a line for whoever looks after the page goes (never what was said). Default `console.warn`. */
+  log?: (line: string) => void;
+}
+
+export interface PresenceListeners {
+  /** The page became the active one (`true`) or passive. */
+  onActive(active: boolean): void;
+  /** The seat changed: for the page to show where the active page is. */
+  onSeat(seat: PageSeat): void;
+  /** The mirror changed: what a passive page shows. */
+  onMirror(mirror: Mirror): void;
+  /** Something finished away from the conversation: to be said between turns. */
+  onNarration(sentence: string): void;
+}
