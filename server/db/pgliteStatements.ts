@@ -1,11 +1,10 @@
 /**
  * Statements prepared once per PGlite session. PGlite's own `query` makes six calls into its
  * WebAssembly for every statement (parse, describe the statement, bind, describe the portal,
- * execute, sync) and Postgres parses, analyses and plans the text each time: 0.4 ms for past
- * questions that found nothing, 0.6 ms for a recall over a hundred memories, on the way to every
+ * execute, sync) and Postgres parses, analyses and plans the text each time, on the way to every
  * answer. Here each distinct SQL text is parsed once, under a name, and its parameter types learnt;
  * afterwards it is one call (bind, describe, execute, sync as a single batch) and Postgres plans it
- * from its plan cache: 0.03 ms and 0.3 ms for the same two (`npm run bench -- door` shows the turn).
+ * from its plan cache (docs/performance.md has what that saves, from `npm run bench -- door`).
  *
  * What stays as it was: the values travel as bound parameters, serialised exactly as PGlite's
  * `query` serialises them (by the parameter's type), and the rows are parsed by PGlite's own parser.

@@ -41,8 +41,8 @@ export const REMEMBER_MIN_CHARS = 12;
 
 /**
  * How many memories a person may have with a bot before recall walks the approximate index rather
- * than comparing with every one (`npm run bench -- recall`: comparing all of 10,000 took 9.8 ms, the
- * index 2.1 ms; a few hundred compare in well under a millisecond).
+ * than comparing with every one: a few hundred compare faster than the index is walked, ten
+ * thousand far slower (`npm run bench -- recall`; docs/performance.md).
  */
 export const EXACT_RECALL_MAX = 1_000;
 /** Persons (and bots and embedders) whose count of memories a recaller remembers; past it, the longest unused is forgotten. */
