@@ -28,7 +28,9 @@ const PICTURE_JWT_SECRET = 'screenshots-only-jwt-secret-of-32-characters-or-more
 
 /** Waits until nothing on the page is mid-transition, so a picture shows where things come to rest. */
 async function still(page: Page): Promise<void> {
+  // A Vue transition's element is inserted a frame before its animation starts: its class says so.
   await page.waitForFunction(() =>
+    document.querySelector('[class*="-enter-"], [class*="-leave-"]') === null &&
     document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY),
   );
   // The transcript scrolls smoothly to its newest line: wait until it has arrived.
