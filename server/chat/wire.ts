@@ -28,28 +28,18 @@ export interface ChunkDelta {
 
 export type FinishReason = 'stop' | 'length';
 
+/** What every chunk of one answer begins with. */
+function chunkHead(header: AnswerHeader) {
+  return { id: header.id, object: 'chat.completion.chunk', created: header.created, model: header.model, provider: header.provider };
+}
+
 export function chunkOf(header: AnswerHeader, delta: ChunkDelta, finish: FinishReason | null): string {
-  return JSON.stringify({
-    id: header.id,
-    object: 'chat.completion.chunk',
-    created: header.created,
-    model: header.model,
-    provider: header.provider,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-  });
+  return JSON.stringify({ ...chunkHead(header), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
 }
 
 /** The last chunk of a stream whose client asked for `stream_options.include_usage`. */
 export function usageChunkOf(header: AnswerHeader, usage: TokenUsage): string {
-  return JSON.stringify({
-    id: header.id,
-    object: 'chat.completion.chunk',
-    created: header.created,
-    model: header.model,
-    provider: header.provider,
-    choices: [],
-    usage: usageOf(usage),
-  });
+  return JSON.stringify({ ...chunkHead(header), choices: [], usage: usageOf(usage) });
 }
 
 export interface ChatCompletion {
