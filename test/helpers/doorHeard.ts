@@ -1,4 +1,4 @@
-/** Reads a streamed answer from the door whole, as a test's client hears it. */
+/** Reads a streamed answer from the door whole, as a test's client hears it: its text and the door's own events, or its text alone. */
 
 /** One streamed answer, read whole: its status, its text and the door's own events, in order. */
 export interface Heard {
@@ -24,4 +24,15 @@ export async function heardOf(res: Response): Promise<Heard> {
     heard.text += choices?.[0]?.delta?.content ?? '';
   }
   return heard;
+}
+
+/** The text of the answer `res` streams, from the chunk on each of its data lines (an answer with no events of the door's). */
+export async function answerTextOf(res: Response): Promise<string> {
+  let answer = '';
+  for (const line of (await res.text()).split('\n')) {
+    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+    const chunk = JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] };
+    answer += chunk.choices[0]?.delta.content ?? '';
+  }
+  return answer;
 }
