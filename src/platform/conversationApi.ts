@@ -7,7 +7,7 @@
 import type { ActionSettled } from '../core/acting/protocol';
 import type { PublicBot } from '../core/bot';
 import { isRecord } from '../core/isRecord';
-import { httpClient } from './http';
+import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 
 // The outbox and the page ask this of a failed call (see http.ts for which failures pass).
@@ -88,9 +88,8 @@ const say: Say = (what, trouble) => {
         ? `Confab’s server could not ${what} just now (${trouble.status}); it will be tried again.`
         : `Confab’s server would not ${what}: ${trouble.said ?? `it answered ${trouble.status}`}`;
     case 'not-json':
-      return `Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`;
     case 'misshapen':
-      return `Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`;
+      return unreadableAnswer(what, trouble.kind);
   }
 };
 

@@ -51,6 +51,16 @@ export type Trouble =
 /** A client's sentence for `trouble` when it asked to do `what` ("save a line"). */
 export type Say = (what: string, trouble: Trouble) => string;
 
+/**
+ * The sentence for an answer the page cannot read (`not-json`, `misshapen`) when it asked to do
+ * `what`: most likely the server is newer than the page, so reloading brings the matching one.
+ */
+export function unreadableAnswer(what: string, kind: 'not-json' | 'misshapen'): string {
+  return kind === 'not-json'
+    ? `Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`
+    : `Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`;
+}
+
 export interface HttpCall {
   /** Default GET, or POST when there is a body. */
   method?: 'GET' | 'POST' | 'DELETE';

@@ -5,7 +5,7 @@
  */
 import { isRecord } from '../core/isRecord';
 import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../core/mcp/tokens';
-import { httpClient } from './http';
+import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 
 export interface McpTokensApi {
@@ -25,9 +25,8 @@ const say: Say = (what, trouble) => {
     case 'answered':
       return `Confab’s server would not ${what}: ${trouble.said ?? `it answered ${trouble.status}`}`;
     case 'not-json':
-      return `Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`;
     case 'misshapen':
-      return `Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`;
+      return unreadableAnswer(what, trouble.kind);
   }
 };
 

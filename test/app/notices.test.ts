@@ -1,44 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { scheduleNotices, whileAway } from '../../src/app/notices';
-import type { NoticeClock } from '../../src/app/notices';
 import { conversation } from '../helpers/conversation';
+import { manualClock } from '../helpers/manualClock';
 import type { Notice } from '../../src/core/acting/protocol';
 import type { NoticeClaim } from '../../src/platform/noticesClient';
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 };
-
-/** A clock whose time moves only when the test says. */
-function fakeClock(startMs = 1_000_000): NoticeClock & { advance(ms: number): Promise<void>; timers: number } {
-  let now = startMs;
-  let nextId = 0;
-  const timers = new Map<number, { atMs: number; run: () => void }>();
-  return {
-    nowMs: () => now,
-    after(delayMs, run) {
-      const id = nextId++;
-      timers.set(id, { atMs: now + delayMs, run });
-      return () => timers.delete(id);
-    },
-    async advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        const next = [...timers.entries()].filter(([, t]) => t.atMs <= until).sort((a, b) => a[1].atMs - b[1].atMs)[0];
-        if (next === undefined) break;
-        timers.delete(next[0]);
-        now = next[1].atMs;
-        next[1].run();
-        await flush();
-      }
-      now = until;
-      await flush();
-    },
-    get timers() {
-      return timers.size;
-    },
-  };
-}
 
 /** A server holding notices; each claim is answered by `claims` (default: the first claim wins). */
 function server(notices: Notice[]) {
@@ -70,7 +39,7 @@ function server(notices: Notice[]) {
 }
 
 function setUp(notices: Notice[], startMs = 1_000_000) {
-  const clock = fakeClock(startMs);
+  const clock = manualClock(flush, startMs);
   const said: string[] = [];
   const s = server(notices);
   const scheduler = scheduleNotices({ due: s.due, claim: s.claim, announce: (text) => said.push(text), clock });
@@ -166,7 +135,7 @@ describe('notices', () => {
   });
 
   it('waits for the next look when notices cannot be had', async () => {
-    const clock = fakeClock();
+    const clock = manualClock(flush);
     const s = server([{ id: 'n1', text: 'Tea.', dueAtMs: 1_000_000 + 90_000 }]);
     s.offline = true;
     const said: string[] = [];
@@ -187,7 +156,7 @@ describe('notices', () => {
 
   it('is queued by the conversation while an answer is under way, and said once the turn is the person’s', async () => {
     const c = conversation().user('Tell me a story.');
-    const clock = fakeClock();
+    const clock = manualClock(flush);
     const s = server([{ id: 'n1', text: 'Call the dentist.', dueAtMs: 1_010_000 }]);
     const said: string[] = [];
     const scheduler = scheduleNotices({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { liveStateOf, mirrorConversationView, openPresence } from '../../src/app/presence';
-import type { PresenceClock, PresenceListeners } from '../../src/app/presence';
+import type { PresenceListeners } from '../../src/app/presence';
 import type { ConversationPorts, ConversationView } from '../../src/app/createConversation';
 import type { Line } from '../../src/core/conversation/events';
 import type { PageSeat } from '../../src/core/presence/seat';
@@ -9,38 +9,11 @@ import type { ChannelMessage, PresenceChannel } from '../../src/platform/presenc
 import { HttpError } from '../../src/platform/http';
 import type { PresenceClient, StreamOptions } from '../../src/platform/presenceClient';
 import type { ActiveLock } from '../../src/platform/activeLock';
+import { manualClock } from '../helpers/manualClock';
 
 const flush = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 };
-
-/** A clock whose time moves only when the test says. */
-function fakeClock(startMs = 1_000_000): PresenceClock & { advance(ms: number): Promise<void> } {
-  let now = startMs;
-  let nextId = 0;
-  const timers = new Map<number, { atMs: number; run: () => void }>();
-  return {
-    nowMs: () => now,
-    after(delayMs, run) {
-      const id = nextId++;
-      timers.set(id, { atMs: now + delayMs, run });
-      return () => timers.delete(id);
-    },
-    async advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        const next = [...timers.entries()].filter(([, t]) => t.atMs <= until).sort((a, b) => a[1].atMs - b[1].atMs)[0];
-        if (next === undefined) break;
-        timers.delete(next[0]);
-        now = next[1].atMs;
-        next[1].run();
-        await flush();
-      }
-      now = until;
-      await flush();
-    },
-  };
-}
 
 /** The server's side: the stream's messages are the test's to send; claims and publications are kept. */
 function fakeClient(options: { claimFails?: boolean } = {}) {
@@ -141,7 +114,7 @@ const event = (e: WindowEvent, at = ++seq): PresenceMessage => ({ type: 'event',
 const said = (text: string, utteranceId: number, role: Line['role'] = 'user'): WindowEvent => ({ kind: 'line', conversation: 'conv-1', line: { role, text, utteranceId } });
 
 function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean; log?: (line: string) => void } = {}) {
-  const clock = fakeClock();
+  const clock = manualClock(flush);
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();

@@ -46,7 +46,7 @@ import { performance } from 'node:perf_hooks';
 import { Hono } from 'hono';
 import { createApp } from '../../server/app';
 import { SITE_LIMITS_DEFAULT } from '../../server/backendConfig';
-import type { Bot, BotLimits } from '../../server/bots';
+import type { Bot } from '../../server/bots';
 import { loadBots } from '../../server/bots';
 import { chatDoor } from '../../server/chat/chatDoor';
 import type { DoorLedger, DoorLogLine } from '../../server/chat/doorTypes';
@@ -58,6 +58,7 @@ import { rememberLine } from '../../server/db/memories';
 import { bearerGrant, grantClaims, signGrant, verifyGrant } from '../../server/grants';
 import type { GrantClaims } from '../../server/grants';
 import { hashEmbedder } from '../../server/memory/embed';
+import { generous } from '../helpers/benchLimits';
 import { question, remark } from '../helpers/benchRemarks';
 import { byLabel, roundMs, spread, timedDatabase } from '../helpers/benchTimings';
 import type { TimedTransaction } from '../helpers/benchTimings';
@@ -88,20 +89,6 @@ const SEEDED_MEMORIES = 100;
 const MODEL = 'm';
 const PRICES: PriceTable = { [MODEL]: { promptUsdPerMillion: 0.15, completionUsdPerMillion: 0.6 } };
 const TARGET_ADDED_MS = 10;
-
-/** The demo bot's windows, each ceiling far above what the benchmark asks for. */
-function generous(limits: BotLimits): BotLimits {
-  const raised: BotLimits = { ...limits };
-  for (const window of ['perMinute', 'perHour', 'perDay', 'perWeek', 'perMonth'] as const) {
-    const ceiling = limits[window];
-    if (ceiling === undefined) continue;
-    raised[window] = {
-      ...(ceiling.answers === undefined ? {} : { answers: 1_000_000 }),
-      ...(ceiling.spend === undefined ? {} : { spend: 1_000_000 }),
-    };
-  }
-  return raised;
-}
 
 interface Turn {
   /** When `fetch` was called, on `performance.now()`'s clock. */

@@ -25,8 +25,9 @@
 import { join, resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { loadBots } from '../../server/bots';
-import type { Bot, BotLimits } from '../../server/bots';
+import type { Bot } from '../../server/bots';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
+import { generous } from '../helpers/benchLimits';
 import { spread } from '../helpers/benchTimings';
 import { NAME_HELPER, ROOT, benchFolder, buildPage, launchChromium, startBenchServer, tinyVoice } from '../helpers/benchPage';
 import { startScriptedModel } from '../helpers/scriptedModel';
@@ -76,20 +77,6 @@ const QUESTIONS = [
   'What do owls eat at night?',
   'Could you name a calm piece of piano music?',
 ] as const;
-
-/** The shipped windows, each far above what the benchmark asks for. */
-function generous(limits: BotLimits): BotLimits {
-  const raised: BotLimits = { ...limits };
-  for (const window of ['perMinute', 'perHour', 'perDay', 'perWeek', 'perMonth'] as const) {
-    const ceiling = limits[window];
-    if (ceiling === undefined) continue;
-    raised[window] = {
-      ...(ceiling.answers === undefined ? {} : { answers: 1_000_000 }),
-      ...(ceiling.spend === undefined ? {} : { spend: 1_000_000 }),
-    };
-  }
-  return raised;
-}
 
 /**
  * Marks what the page does after the final transcript, on its own clock (`performance.now()`):

@@ -36,13 +36,10 @@
  * which add a per-run overhead the stand-in does not pay. Nothing is written to disk: the bytes
  * are built in memory, about 1 s per 100 MB.
  */
-import onnxProto from 'onnx-proto';
 import type { onnx as Onnx } from 'onnx-proto';
 import { CONTRACT, GRAPHS, LATENT_CHANNELS, TEXT_EMBEDDING } from '../../src/core/voice/contract';
-import type { GraphName, TensorSpec, TensorType } from '../../src/core/voice/contract';
-
-// onnx-proto is CommonJS: Node's ESM loader sees only its default export.
-const { onnx } = onnxProto;
+import type { GraphName } from '../../src/core/voice/contract';
+import { FLOAT, OnnxGraph } from './onnxGraph';
 
 /** Sizes in bytes of the real Supertonic 2 graph files (`supertonic-2/lfs-pointers`). */
 export const SUPERTONIC_2_FILE_BYTES: Readonly<Record<GraphName, number>> = {
@@ -338,10 +335,6 @@ function vocoder(g: GraphBuilder, fill: Fill, o: { width: number; head: number }
   g.op('Reshape', [pcm, g.int64s([0, -1])], {}, g.output('wav_tts'));
 }
 
-const FLOAT = onnx.TensorProto.DataType.FLOAT;
-const INT64 = onnx.TensorProto.DataType.INT64;
-const ELEMENT_TYPE: Record<TensorType, Onnx.TensorProto.DataType> = { float32: FLOAT, int64: INT64 };
-
 /** A weight to draw at encode time: uniform in ±`bound`. */
 interface PendingWeight {
   name: string;
@@ -353,15 +346,11 @@ interface PendingWeight {
  * Collects one graph's nodes, constants and weights. Activations flow as [B, rows, width]; every
  * dense layer is a MatMul by a [in, out] weight plus a bias, applied to each row.
  */
-class GraphBuilder {
+class GraphBuilder extends OnnxGraph {
   params = 0;
   macsPerRow = 0;
   readonly layout: string[] = [];
-  private readonly nodes: Onnx.INodeProto[] = [];
-  private readonly constants: Onnx.ITensorProto[] = [];
   private readonly weights: PendingWeight[] = [];
-
-  constructor(private readonly graph: GraphName) {}
 
   describe(text: string): void {
     this.layout.push(text);
@@ -369,18 +358,6 @@ class GraphBuilder {
 
   input(name: string): string {
     return this.spec(CONTRACT[this.graph].inputs, name).name;
-  }
-
-  output(name: string): string {
-    return this.spec(CONTRACT[this.graph].outputs, name).name;
-  }
-
-  float(value: number): string {
-    return this.constant({ dims: [], dataType: FLOAT, floatData: [value] });
-  }
-
-  int64s(values: readonly number[]): string {
-    return this.constant({ dims: [values.length], dataType: INT64, int64Data: [...values] });
   }
 
   /** A parameter tensor drawn uniformly in ±`bound` when the graph is encoded. */
@@ -437,22 +414,6 @@ class GraphBuilder {
     return this.op('Add', [queries, this.dense(context, width, width, 0.1, true)]);
   }
 
-  op(opType: string, inputs: readonly string[], attributes: Record<string, number | number[]> = {}, output?: string): string {
-    const name = output ?? `v${this.nodes.length}`;
-    this.nodes.push({
-      opType,
-      name: `${opType}_${this.nodes.length}`,
-      input: [...inputs],
-      output: [name],
-      attribute: Object.entries(attributes).map(([key, value]) =>
-        Array.isArray(value)
-          ? { name: key, type: onnx.AttributeProto.AttributeType.INTS, ints: value }
-          : { name: key, type: onnx.AttributeProto.AttributeType.INT, i: value },
-      ),
-    });
-    return name;
-  }
-
   /** Draws the weights from `seed` and serialises the model. */
   encode(seed: number): Uint8Array {
     const random = uniformSource(seed);
@@ -461,32 +422,7 @@ class GraphBuilder {
       random(values, bound);
       return { name, dims, dataType: FLOAT, rawData: new Uint8Array(values.buffer) };
     });
-    const contract = CONTRACT[this.graph];
-    const model: Onnx.IModelProto = {
-      irVersion: 7,
-      opsetImport: [{ domain: '', version: 13 }],
-      producerName: 'confab-costly-supertonic',
-      graph: {
-        name: this.graph,
-        node: this.nodes,
-        initializer: [...this.constants, ...initializers],
-        input: contract.inputs.map(valueInfo),
-        output: contract.outputs.map(valueInfo),
-      },
-    };
-    return onnx.ModelProto.encode(model).finish();
-  }
-
-  private constant(tensor: Onnx.ITensorProto): string {
-    const name = `c${this.constants.length}`;
-    this.constants.push({ ...tensor, name });
-    return name;
-  }
-
-  private spec(specs: readonly TensorSpec[], name: string): TensorSpec {
-    const spec = specs.find((candidate) => candidate.name === name);
-    if (!spec) throw new Error(`The contract's ${this.graph} has no tensor "${name}"; the stand-in is out of date.`);
-    return spec;
+    return this.model('confab-costly-supertonic', initializers);
   }
 }
 
@@ -502,17 +438,5 @@ function uniformSource(seed: number): (into: Float32Array, bound: number) => voi
       t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
       into[i] = ((t ^ (t >>> 14)) >>> 0) * scale - bound;
     }
-  };
-}
-
-function valueInfo(spec: TensorSpec): Onnx.IValueInfoProto {
-  return {
-    name: spec.name,
-    type: {
-      tensorType: {
-        elemType: ELEMENT_TYPE[spec.type],
-        shape: { dim: spec.dims.map((dim) => (typeof dim === 'number' ? { dimValue: dim } : { dimParam: dim })) },
-      },
-    },
   };
 }

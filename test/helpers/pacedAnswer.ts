@@ -11,7 +11,6 @@
  * keeping-up test (a simulated clock, the tiny graphs).
  */
 import { createActor, fromCallback } from 'xstate';
-import { conversationMachine } from '../../src/core/conversation/conversationMachine';
 import type { SpeakRequest as PieceRequest } from '../../src/core/speech/pieceHandover';
 import type { PieceTiming, VoiceCost } from '../../src/core/speech/pace';
 import type { Talk } from '../../src/core/speech/talk';
@@ -19,6 +18,7 @@ import { TALK } from '../../src/core/speech/talk';
 import type { SpokenPiece, TtsApi } from '../../src/core/voice/api';
 import { createDeviceSpeaker } from '../../src/platform/speakers/deviceSpeaker';
 import type { DeviceVoice } from '../../src/platform/speakers/deviceSpeaker';
+import { speakingMachine } from './speakingMachine';
 
 /** One piece as it was heard. */
 export interface HeardPiece {
@@ -94,22 +94,16 @@ export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<Spo
   const device = createDeviceSpeaker({ tts, player, voice: () => options.voice ?? DEFAULT_VOICE, cost: options.cost, nowMs });
   const failures: string[] = [];
   device.onFailed((failure) => failures.push(failure.reason));
-  const machine = conversationMachine.provide({
-    actions: {
-      startRecogniser: () => undefined,
-      stopRecogniser: () => undefined,
-      saveLine: () => undefined,
-      stopAudio: () => undefined,
-      speak: (_, request) => {
-        asked.set(request.piece, request);
-        device.speak(request);
-      },
-      cancelUtterance: (_, { utteranceId }) => {
-        device.cancel(utteranceId);
-      },
+  const machine = speakingMachine({
+    speak: (request) => {
+      asked.set(request.piece, request);
+      device.speak(request);
     },
-    actors: { streamAnswer: fromCallback(() => undefined), settleAction: fromCallback(() => undefined) },
-  });
+    stopAudio: () => undefined,
+    cancel: (utteranceId) => {
+      device.cancel(utteranceId);
+    },
+  }).provide({ actors: { settleAction: fromCallback(() => undefined) } });
   const actor = createActor(machine, { input: { recogniser: false, voice: 'device', talk } });
   device.onPace((pace) => {
     actor.send({ type: 'voice.paced', pace });

@@ -23,20 +23,13 @@
  *
  * Opset 13, IR version 7; each graph is under 1.1 KB, and all four build in a few milliseconds.
  */
-import onnxProto from 'onnx-proto';
-import type { onnx as Onnx } from 'onnx-proto';
 import {
   CONTRACT,
   LATENT_CHANNELS,
   TEXT_EMBEDDING,
   type GraphName,
-  type TensorSpec,
-  type TensorType,
 } from '../../src/core/voice/contract';
-
-// onnx-proto is CommonJS: Node's ESM loader sees only its default export (the `module.exports`
-// object), even though its typings declare `onnx` as a named export.
-const { onnx } = onnxProto;
+import { FLOAT, OnnxGraph } from './onnxGraph';
 
 /** Samples per latent frame: `ae.base_chunk_size` (512) × `ttl.chunk_compress_factor` (6). */
 export const SAMPLES_PER_FRAME = 3072;
@@ -164,19 +157,14 @@ function vocoder(g: GraphBuilder): Uint8Array {
   return g.encode();
 }
 
-const FLOAT = onnx.TensorProto.DataType.FLOAT;
-const INT64 = onnx.TensorProto.DataType.INT64;
-const ELEMENT_TYPE: Record<TensorType, Onnx.TensorProto.DataType> = { float32: FLOAT, int64: INT64 };
-
-/** Collects one graph's nodes and constants; names intermediates `v0`, `v1`, … and constants `c0`, …. */
-class GraphBuilder {
-  private readonly nodes: Onnx.INodeProto[] = [];
-  private readonly constants: Onnx.ITensorProto[] = [];
-
+/** One stand-in graph: its contract inputs may be renamed, to break the contract on purpose. */
+class GraphBuilder extends OnnxGraph {
   constructor(
-    private readonly graph: GraphName,
+    graph: GraphName,
     private readonly renames: ReadonlyMap<string, string>,
-  ) {}
+  ) {
+    super(graph);
+  }
 
   /** The graph-level name of contract input `name`, after any rename. */
   input(name: string): string {
@@ -184,80 +172,7 @@ class GraphBuilder {
     return this.renames.get(name) ?? name;
   }
 
-  output(name: string): string {
-    return this.spec(CONTRACT[this.graph].outputs, name).name;
-  }
-
-  /** A float32 scalar constant, which broadcasts against any shape. */
-  float(value: number): string {
-    return this.constant({ dims: [], dataType: FLOAT, floatData: [value] });
-  }
-
-  /** A 1-D int64 constant: axes, shapes, permutations. */
-  int64s(values: readonly number[]): string {
-    return this.constant({ dims: [values.length], dataType: INT64, int64Data: [...values] });
-  }
-
-  /** Appends one node; its output is `output` when given (a graph output), else a fresh name. */
-  op(
-    opType: string,
-    inputs: readonly string[],
-    attributes: Record<string, number | number[]> = {},
-    output?: string,
-  ): string {
-    const name = output ?? `v${this.nodes.length}`;
-    this.nodes.push({
-      opType,
-      name: `${opType}_${this.nodes.length}`,
-      input: [...inputs],
-      output: [name],
-      attribute: Object.entries(attributes).map(([key, value]) =>
-        Array.isArray(value)
-          ? { name: key, type: onnx.AttributeProto.AttributeType.INTS, ints: value }
-          : { name: key, type: onnx.AttributeProto.AttributeType.INT, i: value },
-      ),
-    });
-    return name;
-  }
-
   encode(): Uint8Array {
-    const contract = CONTRACT[this.graph];
-    const model: Onnx.IModelProto = {
-      irVersion: 7,
-      opsetImport: [{ domain: '', version: 13 }],
-      producerName: 'confab-tiny-supertonic',
-      graph: {
-        name: this.graph,
-        node: this.nodes,
-        initializer: this.constants,
-        input: contract.inputs.map((spec) => valueInfo(spec, this.renames.get(spec.name) ?? spec.name)),
-        output: contract.outputs.map((spec) => valueInfo(spec, spec.name)),
-      },
-    };
-    return onnx.ModelProto.encode(model).finish();
+    return this.model('confab-tiny-supertonic', [], (spec) => this.renames.get(spec.name) ?? spec.name);
   }
-
-  private constant(tensor: Onnx.ITensorProto): string {
-    const name = `c${this.constants.length}`;
-    this.constants.push({ ...tensor, name });
-    return name;
-  }
-
-  private spec(specs: readonly TensorSpec[], name: string): TensorSpec {
-    const spec = specs.find((candidate) => candidate.name === name);
-    if (!spec) throw new Error(`The contract's ${this.graph} has no tensor "${name}"; the stand-in is out of date.`);
-    return spec;
-  }
-}
-
-function valueInfo(spec: TensorSpec, name: string): Onnx.IValueInfoProto {
-  return {
-    name,
-    type: {
-      tensorType: {
-        elemType: ELEMENT_TYPE[spec.type],
-        shape: { dim: spec.dims.map((dim) => (typeof dim === 'number' ? { dimValue: dim } : { dimParam: dim })) },
-      },
-    },
-  };
 }

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SupportedStorage } from '@supabase/supabase-js';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { decodeJwt } from 'jose';
@@ -15,6 +14,8 @@ import { personCookieKey, personFrom, readPersonMode, SIGN_IN_INVALID_MESSAGE } 
 import type { PersonEnv } from '../../server/person';
 import { AuthError, createAuth, withAuth } from '../../src/platform/auth';
 import type { AuthFailure, AuthState, SupabaseAuth } from '../../src/platform/auth';
+import { memoryStorage } from '../helpers/memoryStorage';
+import type { MemoryStorage } from '../helpers/memoryStorage';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
 
 const JWT_SECRET = 'the-stand-in-project-jwt-secret-of-40-chars';
@@ -45,23 +46,6 @@ afterEach(async () => {
 afterAll(async () => {
   await standIn.close();
 });
-
-/** A browser's localStorage, as supabase-js uses it, with its items in view. */
-type MemoryStorage = SupportedStorage & { items: Map<string, string> };
-
-function memoryStorage(): MemoryStorage {
-  const items = new Map<string, string>();
-  return {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => {
-      items.set(key, value);
-    },
-    removeItem: (key) => {
-      items.delete(key);
-    },
-  };
-}
 
 /** The page's auth in Supabase mode, pointed at the stand-in (or at `url`). */
 function supabase(storage = memoryStorage(), url = standIn.url): SupabaseAuth {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { conversationApi, retryable } from '../../src/platform/conversationApi';
 import { HttpError } from '../../src/platform/http';
+import { answering } from '../helpers/answeringFetch';
 
 const bot = { slug: 'demo', name: 'Sage', memory: 'person+recall', languages: ['en'], voice: { by: 'browser', visual: 'halo', language: 'en', voices: ['F1'], gapMs: 120, steps: 8, opening: 8, words: 12, pieceChars: 300 } };
-
-function answering(status: number, body?: unknown) {
-  const calls: { url: string; init?: RequestInit }[] = [];
-  const fetcher = ((url: string, init?: RequestInit) => {
-    calls.push({ url, init });
-    return Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status }));
-  }) as typeof fetch;
-  return { fetcher, calls };
-}
 
 describe('the conversation API client', () => {
   it('starts a conversation and checks the answer’s shape', async () => {

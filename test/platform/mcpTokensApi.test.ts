@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mcpTokensApi } from '../../src/platform/mcpTokensApi';
 import { HttpError } from '../../src/platform/http';
+import { answering } from '../helpers/answeringFetch';
 
 const LISTED = { id: 't1', name: 'Claude Desktop', bots: ['demo'], createdAt: '2026-12-01T10:00:00.000Z', lastUsedAt: null, revokedAt: null };
-
-function answering(status: number, body?: unknown) {
-  const calls: { url: string; init?: RequestInit }[] = [];
-  const fetcher = ((url: string, init?: RequestInit) => {
-    calls.push({ url, init });
-    return Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status }));
-  }) as typeof fetch;
-  return { fetcher, calls };
-}
 
 describe('the MCP tokens client', () => {
   it('lists the person’s tokens under their session and checks their shape', async () => {

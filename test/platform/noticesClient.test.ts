@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { noticesClient } from '../../src/platform/noticesClient';
 import { HttpError } from '../../src/platform/http';
-
-function answering(status: number, body?: unknown) {
-  const calls: { url: string; init?: RequestInit }[] = [];
-  const fetcher = ((url: string, init?: RequestInit) => {
-    calls.push({ url, init });
-    return Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status }));
-  }) as typeof fetch;
-  return { fetcher, calls };
-}
+import { answering } from '../helpers/answeringFetch';
 
 describe('the notices client', () => {
   it('asks for a bot’s notices under the person’s session and checks their shape', async () => {

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { pageIdentity } from '../../src/platform/pageIdentity';
-
-function memoryStore() {
-  const map = new Map<string, string>();
-  return { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k), map };
-}
+import { memoryStorage } from '../helpers/memoryStorage';
 
 describe("a page's identity", () => {
   it('keeps the device across pages, and the page and its last seq across a reload of the tab', () => {
-    const tab = memoryStore();
-    const device = memoryStore();
+    const tab = memoryStorage();
+    const device = memoryStorage();
     const first = pageIdentity('demo', { tab, device });
     expect(first.since).toBeNull();
     first.leaving(42);
@@ -19,23 +15,23 @@ describe("a page's identity", () => {
   });
 
   it('gives a tab duplicated meanwhile a page of its own (the entry is taken out as the page loads)', () => {
-    const tab = memoryStore();
-    const device = memoryStore();
+    const tab = memoryStorage();
+    const device = memoryStorage();
     const first = pageIdentity('demo', { tab, device });
     first.leaving(7);
     const reloaded = pageIdentity('demo', { tab, device });
     // A duplicate copies sessionStorage as it is now: without the entry.
-    const duplicate = pageIdentity('demo', { tab: memoryStore(), device });
+    const duplicate = pageIdentity('demo', { tab: memoryStorage(), device });
     expect(duplicate.me.page).not.toBe(reloaded.me.page);
     expect(duplicate.me.device).toBe(reloaded.me.device);
   });
 
   it('starts afresh from a kept entry it cannot read, and works with no storage at all', () => {
-    const tab = memoryStore();
+    const tab = memoryStorage();
     tab.setItem('confab.page.demo', 'not json');
-    expect(pageIdentity('demo', { tab, device: memoryStore() }).since).toBeNull();
+    expect(pageIdentity('demo', { tab, device: memoryStorage() }).since).toBeNull();
     tab.setItem('confab.page.demo', 'null');
-    expect(pageIdentity('demo', { tab, device: memoryStore() }).since).toBeNull();
+    expect(pageIdentity('demo', { tab, device: memoryStorage() }).since).toBeNull();
     const bare = pageIdentity('demo', { tab: null, device: null });
     expect(bare.me.page).toMatch(/^[0-9a-f-]{36}$/);
     bare.leaving(3);

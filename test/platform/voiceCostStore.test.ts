@@ -2,19 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SAFE_COST } from '../../src/core/speech/pace';
 import type { VoiceCost } from '../../src/core/speech/pace';
 import { loadVoiceCost, saveVoiceCost, voiceCostKey } from '../../src/platform/voiceCostStore';
+import { memoryStorage } from '../helpers/memoryStorage';
 
 const MEASURED: VoiceCost = { prepareMsPerS: 18, stepMsPerS: 47.5, vocodeMsPerS: 90, audioMsPerChar: 66, pieces: 31, provider: 'webgpu' };
-
-function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> & { items: Map<string, string> } {
-  const items = new Map<string, string>();
-  return {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => {
-      items.set(key, value);
-    },
-  };
-}
 
 describe('the device’s kept voice cost', () => {
   it('is kept per model version and read back as it was', () => {

@@ -17,6 +17,7 @@ import { sentenceOf } from '../../server/verbs/errors';
 import { keepPending } from '../../server/verbs/pendingActions';
 import { createRegistry } from '../../server/verbs/registry';
 import { CLEAR_QUESTION, emptyTally, observed, resetObserved, tallyRows, testApps } from '../helpers/testApps';
+import { heardOf } from '../helpers/doorHeard';
 import { testBackend } from '../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
 
@@ -73,17 +74,8 @@ class Browser {
       headers: { authorization: `Bearer ${grant}`, 'x-confab-conversation': 'conversation-1', 'x-confab-time-zone': 'Europe/Madrid' },
     });
     expect(res.status).toBe(200);
-    const heard = { text: '', events: [] as { event: string; data: unknown }[] };
-    for (const block of (await res.text()).split(/\n\n/)) {
-      const lines = block.split('\n');
-      const name = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-      const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-      if (data === '' || data === '[DONE]') continue;
-      const parsed = JSON.parse(data) as { choices?: { delta?: { content?: string } }[] };
-      if (name !== undefined) heard.events.push({ event: name, data: parsed });
-      else heard.text += parsed.choices?.[0]?.delta?.content ?? '';
-    }
-    return heard;
+    const { text, events } = await heardOf(res);
+    return { text, events };
   }
 }
 

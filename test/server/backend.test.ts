@@ -10,6 +10,7 @@ import type { Bot } from '../../server/bots';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { LINE_MAX_CHARS } from '../../src/core/conversation/events';
+import { answerTextOf } from '../helpers/doorHeard';
 import { openTestBackend, testBackend } from '../helpers/testBackend';
 import type { TestBackend } from '../helpers/testBackend';
 import { startSocketPostgres } from './db/fixtures';
@@ -44,13 +45,7 @@ class Browser {
   async ask(grant: string, question: string): Promise<string> {
     const res = await this.call('/v1/chat/completions', { grant, body: { stream: true, messages: [{ role: 'user', content: question }] } });
     expect(res.status).toBe(200);
-    let answer = '';
-    for (const line of (await res.text()).split('\n')) {
-      if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-      const chunk = JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] };
-      answer += chunk.choices[0]?.delta.content ?? '';
-    }
-    return answer;
+    return answerTextOf(res);
   }
 }
 

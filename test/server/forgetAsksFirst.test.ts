@@ -16,6 +16,7 @@ import { listMemories } from '../../server/db/memories';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import { Approval } from '../../server/verbs/approval';
 import { createRegistry } from '../../server/verbs/registry';
+import { heardOf } from '../helpers/doorHeard';
 import { testBackend } from '../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
 
@@ -62,17 +63,10 @@ describe('forgetting more than one memory asks first', { timeout: DB_TEST_MS }, 
     }
     const say = async (line: string) => {
       const res = await call('/v1/chat/completions', { stream: true, messages: [{ role: 'user', content: line }] }, { authorization: `Bearer ${grant}` });
-      const heard = { text: '', confirm: undefined as PendingActionEvent | undefined };
-      for (const block of (await res.text()).split(/\n\n/)) {
-        const lines = block.split('\n');
-        const name = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-        const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-        if (data === '' || data === '[DONE]') continue;
-        const parsed = JSON.parse(data) as { choices?: { delta?: { content?: string } }[] };
-        if (name === DOOR_EVENTS.confirm) heard.confirm = parsed as PendingActionEvent;
-        else if (name === undefined) heard.text += parsed.choices?.[0]?.delta?.content ?? '';
-      }
-      return heard;
+      const { text, events } = await heardOf(res);
+      // The last confirm the door asked for, as the page keeps it.
+      const confirm = events.filter((e) => e.event === DOOR_EVENTS.confirm).at(-1)?.data as PendingActionEvent | undefined;
+      return { text, confirm };
     };
     const approve = async (id: string) => (await (await call(`/api/actions/${id}/approve`)).json()) as ActionSettled;
     const texts = async () => (await db.asPerson(person, (tx) => listMemories(tx, { bot: 'keeper' }))).map((m) => m.text).sort();

@@ -61,6 +61,18 @@ async function startServer(dataDir: string, upstream: Upstream): Promise<Running
   });
 }
 
+/** Starts a conversation with the demo bot on `server` and asks it for a streamed answer to `content`: the answer's reader. */
+async function askStreaming(server: Running, content: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  const started = await fetch(`${server.url}/api/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'demo' }) });
+  const { grant } = (await started.json()) as { grant: string };
+  const answer = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ stream: true, messages: [{ role: 'user', content }] }),
+  });
+  return (answer.body as ReadableStream<Uint8Array>).getReader();
+}
+
 /** The compiled server, inside the project so its packages resolve; removed afterwards. */
 const BUILT = join('build', `test-server-${String(process.pid)}`);
 
@@ -81,14 +93,7 @@ describe('the compiled server, stopping', () => {
 
   it('lets an answer run on for the grace period, then cuts it with a sentence, and exits 0', async () => {
     const server = await startServer(dataDir, upstream);
-    const started = await fetch(`${server.url}/api/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'demo' }) });
-    const { grant } = (await started.json()) as { grant: string };
-    const answer = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'Talk for a long time, please.' }] }),
-    });
-    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const reader = await askStreaming(server, 'Talk for a long time, please.');
     const decoder = new TextDecoder();
     let text = decoder.decode((await reader.read()).value, { stream: true });
     const signalled = Date.now();
@@ -111,14 +116,7 @@ describe('the compiled server, stopping', () => {
 
   it('exits at once on a second signal', async () => {
     const server = await startServer(dataDir, upstream);
-    const started = await fetch(`${server.url}/api/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'demo' }) });
-    const { grant } = (await started.json()) as { grant: string };
-    const answer = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'Talk.' }] }),
-    });
-    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const reader = await askStreaming(server, 'Talk.');
     await reader.read();
     server.child.kill('SIGTERM');
     // Signals of one kind are not queued: the second is sent once the first has been taken.

@@ -1,7 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +7,8 @@ import { MODEL_VERSIONS, parseManifest, REQUIRED_PATHS, serializeManifest } from
 import type { Manifest, ModelFile } from '../../src/core/voice/manifest';
 import type { ModelVersion } from '../../src/core/voice/text';
 import { main } from '../../server/models';
+import { listen, unreachableUrl } from './chat/localServers';
+import type { Listening } from './chat/localServers';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 
@@ -30,7 +29,7 @@ let reportedCommit: string | null = COMMIT;
 /** Every request as `<METHOD> <url>`. */
 const requests: string[] = [];
 
-let server: Server;
+let server: Listening;
 let origin = '';
 let closedOrigin = '';
 let dir = '';
@@ -50,7 +49,7 @@ function keyOf(url: string): string | undefined {
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await listen((req, res) => {
     const url = req.url ?? '/';
     requests.push(`${req.method ?? 'GET'} ${url}`);
     const key = keyOf(url);
@@ -70,25 +69,12 @@ beforeAll(async () => {
       setTimeout(() => res.destroy(), 30);
     } else res.end(body);
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const closed = createServer();
-  await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
-  closedOrigin = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((done) => {
-    closed.close(() => {
-      done();
-    });
-  });
+  origin = server.url;
+  closedOrigin = await unreachableUrl();
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((done) => {
-    server.close(() => {
-      done();
-    });
-  });
+  await server.close();
 });
 
 /** A manifest like the real one: everything pinned to the upstream bytes but the v3 weights; revisions on `main`. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { speakProxy, speechUrl } from '../../server/speak';
 import type { SpeakDeps, SpeakEndpoint } from '../../server/speak';
 import type { AnswerSpend } from '../../server/chat/doorTypes';
-import { deferred, listen, serveApp, unreachableUrl } from './chat/localServers';
+import { deferred, listen, serveApp, unreachableUrl, whenArrived } from './chat/localServers';
 import type { Deferred, Listening } from './chat/localServers';
 
 const KEY = 'sk-tts-very-secret';
@@ -32,20 +32,8 @@ async function voiceUpstream(options: { status?: number; contentType?: string } 
   const requests: VoiceUpstream['requests'] = [];
   const last = deferred();
   const server = await listen((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      let ended = false;
-      const closed = new Promise<boolean>((resolve) => {
-        res.on('finish', () => {
-          ended = true;
-          resolve(false);
-        });
-        res.on('close', () => {
-          resolve(!ended);
-        });
-      });
-      requests.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>, closed });
+    whenArrived(req, res, ({ text, closed }) => {
+      requests.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(text) as Record<string, unknown>, closed });
       if (options.status !== undefined) {
         res.writeHead(options.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }));

@@ -4,7 +4,6 @@
  * conversation, and what one person may never see of another's.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { SupportedStorage } from '@supabase/supabase-js';
 import type { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app';
@@ -19,6 +18,7 @@ import { readPersonMode, SIGN_IN_NEEDED_MESSAGE } from '../../server/person';
 import { fetchPageConfig } from '../../src/platform/apiClient';
 import { createAuth, withAuth } from '../../src/platform/auth';
 import type { SupabaseAuth } from '../../src/platform/auth';
+import { memoryStorage } from '../helpers/memoryStorage';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
 import { testBackendDeps } from '../helpers/testBackend';
 
@@ -53,19 +53,6 @@ afterAll(async () => {
 
 /** The page's fetch: same-origin calls into the app, as a browser makes them. */
 const page: typeof fetch = async (input, init) => app.request(input instanceof Request ? input : String(input), init);
-
-function memoryStorage(): SupportedStorage {
-  const items = new Map<string, string>();
-  return {
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => {
-      items.set(key, value);
-    },
-    removeItem: (key) => {
-      items.delete(key);
-    },
-  };
-}
 
 /** A person at the page: their own browser storage, signed in to the stand-in with a new account. */
 async function personAtPage(): Promise<{ id: string; auth: SupabaseAuth; call: typeof fetch }> {

@@ -1,13 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ModelDownloadError, ModelFileError, ModelManifestError } from '../../src/core/voice/manifest';
 import type { ModelFile, PinnedFile, UnpinnedFile } from '../../src/core/voice/manifest';
 import { fetchModelFile, fetchModelFiles, modelCacheKey } from '../../workers/weights';
 import type { FileProgress, ModelWarning, OverallProgress, WeightsDeps } from '../../workers/weights';
 import { MemoryCache } from '../helpers/memoryCache';
+import { listen, unreachableUrl } from '../server/chat/localServers';
+import type { Listening } from '../server/chat/localServers';
 
 /** How the test server answers one request for a path. */
 interface Reply {
@@ -22,12 +21,12 @@ interface Reply {
 /** Replies by path; an array answers its first request with [0], the next with [1], and so on, the last repeating. */
 const routes = new Map<string, Reply | Reply[]>();
 const hits = new Map<string, number>();
-let server: Server;
+let server: Listening;
 let origin = '';
 let closedOrigin = '';
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await listen((req, res) => {
     const path = req.url ?? '/';
     const count = hits.get(path) ?? 0;
     hits.set(path, count + 1);
@@ -45,26 +44,12 @@ beforeAll(async () => {
     if (reply.truncateAt !== undefined) setTimeout(() => res.destroy(), 30);
     else if (reply.stallAt === undefined) res.end();
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const closed = createServer();
-  await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
-  closedOrigin = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((done) => {
-    closed.close(() => {
-      done();
-    });
-  });
+  origin = server.url;
+  closedOrigin = await unreachableUrl();
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((done) => {
-    server.close(() => {
-      done();
-    });
-  });
+  await server.close();
 });
 
 beforeEach(() => {

@@ -12,9 +12,9 @@
  * With `?rtf=0.85` in its address the device voice is the slow worker (slowTts.worker.ts): the
  * product's worker on a device making speech at that real-time factor.
  */
-import { createActor, fromCallback } from 'xstate';
+import { createActor } from 'xstate';
 import type { Actor } from 'xstate';
-import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
+import type { conversationMachine } from '../../../src/core/conversation/conversationMachine';
 import type { Voice } from '../../../src/core/conversation/events';
 import { DEFAULT_SPEED } from '../../../src/core/voice/config';
 import { fetchPageConfig } from '../../../src/platform/apiClient';
@@ -27,6 +27,7 @@ import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSp
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
 import type { Speaker } from '../../../src/platform/speakers/speaker';
 import { TtsClient } from '../../../src/platform/ttsClient';
+import { speakingMachine } from '../../helpers/speakingMachine';
 
 /** One thing that happened, in order. */
 export type SpeakersEntry =
@@ -194,22 +195,16 @@ function converse(voice: Voice): void {
   conversation?.stop();
   for (const stop of hangUp) stop();
   log.push({ kind: 'conversation', voice });
-  const machine = conversationMachine.provide({
-    actors: { streamAnswer: fromCallback(() => undefined) },
-    actions: {
-      startRecogniser: () => undefined,
-      stopRecogniser: () => undefined,
-      saveLine: () => undefined,
-      speak: (_, request) => {
-        log.push({ kind: 'speak', utteranceId: request.utteranceId, piece: request.piece, voice: request.voice });
-        voices.speak(request);
-      },
-      stopAudio: () => {
-        out.stop();
-      },
-      cancelUtterance: (_, { utteranceId }) => {
-        voices.cancel(utteranceId);
-      },
+  const machine = speakingMachine({
+    speak: (request) => {
+      log.push({ kind: 'speak', utteranceId: request.utteranceId, piece: request.piece, voice: request.voice });
+      voices.speak(request);
+    },
+    stopAudio: () => {
+      out.stop();
+    },
+    cancel: (utteranceId) => {
+      voices.cancel(utteranceId);
     },
   });
   const actor = createActor(machine, { input: { recogniser: false, voice } });

@@ -2,15 +2,15 @@
  * Both voices behind one speaker, driven by the real conversation machine: where the fallback lives
  * (the machine re-speaks, the speakers never ask a dead endpoint again) is only shown with both.
  */
-import { createActor, fromCallback } from 'xstate';
+import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
 import type { SpeakRequest } from '../../../src/core/speech/pieceHandover';
 import type { ConversationInput } from '../../../src/core/conversation/events';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
 import type { Speaker } from '../../../src/platform/speakers/speaker';
+import { speakingMachine } from '../../helpers/speakingMachine';
 import { fakeFetch, fakeTts, pcm16, pcmAnswer, RecordingPlayer, settle } from './fakes';
 
 const ANSWER = 'Hello there. This part of the answer comes second, after the opening piece.';
@@ -29,22 +29,16 @@ function voices() {
 /** A conversation over `speaker`, wired as the app wires one; the test plays the answer stream. */
 function conversation(speaker: Speaker, player: RecordingPlayer, input: Omit<ConversationInput, 'recogniser'>) {
   const spoken: SpeakRequest[] = [];
-  const machine = conversationMachine.provide({
-    actors: { streamAnswer: fromCallback(() => undefined) },
-    actions: {
-      startRecogniser: () => undefined,
-      stopRecogniser: () => undefined,
-      saveLine: () => undefined,
-      speak: (_, request) => {
-        spoken.push(request);
-        speaker.speak(request);
-      },
-      stopAudio: () => {
-        player.stop();
-      },
-      cancelUtterance: (_, { utteranceId }) => {
-        speaker.cancel(utteranceId);
-      },
+  const machine = speakingMachine({
+    speak: (request) => {
+      spoken.push(request);
+      speaker.speak(request);
+    },
+    stopAudio: () => {
+      player.stop();
+    },
+    cancel: (utteranceId) => {
+      speaker.cancel(utteranceId);
     },
   });
   const actor = createActor(machine, { input: { recogniser: false, ...input } }).start();

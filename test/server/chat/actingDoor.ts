@@ -13,6 +13,8 @@ import type { Queryable } from '../../../server/db/queryable';
 import type { VerbLogLine } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
+import { heardOf } from '../../helpers/doorHeard';
+import type { Heard } from '../../helpers/doorHeard';
 import { openTestBackend } from '../../helpers/testBackend';
 import { delay, serveApp, startUpstream } from './localServers';
 import type { Listening, Script, Upstream } from './localServers';
@@ -178,13 +180,6 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
   };
 }
 
-/** One streamed answer, read whole: its text and the door's own events, in order. */
-export interface Heard {
-  status: number;
-  text: string;
-  events: { event: string; data: Record<string, unknown> }[];
-}
-
 /** A browser of one person: keeps the cookie, starts conversations, talks through the door. */
 export class Person {
   cookie = '';
@@ -226,24 +221,6 @@ export class Person {
     });
     return heardOf(res);
   }
-}
-
-export async function heardOf(res: Response): Promise<Heard> {
-  const heard: Heard = { status: res.status, text: '', events: [] };
-  for (const block of (await res.text()).split(/\n\n/)) {
-    const lines = block.split('\n');
-    const name = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-    if (data === '' || data === '[DONE]') continue;
-    const parsed = JSON.parse(data) as Record<string, unknown>;
-    if (name !== undefined) {
-      heard.events.push({ event: name, data: parsed });
-      continue;
-    }
-    const choices = parsed.choices as { delta?: { content?: string } }[] | undefined;
-    heard.text += choices?.[0]?.delta?.content ?? '';
-  }
-  return heard;
 }
 
 /** Items in the pantry, over every person (the server's view). */

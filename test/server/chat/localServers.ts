@@ -1,10 +1,10 @@
 /**
- * Real HTTP servers on 127.0.0.1 for the door and proxy tests: a scripted OpenAI-shaped provider
+ * Real HTTP servers on 127.0.0.1 for the door, proxy and model-download tests: a scripted OpenAI-shaped provider
  * that records what it was sent and whether its request was closed before it finished, and a
  * Hono app served the way `server/index.ts` serves one.
  */
 import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -66,6 +66,34 @@ export async function unreachableUrl(): Promise<string> {
   const server = await listen(() => undefined);
   await server.close();
   return server.url;
+}
+
+/** A request's body as it arrived, and how its reply ended. */
+export interface Arrival {
+  text: string;
+  /** Resolves with true when the caller closed the request before the reply ended, false when it ended normally. */
+  closed: Promise<boolean>;
+  /** Whether the reply has been ended. */
+  ended: () => boolean;
+}
+
+/** Reads `req`'s body and calls `arrived` with it once all of it is in, watching from then how `res` ends. */
+export function whenArrived(req: IncomingMessage, res: ServerResponse, arrived: (arrival: Arrival) => void): void {
+  const parts: Buffer[] = [];
+  req.on('data', (part: Buffer) => parts.push(part));
+  req.on('end', () => {
+    let ended = false;
+    const closed = new Promise<boolean>((resolve) => {
+      res.on('finish', () => {
+        ended = true;
+        resolve(false);
+      });
+      res.on('close', () => {
+        resolve(!ended);
+      });
+    });
+    arrived({ text: Buffer.concat(parts).toString('utf8'), closed, ended: () => ended });
+  });
 }
 
 /** One request a scripted provider received. */
@@ -157,22 +185,9 @@ export async function startUpstream(script: Script): Promise<Upstream> {
   const waiters: Deferred<Received>[] = [];
   let taken = 0;
   const server = await listen((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      let ended = false;
-      const closed = new Promise<boolean>((resolve) => {
-        res.on('finish', () => {
-          ended = true;
-          resolve(false);
-        });
-        res.on('close', () => {
-          resolve(!ended);
-        });
-      });
-      const text = Buffer.concat(parts).toString('utf8');
+    whenArrived(req, res, ({ text, closed, ended }) => {
       const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
-      const one: Received = { path: req.url ?? '', headers: req.headers, body, closed, ended: () => ended };
+      const one: Received = { path: req.url ?? '', headers: req.headers, body, closed, ended };
       received.push(one);
       const waiter = waiters.shift();
       if (waiter !== undefined) {

@@ -11,7 +11,8 @@ import { IDEMPOTENCY_KEPT_MS } from '../../../server/verbs/executor';
 import { recentMessages } from '../../../src/core/presence/compaction';
 import { personOf, startConfabMcp } from '../mcp/confabMcp';
 import type { ConfabMcp } from '../mcp/confabMcp';
-import { heardOf, pantryItems, Person, startActingDoor } from './actingDoor';
+import { heardOf } from '../../helpers/doorHeard';
+import { pantryItems, Person, startActingDoor } from './actingDoor';
 import type { ActingDoor } from './actingDoor';
 
 type Message = { role: 'user' | 'assistant'; content: string };

@@ -13,6 +13,7 @@ import { loadBots } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { RECENT_MESSAGES, recentMessages } from '../../../src/core/presence/compaction';
+import { answerTextOf } from '../../helpers/doorHeard';
 import { testBackend } from '../../helpers/testBackend';
 import { startUpstream } from '../chat/localServers';
 import type { Upstream } from '../chat/localServers';
@@ -44,13 +45,7 @@ interface Message {
 async function ask(person: Person, grant: string, conversation: string, messages: readonly Message[]): Promise<string> {
   const res = await person.call('/v1/chat/completions', { body: { stream: true, messages }, headers: { authorization: `Bearer ${grant}`, 'x-confab-conversation': conversation } });
   expect(res.status).toBe(200);
-  let answer = '';
-  for (const line of (await res.text()).split('\n')) {
-    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-    const chunk = JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] };
-    answer += chunk.choices[0]?.delta.content ?? '';
-  }
-  return answer;
+  return answerTextOf(res);
 }
 
 /** Waits until `check` holds, for at most `timeoutMs`. */

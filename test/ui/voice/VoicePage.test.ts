@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
+import { openingState } from '../../../src/app/page/pageStore';
 import type { ConversationView, VoicePage, VoicePageState } from '../../../src/app/voicePage';
 import type { PublicBot } from '../../../src/core/bot';
 import { defaultSettings } from '../../../src/core/settings';
@@ -43,26 +44,17 @@ function view(change: Partial<ConversationView> = {}): ConversationView {
 /** Where the voice is (presence): on this page. */
 const activeHere = { activeAt: 'here' } as const;
 
+/** The page ready over its opening state, then `change`. */
 function stateWith(change: Partial<VoicePageState>): VoicePageState {
-  const known: Partial<VoicePageState> = {
+  const ready: Partial<VoicePageState> = {
     phase: 'ready',
-    reason: null,
     bot,
     settings: defaultSettings(bot, ['F1']),
     voices: ['F1'],
     engine: { kind: 'ready', onDevice: 'wasm' },
     conversation: view(),
-    greeting: null,
-    toldAboutListening: false,
-    audioReady: true,
-    audible: false,
-    threads: [],
-    threadId: null,
-    memories: null,
-    drawerProblem: null,
-    waitingLines: 0,
   };
-  return { ...known, ...activeHere, ...change } as VoicePageState;
+  return { ...openingState({ toldAboutListening: false, audioReady: true }), ...ready, ...activeHere, ...change };
 }
 
 /** A voice page the test drives: its state is set by hand, and what the view asks of it is counted. */
