@@ -11,6 +11,8 @@
  * understood in every language, as people say "okay" and "stop" whatever they speak.
  */
 
+import { covered, phrasesOf, wordsOf } from './phrases';
+
 export type YesNo = 'yes' | 'no' | 'other';
 
 interface Lexicon {
@@ -45,41 +47,11 @@ const LEXICONS = {
   },
 } as const satisfies Readonly<Record<string, Lexicon>>;
 
-/** The words of `text`: case and accents folded, English "n't" as "not", apostrophes and any other punctuation a word break. */
-export function wordsOf(text: string): string[] {
-  const plain = text
-    .replace(/n['’ʼ]t\b/gi, ' not')
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-  return plain === '' ? [] : plain.split(' ');
-}
-
 /** The lexicons a language is heard with: its own (by its primary subtag), then English. */
 function lexiconsFor(language: string): Lexicon[] {
   const primary = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
   const own = (LEXICONS as Readonly<Record<string, Lexicon | undefined>>)[primary];
   return own === undefined || own === LEXICONS.en ? [LEXICONS.en] : [own, LEXICONS.en];
-}
-
-/** Every phrase of `phrases` as its words, longest first, so "do not" is matched before "do". */
-function phrasesOf(phrases: readonly string[]): string[][] {
-  return phrases.map(wordsOf).filter((words) => words.length > 0).sort((a, b) => b.length - a.length);
-}
-
-/** Where each of `phrases` occurs in `words`: the indices of the words it covers. */
-function covered(words: readonly string[], phrases: readonly string[][]): Set<number> {
-  const at = new Set<number>();
-  for (const phrase of phrases) {
-    for (let start = 0; start + phrase.length <= words.length; start++) {
-      if (phrase.every((word, i) => words[start + i] === word)) {
-        for (let i = 0; i < phrase.length; i++) at.add(start + i);
-      }
-    }
-  }
-  return at;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerOf, wordsOf } from '../../../src/core/conversation/yesNo';
+import { wordsOf } from '../../../src/core/conversation/phrases';
+import { answerOf } from '../../../src/core/conversation/yesNo';
 import type { YesNo } from '../../../src/core/conversation/yesNo';
 
 const cases: Record<string, [said: string, heard: YesNo][]> = {

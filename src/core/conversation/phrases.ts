@@ -1,0 +1,36 @@
+/**
+ * Short things people say, matched as words rather than characters: case and accents folded,
+ * punctuation a word break, a phrase found only where its words stand together. The yes-or-no of a
+ * confirmation (`yesNo.ts`) and the short turns (`shortTurns.ts`: backchannels, asking to wait)
+ * are heard with these.
+ */
+
+/** The words of `text`: case and accents folded, English "n't" as "not", apostrophes and any other punctuation a word break. */
+export function wordsOf(text: string): string[] {
+  const plain = text
+    .replace(/n['’ʼ]t\b/gi, ' not')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+  return plain === '' ? [] : plain.split(' ');
+}
+
+/** Every phrase of `phrases` as its words, longest first, so "do not" is matched before "do". */
+export function phrasesOf(phrases: readonly string[]): string[][] {
+  return phrases.map(wordsOf).filter((words) => words.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/** Where each of `phrases` occurs in `words`: the indices of the words it covers. */
+export function covered(words: readonly string[], phrases: readonly string[][]): Set<number> {
+  const at = new Set<number>();
+  for (const phrase of phrases) {
+    for (let start = 0; start + phrase.length <= words.length; start++) {
+      if (phrase.every((word, i) => words[start + i] === word)) {
+        for (let i = 0; i < phrase.length; i++) at.add(start + i);
+      }
+    }
+  }
+  return at;
+}
