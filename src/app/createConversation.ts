@@ -97,6 +97,8 @@ export interface ConversationView {
   hold: boolean;
   /** Push-and-hold: the talk control is down. */
   talkHeld: boolean;
+  /** The person asked the bot to wait ("hold on"): it keeps listening, says nothing, and the live line says it is waiting. */
+  waiting: boolean;
   speech: boolean;
   /** Whether the recogniser is listening now. */
   listening: boolean;
@@ -159,6 +161,7 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
     typing: context.typing,
     hold: context.hold,
     talkHeld: context.talkHeld,
+    waiting: context.waiting,
     speech: context.speech,
     listening: snapshot.matches({ ear: 'on' }),
     problem: context.problem,

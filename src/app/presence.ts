@@ -243,6 +243,7 @@ export function mirrorConversationView(mirror: Mirror, page: { hold: boolean; sp
     typing: !page.canListen ? 'unsupported' : page.hold ? null : 'muted',
     hold: page.hold,
     talkHeld: false,
+    waiting: false,
     speech: page.speech,
     listening: false,
     problem: null,

@@ -155,6 +155,7 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
   typing: null,
   hold: false,
   talkHeld: false,
+  waiting: false,
   speech: true,
   listening: true,
   problem: null,

@@ -72,7 +72,12 @@ const saying = {
     ...hearingAudio,
     'user.interrupted': { target: 'listening', actions: 'bargeIn' },
     'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
-    'user.said': [{ guard: 'blank' }, { guard: 'selfEcho' }, { target: 'answering', actions: ['bargeIn', 'ask'] }],
+    'user.said': [
+      { guard: 'blank' },
+      { guard: 'selfEcho' },
+      { guard: 'asksToWait', target: 'listening', actions: ['bargeIn', 'waitForMore'] },
+      { target: 'answering', actions: ['bargeIn', 'ask'] },
+    ],
     'settings.changed': { guard: 'speechTurnedOff', target: 'listening', actions: ['silence', 'applySettings', 'finishTurn'] },
   },
   initial: 'waiting',
@@ -103,6 +108,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       typing: !input.recogniser ? 'unsupported' : input.muted === true ? 'muted' : null,
       hold: input.hold ?? false,
       talkHeld: false,
+      waiting: false,
       speech: input.speech ?? true,
       voice: input.voice ?? 'device',
       talk,
@@ -174,6 +180,8 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
             'user.said': [
               { guard: 'blank' },
               { guard: 'selfEcho', actions: assign({ liveLine: '' }) },
+              // "Hold on" as a whole turn is not a question: nothing is said, and what comes next is the turn.
+              { guard: 'asksToWait', actions: 'waitForMore' },
               { target: 'answering', actions: 'ask' },
             ],
             'talk.press': { actions: assign({ talkHeld: ({ context }) => context.hold }) },
@@ -221,6 +229,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { guard: and(['pending', 'saidYes']), target: 'confirming.settling', actions: ['bargeIn', 'ask', 'approve'] },
               { guard: and(['pending', 'saidNo']), target: 'confirming.settling', actions: ['bargeIn', 'ask', 'refuse'] },
               { guard: 'pending', target: 'answering', reenter: true, actions: ['bargeIn', 'refuseQuietly', 'ask'] },
+              { guard: 'asksToWait', target: 'listening', actions: ['bargeIn', 'waitForMore'] },
               { target: 'answering', reenter: true, actions: ['bargeIn', 'ask'] },
             ],
             'action.yes': { guard: 'pending', target: 'confirming.settling', actions: ['bargeIn', 'approve'] },

@@ -45,6 +45,7 @@ export const decisions = {
       heard: [],
       answerEnded: false,
       problem: null,
+      waiting: false,
     });
     enqueue({ type: 'saveLine', params: { role: 'user', text: question, utteranceId } });
   }),
@@ -133,6 +134,8 @@ export const decisions = {
       problem: { kind: 'answer', reason: `No answer came within ${seconds} seconds; ask again.` },
     });
   }),
+  /** The person asked to be waited for: the live line clears, and nothing is said until they go on. */
+  waitForMore: set({ waiting: true, liveLine: '' }),
   holdTalk: set({ talkHeld: true }),
   hearPiece: set({
     heard: ({ context, event }) => (event.type === 'audio.started' ? context.heard.map((was, i) => was || i === event.piece) : context.heard),

@@ -178,6 +178,8 @@ export interface ConversationContext {
   hold: boolean;
   /** Push-and-hold: the talk control is down. */
   talkHeld: boolean;
+  /** The person asked the bot to wait ("hold on", "give me a second"): it says nothing until they go on. */
+  waiting: boolean;
   speech: boolean;
   voice: Voice;
   talk: Talk;

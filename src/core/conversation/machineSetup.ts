@@ -10,6 +10,7 @@ import type { SpeakRequest } from '../speech/pieceHandover';
 import type { ChatMessage, ConversationContext, ConversationEvent, ConversationInput, Line, RecogniserError } from './events';
 import { remembered } from './lines';
 import { ANSWER_PATIENCE_MS } from './patience';
+import { asksToWait } from './shortTurns';
 import { answerOf } from './yesNo';
 
 /** What `settleAction` is started with. */
@@ -91,9 +92,10 @@ export const named = setup({
     pending: ({ context }) => context.pendingAction !== null,
     saidYes: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'yes',
     saidNo: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'no',
+    asksToWait: ({ context, event }) => event.type === 'user.said' && asksToWait(event.text, context.language),
     awaited: ({ context, event }) => (event.type === 'action.settled' || event.type === 'action.failed') && event.actionId === context.awaitedAction,
-    /** The person is not talking: no words on the live line, the talk control not held. */
-    quiet: ({ context }) => context.liveLine.trim() === '' && !context.talkHeld,
+    /** The person is not talking, nor asked to be waited for: no words on the live line, the talk control not held. */
+    quiet: ({ context }) => context.liveLine.trim() === '' && !context.talkHeld && !context.waiting,
     announcementWaiting: ({ context }) => context.announcements.length > 0,
   },
   delays: {

@@ -38,7 +38,7 @@ const ONLY_WRITTEN = 'This device’s voice could not say part of the answer, so
 const COULD_NOT_START = 'The voice could not be started: Could not reach /models/supertonic-3/onnx/vocoder.onnx.';
 
 function view(change: Partial<ConversationView> = {}): ConversationView {
-  return { phase: 'listening', liveLine: '', lines: [], typing: 'muted', hold: false, talkHeld: false, speech: true, listening: false, problem: null, pendingAction: null, ...change };
+  return { phase: 'listening', liveLine: '', lines: [], typing: 'muted', hold: false, talkHeld: false, waiting: false, speech: true, listening: false, problem: null, pendingAction: null, ...change };
 }
 
 /** Where the voice is (presence): on this page. */
