@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { SPEAKING, YIELDING, yieldTo } from '../../../src/core/speech/yielding';
+import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/speech/yielding';
+
+const WITH_MODEL: YieldingContext = { options: YIELDING, language: 'en', voiceActivity: true };
+const WORDS_ONLY: YieldingContext = { ...WITH_MODEL, voiceActivity: false };
+
+/** The voice activity model's frames, every `stepMs` from `fromMs` to `toMs`, speech or not. */
+function voice(fromMs: number, toMs: number, speech: boolean, stepMs = 30): YieldingInput[] {
+  const frames: YieldingInput[] = [];
+  for (let atMs = fromMs; atMs <= toMs; atMs += stepMs) frames.push({ kind: 'voice', atMs, speech });
+  return frames;
+}
+
+/** Runs `inputs` in order from the voice speaking; each ruling with the time it came. */
+function run(inputs: readonly YieldingInput[], context = WITH_MODEL): { rulings: [Ruling, number][]; state: YieldingState } {
+  let state: YieldingState = SPEAKING;
+  const rulings: [Ruling, number][] = [];
+  for (const input of [...inputs].sort((a, b) => a.atMs - b.atMs)) {
+    const step = yieldTo(state, input, context);
+    state = step.state;
+    if (step.ruling !== null) rulings.push([step.ruling, input.atMs]);
+  }
+  return { rulings, state };
+}
+
+const heard = (atMs: number): YieldingInput => ({ kind: 'heard', atMs });
+const words = (atMs: number, text: string): YieldingInput => ({ kind: 'words', atMs, text });
+const ticks = (fromMs: number, toMs: number): YieldingInput[] => voice(fromMs, toMs, false, 50).map((f) => ({ kind: 'tick', atMs: f.atMs }));
+
+describe('yielding to the person', () => {
+  it('ducks the moment the gate hears them, and not before', () => {
+    expect(run([{ kind: 'voice', atMs: 0, speech: true }, words(10, 'hm')]).rulings).toEqual([]);
+    expect(run([heard(100)]).rulings).toEqual([['duck', 100]]);
+  });
+
+  describe('a real interruption takes the turn', () => {
+    it('on its first words that are not a backchannel, long before the speech ends', () => {
+      const { rulings } = run([heard(0), ...voice(0, 2000, true), words(400, 'wait'), words(520, 'wait stop')]);
+      expect(rulings).toEqual([['duck', 0], ['take', 400]]);
+    });
+
+    it('on speech that goes on longer than a backchannel does, before any words come', () => {
+      const { rulings } = run([heard(0), ...voice(0, 1200, true), words(1100, 'actually can you')]);
+      expect(rulings[1]?.[0]).toBe('take');
+      expect(rulings[1]?.[1]).toBeGreaterThan(YIELDING.backchannelMaxMs);
+      expect(rulings[1]?.[1]).toBeLessThanOrEqual(YIELDING.backchannelMaxMs + 30);
+    });
+
+    it('when a backchannel runs on into real words', () => {
+      const { rulings } = run([heard(0), ...voice(0, 600, true), words(350, 'yeah'), words(500, 'yeah but what about Tuesday')]);
+      expect(rulings).toEqual([['duck', 0], ['take', 500]]);
+    });
+
+    it('with a hold of the talk control, at once', () => {
+      expect(run([heard(0), { kind: 'held', atMs: 20 }]).rulings).toEqual([['duck', 0], ['take', 20]]);
+    });
+
+    it('without a voice activity model, on words that are not a backchannel', () => {
+      expect(run([heard(0), words(450, 'hold on'), ...ticks(0, 2000)], WORDS_ONLY).rulings).toEqual([['duck', 0], ['take', 450]]);
+    });
+  });
+
+  describe('the voice carries on', () => {
+    it('after a backchannel, once it has ended', () => {
+      const { rulings, state } = run([heard(0), ...voice(0, 300, true), ...voice(330, 1500, false), words(420, 'mm-hmm')]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 570]]);
+      expect(state).toEqual(SPEAKING);
+    });
+
+    it('after a backchannel in the person’s language', () => {
+      const { rulings } = run([heard(0), ...voice(0, 250, true), ...voice(280, 1500, false), words(400, 'genau')], { ...WITH_MODEL, language: 'de' });
+      expect(rulings.map(([ruling]) => ruling)).toEqual(['duck', 'carryOn']);
+    });
+
+    it('after a noise the model heard no speech in: a cough, a knock', () => {
+      const { rulings } = run([heard(0), ...voice(0, 1000, false)]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 360]]);
+    });
+
+    it('after speech with no words, once the words had time to come', () => {
+      const { rulings } = run([heard(0), ...voice(0, 400, true), ...voice(430, 2000, false)]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 1510]]);
+    });
+
+    it('without a voice activity model, after a backchannel or after no words at all', () => {
+      expect(run([heard(0), words(500, 'uh-huh'), ...ticks(0, 2000)], WORDS_ONLY).rulings).toEqual([['duck', 0], ['carryOn', 500]]);
+      expect(run([heard(0), ...ticks(0, 2000)], WORDS_ONLY).rulings).toEqual([['duck', 0], ['carryOn', 1500]]);
+    });
+  });
+
+  describe('at the boundaries', () => {
+    it('a cough, then the person speaking: carries on, then ducks again and takes the turn', () => {
+      const { rulings } = run([heard(0), ...voice(0, 480, false), heard(500), ...voice(510, 1600, true), words(900, 'sorry what was that')]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 360], ['duck', 500], ['take', 900]]);
+    });
+
+    it('a backchannel that is still going is not yet carried on past', () => {
+      const { rulings } = run([heard(0), ...voice(0, 600, true), words(300, 'yeah')]);
+      expect(rulings).toEqual([['duck', 0]]);
+    });
+
+    it('speech just short of a backchannel’s length does not take the turn', () => {
+      const { rulings } = run([heard(0), ...voice(0, YIELDING.backchannelMaxMs - 40, true), ...voice(YIELDING.backchannelMaxMs, 1400, false), words(600, 'okay')]);
+      expect(rulings.map(([ruling]) => ruling)).toEqual(['duck', 'carryOn']);
+    });
+  });
+});
