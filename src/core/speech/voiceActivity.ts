@@ -1,0 +1,35 @@
+/**
+ * Speech or not, from a voice activity model's per-frame probabilities, with hysteresis: speech
+ * begins when a frame is over `onAt`, and ends only after `hangFrames` frames in a row under
+ * `offAt`, so the short dips between syllables do not end it. What it says feeds `yielding.ts`.
+ *
+ * Pure: the state is plain data and each frame carries its own time.
+ */
+
+export interface VoiceActivityOptions {
+  /** A frame this likely to be speech begins speech. */
+  onAt: number;
+  /** Frames under this count towards speech ending. */
+  offAt: number;
+  /** How many frames in a row under `offAt` end speech. */
+  hangFrames: number;
+}
+
+/** The thresholds vad-web ships with for Silero v5 (0.5 and 0.35), and about 100 ms of hang. */
+export const VOICE_ACTIVITY: Readonly<VoiceActivityOptions> = Object.freeze({ onAt: 0.5, offAt: 0.35, hangFrames: 3 });
+
+export interface VoiceActivityState {
+  speech: boolean;
+  /** Frames in a row under `offAt` while speech goes on. */
+  quietFrames: number;
+}
+
+export const NO_SPEECH: VoiceActivityState = Object.freeze({ speech: false, quietFrames: 0 });
+
+/** The state after one frame whose probability of speech is `probability`. */
+export function hearActivity(state: VoiceActivityState, probability: number, options: VoiceActivityOptions = VOICE_ACTIVITY): VoiceActivityState {
+  if (!state.speech) return probability >= options.onAt ? { speech: true, quietFrames: 0 } : state;
+  if (probability >= options.offAt) return state.quietFrames === 0 ? state : { speech: true, quietFrames: 0 };
+  const quietFrames = state.quietFrames + 1;
+  return quietFrames >= options.hangFrames ? NO_SPEECH : { speech: true, quietFrames };
+}
