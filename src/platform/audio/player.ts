@@ -39,6 +39,14 @@ export interface AudioPlayer {
   play(key: PieceKey, samples: Float32Array, sampleRateHz: number): void;
   /** Ramps to silence over `STOP_RAMP_MS`, silent within one render quantum after, and drops everything queued or open. */
   stop(): void;
+  /**
+   * Ducks the voice by `DUCK_DB` within one render quantum (`true`), as a person falls quiet when
+   * someone starts to speak, or brings it back to full level over `UNDUCK_MS` (`false`). Nothing
+   * queued is dropped; a `stop()` ends the duck.
+   */
+  duck(ducked: boolean): void;
+  /** Whether the voice is ducked now. */
+  readonly ducked: boolean;
   /** Whether any piece is sounding now (the gap between two scheduled pieces counts as sounding). */
   readonly audible: boolean;
   /** Whether nothing is sounding, queued or open. */
@@ -67,6 +75,12 @@ export class PlayerOptionError extends Error {
 
 /** How long `stop()` takes the output gain from where it is to 0, in ms. */
 export const STOP_RAMP_MS = 5;
+/** How far a duck takes the voice down, in dB. */
+export const DUCK_DB = -18;
+/** How long the voice takes to come back to full level after a duck, in ms: quick, but no click. */
+export const UNDUCK_MS = 60;
+/** One render quantum at 48 kHz, in ms: a duck is done within it. */
+const DUCK_RAMP_MS = 128 / 48;
 
 /** The analyser's window in samples: about 10 ms at 48 kHz, the echo gate's frame. */
 const LEVEL_WINDOW = 512;
@@ -86,6 +100,18 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
   const window = new Float32Array(LEVEL_WINDOW);
   /** Replaced after every stop: what plays next goes out through a fresh gain. */
   let output = outputGain(context, analyser);
+
+  let ducked = false;
+  /**
+   * Ramps the output gain from `from` to `to` over `rampMs` on the audio clock. From the level the
+   * last ramp went to, not the param's `value`, which browsers report as of the last render quantum.
+   */
+  function ramp(from: number, to: number, rampMs: number): void {
+    const nowS = context.currentTime;
+    output.gain.cancelScheduledValues(nowS);
+    output.gain.setValueAtTime(from, nowS);
+    output.gain.linearRampToValueAtTime(to, nowS + rampMs / 1000);
+  }
 
   let audible = false;
   function setAudible(now: boolean): void {
@@ -143,6 +169,7 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     fadeOut(context, output, queue.dropAll());
     starts.clear();
     output = outputGain(context, analyser);
+    ducked = false;
     setAudible(false);
   }
 
@@ -154,6 +181,16 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
       writer.end();
     },
     stop,
+    duck(on) {
+      if (disposed || on === ducked) return;
+      ducked = on;
+      const low = 10 ** (DUCK_DB / 20);
+      if (on) ramp(1, low, DUCK_RAMP_MS);
+      else ramp(low, 1, UNDUCK_MS);
+    },
+    get ducked() {
+      return ducked;
+    },
     get audible() {
       return audible;
     },

@@ -89,6 +89,12 @@ async function startConversationGrant(): Promise<string> {
 function logged(real: AudioPlayer): AudioPlayer {
   const at = (key: PieceKey) => ({ utteranceId: key.utteranceId, piece: key.piece });
   return {
+    duck(ducked) {
+      real.duck(ducked);
+    },
+    get ducked() {
+      return real.ducked;
+    },
     open(key, sampleRateHz) {
       log.push({ kind: 'open', ...at(key), rateHz: sampleRateHz });
       const writer = real.open(key, sampleRateHz);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PlayerOptionError, STOP_RAMP_MS, createAudioPlayer } from '../../../src/platform/audio/player';
+import { DUCK_DB, PlayerOptionError, STOP_RAMP_MS, UNDUCK_MS, createAudioPlayer } from '../../../src/platform/audio/player';
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { FakeAudioContext } from '../../helpers/fakeAudioContext';
 
@@ -132,6 +132,41 @@ describe('the audio player', () => {
     advanceTo(2);
     expect(events).toEqual(['audible', 'started 1.0', 'silent']);
     expect(context.sources.every((s) => s.stoppedAtS !== null)).toBe(true);
+  });
+
+  it('ducks by 18 dB within one render quantum, keeps playing, and comes back to full level without a click', () => {
+    const { context, player, events, advanceTo } = setUp();
+    player.play(key(0), tone(1, 0.5), RATE);
+    advanceTo(0.2);
+    player.duck(true);
+    expect(DUCK_DB).toBe(-18);
+    expect(player.ducked).toBe(true);
+    context.advanceTo(0.2 + 128 / 48_000);
+    expect(context.soundingPeak()).toBeCloseTo(0.5 * 10 ** (-18 / 20), 6);
+    advanceTo(0.5);
+    expect(player.audible).toBe(true);
+    player.duck(false);
+    // On the way back it passes through the levels between, never jumping.
+    context.advanceTo(0.5 + UNDUCK_MS / 2000);
+    const halfway = context.soundingPeak();
+    expect(halfway).toBeGreaterThan(0.5 * 10 ** (-18 / 20));
+    expect(halfway).toBeLessThan(0.5);
+    context.advanceTo(0.5 + UNDUCK_MS / 1000);
+    expect(context.soundingPeak()).toBeCloseTo(0.5, 6);
+    advanceTo(1.2);
+    expect(events).toEqual(['audible', 'started 1.0', 'ended 1.0', 'silent']);
+  });
+
+  it('ends a duck with a stop: what plays next plays at full level', () => {
+    const { context, player, advanceTo } = setUp();
+    player.play(key(0), tone(0.5), RATE);
+    advanceTo(0.1);
+    player.duck(true);
+    player.stop();
+    expect(player.ducked).toBe(false);
+    player.play(key(0, 2), tone(0.5, 0.4), RATE);
+    advanceTo(0.2);
+    expect(context.soundingPeak()).toBeCloseTo(0.4, 6);
   });
 
   it('plays again after a stop, starting now', () => {

@@ -72,6 +72,12 @@ export class RecordingPlayer implements AudioPlayer {
     };
   }
 
+  ducked = false;
+
+  duck(ducked: boolean): void {
+    this.ducked = ducked;
+  }
+
   play(key: PieceKey, samples: Float32Array, sampleRateHz: number): void {
     const writer = this.open(key, sampleRateHz);
     writer.write(samples);
