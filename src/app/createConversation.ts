@@ -15,6 +15,7 @@ import type { Pace } from '../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../core/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
 import { newId } from '../platform/newId';
+import { createYielder } from './yielder';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
 export interface RecogniserPort {
@@ -46,6 +47,8 @@ export interface SpeakerPort {
 /** The player as the conversation uses it (src/platform/audio/player.ts). */
 export interface PlayerPort {
   stop(): void;
+  /** Ducks the voice under the person while it is decided whose turn it is, or brings it back. */
+  duck(ducked: boolean): void;
   on(event: 'started' | 'ended', listener: (key: { utteranceId: number; piece: number }) => void): () => void;
 }
 
@@ -150,6 +153,11 @@ function phaseOf(snapshot: ConversationSnapshot): ConversationView['phase'] {
   return 'thinking';
 }
 
+/** Whether the bot's voice is sounding: an answer, a greeting or an announcement past its first sound. */
+function voiceSounding(snapshot: ConversationSnapshot): boolean {
+  return snapshot.matches({ turn: { answering: 'speaking' } }) || snapshot.matches({ turn: { greeting: 'speaking' } }) || snapshot.matches({ turn: { announcing: 'speaking' } });
+}
+
 export function viewOf(snapshot: ConversationSnapshot): ConversationView {
   const { context } = snapshot;
   const phase = phaseOf(snapshot);
@@ -236,13 +244,53 @@ export function createConversation(ports: ConversationPorts, input: Conversation
   const { recogniser, hearing } = ports;
   // The turn's id is made the moment the person finishes (or presses Send), before anything is asked.
   const newTurnId = ports.newTurnId ?? newId;
+  const interim = (text: string) => {
+    send({ type: 'user.interim', text });
+  };
+  const final = (text: string) => {
+    send({ type: 'user.said', text, via: 'voice', turnId: newTurnId() });
+  };
+  // Heard over the voice: it ducks, and the person's words (or their absence) say whose turn it is.
+  const yielder = createYielder({
+    duck: (ducked) => {
+      ports.player.duck(ducked);
+    },
+    ducked: (ducked) => {
+      send({ type: 'voice.ducked', ducked });
+    },
+    interrupt: () => {
+      send({ type: 'user.interrupted' });
+    },
+    forward: (words) => {
+      if (words.final) final(words.text);
+      else interim(words.text);
+    },
+    spoken: () => {
+      const { context } = actor.getSnapshot();
+      return [...context.recentlySpoken, context.pieces.join(' ')];
+    },
+    language: ports.language,
+    nowMs: () => Date.now(),
+    after: (delayMs, run) => {
+      const timer = setTimeout(run, delayMs);
+      return () => {
+        clearTimeout(timer);
+      };
+    },
+  });
+  const subscription = actor.subscribe((snapshot) => {
+    if (yielder.deciding && !voiceSounding(snapshot)) yielder.release();
+  });
+  subscriptions.push(() => {
+    subscription.unsubscribe();
+  });
   if (recogniser !== undefined) {
     subscriptions.push(
       recogniser.on('interim', (text) => {
-        send({ type: 'user.interim', text });
+        if (!yielder.words({ final: false, text })) interim(text);
       }),
       recogniser.on('final', (text) => {
-        send({ type: 'user.said', text, via: 'voice', turnId: newTurnId() });
+        if (!yielder.words({ final: true, text })) final(text);
       }),
       recogniser.on('ended', () => {
         send({ type: 'recogniser.ended' });
@@ -270,7 +318,10 @@ export function createConversation(ports: ConversationPorts, input: Conversation
   if (hearing !== undefined) {
     subscriptions.push(
       hearing.onBargeIn(() => {
-        send({ type: 'user.interrupted' });
+        const snapshot = actor.getSnapshot();
+        // Push-and-hold is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
+        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard();
+        else send({ type: 'user.interrupted' });
       }),
     );
   }

@@ -43,6 +43,8 @@ export interface PageSound {
    */
   onPaced(listener: (pace: Pace) => void): () => void;
   stop(): void;
+  /** Ducks the voice under the person, or brings it back. */
+  duck(ducked: boolean): void;
   on(event: 'started' | 'ended', listener: (key: { utteranceId: number; piece: number }) => void): () => void;
 }
 
@@ -66,6 +68,9 @@ export function soundIn(range: UtteranceRange, sound: PageSound): { speaker: Spe
     player: {
       stop: () => {
         sound.stop();
+      },
+      duck: (ducked) => {
+        sound.duck(ducked);
       },
       on: (event, listener) =>
         sound.on(event, (key) => {

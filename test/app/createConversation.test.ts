@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
 import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
@@ -102,6 +102,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
     },
     player: {
       stop: () => log.push('player stop'),
+      duck: (ducked) => log.push(ducked ? 'player duck' : 'player unduck'),
       on: (event, listener) => (event === 'started' ? started : played).on(listener),
     },
     hearing: { onBargeIn: (listener) => bargeIn.on(listener) },
@@ -184,21 +185,71 @@ describe('the conversation’s junction', () => {
     expect(t.log.at(-1)).toBe('recogniser on en');
   });
 
-  it('on barge-in stops the player, cancels the utterance, aborts the answer and gives the turn back', async () => {
+  it('on barge-in ducks the voice and listens; words that are the person’s turn stop the player, cancel the utterance, abort the answer and give the turn back', async () => {
     const t = setUp();
     t.final.emit('Tell me a long story.');
+    t.answer.send('Once upon a time there was a fox. ');
+    await settle();
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    t.log.length = 0;
+    t.bargeIn.emit();
+    await settle();
+    expect(t.log).toEqual(['player duck', 'recogniser on en']);
+    expect(t.conversation.view().phase).toBe('speaking');
+    t.interim.emit('wait');
+    await settle();
+    expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
+    expect(t.answer.aborted).toBe(true);
+    expect(t.conversation.view().phase).toBe('listening');
+    expect(t.conversation.view().liveLine).toBe('wait');
+    expect(t.kept.at(-1)).toMatchObject({ role: 'assistant', interrupted: true });
+    t.answer.send('too late');
+    await settle();
+    expect(t.spoken).toHaveLength(1);
+  });
+
+  it('on barge-in by a backchannel, or by a sound with no words, carries on: nothing stopped, cancelled or kept as interrupted', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = setUp();
+      t.final.emit('Tell me a long story.');
+      t.answer.send('Once upon a time there was a fox. ');
+      await vi.advanceTimersByTimeAsync(0);
+      t.started.emit({ utteranceId: 1, piece: 0 });
+      t.log.length = 0;
+      t.bargeIn.emit();
+      t.final.emit('Mm-hmm.');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck', 'recogniser off']);
+      // A cough: no words come, and after a second and a half the voice is back.
+      t.log.length = 0;
+      t.bargeIn.emit();
+      await vi.advanceTimersByTimeAsync(1400);
+      expect(t.log).toEqual(['player duck', 'recogniser on en']);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck', 'recogniser off']);
+      expect(t.answer.aborted).toBe(false);
+      expect(t.conversation.view().phase).toBe('speaking');
+      expect(t.kept.filter((line) => line.interrupted === true)).toEqual([]);
+      expect(t.answer.asked).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('on barge-in with push-and-hold takes the turn at once, as before', async () => {
+    const t = setUp({ hold: true });
+    t.conversation.press();
+    t.final.emit('Tell me a long story.');
+    t.conversation.release();
     t.answer.send('Once upon a time there was a fox. ');
     await settle();
     t.started.emit({ utteranceId: 1, piece: 0 });
     t.bargeIn.emit();
     await settle();
     expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
+    expect(t.log).not.toContain('player duck');
     expect(t.answer.aborted).toBe(true);
-    expect(t.conversation.view().phase).toBe('listening');
-    expect(t.kept.at(-1)).toMatchObject({ role: 'assistant', interrupted: true });
-    t.answer.send('too late');
-    await settle();
-    expect(t.spoken).toHaveLength(1);
   });
 
   it('sends typed text exactly where speech goes', async () => {

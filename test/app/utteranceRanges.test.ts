@@ -17,6 +17,7 @@ function pageSound() {
     },
     onPaced: () => () => undefined,
     stop: () => undefined,
+    duck: () => undefined,
     on: (_event, listener) => {
       started.add(listener);
       return () => started.delete(listener);

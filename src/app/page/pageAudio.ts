@@ -203,6 +203,7 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
       return stop;
     },
     stop: () => player?.stop(),
+    duck: (ducked) => player?.duck(ducked),
     on: (event, listener) => events.on(event, listener),
   };
 

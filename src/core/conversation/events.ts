@@ -77,6 +77,11 @@ export type ConversationEvent =
   | { type: 'user.said'; text: string; via: 'voice' | 'keyboard'; turnId: string }
   /** The echo gate heard the person clearly over the assistant's own leak. */
   | { type: 'user.interrupted' }
+  /**
+   * The voice ducked while it is decided whether the person is taking the turn (`yielding.ts`), or
+   * came back: while ducked the recogniser runs, so their words can decide it.
+   */
+  | { type: 'voice.ducked'; ducked: boolean }
   /** Push-and-hold: the talk control went down / came up. */
   | { type: 'talk.press' }
   | { type: 'talk.release' }
@@ -180,6 +185,8 @@ export interface ConversationContext {
   talkHeld: boolean;
   /** The person asked the bot to wait ("hold on", "give me a second"): it says nothing until they go on. */
   waiting: boolean;
+  /** The voice is ducked under the person, and the recogniser runs to hear whether it is their turn. */
+  ducked: boolean;
   speech: boolean;
   voice: Voice;
   talk: Talk;

@@ -1,6 +1,7 @@
 /**
  * (2) Barge-in while the assistant speaks, heard the way a person is heard: from the level of the
- * page's own microphone, through the echo gate. Chromium's fake capture plays a file that keeps
+ * page's own microphone, through the echo gate, which ducks the voice; the recogniser's words then
+ * say the turn is theirs. Chromium's fake capture plays a file that keeps
  * quiet for a moment after the page opens the microphone, then talks for two seconds.
  *
  * The moment is made certain rather than timed: the question is typed before the person has let
@@ -24,8 +25,10 @@ test('(2) stops the answer when the person talks over it, keeps it as interrupte
   await expect(surface(page)).toHaveAttribute('data-audible', 'true');
 
   await page.getByTestId('start-listening').click();
-  // The person talks over it: the turn is theirs, the audio has stopped, and what was said of the
-  // answer is marked cut (an answer that simply ended would not be).
+  // The person talks over it: the voice ducks and the recogniser listens (the fake starts only
+  // then), and their words are more than a backchannel, so the turn is theirs, the audio has
+  // stopped, and what was said of the answer is marked cut (an answer that simply ended would not be).
+  await speech.interim('Wait, hold on, I have a question');
   await expect(orb(page)).toHaveAttribute('data-state', /^(listening|hearing)$/, { timeout: ANSWER_PATIENCE_MS });
   await expect(surface(page)).toHaveAttribute('data-audible', 'false');
   const cut = page.getByTestId('transcript').locator('li[data-role="assistant"]').nth(1);

@@ -1,0 +1,119 @@
+/**
+ * The voice yielding to the person, wired: when the echo gate hears them over the voice, the voice
+ * ducks and the recogniser listens, and the pure decision (`src/core/speech/yielding.ts`) hears
+ * their words (and time passing) until it rules: the turn is theirs — the conversation is told it
+ * was talked over, and their words go on to it — or the voice carries on at full level and the
+ * words, a backchannel or a noise's nothing, are let go.
+ *
+ * Words that are the assistant's own, heard through the speakers while ducked, decide nothing.
+ */
+import { isSelfEcho } from '../core/speech/selfEcho';
+import { SPEAKING, YIELDING, yieldTo } from '../core/speech/yielding';
+import type { Ruling, YieldingInput, YieldingOptions, YieldingState } from '../core/speech/yielding';
+
+/** Words from the recogniser, as the conversation would be told them. */
+export interface HeardWords {
+  final: boolean;
+  text: string;
+}
+
+export interface YielderPorts {
+  /** The player's duck. */
+  duck(ducked: boolean): void;
+  /** The conversation told the voice is ducked (its recogniser runs) or back. */
+  ducked(ducked: boolean): void;
+  /** The conversation told the person talked over it: it stops the voice and the answer. */
+  interrupt(): void;
+  /** Words held while it was decided, passed on once the turn is the person's. */
+  forward(words: HeardWords): void;
+  /** What the voice has said of this answer so far, and lately: words matching it are its own. */
+  spoken(): readonly string[];
+  language(): string;
+  nowMs(): number;
+  /** Calls `run` after `delayMs`; answers a way to cancel it. */
+  after(delayMs: number, run: () => void): () => void;
+}
+
+export interface Yielder {
+  /** The echo gate heard the person over the voice. */
+  heard(): void;
+  /** Words from the recogniser: true when they were taken here (the decision is under way), false to pass them on. */
+  words(words: HeardWords): boolean;
+  /** The turn ended some other way (the voice played out, a hold, a stop): what was held goes on, the voice comes back. */
+  release(): void;
+  readonly deciding: boolean;
+}
+
+/** How often time is given to the decision while it is under way, in ms. */
+const TICK_MS = 100;
+
+export function createYielder(ports: YielderPorts, options: YieldingOptions = YIELDING): Yielder {
+  let state: YieldingState = SPEAKING;
+  let held: HeardWords[] = [];
+  let cancelTick: (() => void) | null = null;
+
+  const context = () => ({ options, language: ports.language(), voiceActivity: false });
+
+  function tick(): void {
+    cancelTick = ports.after(TICK_MS, () => {
+      cancelTick = null;
+      step({ kind: 'tick', atMs: ports.nowMs() });
+      if (state.kind === 'deciding') tick();
+    });
+  }
+
+  function step(input: YieldingInput): void {
+    const next = yieldTo(state, input, context());
+    state = next.state;
+    if (next.ruling !== null) rule(next.ruling);
+  }
+
+  function rule(ruling: Ruling): void {
+    if (ruling === 'duck') {
+      ports.duck(true);
+      ports.ducked(true);
+      tick();
+      return;
+    }
+    cancelTick?.();
+    cancelTick = null;
+    const words = held;
+    held = [];
+    if (ruling === 'take') {
+      // The conversation stops the voice (a stop ends the duck) and hears the words from here on.
+      ports.interrupt();
+      for (const heard of words) ports.forward(heard);
+      return;
+    }
+    ports.duck(false);
+    ports.ducked(false);
+  }
+
+  return {
+    heard() {
+      step({ kind: 'heard', atMs: ports.nowMs() });
+    },
+    words(words) {
+      if (state.kind !== 'deciding') return false;
+      // The assistant heard through the speakers is not the person.
+      if (isSelfEcho(words.text, ports.spoken())) return true;
+      held.push(words);
+      step({ kind: 'words', atMs: ports.nowMs(), text: words.text });
+      return true;
+    },
+    release() {
+      if (state.kind !== 'deciding') return;
+      state = SPEAKING;
+      cancelTick?.();
+      cancelTick = null;
+      const words = held;
+      held = [];
+      ports.duck(false);
+      ports.ducked(false);
+      for (const heard of words) ports.forward(heard);
+    },
+    get deciding() {
+      return state.kind === 'deciding';
+    },
+  };
+}
