@@ -47,3 +47,28 @@ test('(2) stops the answer when the person talks over it, keeps it as interrupte
     .poll(async () => (await linesInDb(page.request, thread?.id ?? '')).map((l) => `${l.who}${l.interrupted ? ' (interrupted)' : ''}`))
     .toEqual(['assistant', 'person', 'assistant (interrupted)', 'person', 'assistant']);
 });
+
+test('(23) carries on when what the person says over it is a backchannel: nothing cut, one answer', async ({ page, speech }) => {
+  await openVoice(page);
+  await page.getByTestId('bot-name').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'muted', { timeout: ANSWER_PATIENCE_MS });
+  await page.getByTestId('typing').fill('Tell me a long story about the sea.');
+  await page.getByTestId('send').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'speaking', { timeout: ANSWER_PATIENCE_MS });
+
+  await page.getByTestId('start-listening').click();
+  // Heard over the voice, it ducks and listens; "mm-hmm" is a backchannel, so the voice carries on.
+  await speech.final('Mm-hmm.');
+  await expect(orb(page)).toHaveAttribute('data-state', 'speaking');
+  await expect(surface(page)).toHaveAttribute('data-audible', 'true');
+  // The answer plays out and the turn comes back with nothing marked cut.
+  await turnBack(page);
+  await expect(said(page, 'assistant')).toHaveCount(2);
+  await expect(page.getByTestId('transcript')).not.toContainText('Interrupted');
+  await expect(said(page, 'user')).toHaveText(['Tell me a long story about the sea.']);
+
+  const [thread] = await threadsInDb(page.request);
+  await expect
+    .poll(async () => (await linesInDb(page.request, thread?.id ?? '')).map((l) => `${l.who}${l.interrupted ? ' (interrupted)' : ''}`))
+    .toEqual(['assistant', 'person', 'assistant']);
+});
