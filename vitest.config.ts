@@ -5,7 +5,7 @@ export default defineConfig({
   plugins: [vue()],
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
+    exclude: ['test/e2e/**', 'test/firefox/**', 'node_modules/**'],
     environment: 'node',
     // Opening an embedded Postgres (PGlite, WebAssembly) and migrating it takes seconds on a busy
     // 2-core machine; a generous hook timeout keeps a slow start from reading as a failure.

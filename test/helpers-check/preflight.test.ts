@@ -19,25 +19,26 @@ function bin(...commands: string[]): string {
 }
 
 describe('the tests’ preflight', () => {
-  it('asks for Chromium always, and for espeak-ng and sox only when the speech clips must be made again', () => {
-    const tools = bin('chromium', 'espeak-ng', 'sox');
-    const env = { PATH: tools, CHROMIUM_PATH: join(tools, 'chromium') };
+  it('asks for Chromium, Firefox ESR and PulseAudio always, and for espeak-ng and sox only when the speech clips must be made again', () => {
+    const tools = bin('chromium', 'firefox-esr', 'pulseaudio', 'espeak-ng', 'sox');
+    const env = { PATH: tools, CHROMIUM_PATH: join(tools, 'chromium'), FIREFOX_PATH: join(tools, 'firefox-esr') };
     expect(missing(env, () => true)).toEqual([]);
     expect(missing(env, () => false)).toEqual([]);
 
     const none = bin();
-    const bare = { PATH: none, CHROMIUM_PATH: join(none, 'chromium') };
-    expect(missing(bare, () => true)).toEqual([`Chromium at ${join(none, 'chromium')}`]);
+    const bare = { PATH: none, CHROMIUM_PATH: join(none, 'chromium'), FIREFOX_PATH: join(none, 'firefox-esr') };
+    const browsers = [`Chromium at ${join(none, 'chromium')}`, `Firefox ESR at ${join(none, 'firefox-esr')}`, 'pulseaudio (Firefox’s speakers)'];
+    expect(missing(bare, () => true)).toEqual(browsers);
     expect(missing(bare, () => false)).toEqual([
-      `Chromium at ${join(none, 'chromium')}`,
+      ...browsers,
       'espeak-ng (to make the test speech clips again)',
       'sox (to make the test speech clips again)',
     ]);
   });
 
   it('names the one line that installs them', () => {
-    expect(INSTALL_LINE).toBe('apt-get install -y chromium espeak-ng sox');
-    expect(sentenceFor(['Chromium at /usr/bin/chromium'])).toContain('\n\n  apt-get install -y chromium espeak-ng sox\n\n');
+    expect(INSTALL_LINE).toBe('apt-get install -y chromium firefox-esr pulseaudio espeak-ng sox');
+    expect(sentenceFor(['Chromium at /usr/bin/chromium'])).toContain('\n\n  apt-get install -y chromium firefox-esr pulseaudio espeak-ng sox\n\n');
   });
 
   it('finds the kept speech clips usable as committed', async () => {
