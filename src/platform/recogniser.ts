@@ -166,10 +166,11 @@ export function webSpeechRecogniser(
   const onDeviceNow = new Map<string, OnDeviceAvailability>();
   let phrases: readonly RecognitionPhrase[] = [];
   /**
-   * The browser refused a session's phrases (`phrases-not-supported`: Chrome's server recogniser
-   * takes none, only its on-device one does, though the spec lets any): none are given again here.
+   * Where the browser refused a session's phrases (`phrases-not-supported`: Chrome's server
+   * recogniser takes none, only its on-device one does, though the spec lets either): sessions
+   * there are given none again on this page.
    */
-  let phrasesRefused = false;
+  const phrasesRefused = new Set<'device' | 'browser'>();
 
   /** Opens a session in `language` now, or once the backoff since the last one has passed. */
   const openWhenDue = (language: string) => {
@@ -191,8 +192,9 @@ export function webSpeechRecogniser(
     recognition.interimResults = true;
     recognition.maxAlternatives = 1;
     recognition.lang = recognitionLanguage(language, browserLanguages);
-    if (onDeviceNow.get(recognition.lang) === 'available') recognition.processLocally = true;
-    const biased = Phrase !== undefined && !phrasesRefused && phrases.length > 0;
+    const place = onDeviceNow.get(recognition.lang) === 'available' ? 'device' : 'browser';
+    if (place === 'device') recognition.processLocally = true;
+    const biased = Phrase !== undefined && !phrasesRefused.has(place) && phrases.length > 0;
     if (biased) recognition.phrases = phrases.map((phrase) => new Phrase(phrase.text, phrase.boost));
     recognition.onresult = (event) => {
       // A stopping session still hands over what it had heard (the end of a held sentence), but
@@ -216,7 +218,7 @@ export function webSpeechRecogniser(
       if (session !== recognition) return;
       if (biased && event.error === 'phrases-not-supported') {
         // Not the machine's business: the session is reopened, without phrases, once this one ends.
-        phrasesRefused = true;
+        phrasesRefused.add(place);
         session = undefined;
         stopping = recognition;
         return;

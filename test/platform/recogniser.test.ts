@@ -357,7 +357,7 @@ describe('the Web Speech recogniser on this device, and with phrases', () => {
     expect(noPhrases.session().phrases).toEqual([]);
   });
 
-  it('reopens without phrases, saying nothing, where the browser refuses them (Chrome’s server recogniser)', () => {
+  it('reopens without phrases, saying nothing, where the browser refuses them (Chrome’s server recogniser)', async () => {
     const { recogniser, session } = onDevice('downloadable');
     const heard: string[] = [];
     recogniser.on('failed', (error) => heard.push(error));
@@ -369,9 +369,18 @@ describe('the Web Speech recogniser on this device, and with phrases', () => {
     refused.onend?.();
     expect(heard).toEqual([]);
     expect(FakeRecognition.made).toHaveLength(2);
-    expect(session()).toMatchObject({ started: true, phrases: [] });
+    expect(session()).toMatchObject({ started: true, processLocally: false, phrases: [] });
+
+    // On this device they are given again: it was the server recogniser that refused them.
+    await recogniser.installOnDevice('en');
+    session().onend?.();
+    expect(FakeRecognition.made).toHaveLength(3);
+    expect(session()).toMatchObject({ processLocally: true, phrases: [new Phrase('Sage', 3)] });
     session().onerror?.({ error: 'phrases-not-supported' });
+    session().onend?.();
+    expect(session()).toMatchObject({ processLocally: true, phrases: [] });
     // Without phrases, the same error is the browser's to report, not a refusal of phrases.
+    session().onerror?.({ error: 'phrases-not-supported' });
     expect(heard).toEqual(['phrases-not-supported']);
   });
 });
