@@ -12,17 +12,20 @@
  * page.
  *
  * Where the browser can recognise a language on this device (`SpeechRecognition.available({ langs,
- * processLocally: true })` says `available`: Chrome 139 on, once its speech pack is installed), every
+ * processLocally: true })` says `available`: Chrome's, once its speech pack is installed), every
  * session in it is asked to be (`processLocally = true`), which the page then says; elsewhere the
  * recogniser may send audio to its browser's maker, which the page says instead. `installOnDevice`
  * downloads a missing pack. Where the browser takes phrases to favour (`phrases` of
  * `SpeechRecognitionPhrase`), each session is given them. Each of these is looked for; a browser
- * without it behaves as before. Names as the spec and Chromium 156 have them; Chrome's trial before
- * 139 had other names (`availableOnDevice`, `installOnDevice`, `mode`), not looked for.
+ * without it behaves as before. The names are the spec's, and Chromium 156's (checked: all four
+ * there by default; on-device came behind a flag in 139). The spec's drafts and Chrome's trial had
+ * `availableOnDevice(lang)`, `installOnDevice(lang)` and `mode`, which are not looked for: such a
+ * browser listens as before. Where the spec and Chrome differ — Chrome's server recogniser refuses
+ * phrases that the spec lets any recogniser take — see `phrasesRefused`.
  */
 import type { RecogniserError } from '../core/conversation/events';
-import { onDeviceAvailability } from '../core/speech/onDeviceRecognition';
-import type { OnDeviceAvailability } from '../core/speech/onDeviceRecognition';
+import { onDeviceAvailability, recognitionPlace } from '../core/speech/onDeviceRecognition';
+import type { OnDeviceAvailability, RecognitionPlace } from '../core/speech/onDeviceRecognition';
 import type { RecognitionPhrase } from '../core/speech/recognitionPhrases';
 import { restartBackoff, restartWaitMs } from '../core/speech/restartBackoff';
 import type { RestartBackoff } from '../core/speech/restartBackoff';
@@ -45,13 +48,13 @@ export interface Recogniser {
   on<K extends keyof RecogniserEvents>(event: K, listener: RecogniserEvents[K]): () => void;
   /**
    * What the browser says of hearing `language` on this device; once it has said `available`, every
-   * session opened in it is heard on this device. `unavailable` where the browser cannot say, or
-   * may not (a Permissions-Policy without `on-device-speech-recognition`).
+   * session in it is heard on this device, a running one reopened so. `unavailable` where the
+   * browser cannot say, or may not (a Permissions-Policy without `on-device-speech-recognition`).
    */
   onDevice(language: string): Promise<OnDeviceAvailability>;
   /**
-   * Downloads the browser's speech pack for `language`; called from a person's click (Chrome asks
-   * for one). Resolves whether it is installed; once it is, sessions in it are heard on this device,
+   * Downloads the browser's speech pack for `language`; called from a person's click (Chrome wants
+   * a user gesture for it). Resolves whether it is installed; once it is, sessions in it are heard on this device,
    * a running one reopened so. False where the browser cannot install one; rejects as it does.
    */
   installOnDevice(language: string): Promise<boolean>;
@@ -170,7 +173,7 @@ export function webSpeechRecogniser(
    * recogniser takes none, only its on-device one does, though the spec lets either): sessions
    * there are given none again on this page.
    */
-  const phrasesRefused = new Set<'device' | 'browser'>();
+  const phrasesRefused = new Set<RecognitionPlace>();
 
   /** Opens a session in `language` now, or once the backoff since the last one has passed. */
   const openWhenDue = (language: string) => {
@@ -192,7 +195,7 @@ export function webSpeechRecogniser(
     recognition.interimResults = true;
     recognition.maxAlternatives = 1;
     recognition.lang = recognitionLanguage(language, browserLanguages);
-    const place = onDeviceNow.get(recognition.lang) === 'available' ? 'device' : 'browser';
+    const place = recognitionPlace(onDeviceNow.get(recognition.lang) ?? 'unavailable');
     if (place === 'device') recognition.processLocally = true;
     const biased = Phrase !== undefined && !phrasesRefused.has(place) && phrases.length > 0;
     if (biased) recognition.phrases = phrases.map((phrase) => new Phrase(phrase.text, phrase.boost));
@@ -274,6 +277,14 @@ export function webSpeechRecogniser(
     if (stopping === undefined) openWhenDue(language);
   };
 
+  /** A session listening in `tag` off the device is reopened on it: what is said next is heard here. */
+  const moveOntoDevice = (tag: string) => {
+    if (wanted === undefined || session?.lang !== tag || session.processLocally === true) return;
+    const listening = wanted;
+    stop();
+    start(listening);
+  };
+
   return {
     start,
     stop,
@@ -293,6 +304,7 @@ export function webSpeechRecogniser(
       }
       const availability = onDeviceAvailability(said);
       onDeviceNow.set(tag, availability);
+      if (availability === 'available') moveOntoDevice(tag);
       return availability;
     },
     async installOnDevice(language) {
@@ -301,11 +313,7 @@ export function webSpeechRecogniser(
       // The same options as `available` (one dictionary in the spec), though install reads only `langs`.
       if ((await install.call(Recognition, { langs: [tag], processLocally: true })) !== true) return false;
       onDeviceNow.set(tag, 'available');
-      if (wanted !== undefined && session?.lang === tag && session.processLocally !== true) {
-        const listening = wanted;
-        stop();
-        start(listening);
-      }
+      moveOntoDevice(tag);
       return true;
     },
     setPhrases(given) {

@@ -301,6 +301,17 @@ describe('the Web Speech recogniser on this device, and with phrases', () => {
     expect(session().processLocally).toBe(true);
   });
 
+  it('moves a session already listening onto this device once the browser says it can (a language just picked)', async () => {
+    const { recogniser, session } = onDevice('available');
+    recogniser.start('en');
+    const before = session();
+    expect(before.processLocally).toBe(false);
+    await recogniser.onDevice('en');
+    expect(before.stopped).toBe(true);
+    before.onend?.();
+    expect(session()).toMatchObject({ processLocally: true, started: true });
+  });
+
   it('listens as today where the pack is missing, or the browser cannot say', async () => {
     const { recogniser, session } = onDevice('downloadable');
     recogniser.start('en');

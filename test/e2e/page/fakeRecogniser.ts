@@ -13,7 +13,8 @@
  *
  * As Chromium 139 on, where the test says (`onDevice`), it recognises on the device: the static
  * `available({ langs, processLocally })` answers what the test gave, `install(...)` downloads the
- * pack (`downloading`, then `available`) and resolves true, and sessions have `processLocally`. With
+ * pack (`downloading`) until the test ends the download (then `available`, resolving true, or as
+ * before, resolving false), and sessions have `processLocally`. With
  * `phrases`, sessions take `SpeechRecognitionPhrase`s, and — as Chrome's server recogniser does — a
  * session with phrases that is not processed locally fails with `phrases-not-supported` as it
  * starts. Without either, neither is there, so the page sees no more than before. Every question is
@@ -66,6 +67,8 @@ export interface FakeSpeechControl {
   readonly asked: { available: FakeOnDeviceAsked[]; install: FakeOnDeviceAsked[] };
   /** What each session started so far was asked for. */
   readonly sessions: FakeSessionAsked[];
+  /** Ends the oldest download under way: installed, or failed; throws when none is. */
+  finishDownload(installed: boolean): void;
 }
 
 declare global {
@@ -82,6 +85,8 @@ function installFake(options: FakeSpeechOptions): void {
   let onDevice = options.onDevice ?? 'unavailable';
   const asked: FakeSpeechControl['asked'] = { available: [], install: [] };
   const sessions: FakeSessionAsked[] = [];
+  /** Downloads under way, each ended when the test says. */
+  const downloads: ((installed: boolean) => void)[] = [];
   interface Result {
     isFinal: boolean;
     0: { transcript: string; confidence: number };
@@ -111,12 +116,12 @@ function installFake(options: FakeSpeechOptions): void {
     static install(given: FakeOnDeviceAsked): Promise<boolean> {
       asked.install.push(structuredClone(given));
       onDevice = 'downloading';
-      return new Promise((resolve) =>
-        setTimeout(() => {
-          onDevice = 'available';
-          resolve(true);
-        }, 200),
-      );
+      return new Promise((resolve) => {
+        downloads.push((installed) => {
+          onDevice = installed ? 'available' : 'downloadable';
+          resolve(installed);
+        });
+      });
     }
 
     /** Set through the accessors put on the prototype where the test offers them, as the browser's attributes are. */
@@ -252,6 +257,11 @@ function installFake(options: FakeSpeechOptions): void {
     },
     asked,
     sessions,
+    finishDownload: (installed) => {
+      const download = downloads.shift();
+      if (download === undefined) throw new Error('No speech pack is downloading.');
+      download(installed);
+    },
   };
   Object.defineProperty(window, 'fakeSpeech', { value: control, configurable: true });
 }
@@ -307,6 +317,13 @@ export class FakeSpeech {
   /** What each session the page started was asked for. */
   sessions(): Promise<FakeSessionAsked[]> {
     return this.page.evaluate(() => window.fakeSpeech.sessions);
+  }
+
+  /** Ends the speech pack's download the page asked for: installed, or failed. */
+  async finishDownload(installed: boolean): Promise<void> {
+    await this.page.evaluate((ok) => {
+      window.fakeSpeech.finishDownload(ok);
+    }, installed);
   }
 
   /** Waits until the page listens. */

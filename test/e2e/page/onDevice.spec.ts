@@ -48,11 +48,20 @@ test.describe('where the pack can be downloaded', () => {
     await page.getByTestId('open-settings').click();
     const status = page.getByTestId('speech-pack-status');
     await expect(status).toContainText('once it has downloaded a speech pack');
+    // A download that fails says so, and what to do; the second goes through.
     await page.getByTestId('speech-pack-download').click();
     await expect(status).toContainText('Downloading the speech pack for English');
     await expect(page.getByTestId('speech-pack-download')).toHaveCount(0);
+    await speech.finishDownload(false);
+    await expect(status).toContainText('could not be downloaded. Check that you are online');
+    await page.getByTestId('speech-pack-download').click();
+    await expect(status).toContainText('Downloading the speech pack for English');
+    await speech.finishDownload(true);
     await expect(status).toContainText('is installed: from now on, what you say is heard on this device');
-    expect((await speech.asked()).install).toEqual([{ langs: ['en-US'], processLocally: true }]);
+    expect((await speech.asked()).install).toEqual([
+      { langs: ['en-US'], processLocally: true },
+      { langs: ['en-US'], processLocally: true },
+    ]);
     // Listening carries on, now on this device, the bot's name favoured again.
     await expect.poll(async () => (await speech.sessions()).at(-1)).toEqual({ lang: 'en-US', processLocally: true, phrases: ['Sage'] });
     await speech.listening();
