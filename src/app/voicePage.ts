@@ -10,6 +10,7 @@
 import type { PublicBot } from '../core/bot';
 import { createEmitter } from '../core/emitter';
 import { defaultSettings } from '../core/settings';
+import { recognitionPhrases } from '../core/speech/recognitionPhrases';
 import { existingAudioContext } from '../platform/audio/audioContext';
 import { conversationApi } from '../platform/conversationApi';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
@@ -27,6 +28,7 @@ import { createPageAudio } from './page/pageAudio';
 import { linesOf, pageConversation } from './page/pageConversation';
 import { openBot, pageTimers, storageOrNull } from './page/pageOpening';
 import { openPagePresence } from './page/pagePresence';
+import { pageRecognition } from './page/pageRecognition';
 import { createPageStore, openingState } from './page/pageStore';
 import type { VoicePage, VoicePageOptions } from './page/voicePageApi';
 import { standingPage } from './page/standingPage';
@@ -55,6 +57,10 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   /** The on-device voice's name: the reader's pick where the device speaks, else its first voice (an endpoint bot's pick names the endpoint's voice). */
   const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
   const recogniser = webSpeechRecogniser();
+  // The person's list names would be favoured too, but they are kept on the server (server/apps/lists)
+  // with no route the page may read them from yet: the bot's name alone for now.
+  const recognition = pageRecognition({ recogniser, store, language: () => settingsNow().language, phrases: recognitionPhrases(bot.name) });
+  recognition.check();
 
   // The engine starts as the page mounts, where the on-device voice will speak.
   const engine = deviceEngine({
@@ -194,13 +200,17 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       void audio.openMicrophone();
     },
     changeSettings(change) {
+      const languageChanged = change.language !== undefined && change.language !== settingsNow().language;
       const next = { ...settingsNow(), ...change };
       update({ settings: next });
       // A passive page shows the way in that the new settings give.
       if (talk.current() === null && active.seated()) active.showMirror();
       void saveSettings(bot.slug, next).catch(() => undefined);
       talk.settingsChanged(change);
+      if (languageChanged) recognition.languageChanged();
     },
+    checkOnDevice: recognition.check,
+    installSpeechPack: recognition.installPack,
     retryVoice: () => void engine.retry().catch(() => undefined),
     refreshThreads: drawerLists.refreshThreads,
     async openThread(threadId) {

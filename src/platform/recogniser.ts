@@ -9,10 +9,24 @@
  * silence; that is reported as `ended` and the machine starts it again. A session that ends (or
  * fails) young is not reopened at once: the next one waits out `restartWaitMs` (250 ms doubling to
  * 5 s, over again once a word is heard), so a browser that refuses every session cannot spin the
- * page. The recogniser may send audio to its browser's vendor, which the page says before it first
- * listens.
+ * page.
+ *
+ * Where the browser can recognise a language on this device (`SpeechRecognition.available({ langs,
+ * processLocally: true })` says `available`: Chrome's, once its speech pack is installed), every
+ * session in it is asked to be (`processLocally = true`), which the page then says; elsewhere the
+ * recogniser may send audio to its browser's maker, which the page says instead. `installOnDevice`
+ * downloads a missing pack. Where the browser takes phrases to favour (`phrases` of
+ * `SpeechRecognitionPhrase`), each session is given them. Each of these is looked for; a browser
+ * without it behaves as before. The names are the spec's, and Chromium 156's (checked: all four
+ * there by default; on-device came behind a flag in 139). The spec's drafts and Chrome's trial had
+ * `availableOnDevice(lang)`, `installOnDevice(lang)` and `mode`, which are not looked for: such a
+ * browser listens as before. Where the spec and Chrome differ — Chrome's server recogniser refuses
+ * phrases that the spec lets any recogniser take — see `phrasesRefused`.
  */
 import type { RecogniserError } from '../core/conversation/events';
+import { onDeviceAvailability, recognitionPlace } from '../core/speech/onDeviceRecognition';
+import type { OnDeviceAvailability, RecognitionPlace } from '../core/speech/onDeviceRecognition';
+import type { RecognitionPhrase } from '../core/speech/recognitionPhrases';
 import { restartBackoff, restartWaitMs } from '../core/speech/restartBackoff';
 import type { RestartBackoff } from '../core/speech/restartBackoff';
 
@@ -32,6 +46,20 @@ export interface Recogniser {
   /** Stops listening; what was already said still arrives as `final`, nothing else from this session. */
   stop(): void;
   on<K extends keyof RecogniserEvents>(event: K, listener: RecogniserEvents[K]): () => void;
+  /**
+   * What the browser says of hearing `language` on this device; once it has said `available`, every
+   * session in it is heard on this device, a running one reopened so. `unavailable` where the
+   * browser cannot say, or may not (a Permissions-Policy without `on-device-speech-recognition`).
+   */
+  onDevice(language: string): Promise<OnDeviceAvailability>;
+  /**
+   * Downloads the browser's speech pack for `language`; called from a person's click (Chrome wants
+   * a user gesture for it). Resolves whether it is installed; once it is, sessions in it are heard on this device,
+   * a running one reopened so. False where the browser cannot install one; rejects as it does.
+   */
+  installOnDevice(language: string): Promise<boolean>;
+  /** The phrases to favour from the next session on; kept, and unused, where the browser takes none. */
+  setPhrases(phrases: readonly RecognitionPhrase[]): void;
 }
 
 /** The parts of the Web Speech API's recognition object the adapter uses. */
@@ -40,6 +68,10 @@ interface SpeechRecognitionLike extends EventTarget {
   interimResults: boolean;
   lang: string;
   maxAlternatives: number;
+  /** Where on-device recognition is offered: true asks this session to be heard on this device only. */
+  processLocally?: boolean;
+  /** Where contextual biasing is offered: the `SpeechRecognitionPhrase`s to favour. */
+  phrases?: unknown[];
   start(): void;
   stop(): void;
   abort(): void;
@@ -53,12 +85,31 @@ interface SpeechResultEventLike {
   results: ArrayLike<{ isFinal: boolean; 0?: { transcript: string } }>;
 }
 
-type RecognitionConstructor = new () => SpeechRecognitionLike;
+/** What `available` and `install` are asked: languages as BCP 47 tags, on this device. */
+interface OnDeviceOptions {
+  langs: string[];
+  processLocally: boolean;
+}
+
+interface RecognitionConstructor {
+  new (): SpeechRecognitionLike;
+  readonly prototype: object;
+  available?: (options: OnDeviceOptions) => Promise<unknown>;
+  install?: (options: OnDeviceOptions) => Promise<unknown>;
+}
+
+type PhraseConstructor = new (phrase: string, boost: number) => object;
 
 /** The browser's recogniser constructor, or undefined where there is none (Firefox). */
 function recognitionIn(scope: object): RecognitionConstructor | undefined {
   const found = (scope as { SpeechRecognition?: unknown; webkitSpeechRecognition?: unknown }).SpeechRecognition ?? (scope as { webkitSpeechRecognition?: unknown }).webkitSpeechRecognition;
   return typeof found === 'function' ? (found as RecognitionConstructor) : undefined;
+}
+
+/** The phrase constructor where the browser takes phrases at all (secure pages only, in Chromium). */
+function phraseIn(scope: object, Recognition: RecognitionConstructor): PhraseConstructor | undefined {
+  const found = (scope as { SpeechRecognitionPhrase?: unknown }).SpeechRecognitionPhrase;
+  return typeof found === 'function' && 'phrases' in Recognition.prototype ? (found as PhraseConstructor) : undefined;
 }
 
 /** Whether this browser has a speech recogniser at all. */
@@ -93,6 +144,10 @@ export function webSpeechRecogniser(
 ): Recogniser | undefined {
   const Recognition = recognitionIn(scope);
   if (Recognition === undefined) return undefined;
+  const { available, install } = Recognition;
+  /** Whether this browser can be asked about, and for, recognition on this device. */
+  const offersOnDevice = typeof available === 'function' && 'processLocally' in Recognition.prototype;
+  const Phrase = phraseIn(scope, Recognition);
   const restart = restartBackoff(backoff);
   const listeners: { [K in keyof RecogniserEvents]: Set<RecogniserEvents[K]> } = { interim: new Set(), final: new Set(), ended: new Set(), failed: new Set() };
   const emit = <K extends keyof RecogniserEvents>(event: K, ...args: Parameters<RecogniserEvents[K]>) => {
@@ -110,6 +165,15 @@ export function webSpeechRecogniser(
   let openedAtMs = Number.NEGATIVE_INFINITY;
   /** The next session, waiting out the backoff; it opens in `wanted`. */
   let due: ReturnType<typeof setTimeout> | undefined;
+  /** What the browser last said of each language tag on this device; only `available` is heard there. */
+  const onDeviceNow = new Map<string, OnDeviceAvailability>();
+  let phrases: readonly RecognitionPhrase[] = [];
+  /**
+   * Where the browser refused a session's phrases (`phrases-not-supported`: Chrome's server
+   * recogniser takes none, only its on-device one does, though the spec lets either): sessions
+   * there are given none again on this page.
+   */
+  const phrasesRefused = new Set<RecognitionPlace>();
 
   /** Opens a session in `language` now, or once the backoff since the last one has passed. */
   const openWhenDue = (language: string) => {
@@ -131,6 +195,10 @@ export function webSpeechRecogniser(
     recognition.interimResults = true;
     recognition.maxAlternatives = 1;
     recognition.lang = recognitionLanguage(language, browserLanguages);
+    const place = recognitionPlace(onDeviceNow.get(recognition.lang) ?? 'unavailable');
+    if (place === 'device') recognition.processLocally = true;
+    const biased = Phrase !== undefined && !phrasesRefused.has(place) && phrases.length > 0;
+    if (biased) recognition.phrases = phrases.map((phrase) => new Phrase(phrase.text, phrase.boost));
     recognition.onresult = (event) => {
       // A stopping session still hands over what it had heard (the end of a held sentence), but
       // its unfinished words are no longer live.
@@ -151,6 +219,13 @@ export function webSpeechRecogniser(
     };
     recognition.onerror = (event) => {
       if (session !== recognition) return;
+      if (biased && event.error === 'phrases-not-supported') {
+        // Not the machine's business: the session is reopened, without phrases, once this one ends.
+        phrasesRefused.add(place);
+        session = undefined;
+        stopping = recognition;
+        return;
+      }
       session = undefined;
       endedInRow += 1;
       emit('failed', event.error);
@@ -180,30 +255,69 @@ export function webSpeechRecogniser(
     }
   };
 
-  return {
-    start(language) {
+  const stop = () => {
+    wanted = undefined;
+    clearTimeout(due);
+    due = undefined;
+    const current = session;
+    if (current === undefined) return;
+    session = undefined;
+    stopping = current;
+    // `stop`, not `abort`: what was said before the stop (a held sentence) still arrives as final.
+    current.stop();
+  };
+
+  const start = (language: string) => {
+    wanted = language;
+    if (session !== undefined) {
+      if (session.lang === recognitionLanguage(language, browserLanguages)) return;
+      stop();
       wanted = language;
-      if (session !== undefined) {
-        if (session.lang === recognitionLanguage(language, browserLanguages)) return;
-        this.stop();
-        wanted = language;
-      }
-      if (stopping === undefined) openWhenDue(language);
-    },
-    stop() {
-      wanted = undefined;
-      clearTimeout(due);
-      due = undefined;
-      const current = session;
-      if (current === undefined) return;
-      session = undefined;
-      stopping = current;
-      // `stop`, not `abort`: what was said before the stop (a held sentence) still arrives as final.
-      current.stop();
-    },
+    }
+    if (stopping === undefined) openWhenDue(language);
+  };
+
+  /** A session listening in `tag` off the device is reopened on it: what is said next is heard here. */
+  const moveOntoDevice = (tag: string) => {
+    if (wanted === undefined || session?.lang !== tag || session.processLocally === true) return;
+    const listening = wanted;
+    stop();
+    start(listening);
+  };
+
+  return {
+    start,
+    stop,
     on(event, listener) {
       listeners[event].add(listener);
       return () => listeners[event].delete(listener);
+    },
+    async onDevice(language) {
+      const tag = recognitionLanguage(language, browserLanguages);
+      if (!offersOnDevice) return 'unavailable';
+      let said: unknown;
+      try {
+        said = await available.call(Recognition, { langs: [tag], processLocally: true });
+      } catch {
+        // Refused (a Permissions-Policy, a tag the browser will not read): not on this device.
+        said = 'unavailable';
+      }
+      const availability = onDeviceAvailability(said);
+      onDeviceNow.set(tag, availability);
+      if (availability === 'available') moveOntoDevice(tag);
+      return availability;
+    },
+    async installOnDevice(language) {
+      const tag = recognitionLanguage(language, browserLanguages);
+      if (!offersOnDevice || typeof install !== 'function') return false;
+      // The same options as `available` (one dictionary in the spec), though install reads only `langs`.
+      if ((await install.call(Recognition, { langs: [tag], processLocally: true })) !== true) return false;
+      onDeviceNow.set(tag, 'available');
+      moveOntoDevice(tag);
+      return true;
+    },
+    setPhrases(given) {
+      phrases = [...given];
     },
   };
 }

@@ -243,3 +243,155 @@ describe('the Web Speech recogniser', () => {
     });
   });
 });
+
+describe('the Web Speech recogniser on this device, and with phrases', () => {
+  /** A recognition object of a browser that recognises on the device and takes phrases (Chromium 139 on). */
+  class OnDeviceRecognition extends FakeRecognition {
+    static availability = 'downloadable';
+    static asked: { available: unknown[]; install: unknown[] } = { available: [], install: [] };
+    static installs = true;
+    static available(options: unknown): Promise<string> {
+      OnDeviceRecognition.asked.available.push(options);
+      return Promise.resolve(OnDeviceRecognition.availability);
+    }
+    static install(options: unknown): Promise<boolean> {
+      OnDeviceRecognition.asked.install.push(options);
+      return Promise.resolve(OnDeviceRecognition.installs);
+    }
+    #processLocally = false;
+    #phrases: unknown[] = [];
+    // Accessors, as the browser's attributes are: found on the prototype before any instance.
+    get processLocally(): boolean {
+      return this.#processLocally;
+    }
+    set processLocally(value: boolean) {
+      this.#processLocally = value;
+    }
+    get phrases(): unknown[] {
+      return this.#phrases;
+    }
+    set phrases(value: unknown[]) {
+      this.#phrases = value;
+    }
+  }
+
+  class Phrase {
+    constructor(
+      readonly phrase: string,
+      readonly boost: number,
+    ) {}
+  }
+
+  function onDevice(availability: string, scope: object = { SpeechRecognition: OnDeviceRecognition, SpeechRecognitionPhrase: Phrase }) {
+    FakeRecognition.made = [];
+    OnDeviceRecognition.availability = availability;
+    OnDeviceRecognition.asked = { available: [], install: [] };
+    OnDeviceRecognition.installs = true;
+    const recogniser = webSpeechRecogniser(scope, ['en-GB']);
+    if (recogniser === undefined) throw new Error('no recogniser');
+    const session = () => FakeRecognition.made.at(-1) as OnDeviceRecognition;
+    return { recogniser, session };
+  }
+
+  it('asks for the page’s language on this device, and listens there once the browser says it can', async () => {
+    const { recogniser, session } = onDevice('available');
+    expect(await recogniser.onDevice('en')).toBe('available');
+    expect(OnDeviceRecognition.asked.available).toEqual([{ langs: ['en-GB'], processLocally: true }]);
+    recogniser.start('en');
+    expect(session().processLocally).toBe(true);
+  });
+
+  it('moves a session already listening onto this device once the browser says it can (a language just picked)', async () => {
+    const { recogniser, session } = onDevice('available');
+    recogniser.start('en');
+    const before = session();
+    expect(before.processLocally).toBe(false);
+    await recogniser.onDevice('en');
+    expect(before.stopped).toBe(true);
+    before.onend?.();
+    expect(session()).toMatchObject({ processLocally: true, started: true });
+  });
+
+  it('listens as today where the pack is missing, or the browser cannot say', async () => {
+    const { recogniser, session } = onDevice('downloadable');
+    recogniser.start('en');
+    expect(session().processLocally).toBe(false);
+    recogniser.stop();
+    session().onend?.();
+    expect(await recogniser.onDevice('en')).toBe('downloadable');
+    recogniser.start('en');
+    expect(session().processLocally).toBe(false);
+
+    const plain = webSpeechRecogniser({ SpeechRecognition: FakeRecognition }, ['en-GB']);
+    expect(await plain?.onDevice('en')).toBe('unavailable');
+    expect(await plain?.installOnDevice('en')).toBe(false);
+    class Refuses extends OnDeviceRecognition {
+      static override available(): Promise<string> {
+        return Promise.reject(new DOMException('Blocked by a Permissions-Policy.', 'NotAllowedError'));
+      }
+    }
+    expect(await webSpeechRecogniser({ SpeechRecognition: Refuses }, ['en-GB'])?.onDevice('en')).toBe('unavailable');
+  });
+
+  it('installs the pack when asked, and reopens the running session on this device', async () => {
+    const { recogniser, session } = onDevice('downloadable');
+    await recogniser.onDevice('en');
+    recogniser.start('en');
+    const before = session();
+    expect(await recogniser.installOnDevice('en')).toBe(true);
+    expect(OnDeviceRecognition.asked.install).toEqual([{ langs: ['en-GB'], processLocally: true }]);
+    expect(before.stopped).toBe(true);
+    before.onend?.();
+    expect(session()).not.toBe(before);
+    expect(session()).toMatchObject({ processLocally: true, started: true });
+
+    // A pack the browser could not install leaves the language heard as before.
+    OnDeviceRecognition.installs = false;
+    expect(await recogniser.installOnDevice('fr')).toBe(false);
+    recogniser.start('fr');
+    session().onend?.();
+    expect(session()).toMatchObject({ lang: 'fr', processLocally: false, started: true });
+  });
+
+  it('gives each session the phrases to favour where the browser takes them', () => {
+    const { recogniser, session } = onDevice('available');
+    recogniser.setPhrases([
+      { text: 'Sage', boost: 3 },
+      { text: 'shopping', boost: 2 },
+    ]);
+    recogniser.start('en');
+    expect(session().phrases).toEqual([new Phrase('Sage', 3), new Phrase('shopping', 2)]);
+
+    const noPhrases = onDevice('available', { SpeechRecognition: OnDeviceRecognition });
+    noPhrases.recogniser.setPhrases([{ text: 'Sage', boost: 3 }]);
+    noPhrases.recogniser.start('en');
+    expect(noPhrases.session().phrases).toEqual([]);
+  });
+
+  it('reopens without phrases, saying nothing, where the browser refuses them (Chrome’s server recogniser)', async () => {
+    const { recogniser, session } = onDevice('downloadable');
+    const heard: string[] = [];
+    recogniser.on('failed', (error) => heard.push(error));
+    recogniser.on('ended', () => heard.push('ended'));
+    recogniser.setPhrases([{ text: 'Sage', boost: 3 }]);
+    recogniser.start('en');
+    const refused = session();
+    refused.onerror?.({ error: 'phrases-not-supported' });
+    refused.onend?.();
+    expect(heard).toEqual([]);
+    expect(FakeRecognition.made).toHaveLength(2);
+    expect(session()).toMatchObject({ started: true, processLocally: false, phrases: [] });
+
+    // On this device they are given again: it was the server recogniser that refused them.
+    await recogniser.installOnDevice('en');
+    session().onend?.();
+    expect(FakeRecognition.made).toHaveLength(3);
+    expect(session()).toMatchObject({ processLocally: true, phrases: [new Phrase('Sage', 3)] });
+    session().onerror?.({ error: 'phrases-not-supported' });
+    session().onend?.();
+    expect(session()).toMatchObject({ processLocally: true, phrases: [] });
+    // Without phrases, the same error is the browser's to report, not a refusal of phrases.
+    session().onerror?.({ error: 'phrases-not-supported' });
+    expect(heard).toEqual(['phrases-not-supported']);
+  });
+});

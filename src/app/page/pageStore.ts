@@ -9,6 +9,7 @@
 import type { PublicBot } from '../../core/bot';
 import { createEmitter } from '../../core/emitter';
 import type { Settings } from '../../core/settings';
+import type { OnDeviceAvailability, SpeechPackDownload } from '../../core/speech/onDeviceRecognition';
 import type { Memory, ThreadSummary } from '../../platform/conversationApi';
 import type { ConversationView } from '../createConversation';
 import type { EngineState } from '../engine';
@@ -26,8 +27,12 @@ export interface VoicePageState {
   conversation: ConversationView | null;
   /** The greeting shown before the first gesture lets it be spoken; null once it is the machine's. */
   greeting: string | null;
-  /** Whether the person has been told that the browser's recogniser may send audio to its vendor. */
+  /** Whether the person has been told where their speech is turned into words (on this device, or maybe by the browser's maker). */
   toldAboutListening: boolean;
+  /** What the browser says of hearing the reader's language on this device: `unavailable` until it has said, and where it cannot. */
+  onDevice: OnDeviceAvailability;
+  /** The on-device speech pack's download, as asked for from the settings on this page. */
+  speechPack: SpeechPackDownload;
   /** Whether audio can play (a gesture has started it). */
   audioReady: boolean;
   /** Whether assistant audio is sounding now, as the player reports it. */
@@ -70,6 +75,8 @@ export function openingState(known: { toldAboutListening: boolean; audioReady: b
     conversation: null,
     greeting: null,
     toldAboutListening: known.toldAboutListening,
+    onDevice: 'unavailable',
+    speechPack: 'idle',
     audioReady: known.audioReady,
     audible: false,
     threads: [],

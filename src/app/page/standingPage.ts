@@ -17,6 +17,8 @@ export function standingPage(store: PageStore): VoicePage {
     mute: nothing,
     unmute: nothing,
     changeSettings: nothing,
+    checkOnDevice: nothing,
+    installSpeechPack: nothing,
     retryVoice: nothing,
     refreshThreads: none,
     openThread: none,

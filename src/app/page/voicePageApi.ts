@@ -11,7 +11,7 @@ export interface VoicePage {
   subscribe(listener: (state: VoicePageState) => void): () => void;
   /** Any pointer or key gesture on the page: starts audio (and the greeting) where the browser requires one. */
   gesture(): void;
-  /** The person has read that the recogniser may send audio to its vendor: listening may start. */
+  /** The person has read where their speech is turned into words: listening may start. */
   startListening(): void;
   type(text: string): void;
   /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
@@ -21,6 +21,10 @@ export interface VoicePage {
   mute(): void;
   unmute(): void;
   changeSettings(change: Partial<Settings>): void;
+  /** Asks the browser again whether the reader's language is heard on this device (the settings opened). */
+  checkOnDevice(): void;
+  /** Downloads the on-device speech pack for the reader's language (the person pressed its button). */
+  installSpeechPack(): void;
   /** The on-device voice could not start: the person asks for it to be loaded again. */
   retryVoice(): void;
   refreshThreads(): Promise<void>;

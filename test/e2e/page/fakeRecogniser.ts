@@ -10,8 +10,44 @@
  * session keeps its final results, and each event's `resultIndex` is the first result that changed.
  * Where the browser refuses the microphone, Chromium's recogniser is refused too: every session
  * fails with `not-allowed` as it starts (`refused`).
+ *
+ * As Chromium 139 on, where the test says (`onDevice`), it recognises on the device: the static
+ * `available({ langs, processLocally })` answers what the test gave, `install(...)` downloads the
+ * pack (`downloading`) until the test ends the download (then `available`, resolving true, or as
+ * before, resolving false), and sessions have `processLocally`. With
+ * `phrases`, sessions take `SpeechRecognitionPhrase`s, and — as Chrome's server recogniser does — a
+ * session with phrases that is not processed locally fails with `phrases-not-supported` as it
+ * starts. Without either, neither is there, so the page sees no more than before. Every question is
+ * kept (`asked`), and what each session was asked for (`sessions`).
  */
 import type { Page } from '@playwright/test';
+
+/** What the browser says of recognising a language on this device. */
+export type FakeOnDevice = 'available' | 'downloadable' | 'downloading' | 'unavailable';
+
+/** How the fake browser recognises: where the microphone is refused, on the device, with phrases. */
+export interface FakeSpeechOptions {
+  refused: boolean;
+  /** What `available` answers at first; null: the browser has no on-device recognition. Default null. */
+  onDevice?: FakeOnDevice | null;
+  /** Whether sessions take phrases to favour. Default false. */
+  phrases?: boolean;
+}
+
+/** What one session was asked for as it started. */
+export interface FakeSessionAsked {
+  lang: string;
+  /** Undefined where the browser has no on-device recognition. */
+  processLocally: boolean | undefined;
+  /** The phrases' text, in order; undefined where the browser takes none. */
+  phrases: string[] | undefined;
+}
+
+/** The options `available` and `install` were called with. */
+export interface FakeOnDeviceAsked {
+  langs: string[];
+  processLocally?: boolean;
+}
 
 /** What the test sees and drives in the page: `window.fakeSpeech`. */
 export interface FakeSpeechControl {
@@ -27,6 +63,12 @@ export interface FakeSpeechControl {
   final(text: string): void;
   /** The session ends by itself, as Chromium's does after a silence. */
   end(): void;
+  /** The calls to `available` and `install`, in order. */
+  readonly asked: { available: FakeOnDeviceAsked[]; install: FakeOnDeviceAsked[] };
+  /** What each session started so far was asked for. */
+  readonly sessions: FakeSessionAsked[];
+  /** Ends the oldest download under way: installed, or failed; throws when none is. */
+  finishDownload(installed: boolean): void;
 }
 
 declare global {
@@ -36,7 +78,15 @@ declare global {
 }
 
 /** Runs in the page before its own scripts; self-contained, as `addInitScript` serialises it. */
-function installFake(refused: boolean): void {
+function installFake(options: FakeSpeechOptions): void {
+  const { refused } = options;
+  const onDeviceOffered = options.onDevice !== undefined && options.onDevice !== null;
+  const phrasesTaken = options.phrases === true;
+  let onDevice = options.onDevice ?? 'unavailable';
+  const asked: FakeSpeechControl['asked'] = { available: [], install: [] };
+  const sessions: FakeSessionAsked[] = [];
+  /** Downloads under way, each ended when the test says. */
+  const downloads: ((installed: boolean) => void)[] = [];
   interface Result {
     isFinal: boolean;
     0: { transcript: string; confidence: number };
@@ -58,13 +108,39 @@ function installFake(refused: boolean): void {
     #state: 'idle' | 'running' | 'ending' = 'idle';
     readonly #results: Result[] = [];
 
+    static available(given: FakeOnDeviceAsked): Promise<FakeOnDevice> {
+      asked.available.push(structuredClone(given));
+      return Promise.resolve(onDevice);
+    }
+
+    static install(given: FakeOnDeviceAsked): Promise<boolean> {
+      asked.install.push(structuredClone(given));
+      onDevice = 'downloading';
+      return new Promise((resolve) => {
+        downloads.push((installed) => {
+          onDevice = installed ? 'available' : 'downloadable';
+          resolve(installed);
+        });
+      });
+    }
+
+    /** Set through the accessors put on the prototype where the test offers them, as the browser's attributes are. */
+    local = false;
+    biasedTowards: { phrase: string; boost: number }[] = [];
+
     start(): void {
       if (this.#state !== 'idle') throw new DOMException('recognition has already started.', 'InvalidStateError');
       started += 1;
-      if (refused) {
+      sessions.push({
+        lang: this.lang,
+        processLocally: onDeviceOffered ? this.local : undefined,
+        phrases: phrasesTaken ? this.biasedTowards.map((p) => p.phrase) : undefined,
+      });
+      if (refused || (phrasesTaken && this.biasedTowards.length > 0 && !this.local)) {
+        const error = refused ? 'not-allowed' : 'phrases-not-supported';
         this.#state = 'ending';
         setTimeout(() => {
-          this.onerror?.({ error: 'not-allowed' });
+          this.onerror?.({ error });
           this.#state = 'idle';
           this.onend?.();
         }, 0);
@@ -124,6 +200,39 @@ function installFake(refused: boolean): void {
     if (session === undefined) throw new Error('The fake recogniser is not listening; nothing can be said to it now.');
     return session;
   };
+  if (!onDeviceOffered) {
+    Reflect.deleteProperty(FakeSpeechRecognition, 'available');
+    Reflect.deleteProperty(FakeSpeechRecognition, 'install');
+  } else {
+    Object.defineProperty(FakeSpeechRecognition.prototype, 'processLocally', {
+      get(this: FakeSpeechRecognition) {
+        return this.local;
+      },
+      set(this: FakeSpeechRecognition, value: boolean) {
+        this.local = value;
+      },
+    });
+  }
+  if (phrasesTaken) {
+    Object.defineProperty(FakeSpeechRecognition.prototype, 'phrases', {
+      get(this: FakeSpeechRecognition) {
+        return this.biasedTowards;
+      },
+      set(this: FakeSpeechRecognition, value: { phrase: string; boost: number }[]) {
+        this.biasedTowards = [...value];
+      },
+    });
+    class FakeSpeechRecognitionPhrase {
+      constructor(
+        readonly phrase: string,
+        readonly boost = 1,
+      ) {}
+    }
+    Object.defineProperty(window, 'SpeechRecognitionPhrase', { value: FakeSpeechRecognitionPhrase, configurable: true, writable: true });
+  } else {
+    // Chromium 156 has its own; without the fake's recognition taking phrases it would go unused anyway.
+    Reflect.deleteProperty(window, 'SpeechRecognitionPhrase');
+  }
   for (const name of ['SpeechRecognition', 'webkitSpeechRecognition']) {
     Object.defineProperty(window, name, { value: FakeSpeechRecognition, configurable: true, writable: true });
   }
@@ -146,6 +255,13 @@ function installFake(refused: boolean): void {
     end: () => {
       listening().endByItself();
     },
+    asked,
+    sessions,
+    finishDownload: (installed) => {
+      const download = downloads.shift();
+      if (download === undefined) throw new Error('No speech pack is downloading.');
+      download(installed);
+    },
   };
   Object.defineProperty(window, 'fakeSpeech', { value: control, configurable: true });
 }
@@ -163,8 +279,8 @@ export class FakeSpeech {
   constructor(private readonly page: Page) {}
 
   /** Installs the fake recogniser in every page this `page` loads from now on; `refused` as where the microphone is. */
-  static async install(page: Page, options: { refused: boolean }): Promise<FakeSpeech> {
-    await page.addInitScript(installFake, options.refused);
+  static async install(page: Page, options: FakeSpeechOptions): Promise<FakeSpeech> {
+    await page.addInitScript(installFake, options);
     return new FakeSpeech(page);
   }
 
@@ -191,6 +307,23 @@ export class FakeSpeech {
   /** Waits until the page listens, then says `text` as a final transcript — in one step in the page. */
   async final(text: string): Promise<void> {
     await this.page.waitForFunction((words) => window.fakeSpeech.running && (window.fakeSpeech.final(words), true), text);
+  }
+
+  /** What the page asked `available` and `install`. */
+  asked(): Promise<FakeSpeechControl['asked']> {
+    return this.page.evaluate(() => window.fakeSpeech.asked);
+  }
+
+  /** What each session the page started was asked for. */
+  sessions(): Promise<FakeSessionAsked[]> {
+    return this.page.evaluate(() => window.fakeSpeech.sessions);
+  }
+
+  /** Ends the speech pack's download the page asked for: installed, or failed. */
+  async finishDownload(installed: boolean): Promise<void> {
+    await this.page.evaluate((ok) => {
+      window.fakeSpeech.finishDownload(ok);
+    }, installed);
   }
 
   /** Waits until the page listens. */

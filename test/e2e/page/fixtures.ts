@@ -5,7 +5,8 @@
  *   which the echo gate hears as a person talking over the assistant), one that is refused, or one
  *   that stays quiet and then talks (`mic` option, per file);
  * - the fake recogniser installed before the page loads (`recogniser: false` for a browser that
- *   has none), refused where the microphone is, as Chromium's is;
+ *   has none), refused where the microphone is, as Chromium's is; on the device and with phrases
+ *   where a file says (`onDevice`, `phrases`);
  * - no error thrown in the page, checked after each test;
  * - small readers of the page and of the server's API (which share the page's person cookie).
  */
@@ -15,6 +16,7 @@ import { test as base, expect } from '@playwright/test';
 import type { APIRequestContext, Browser, Locator, Page } from '@playwright/test';
 import config from '../../../playwright.config';
 import { FakeSpeech } from './fakeRecogniser';
+import type { FakeOnDevice } from './fakeRecogniser';
 import { writeSilence, writeTalkAfter } from './micFiles';
 
 /** The page's microphone: silent; refused by the browser; or quiet, then a person talking for 2 s. */
@@ -28,6 +30,10 @@ export const TALKS_FOR_MS = 2000;
 interface PageOptions {
   /** Whether the browser has a recogniser (the fake one); false is Firefox. Default true. */
   recogniser: boolean;
+  /** What the fake says of recognising on the device; null (the default): it cannot, as before Chrome 139. */
+  onDevice: FakeOnDevice | null;
+  /** Whether the fake's sessions take phrases to favour. Default false. */
+  phrases: boolean;
 }
 
 interface PageFixtures {
@@ -69,6 +75,8 @@ export const test = base.extend<PageOptions & PageFixtures, WorkerOptions>({
     { scope: 'worker' },
   ],
   recogniser: [true, { option: true }],
+  onDevice: [null, { option: true }],
+  phrases: [false, { option: true }],
   page: async ({ page }, use) => {
     const errors: string[] = [];
     pageErrors.set(page, errors);
@@ -76,9 +84,9 @@ export const test = base.extend<PageOptions & PageFixtures, WorkerOptions>({
     await use(page);
   },
   speech: [
-    async ({ page, recogniser, mic }, use) => {
+    async ({ page, recogniser, mic, onDevice, phrases }, use) => {
       if (!recogniser) await FakeSpeech.remove(page);
-      await use(recogniser ? await FakeSpeech.install(page, { refused: mic === 'refused' }) : new FakeSpeech(page));
+      await use(recogniser ? await FakeSpeech.install(page, { refused: mic === 'refused', onDevice, phrases }) : new FakeSpeech(page));
     },
     { auto: true },
   ],
