@@ -186,7 +186,7 @@ export function createBackend(deps: BackendDeps): Backend {
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
-  personal.route('/', verbRoutes({ bots: deps.bots, executor }));
+  personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   const mcp = mcpEndpoint({

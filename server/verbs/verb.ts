@@ -148,6 +148,11 @@ export interface App {
   description: string;
   verbs: readonly Verb[];
   narrators?: readonly Narrator[];
+  /**
+   * Words this person uses with the app that a speech recogniser should expect (a list's name),
+   * most used first, read in the person's own transaction (row level security confines it).
+   */
+  phrases?: (tx: Queryable) => Promise<string[]>;
 }
 
 /** Declares a verb with its types inferred from its schemas. */

@@ -2,18 +2,32 @@
  * `GET /api/bots/<bot>/verbs[?conversation=<key>]`: what a turn with this bot may do, and why —
  * so "why didn't my verb fire" stays answerable. Each verb in scope says why it is (`always`, the
  * bot's own app, or `recent`ly used in that conversation); each verb left out says whether the cap
- * took it or nothing chose it.
+ * took it or nothing chose it. And `GET /api/bots/<bot>/phrases`: the words the person uses with
+ * the apps (their lists' names), for the page's recogniser to expect.
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Bot } from '../bots';
+import type { Database } from '../db/database';
 import type { PersonEnv } from '../person';
 import type { Executor } from './executor';
 import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
 
-export function verbRoutes({ bots, executor }: { bots: ReadonlyMap<string, Bot>; executor: Executor }): Hono<PersonEnv> {
+export function verbRoutes({ bots, executor, db }: { bots: ReadonlyMap<string, Bot>; executor: Executor; db: Pick<Database, 'asPerson'> }): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
+  // The words the person uses with the apps (their lists' names), for the page's recogniser to expect.
+  routes.get('/bots/:slug/phrases', async (c) => {
+    if (!bots.has(c.req.param('slug'))) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    const person = c.get('person');
+    const apps = executor.registry.apps.filter((app) => app.phrases !== undefined);
+    const phrases = await db.asPerson(person, async (tx) => {
+      const found: string[] = [];
+      for (const app of apps) found.push(...((await app.phrases?.(tx)) ?? []));
+      return found;
+    });
+    return c.json({ phrases: [...new Set(phrases)] });
+  });
   routes.get('/bots/:slug/verbs', async (c) => {
     const bot = bots.get(c.req.param('slug'));
     if (bot === undefined) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });

@@ -10,7 +10,6 @@
 import type { PublicBot } from '../core/bot';
 import { createEmitter } from '../core/emitter';
 import { defaultSettings } from '../core/settings';
-import { recognitionPhrases } from '../core/speech/recognitionPhrases';
 import { existingAudioContext } from '../platform/audio/audioContext';
 import { conversationApi } from '../platform/conversationApi';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
@@ -57,9 +56,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   /** The on-device voice's name: the reader's pick where the device speaks, else its first voice (an endpoint bot's pick names the endpoint's voice). */
   const deviceVoice = () => (bot.voice.by === 'browser' && settingsNow().voice !== '' ? settingsNow().voice : 'F1');
   const recogniser = webSpeechRecogniser();
-  // The person's list names would be favoured too, but they are kept on the server (server/apps/lists)
-  // with no route the page may read them from yet: the bot's name alone for now.
-  const recognition = pageRecognition({ recogniser, store, language: () => settingsNow().language, phrases: recognitionPhrases(bot.name) });
+  const recognition = pageRecognition({ recogniser, store, language: () => settingsNow().language, botName: bot.name, usedWords: () => api.phrases(bot.slug) });
   recognition.check();
 
   // The engine starts as the page mounts, where the on-device voice will speak.

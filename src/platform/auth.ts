@@ -182,14 +182,16 @@ export function createAuth(config: PageAuth | undefined, options: AuthOptions = 
   return supabaseAuth(config, options);
 }
 
-/** Routes that know who is asking: the only ones the access token is sent to. */
-const PERSONAL_PATH = /^\/api\/(?:start|threads|memories|mcp\/tokens|actions|notices|presence)(?:\/|$)|^\/api\/bots\/[^/]+\/verbs$/;
+/** The server's API: every route under it knows who is asking, but for those `NOT_PERSONAL` names. */
+const API_PATH = /^\/api\//;
+/** The API routes that are nobody's (the bots' public parts, health, config) or take a grant (`/api/speak`). */
+const NOT_PERSONAL = /^\/api\/(?:speak|health|config|bots(?:\/[^/]+)?)$/;
 
 /**
- * A fetch that adds `Authorization: Bearer <access token>` to the page's personal calls —
- * `/api/start`, `/api/threads…`, `/api/memories…`, `/api/mcp/tokens…`, `/api/actions…`,
- * `/api/notices…`, `/api/presence…` and `/api/bots/<bot>/verbs` on the page's own
- * origin — so the API client uses it unchanged. Everything else passes untouched: the chat door
+ * A fetch that adds `Authorization: Bearer <access token>` to the page's personal calls — every
+ * `/api/…` route on the page's own origin but the bots' public parts, `/api/health`, `/api/config`
+ * and `/api/speak`, as the server's personal sub-app has them (server/app.ts), so a new personal
+ * route needs no change here — so the API client uses it unchanged. Everything else passes untouched: the chat door
  * (`/v1/chat/completions`) and `/api/speak` take the conversation's grant as their Bearer instead,
  * `/mcp` takes a personal MCP token, and the token never goes to another origin. A request that
  * already names its Authorization keeps it. Signed out (or in local mode) nothing is added, and
@@ -218,7 +220,7 @@ function isPersonalCall(input: RequestInfo | URL, pageOrigin: string | undefined
   } catch {
     return false;
   }
-  return url.origin === new URL(base).origin && PERSONAL_PATH.test(url.pathname);
+  return url.origin === new URL(base).origin && API_PATH.test(url.pathname) && !NOT_PERSONAL.test(url.pathname);
 }
 
 function currentOrigin(): string | undefined {

@@ -71,6 +71,8 @@ export interface ConversationApi {
   forgetThread(threadId: string): Promise<void>;
   memories(bot: string): Promise<Memory[]>;
   forgetMemory(memoryId: string): Promise<void>;
+  /** The words the person uses with the bot's apps (their lists' names), for the recogniser to expect. */
+  phrases(bot: string): Promise<string[]>;
   /**
    * The person's answer to a pending action: `POST /api/actions/<id>/approve` (`approve`) or
    * `/deny`. Answers what came of it, with the sentence to say.
@@ -124,6 +126,10 @@ export function conversationApi(fetcher?: typeof fetch): ConversationApi {
     },
     async memories(bot) {
       return (await http.json('list what it remembers', `/api/memories?bot=${encodeURIComponent(bot)}`, {}, hasArray('memories', isMemory))).memories;
+    },
+    async phrases(bot) {
+      const isText = (value: unknown): value is string => typeof value === 'string';
+      return (await http.json('read the words to listen for', `/api/bots/${encodeURIComponent(bot)}/phrases`, {}, hasArray('phrases', isText))).phrases;
     },
     async forgetMemory(memoryId) {
       await http.json('forget that memory', `/api/memories/${encodeURIComponent(memoryId)}`, { method: 'DELETE' });

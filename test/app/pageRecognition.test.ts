@@ -16,11 +16,11 @@ function recogniserAnswering() {
   return { recogniser, pending, given };
 }
 
-function setUp() {
+function setUp(usedWords: () => Promise<readonly string[]> = () => new Promise(() => undefined)) {
   const store = createPageStore(openingState({ toldAboutListening: false, audioReady: false }));
   let language = 'en';
   const { recogniser, pending, given } = recogniserAnswering();
-  const recognition = pageRecognition({ recogniser, store, language: () => language, phrases: [{ text: 'Sage', boost: 3 }] });
+  const recognition = pageRecognition({ recogniser, store, language: () => language, botName: 'Sage', usedWords });
   return { store, recognition, pending, given, speak: (l: string) => (language = l) };
 }
 
@@ -39,6 +39,18 @@ describe('where the page hears the reader’s language', () => {
     await flush();
     // The English answer came for a page that now speaks French.
     expect(store.state().onDevice).toBe('downloadable');
+  });
+
+  it('favours the person’s own words once the server gives them, and the bot’s name alone when it cannot', async () => {
+    const read = setUp(() => Promise.resolve(['groceries', 'camping gear']));
+    await flush();
+    expect(read.given).toEqual([
+      [{ text: 'Sage', boost: 3 }],
+      [{ text: 'Sage', boost: 3 }, { text: 'groceries', boost: 2 }, { text: 'camping gear', boost: 2 }],
+    ]);
+    const unread = setUp(() => Promise.reject(new Error('offline')));
+    await flush();
+    expect(unread.given).toEqual([[{ text: 'Sage', boost: 3 }]]);
   });
 
   it('says the pack is downloading, then installed and heard on this device, or that it failed', async () => {

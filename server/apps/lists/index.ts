@@ -7,7 +7,7 @@ import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator, VerbContext } from '../../verbs/verb';
 import { counted, joinWords, opening } from '../spoken';
-import { addItem, clearList, countItems, listItems, removeItems } from './listItems';
+import { addItem, clearList, countItems, listItems, listNames, removeItems } from './listItems';
 import { itemKey, itemText, listName, splitItems, spokenList } from './names';
 
 /** Most items one list holds: past this, adding is refused until some are taken off. */
@@ -16,6 +16,8 @@ export const LIST_MAX_ITEMS = 200;
 export const READ_MAX_ITEMS = 100;
 /** Most items the stand-in reads out before saying how many more there are. */
 const SAID_MAX_ITEMS = 10;
+/** Most list names given to the recogniser to expect. */
+const PHRASES_MAX = 20;
 /** The list a person means when they say only "my list". */
 export const DEFAULT_LIST = 'shopping';
 
@@ -212,4 +214,6 @@ export default defineApp({
   description: "The person's named lists: shopping, to-do and any other they name.",
   verbs: [add, remove, read, clear],
   narrators: [howMany],
+  // The lists' own names, so "add it to the groceries" is heard as the person says it.
+  phrases: (tx) => listNames(tx, PHRASES_MAX),
 });

@@ -21,6 +21,12 @@ export async function listItems(tx: Queryable, list: string, limit: number): Pro
   return rows.map((row) => row.item);
 }
 
+/** The person's lists' names, the one added to last first. */
+export async function listNames(tx: Queryable, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ list: string }>('select list from list_items group by list order by max(seq) desc limit $1', [limit]);
+  return rows.map((row) => row.list);
+}
+
 /** How many items the list has. */
 export async function countItems(tx: Queryable, list: string): Promise<number> {
   const { rows } = await tx.query<{ count: number }>('select count(*)::int as count from list_items where list = $1', [list]);

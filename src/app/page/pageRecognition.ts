@@ -5,7 +5,7 @@
  * the person asks for from the settings. The recogniser is also given the phrases to favour.
  */
 import type { Recogniser } from '../../platform/recogniser';
-import type { RecognitionPhrase } from '../../core/speech/recognitionPhrases';
+import { recognitionPhrases } from '../../core/speech/recognitionPhrases';
 import type { PageStore } from './pageStore';
 
 export interface PageRecognitionPorts {
@@ -13,8 +13,10 @@ export interface PageRecognitionPorts {
   store: PageStore;
   /** The reader's language now. */
   language: () => string;
-  /** The phrases the recogniser is to favour (src/core/speech/recognitionPhrases.ts). */
-  phrases: readonly RecognitionPhrase[];
+  /** The bot's name: the first phrase the recogniser is to favour. */
+  botName: string;
+  /** The words the person uses with the bot's apps (their lists' names), favoured once they are read. */
+  usedWords: () => Promise<readonly string[]>;
 }
 
 export interface PageRecognition {
@@ -28,7 +30,16 @@ export interface PageRecognition {
 
 export function pageRecognition(ports: PageRecognitionPorts): PageRecognition {
   const { recogniser, store } = ports;
-  recogniser?.setPhrases(ports.phrases);
+  recogniser?.setPhrases(recognitionPhrases(ports.botName));
+  // The person's own words come from the server; until they do (or if they cannot), the name alone.
+  if (recogniser !== undefined) {
+    ports.usedWords().then(
+      (words) => {
+        recogniser.setPhrases(recognitionPhrases(ports.botName, words));
+      },
+      () => undefined,
+    );
+  }
 
   const check = (): void => {
     if (recogniser === undefined) return;
