@@ -34,3 +34,14 @@ export function covered(words: readonly string[], phrases: readonly string[][]):
   }
   return at;
 }
+
+/**
+ * The lexicons a language is heard with: its own (by its primary subtag of a BCP 47 tag such as
+ * `en-GB`), then English's, which people speak whatever else they speak; English alone for a
+ * language with none of its own.
+ */
+export function lexiconsFor<L>(lexicons: Readonly<Record<string, L>> & { en: L }, language: string): L[] {
+  const primary = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
+  const own = (lexicons as Readonly<Record<string, L | undefined>>)[primary];
+  return own === undefined || own === lexicons.en ? [lexicons.en] : [own, lexicons.en];
+}

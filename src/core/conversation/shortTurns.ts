@@ -10,7 +10,7 @@
  * second"); anything more ("yeah but what about Tuesday") is a turn of its own. English is heard in
  * every language, as people say "okay" and "wait" whatever they speak.
  */
-import { covered, phrasesOf, wordsOf } from './phrases';
+import { covered, lexiconsFor, phrasesOf, wordsOf } from './phrases';
 
 interface ShortTurns {
   /** What a listener says to keep a speaker going. */
@@ -50,18 +50,11 @@ const LEXICONS = {
   },
 } as const satisfies Readonly<Record<string, ShortTurns>>;
 
-/** The lexicons a language is heard with: its own (by its primary subtag), then English. */
-function lexiconsFor(language: string): ShortTurns[] {
-  const primary = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
-  const own = (LEXICONS as Readonly<Record<string, ShortTurns | undefined>>)[primary];
-  return own === undefined || own === LEXICONS.en ? [LEXICONS.en] : [own, LEXICONS.en];
-}
-
 /** Whether `text` is some of `kind`'s phrases and nothing but them and the small words around them. */
 function onlyThese(text: string, language: string, kind: 'backchannel' | 'wait'): boolean {
   const words = wordsOf(text);
   if (words.length === 0) return false;
-  const lexicons = lexiconsFor(language);
+  const lexicons: ShortTurns[] = lexiconsFor(LEXICONS, language);
   const said = covered(words, phrasesOf(lexicons.flatMap((l) => l[kind])));
   if (said.size === 0) return false;
   const around = covered(words, phrasesOf(lexicons.flatMap((l) => l.around)));

@@ -11,7 +11,7 @@
  * understood in every language, as people say "okay" and "stop" whatever they speak.
  */
 
-import { covered, phrasesOf, wordsOf } from './phrases';
+import { covered, lexiconsFor, phrasesOf, wordsOf } from './phrases';
 
 export type YesNo = 'yes' | 'no' | 'other';
 
@@ -47,13 +47,6 @@ const LEXICONS = {
   },
 } as const satisfies Readonly<Record<string, Lexicon>>;
 
-/** The lexicons a language is heard with: its own (by its primary subtag), then English. */
-function lexiconsFor(language: string): Lexicon[] {
-  const primary = language.toLowerCase().split(/[-_]/)[0] ?? 'en';
-  const own = (LEXICONS as Readonly<Record<string, Lexicon | undefined>>)[primary];
-  return own === undefined || own === LEXICONS.en ? [LEXICONS.en] : [own, LEXICONS.en];
-}
-
 /**
  * What the person's `text` answers to a yes-or-no question, heard in `language` (a BCP 47 tag
  * such as `en-GB` or `de`; one this module does not know is heard as English).
@@ -61,7 +54,7 @@ function lexiconsFor(language: string): Lexicon[] {
 export function answerOf(text: string, language: string): YesNo {
   const words = wordsOf(text);
   if (words.length === 0) return 'other';
-  const lexicons = lexiconsFor(language);
+  const lexicons: Lexicon[] = lexiconsFor(LEXICONS, language);
   const no = phrasesOf(lexicons.flatMap((l) => l.no));
   if (covered(words, no).size > 0) return 'no';
   const yes = covered(words, phrasesOf(lexicons.flatMap((l) => l.yes)));

@@ -9,12 +9,17 @@
  * person press "Start listening" — which opens the microphone, and so starts the file, in the
  * middle of an answer that lasts many seconds more.
  */
+import type { Page } from '@playwright/test';
 import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, TALKS_FOR_MS, expect, linesInDb, openVoice, orb, said, surface, test, threadsInDb, turnBack } from './fixtures';
 
 test.use({ mic: 'talks' });
 test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
 
-test('(2) stops the answer when the person talks over it, keeps it as interrupted, and answers the next question', async ({ page, speech }) => {
+/**
+ * A long answer to a typed question, audible, and then the person lets the page listen — which
+ * opens the microphone, so the capture's person starts talking over it.
+ */
+async function talkOverALongAnswer(page: Page): Promise<void> {
   await openVoice(page);
   // The first tap lets audio play; the greeting is spoken, and until listening is allowed the page is typed to.
   await page.getByTestId('bot-name').click();
@@ -23,8 +28,11 @@ test('(2) stops the answer when the person talks over it, keeps it as interrupte
   await page.getByTestId('send').click();
   await expect(orb(page)).toHaveAttribute('data-state', 'speaking', { timeout: ANSWER_PATIENCE_MS });
   await expect(surface(page)).toHaveAttribute('data-audible', 'true');
-
   await page.getByTestId('start-listening').click();
+}
+
+test('(2) stops the answer when the person talks over it, keeps it as interrupted, and answers the next question', async ({ page, speech }) => {
+  await talkOverALongAnswer(page);
   // The person talks over it: the voice ducks and the recogniser listens (the fake starts only
   // then), and their words are more than a backchannel, so the turn is theirs, the audio has
   // stopped, and what was said of the answer is marked cut (an answer that simply ended would not be).
@@ -49,14 +57,7 @@ test('(2) stops the answer when the person talks over it, keeps it as interrupte
 });
 
 test('(23) carries on when what the person says over it is a backchannel: nothing cut, one answer', async ({ page, speech }) => {
-  await openVoice(page);
-  await page.getByTestId('bot-name').click();
-  await expect(orb(page)).toHaveAttribute('data-state', 'muted', { timeout: ANSWER_PATIENCE_MS });
-  await page.getByTestId('typing').fill('Tell me a long story about the sea.');
-  await page.getByTestId('send').click();
-  await expect(orb(page)).toHaveAttribute('data-state', 'speaking', { timeout: ANSWER_PATIENCE_MS });
-
-  await page.getByTestId('start-listening').click();
+  await talkOverALongAnswer(page);
   // Heard over the voice, it ducks and listens; "mm-hmm" is a backchannel, so the voice carries on.
   await speech.final('Mm-hmm.');
   await expect(orb(page)).toHaveAttribute('data-state', 'speaking');
