@@ -255,9 +255,10 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     duck: (ducked) => {
       ports.player.duck(ducked);
     },
-    ducked: (ducked) => {
-      send({ type: 'voice.ducked', ducked });
+    heardOver: () => {
+      send({ type: 'voice.heardOver' });
     },
+    sounding: () => voiceSounding(actor.getSnapshot()),
     interrupt: () => {
       send({ type: 'user.interrupted' });
     },

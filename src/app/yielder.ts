@@ -20,8 +20,10 @@ export interface HeardWords {
 export interface YielderPorts {
   /** The player's duck. */
   duck(ducked: boolean): void;
-  /** The conversation told the voice is ducked (its recogniser runs) or back. */
-  ducked(ducked: boolean): void;
+  /** The conversation told the person was heard over the voice: its recogniser runs until the turn ends. */
+  heardOver(): void;
+  /** Whether the bot's voice is sounding now. */
+  sounding(): boolean;
   /** The conversation told the person talked over it: it stops the voice and the answer. */
   interrupt(): void;
   /** Words held while it was decided, passed on once the turn is the person's. */
@@ -37,7 +39,7 @@ export interface YielderPorts {
 export interface Yielder {
   /** The echo gate heard the person over the voice. */
   heard(): void;
-  /** Words from the recogniser: true when they were taken here (the decision is under way), false to pass them on. */
+  /** Words from the recogniser: true when they were taken here (a decision, or the voice sounding), false to pass them on. */
   words(words: HeardWords): boolean;
   /** The turn ended some other way (the voice played out, a hold, a stop): what was held goes on, the voice comes back. */
   release(): void;
@@ -71,7 +73,7 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
   function rule(ruling: Ruling): void {
     if (ruling === 'duck') {
       ports.duck(true);
-      ports.ducked(true);
+      ports.heardOver();
       tick();
       return;
     }
@@ -86,7 +88,6 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       return;
     }
     ports.duck(false);
-    ports.ducked(false);
   }
 
   return {
@@ -94,7 +95,9 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       step({ kind: 'heard', atMs: ports.nowMs() });
     },
     words(words) {
-      if (state.kind !== 'deciding') return false;
+      // Over the voice and outside a decision, the recogniser (kept warm) hears the room, and maybe
+      // the voice itself: nothing it says is a turn until the gate hears the person again.
+      if (state.kind !== 'deciding') return ports.sounding();
       // The assistant heard through the speakers is not the person.
       if (isSelfEcho(words.text, ports.spoken())) return true;
       held.push(words);
@@ -109,7 +112,6 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       const words = held;
       held = [];
       ports.duck(false);
-      ports.ducked(false);
       for (const heard of words) ports.forward(heard);
     },
     get deciding() {

@@ -208,7 +208,7 @@ describe('the conversation’s junction', () => {
     expect(t.spoken).toHaveLength(1);
   });
 
-  it('on barge-in by a backchannel, or by a sound with no words, carries on: nothing stopped, cancelled or kept as interrupted', async () => {
+  it('on barge-in by a backchannel, or by a sound with no words, carries on: nothing stopped, cancelled or kept as interrupted, the recogniser kept warm', async () => {
     vi.useFakeTimers();
     try {
       const t = setUp();
@@ -220,14 +220,19 @@ describe('the conversation’s junction', () => {
       t.bargeIn.emit();
       t.final.emit('Mm-hmm.');
       await vi.advanceTimersByTimeAsync(0);
-      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck', 'recogniser off']);
+      // The recogniser stays on for the rest of the answer: a second word over it is heard from its start.
+      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
+      // What it hears between decisions (the room, the voice itself) is no turn.
+      t.interim.emit('the fox ran off');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.conversation.view().liveLine).toBe('');
       // A cough: no words come, and after a second and a half the voice is back.
       t.log.length = 0;
       t.bargeIn.emit();
       await vi.advanceTimersByTimeAsync(1400);
-      expect(t.log).toEqual(['player duck', 'recogniser on en']);
+      expect(t.log).toEqual(['player duck']);
       await vi.advanceTimersByTimeAsync(200);
-      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck', 'recogniser off']);
+      expect(t.log).toEqual(['player duck', 'player unduck']);
       expect(t.answer.aborted).toBe(false);
       expect(t.conversation.view().phase).toBe('speaking');
       expect(t.kept.filter((line) => line.interrupted === true)).toEqual([]);

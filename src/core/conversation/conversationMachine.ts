@@ -46,8 +46,8 @@ const listenable = and([
     stateIn('#conversation.turn.greeting.waiting'),
     stateIn('#conversation.turn.announcing.waiting'),
     stateIn('#conversation.turn.confirming'),
-    // The voice ducked under the person: their words decide whether the turn is theirs.
-    'ducked',
+    // The person was heard over the voice: their words decide whether the turn is theirs.
+    'heardOver',
   ]),
 ]);
 
@@ -111,7 +111,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       hold: input.hold ?? false,
       talkHeld: false,
       waiting: false,
-      ducked: false,
+      heardOver: false,
       speech: input.speech ?? true,
       voice: input.voice ?? 'device',
       talk,
@@ -150,7 +150,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       actions: assign(({ event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error) })),
     },
     'talk.release': { actions: assign({ talkHeld: false }) },
-    'voice.ducked': { actions: assign({ ducked: ({ event }) => event.ducked }) },
+    'voice.heardOver': { actions: assign({ heardOver: true }) },
     'settings.changed': { actions: 'applySettings' },
     'voice.paced': { actions: 'takePace' },
   },

@@ -173,14 +173,14 @@ export const decisions = {
       settled: [],
       heard: [],
       answerEnded: true,
-      ducked: false,
+      heardOver: false,
     });
   }),
   showInterim: set({ liveLine: ({ event }) => (event.type === 'user.interim' ? event.text : '') }),
   finishTurn: decide(({ context, enqueue }) => {
     const said = context.lines.find((l) => l.role === 'assistant' && l.utteranceId === context.utteranceId);
     if (said) enqueue({ type: 'saveLine', params: said });
-    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [], heard: [], ducked: false });
+    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [], heard: [], heardOver: false });
   }),
   silence: decide(({ context, enqueue }) => {
     if (context.pieces.length > 0) enqueue('stopAudio');

@@ -78,10 +78,11 @@ export type ConversationEvent =
   /** The echo gate heard the person clearly over the assistant's own leak. */
   | { type: 'user.interrupted' }
   /**
-   * The voice ducked while it is decided whether the person is taking the turn (`yielding.ts`), or
-   * came back: while ducked the recogniser runs, so their words can decide it.
+   * The person was heard over the voice (it ducked while `yielding.ts` decides): from now until the
+   * turn ends the recogniser runs, so their words decide this time and are heard from the start the
+   * next, rather than lost while a cold recogniser opens.
    */
-  | { type: 'voice.ducked'; ducked: boolean }
+  | { type: 'voice.heardOver' }
   /** Push-and-hold: the talk control went down / came up. */
   | { type: 'talk.press' }
   | { type: 'talk.release' }
@@ -185,8 +186,8 @@ export interface ConversationContext {
   talkHeld: boolean;
   /** The person asked the bot to wait ("hold on", "give me a second"): it says nothing until they go on. */
   waiting: boolean;
-  /** The voice is ducked under the person, and the recogniser runs to hear whether it is their turn. */
-  ducked: boolean;
+  /** The person was heard over the voice in this turn: the recogniser runs until it ends. */
+  heardOver: boolean;
   speech: boolean;
   voice: Voice;
   talk: Talk;

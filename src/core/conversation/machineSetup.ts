@@ -92,7 +92,7 @@ export const named = setup({
     pending: ({ context }) => context.pendingAction !== null,
     saidYes: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'yes',
     saidNo: ({ context, event }) => event.type === 'user.said' && answerOf(event.text, context.language) === 'no',
-    ducked: ({ context }) => context.ducked,
+    heardOver: ({ context }) => context.heardOver,
     asksToWait: ({ context, event }) => event.type === 'user.said' && asksToWait(event.text, context.language),
     awaited: ({ context, event }) => (event.type === 'action.settled' || event.type === 'action.failed') && event.actionId === context.awaitedAction,
     /** The person is not talking, nor asked to be waited for: no words on the live line, the talk control not held. */

@@ -13,6 +13,21 @@ describe('half-duplex recogniser', () => {
     expect(c.recogniserOn).toBe(true);
   });
 
+  it('turns the recogniser on over the voice once the person is heard over it, until the turn ends', () => {
+    const c = conversation().user('Hi.').bot('One two three. Four five six.').starts(0).clearEffects();
+    expect(c.recogniserOn).toBe(false);
+    c.send({ type: 'voice.heardOver' });
+    expect(c.effects).toEqual([{ type: 'startRecogniser' }]);
+    expect(c.recogniserOn).toBe(true);
+    // Still on between pieces and for the rest of the answer...
+    c.ends(0).starts(1);
+    expect(c.recogniserOn).toBe(true);
+    expect(c.count('stopRecogniser')).toBe(0);
+    // ...and the next answer begins half-duplex again.
+    c.ends(1).user('And then?').bot('Then seven.').starts(0);
+    expect(c.recogniserOn).toBe(false);
+  });
+
   it('keeps the recogniser on while thinking so the person can go on talking', () => {
     const c = conversation().clearEffects().user('Hi.');
     expect(c.count('stopRecogniser')).toBe(0);
