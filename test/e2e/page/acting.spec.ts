@@ -15,7 +15,7 @@ import type { Received, Reply, Upstream } from '../../server/chat/localServers';
 import type { ConfabServer } from '../helpers/confabServer';
 import type { FakeSpeech } from './fakeRecogniser';
 import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, expect, openVoice, orb, said, startListening, stopSpeaking, test, turnBack } from './fixtures';
-import { VIEWPORTS, expectNewestLinesSeen, expectOnScreen } from './layout';
+import { VIEWPORTS, expectNewestLinesSeen, expectOnScreen, settled } from './layout';
 import { startOwnServer } from './ownServer';
 
 test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
@@ -57,6 +57,9 @@ async function sayAndBeAsked(page: Page, speech: FakeSpeech, text: string, quest
   await speech.final(text);
   await expect(said(page, 'user').last()).toHaveText(text);
   await expect(page.getByTestId('confirm').locator('.question')).toHaveText(question, { timeout: ANSWER_PATIENCE_MS });
+  // Counted once the page is still: the line the card takes the question from leaves the transcript
+  // through its transition group, a frame after the card appears.
+  await settled(page);
   expect(await timesShown(page, question), 'the question is shown once more, on its card only').toBe(before + 1);
 }
 
