@@ -7,6 +7,7 @@
  */
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
+import { remembered } from '../core/conversation/lines';
 import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
 import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
 import type { SpeakRequest } from '../core/speech/pieceHandover';
@@ -266,10 +267,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
       if (words.final) final(words.text);
       else interim(words.text);
     },
-    spoken: () => {
-      const { context } = actor.getSnapshot();
-      return [...context.recentlySpoken, context.pieces.join(' ')];
-    },
+    spoken: () => remembered(actor.getSnapshot().context),
     language: ports.language,
     nowMs: () => Date.now(),
     after: (delayMs, run) => {

@@ -28,7 +28,7 @@ export interface YielderPorts {
   interrupt(): void;
   /** Words held while it was decided, passed on once the turn is the person's. */
   forward(words: HeardWords): void;
-  /** What the voice has said of this answer so far, and lately: words matching it are its own. */
+  /** What the voice has said of this answer so far, and lately, as the machine's self-echo check has it (`remembered`). */
   spoken(): readonly string[];
   language(): string;
   nowMs(): number;
@@ -56,6 +56,11 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
 
   const context = () => ({ options, language: ports.language(), voiceActivity: false });
 
+  function stopTicking(): void {
+    cancelTick?.();
+    cancelTick = null;
+  }
+
   function tick(): void {
     cancelTick = ports.after(TICK_MS, () => {
       cancelTick = null;
@@ -77,8 +82,7 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       tick();
       return;
     }
-    cancelTick?.();
-    cancelTick = null;
+    stopTicking();
     const words = held;
     held = [];
     if (ruling === 'take') {
@@ -107,8 +111,7 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
     release() {
       if (state.kind !== 'deciding') return;
       state = SPEAKING;
-      cancelTick?.();
-      cancelTick = null;
+      stopTicking();
       const words = held;
       held = [];
       ports.duck(false);
