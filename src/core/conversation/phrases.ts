@@ -45,3 +45,14 @@ export function lexiconsFor<L>(lexicons: Readonly<Record<string, L>> & { en: L }
   const own = (lexicons as Readonly<Record<string, L | undefined>>)[primary];
   return own === undefined || own === lexicons.en ? [lexicons.en] : [own, lexicons.en];
 }
+
+/**
+ * Whether `words` say one of `phrases` and nothing else but the small words of `around` ("yes
+ * please", "oh, I see"): one phrase at least, and every word covered by one or the other.
+ */
+export function onlyPhrases(words: readonly string[], phrases: readonly string[], around: readonly string[]): boolean {
+  const said = covered(words, phrasesOf(phrases));
+  if (said.size === 0) return false;
+  const small = covered(words, phrasesOf(around));
+  return words.every((_, i) => said.has(i) || small.has(i));
+}

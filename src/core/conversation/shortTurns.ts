@@ -10,7 +10,7 @@
  * second"); anything more ("yeah but what about Tuesday") is a turn of its own. English is heard in
  * every language, as people say "okay" and "wait" whatever they speak.
  */
-import { covered, lexiconsFor, phrasesOf, wordsOf } from './phrases';
+import { lexiconsFor, onlyPhrases, wordsOf } from './phrases';
 
 interface ShortTurns {
   /** What a listener says to keep a speaker going. */
@@ -55,10 +55,7 @@ function onlyThese(text: string, language: string, kind: 'backchannel' | 'wait')
   const words = wordsOf(text);
   if (words.length === 0) return false;
   const lexicons: ShortTurns[] = lexiconsFor(LEXICONS, language);
-  const said = covered(words, phrasesOf(lexicons.flatMap((l) => l[kind])));
-  if (said.size === 0) return false;
-  const around = covered(words, phrasesOf(lexicons.flatMap((l) => l.around)));
-  return words.every((_, i) => said.has(i) || around.has(i));
+  return onlyPhrases(words, lexicons.flatMap((l) => l[kind]), lexicons.flatMap((l) => l.around));
 }
 
 /** Whether `text`, heard in `language` (a BCP 47 tag; one not known here is heard as English), is only a backchannel. */

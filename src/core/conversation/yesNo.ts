@@ -11,7 +11,7 @@
  * understood in every language, as people say "okay" and "stop" whatever they speak.
  */
 
-import { covered, lexiconsFor, phrasesOf, wordsOf } from './phrases';
+import { covered, lexiconsFor, onlyPhrases, phrasesOf, wordsOf } from './phrases';
 
 export type YesNo = 'yes' | 'no' | 'other';
 
@@ -57,8 +57,5 @@ export function answerOf(text: string, language: string): YesNo {
   const lexicons: Lexicon[] = lexiconsFor(LEXICONS, language);
   const no = phrasesOf(lexicons.flatMap((l) => l.no));
   if (covered(words, no).size > 0) return 'no';
-  const yes = covered(words, phrasesOf(lexicons.flatMap((l) => l.yes)));
-  if (yes.size === 0) return 'other';
-  const around = covered(words, phrasesOf(lexicons.flatMap((l) => l.around)));
-  return words.every((_, i) => yes.has(i) || around.has(i)) ? 'yes' : 'other';
+  return onlyPhrases(words, lexicons.flatMap((l) => l.yes), lexicons.flatMap((l) => l.around)) ? 'yes' : 'other';
 }
