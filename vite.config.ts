@@ -62,10 +62,11 @@ export default defineConfig(({ mode }) => ({
       workbox: {
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api\//, /^\/v1\//, /^\/models\//],
-        // The shell, and the voice engine's WebAssembly for the processor (WASM) path, which every
-        // device can run; the WebGPU build (asyncify) is cached the first time it is used. Model
-        // files are never precached: the worker keeps them in its own cache as they download.
-        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}', 'assets/ort-wasm-simd-threaded-*.wasm'],
+        // The shell, the voice engine's WebAssembly for the processor (WASM) path, which every
+        // device can run, and the voice activity model (2.3 MB), which hears the person over the
+        // voice offline too; the WebGPU build (asyncify) is cached the first time it is used. The
+        // voice's model files are never precached: the worker keeps them in its own cache as they download.
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}', 'assets/ort-wasm-simd-threaded-*.wasm', 'assets/silero_vad_v5-*.onnx'],
         globIgnores: ['test/**', '**/harness-*.js'],
         maximumFileSizeToCacheInBytes: 20 * 1024 * 1024,
         runtimeCaching: [
