@@ -112,7 +112,8 @@ const WINDOW_KEYS = ['answers', 'spend'] as const;
 const GAP_SECONDS_MAX = 2;
 const NAME_CHARS_MAX = 80;
 const GREETING_CHARS_MAX = 500;
-const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
+/** A file of YAML front matter between `---` lines, then a body (a bot's prompt, an app file's description). */
+export const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
 type Fields = Record<string, unknown>;
 

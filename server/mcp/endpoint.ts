@@ -26,6 +26,7 @@ import type { Database } from '../db/database';
 import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
 import type { McpTokenHolder } from '../db/mcpTokens';
 import type { Executor } from '../verbs/executor';
+import { appOf } from '../verbs/registry';
 import { mcpServerFor } from './adapter';
 import type { McpSession } from './adapter';
 import { createCallLimits, MCP_MESSAGE_BYTES_MAX, mcpLimitsOf } from './callLimits';
@@ -88,7 +89,8 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     });
   const registry = deps.executor.registry;
   // Projected once: a verb whose schemas cannot be listed stops the start, as a malformed app does.
-  const toolsByVerb = new Map<string, McpTool>(registry.verbs.map((verb) => [verb.name, mcpToolOf(verb)]));
+  // Never an outside app's verbs: they act with the site's credentials (offer.ts).
+  const toolsByVerb = new Map<string, McpTool>(registry.verbs.filter((verb) => registry.app(appOf(verb.name))?.outside === undefined).map((verb) => [verb.name, mcpToolOf(verb)]));
   const offers = new Map<string, Offer>();
   const offerFor = (bots: readonly string[]): Offer => {
     const key = bots.join('\n');

@@ -27,7 +27,9 @@ export function offerOf(registry: Registry, toolsByVerb: ReadonlyMap<string, Mcp
     for (const app of known.get(slug)?.apps ?? []) if (!botsOfApp.has(app)) botsOfApp.set(app, slug);
   }
   const first = bots.find((slug) => known.has(slug)) ?? bots[0] ?? '';
+  // An outside app acts with the site's credentials: an MCP client of Confab must not borrow them.
   const tools = registry.verbs
+    .filter((verb) => registry.app(appOf(verb.name))?.outside === undefined)
     .filter((verb) => verb.always === true || botsOfApp.has(appOf(verb.name)))
     .map((verb) => toolsByVerb.get(verb.name))
     .filter((tool): tool is McpTool => tool !== undefined);

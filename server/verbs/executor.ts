@@ -19,6 +19,13 @@
  * effect, and the same key with another input is refused (`key_reused`). A write that has started
  * runs to completion whatever the caller does; a caller that stops waiting is told `cancelled` or
  * `timed_out`, and a retry with the same key learns the outcome.
+ *
+ * A `remote` verb (an outside app's) calls out of the server, so it never holds the person's
+ * transaction while it waits on another: a write claims its key first (its own transaction), then
+ * calls, then records the result (another); a retry finds the claim and waits for the result or,
+ * once it has come, replays it. A remote write is cancelled at its deadline (the other end is told),
+ * and its claim let go, so a retry tries again: whether a call cut off mid-flight landed at the other
+ * end, only the other end knows.
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
@@ -47,6 +54,13 @@ export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 export const IDEMPOTENCY_KEPT_MS = 24 * 60 * 60 * 1000;
 /** Namespace of the per-key lock (first key of the two-key advisory lock); no other lock uses it. */
 const IDEMPOTENCY_LOCK = 0x56_45_52_42; // "VERB"
+/** How often a retry of a remote write still under way looks for its result, in ms. */
+const CLAIM_POLL_MS = 50;
+
+/** What a remote verb's handler has for a transaction: none, and it says so. */
+const NO_TRANSACTION: Queryable = {
+  query: () => Promise.reject(new Error('A remote verb runs outside the person’s transaction; it cannot query the database.')),
+};
 
 export interface Call {
   /** `<app>.<verb>`. */
@@ -187,6 +201,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       deadline.abort(new VerbError('timed_out'));
     }, verb.deadlineMs);
     const waiting = AbortSignal.any([deadline.signal, ...(call.signal === undefined ? [] : [call.signal])]);
+    if (verb.remote === true) return raceWaiting(verb, runRemote(verb, input, call, startedMs, key, waiting, deadline.signal), waiting, deadline, timer, input, call);
     const handlerSignal = verb.risk === 'read' ? waiting : new AbortController().signal;
     const inTransaction = (prepared: unknown) => deps.db.asPerson(call.caller.person, async (tx) => {
       const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services, ...(prepared === undefined ? {} : { prepared }) };
@@ -218,6 +233,19 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const prepared = verb.prepare === undefined ? undefined : await verb.prepare(input, { ...call.caller, signal: waiting, nowMs: startedMs, services: deps.services });
       return inTransaction(prepared);
     })();
+    return raceWaiting(verb, work, waiting, deadline, timer, input, call);
+  }
+
+  /** Answers `work`, or the deadline's or the caller's giving up, whichever comes first; a write is told of once committed. */
+  function raceWaiting(
+    verb: Verb,
+    work: Promise<{ output: unknown; replayed: boolean }>,
+    waiting: AbortSignal,
+    deadline: AbortController,
+    timer: ReturnType<typeof setTimeout>,
+    input: unknown,
+    call: Call,
+  ): Promise<{ output: unknown; replayed: boolean }> {
     let late = false;
     if (verb.risk !== 'read' && deps.onWritten !== undefined) {
       const told = deps.onWritten;
@@ -243,6 +271,51 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     });
   }
 
+  /**
+   * A remote verb's call, outside the person's transaction. A read runs with the caller's signal
+   * and is recorded after. A write claims its key (a row with no result yet), calls with its
+   * deadline's signal, and records the result; a failure lets the claim go. A claim already there
+   * is this write's own retry: it waits for that result and replays it.
+   */
+  async function runRemote(verb: Verb, input: unknown, call: Call, startedMs: number, key: string | undefined, waiting: AbortSignal, deadline: AbortSignal): Promise<{ output: unknown; replayed: boolean }> {
+    const context = (signal: AbortSignal): VerbContext => ({ ...call.caller, signal, nowMs: startedMs, tx: NO_TRANSACTION, services: deps.services });
+    if (verb.risk === 'read') {
+      const output = await checkedOutput(verb, await verb.run(input, context(waiting)));
+      await deps.db.asPerson(call.caller.person, (tx) => record(tx, verb, call, input, undefined, undefined, startedMs));
+      return { output, replayed: false };
+    }
+    const keyed = key as string;
+    const digest = digestOf(verb.name, input);
+    for (;;) {
+      const claim = await deps.db.asPerson(call.caller.person, async (tx) => {
+        await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [IDEMPOTENCY_LOCK, `${call.caller.person}\n${keyed}`]);
+        const earlier = await earlierCall(tx, keyed);
+        if (earlier === undefined) {
+          if (waiting.aborted) throw new VerbError(deadline.aborted ? 'timed_out' : 'cancelled');
+          await record(tx, verb, call, input, keyed, CLAIMED, startedMs);
+          return { claimed: true as const };
+        }
+        if (earlier.input_digest !== digest) throw new VerbError('key_reused');
+        return { claimed: false as const, output: earlier.output };
+      });
+      if (!claim.claimed) {
+        if (claim.output !== null) return { output: claim.output, replayed: true };
+        // The same write is under way (its first try, still waiting on the other end): wait for its result.
+        await sleepUnless(CLAIM_POLL_MS, waiting);
+        continue;
+      }
+      let output: unknown;
+      try {
+        output = await checkedOutput(verb, await verb.run(input, context(deadline)));
+      } catch (error) {
+        await deps.db.asServer((tx) => tx.query('delete from verb_calls where person = $1 and idem_key = $2 and output is null', [call.caller.person, keyed]));
+        throw error;
+      }
+      await deps.db.asServer((tx) => tx.query('update verb_calls set output = $3 where person = $1 and idem_key = $2', [call.caller.person, keyed, JSON.stringify(output)]));
+      return { output, replayed: false };
+    }
+  }
+
   async function checkedOutput(verb: Verb, raw: unknown): Promise<unknown> {
     const parsed = await verb.output.safeParseAsync(raw);
     if (!parsed.success) throw new VerbError('execution_failed');
@@ -251,13 +324,16 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return parsed.data;
   }
 
-  /** Records a call at `nowMs` (the executor's clock, which the sweep measures against). */
+  /**
+   * Records a call at `nowMs` (the executor's clock, which the sweep measures against); a keyed one
+   * with `CLAIMED` for its output is a remote write's claim, its result to come.
+   */
   async function record(tx: Queryable, verb: Verb, call: Call, input: unknown, key: string | undefined, output: unknown, nowMs: number): Promise<void> {
     // The column `conversation` holds the conversation key; it keeps the name migration 003 gave it.
     await tx.query(
       `insert into verb_calls (person, bot, verb, app, conversation, idem_key, input_digest, output, created_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversationKey ?? null, key ?? null, digestOf(verb.name, input), key === undefined ? null : JSON.stringify(output), new Date(nowMs).toISOString()],
+      [call.caller.person, call.caller.bot, verb.name, appOf(verb.name), call.conversationKey ?? null, key ?? null, digestOf(verb.name, input), key === undefined || output === CLAIMED ? null : JSON.stringify(output), new Date(nowMs).toISOString()],
     );
   }
 
@@ -316,6 +392,27 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   return { registry: deps.registry, execute, narrate, recentApps, sweepKeys, question };
+}
+
+/** A remote write's output while its call is under way: recorded as no result yet. */
+const CLAIMED = Symbol('claimed');
+
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new VerbError('cancelled'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new VerbError('cancelled'));
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
 }
 
 async function earlierCall(tx: Queryable, key: string): Promise<{ input_digest: string; output: unknown } | undefined> {

@@ -28,15 +28,15 @@ export function verbNameOf(tool: string): string {
   return /^[a-z][a-z0-9_]*-[a-z][a-z0-9_]*$/.test(tool) ? tool.replace('-', '.') : tool;
 }
 
-/** The verb's input as JSON Schema, without the `$schema` line a model does not need. */
+/** The verb's input as JSON Schema (an outside tool's as it gave it), without the `$schema` line a model does not need. */
 export function inputSchemaOf(verb: Verb): Record<string, unknown> {
-  const { $schema: _omitted, ...schema } = z.toJSONSchema(verb.input, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _omitted, ...schema } = verb.jsonSchema?.input ?? (z.toJSONSchema(verb.input, { io: 'input' }));
   return schema;
 }
 
 /** The verb's output as JSON Schema. */
 export function outputSchemaOf(verb: Verb): Record<string, unknown> {
-  const { $schema: _omitted, ...schema } = z.toJSONSchema(verb.output, { io: 'output' }) as Record<string, unknown>;
+  const { $schema: _omitted, ...schema } = verb.jsonSchema?.output ?? (z.toJSONSchema(verb.output, { io: 'output' }));
   return schema;
 }
 

@@ -1,8 +1,10 @@
 /**
  * The registry: every app found in `server/apps/`, their verbs by name and their narrators. Apps
  * are discovered, never listed: a folder with an `index.ts` (or `index.js`) whose default export is
- * an `App` adds its verbs, with no change anywhere else. A malformed app stops the start with a
- * sentence naming the app and what is wrong, as a malformed bot file does.
+ * an `App` adds its verbs, with no change anywhere else; so does an app file (`<app>.md`, an MCP
+ * server or an OpenAPI spec: `server/outside/`), whose verbs may change while the server runs (its
+ * MCP server came back with other tools) and are taken in again when they do. A malformed app stops
+ * the start with a sentence naming the app and what is wrong, as a malformed bot file does.
  */
 import { readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -42,12 +44,39 @@ export function appOf(verb: string): string {
 
 /** A registry over `apps`, checked: names, prefixes, schemas, risks, deadlines, confirmations. */
 export function createRegistry(apps: readonly App[]): Registry {
-  const byName = new Map<string, Verb>();
   const appsByName = new Map<string, App>();
   for (const app of apps) {
     if (!APP_NAME.test(app.name)) throw new AppError(`App "${app.name}": its name must be lower-case letters, digits and underscores, starting with a letter.`);
-    if (appsByName.has(app.name)) throw new AppError(`Two apps are called "${app.name}"; rename one folder.`);
+    if (appsByName.has(app.name)) throw new AppError(`Two apps are called "${app.name}"; rename one of them.`);
     appsByName.set(app.name, app);
+  }
+  let byName = verbsOf(apps);
+  let verbs = [...byName.values()];
+  for (const app of apps) {
+    // An outside app checks its new verbs itself before it offers them (and says why it could not).
+    app.outside?.onVerbsChanged?.(() => {
+      byName = verbsOf(apps);
+      verbs = [...byName.values()];
+    });
+  }
+  return {
+    apps,
+    get verbs() {
+      return verbs;
+    },
+    verb: (name) => byName.get(name),
+    app: (name) => appsByName.get(name),
+    narratorsFor(verb) {
+      const app = appsByName.get(appOf(verb));
+      return (app?.narrators ?? []).filter((n) => n.follows === verb || n.follows === `${app?.name ?? ''}.*`);
+    },
+  };
+}
+
+/** Every app's verbs by name, checked, and each narrator against them. */
+function verbsOf(apps: readonly App[]): Map<string, Verb> {
+  const byName = new Map<string, Verb>();
+  for (const app of apps) {
     for (const verb of app.verbs) {
       checkVerb(app, verb);
       if (byName.has(verb.name)) throw new AppError(`App "${app.name}": the verb ${verb.name} is declared twice.`);
@@ -60,20 +89,11 @@ export function createRegistry(apps: readonly App[]): Registry {
       }
     }
   }
-  const verbs = [...byName.values()];
-  return {
-    apps,
-    verbs,
-    verb: (name) => byName.get(name),
-    app: (name) => appsByName.get(name),
-    narratorsFor(verb) {
-      const app = appsByName.get(appOf(verb));
-      return (app?.narrators ?? []).filter((n) => n.follows === verb || n.follows === `${app?.name ?? ''}.*`);
-    },
-  };
+  return byName;
 }
 
-function checkVerb(app: App, verb: Verb): void {
+/** Checks one verb of `app`; throws an `AppError` naming the verb and what is wrong. */
+export function checkVerb(app: Pick<App, 'name'>, verb: Verb): void {
   const where = `App "${app.name}", verb "${verb.name}"`;
   const match = VERB_NAME.exec(verb.name);
   if (match === null || match[1] !== app.name) throw new AppError(`${where}: a verb is named "${app.name}.<verb>" in lower-case letters, digits and underscores.`);

@@ -2,11 +2,13 @@
  * Which verbs one turn may use, and why: the model never sees more than `SCOPE_MAX`, so it stays
  * decisive as apps are added. In order: verbs marked `always`, then the bot's own apps (in the order
  * its file names them), then the last two apps used in this conversation that are not already
- * offered whole (most recent first).
+ * offered whole (most recent first). An outside app (it acts with the site's credentials) is
+ * offered only to a bot whose file names it, never as a recent one, and not while its server is away.
  * `GET /api/bots/<bot>/verbs` answers the same list with the reasons, and what was left out.
  */
+import { appOf } from './registry';
 import type { Registry } from './registry';
-import type { Verb } from './verb';
+import type { App, Verb } from './verb';
 
 /** Most verbs one turn may see. */
 export const SCOPE_MAX = 12;
@@ -22,8 +24,11 @@ export interface ScopedVerb {
 
 export interface LeftOut {
   verb: string;
-  /** `cap`: it would have been in scope, but `SCOPE_MAX` verbs came first; `not-chosen`: no reason to include it. */
-  why: 'cap' | 'not-chosen';
+  /**
+   * `cap`: it would have been in scope, but `SCOPE_MAX` verbs came first; `away`: its app is an
+   * outside one whose server cannot be reached now; `not-chosen`: no reason to include it.
+   */
+  why: 'cap' | 'away' | 'not-chosen';
 }
 
 export interface Scope {
@@ -40,27 +45,42 @@ export interface ScopeAsk {
   recentApps: readonly string[];
 }
 
+/** Whether `app` is an outside one whose server cannot be reached now. */
+export function isAway(app: App | undefined): boolean {
+  return app?.outside?.status().up === false;
+}
+
 export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): Scope {
   const wanted: ScopedVerb[] = [];
   const seen = new Set<string>();
+  const away = new Set<string>();
   const want = (verb: Verb, why: ScopeReason) => {
     if (seen.has(verb.name)) return;
     seen.add(verb.name);
     wanted.push({ verb, why });
   };
-  for (const verb of registry.verbs) if (verb.always === true) want(verb, 'always');
-  for (const app of botApps) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'bot');
-  // A recent app already offered whole (the bot's own, or all `always`) does not take one of the two places.
+  const verbsOf = (name: string): readonly Verb[] => {
+    const app = registry.app(name);
+    if (!isAway(app)) return app?.verbs ?? [];
+    for (const verb of app?.verbs ?? []) away.add(verb.name);
+    return [];
+  };
+  for (const verb of registry.verbs) if (verb.always === true && registry.app(appOf(verb.name))?.outside === undefined) want(verb, 'always');
+  for (const app of botApps) for (const verb of verbsOf(app)) want(verb, 'bot');
+  // A recent app already offered whole (the bot's own, or all `always`) does not take one of the two
+  // places; an outside app is never offered as a recent one (only a bot that names it may use it).
   const offered = (app: string) => (registry.app(app)?.verbs ?? []).every((verb) => seen.has(verb.name));
-  for (const app of [...new Set(recentApps)].filter((app) => !offered(app)).slice(0, RECENT_APPS)) for (const verb of registry.app(app)?.verbs ?? []) want(verb, 'recent');
+  const recent = [...new Set(recentApps)].filter((app) => registry.app(app)?.outside === undefined && !offered(app));
+  for (const app of recent.slice(0, RECENT_APPS)) for (const verb of verbsOf(app)) want(verb, 'recent');
   const verbs = wanted.slice(0, SCOPE_MAX);
   const capped = new Set(wanted.slice(SCOPE_MAX).map((s) => s.verb.name));
   const names = new Set(verbs.map((s) => s.verb.name));
   const leftOut = registry.verbs
     .filter((verb) => !names.has(verb.name))
-    .map((verb): LeftOut => ({ verb: verb.name, why: capped.has(verb.name) ? 'cap' : 'not-chosen' }));
+    .map((verb): LeftOut => ({ verb: verb.name, why: capped.has(verb.name) ? 'cap' : away.has(verb.name) ? 'away' : 'not-chosen' }));
   return { verbs, leftOut, names };
 }
+
 
 /**
  * Whether the apps a conversation used lately could change what `botApps` are offered: false when
@@ -70,5 +90,6 @@ export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): 
 export function recentAppsMatter(registry: Registry, botApps: readonly string[]): boolean {
   const offered = new Set(registry.verbs.filter((verb) => verb.always === true).map((verb) => verb.name));
   for (const app of botApps) for (const verb of registry.app(app)?.verbs ?? []) offered.add(verb.name);
-  return registry.apps.some((app) => app.verbs.some((verb) => !offered.has(verb.name)));
+  // An outside app is never offered as a recent one, so it cannot matter here.
+  return registry.apps.some((app) => app.outside === undefined && app.verbs.some((verb) => !offered.has(verb.name)));
 }

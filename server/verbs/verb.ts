@@ -109,6 +109,18 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   prepare?: (input: z.output<I>, context: PrepareContext) => Promise<unknown>;
   /** Does the work. Throws to fail (`execution_failed`); its message is never shown. */
   run: (input: z.output<I>, context: VerbContext) => Promise<z.input<O>>;
+  /**
+   * Its handler calls out of the server (an outside app's: an MCP server, an HTTP API), so it runs
+   * outside the person's transaction (`context.tx` refuses every query), with the caller's signal
+   * for a read and its deadline for a write. A write's key is claimed before the call and its result
+   * recorded after, so a retried turn gets the recorded result instead of a second call.
+   */
+  remote?: true;
+  /**
+   * The schemas as the outside app gave them (JSON Schema, 2020-12), when it did: what the model
+   * sees instead of `input`'s projection. `input` and `output` still validate, with Ajv.
+   */
+  jsonSchema?: { input: Record<string, unknown>; output?: Record<string, unknown> };
   /** How the stand-in calls it and words its result; a verb without one is never called by the stand-in. */
   standIn?: {
     phrasings: readonly StandInPhrasing<z.input<I>>[];
@@ -141,8 +153,11 @@ export interface Narrator {
   narrate: (ran: Ran, context: VerbContext) => Promise<string | undefined>;
 }
 
+/** Whether an app can be used now; an outside app's server may be away. */
+export type AppStatus = { up: true } | { up: false; /** A sentence: why, and what Confab is doing about it. */ reason: string };
+
 export interface App {
-  /** The folder's name and the verbs' prefix: lower-case letters, digits and underscores. */
+  /** The folder's (or the app file's) name and the verbs' prefix: lower-case letters, digits and underscores. */
   name: string;
   /** What the app is for, in one sentence (for `GET /api/bots/<bot>/verbs`). */
   description: string;
@@ -153,6 +168,25 @@ export interface App {
    * most used first, read in the person's own transaction (row level security confines it).
    */
   phrases?: (tx: Queryable) => Promise<string[]>;
+  /**
+   * An outside app (`server/apps/<app>.md`: an MCP server or an OpenAPI spec), which acts with the
+   * site's credentials: offered only to bots whose file names it, marked `site` in the verbs
+   * listing, and never served over Confab's own `/mcp`.
+   */
+  outside?: OutsideAppInfo;
+}
+
+/** What an outside app says of itself. */
+export interface OutsideAppInfo {
+  kind: 'mcp' | 'openapi';
+  /** The app file, relative to the apps folder (`calendar.md`). */
+  file: string;
+  /** Whether it can be used now. */
+  status(): AppStatus;
+  /** Calls `listener` whenever its verbs change (its server came back with other tools); answers the unsubscribe. */
+  onVerbsChanged?(listener: () => void): () => void;
+  /** Lets its connection go (the server stops): the child process it started, a session. */
+  close(): Promise<void>;
 }
 
 /** Declares a verb with its types inferred from its schemas. */

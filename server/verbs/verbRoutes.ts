@@ -2,7 +2,9 @@
  * `GET /api/bots/<bot>/verbs[?conversation=<key>]`: what a turn with this bot may do, and why —
  * so "why didn't my verb fire" stays answerable. Each verb in scope says why it is (`always`, the
  * bot's own app, or `recent`ly used in that conversation); each verb left out says whether the cap
- * took it or nothing chose it. And `GET /api/bots/<bot>/phrases`: the words the person uses with
+ * took it, its outside app's server is away, or nothing chose it. A verb of an outside app is
+ * marked `site` (it acts with the site's credentials), and each outside app the bot names says
+ * whether it is up, and if not why (`outside`). And `GET /api/bots/<bot>/phrases`: the words the person uses with
  * the apps (their lists' names), for the page's recogniser to expect.
  */
 import { Hono } from 'hono';
@@ -13,6 +15,16 @@ import type { PersonEnv } from '../person';
 import type { Executor } from './executor';
 import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
+import type { App } from './verb';
+
+/** What each outside app among `apps` says of itself now: its kind and file, whether it is up, and why not. */
+export function outsideStatus(apps: readonly App[]): { app: string; kind: string; file: string; up: boolean; reason?: string }[] {
+  return apps.flatMap((app) => {
+    if (app.outside === undefined) return [];
+    const status = app.outside.status();
+    return [{ app: app.name, kind: app.outside.kind, file: app.outside.file, up: status.up, ...(status.up ? {} : { reason: status.reason }) }];
+  });
+}
 
 export function verbRoutes({ bots, executor, db }: { bots: ReadonlyMap<string, Bot>; executor: Executor; db: Pick<Database, 'asPerson'> }): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
@@ -46,10 +58,12 @@ export function verbRoutes({ bots, executor, db }: { bots: ReadonlyMap<string, B
         why,
         risk: verb.risk,
         confirm: verb.confirm === true,
+        ...(executor.registry.app(appOf(verb.name))?.outside === undefined ? {} : { site: true }),
         description: verb.description,
         example: verb.example,
       })),
       leftOut: scope.leftOut,
+      outside: outsideStatus(executor.registry.apps.filter((app) => bot.apps.includes(app.name))),
     });
   });
   return routes;

@@ -69,7 +69,7 @@ describe('createRegistry', () => {
   });
 
   it('refuses two apps of the same name', () => {
-    expect(refusal([shelf(), shelf([])])).toBe('Two apps are called "shelf"; rename one folder.');
+    expect(refusal([shelf(), shelf([])])).toBe('Two apps are called "shelf"; rename one of them.');
   });
 
   it('refuses a verb whose name is malformed or carries another app’s prefix', () => {

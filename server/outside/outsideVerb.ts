@@ -1,0 +1,153 @@
+/**
+ * One outside tool (an MCP server's tool, an OpenAPI operation) as a verb of the one registry: its
+ * name `<app>.<tool>` (snake case), description, example, schemas, risk, deadline and confirmation,
+ * with a handler that calls the other end. From then on it is a verb like any other: scope, the one
+ * executor (validation both ways, the deadline, the 16 KiB cap, one log line), the confirmation
+ * gate, the door's loop and the stand-in.
+ *
+ * Its schemas are JSON Schema, as the other end gave them, validated with Ajv (the 2020-12 dialect;
+ * draft-07's keywords mostly read the same). The model is shown them as they are (`jsonSchema`);
+ * the executor validates through a Zod object that asks Ajv, so a wrong argument is refused with a
+ * sentence naming the field, as for every verb. A schema that does not compile refuses the start,
+ * naming the file and the tool.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import { checkVerb } from '../verbs/registry';
+import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
+import { AppFileError } from './appFile';
+import type { AppFile } from './appFile';
+
+/** A tool as the other end describes it, and how to call it. */
+export interface OutsideTool {
+  /** Its name at the other end (an MCP tool's name, an operationId). */
+  tool: string;
+  description: string;
+  /** JSON Schema of its arguments: an object schema. */
+  inputSchema: Record<string, unknown>;
+  /** JSON Schema of its result, where the other end gives one: an object schema. */
+  outputSchema?: Record<string, unknown>;
+  /** From the MCP annotations or the HTTP method (`riskOf`). */
+  risk: Risk;
+  /** Calls it; `signal` aborts the call at the other end (an MCP cancel, an aborted request). */
+  call: (input: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+}
+
+/** `getPetById` → `get_pet_by_id`, `list-today` → `list_today`: a verb's half of a name. */
+export function verbPartOf(tool: string): string {
+  return tool
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase()
+    .replace(/^(?=[0-9])/, 't_');
+}
+
+/** How much an outside tool can change: MCP's annotations, or else an HTTP method. */
+export function riskOf(hints: { readOnlyHint?: boolean; destructiveHint?: boolean; method?: string }): Risk {
+  const method = hints.method?.toUpperCase();
+  if (hints.readOnlyHint === true || method === 'GET' || method === 'HEAD') return 'read';
+  if (hints.destructiveHint === true || method === 'DELETE') return 'destructive';
+  return 'write';
+}
+
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false });
+
+/** Compiles `schema`; throws an `AppFileError` naming the file and `field` when it does not compile. */
+export function compileSchema(file: AppFile, field: string, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw new AppFileError(file.file, field, `is a schema that does not compile (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
+  }
+}
+
+/** A Zod object that judges with `validate` and names the field of the first problem it finds. */
+function judgedBy(validate: ValidateFunction): z.ZodType {
+  return z.looseObject({}).superRefine((value, context) => {
+    if (validate(value)) return;
+    const [first] = validate.errors ?? [];
+    context.addIssue({ code: 'custom', message: messageOf(first), path: pathOf(first) });
+  });
+}
+
+function pathOf(error: ErrorObject | undefined): string[] {
+  if (error === undefined) return [];
+  const path = error.instancePath.split('/').filter((part) => part !== '');
+  const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+  return missing === undefined ? path : [...path, missing];
+}
+
+function messageOf(error: ErrorObject | undefined): string {
+  if (error === undefined) return 'is not right';
+  return error.keyword === 'required' ? 'is required' : (error.message ?? 'is not right');
+}
+
+/** Literal text in a person's example, for the stand-in to recognise: "echo hello" → /^echo (.+)$/ when the schema has one string field. */
+function phrasingsOf(example: string | undefined, inputSchema: Record<string, unknown>): StandInPhrasing<Record<string, unknown>>[] {
+  if (example === undefined) return [];
+  const said = example.toLowerCase().replace(/[.!?]+$/, '').trim();
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : [];
+  const strings = Object.entries(properties).filter(([, property]) => property.type === 'string').map(([name]) => name);
+  if (required.length === 0 && Object.keys(properties).length === 0) return [{ pattern: new RegExp(`^${escape(said)}$`), input: () => ({}) }];
+  // One string argument: the example's last word stands for it ("echo hello" → echo <anything>).
+  const [only] = strings;
+  if (only !== undefined && strings.length === 1 && required.every((name) => name === only)) {
+    const lead = said.split(' ').slice(0, -1).join(' ');
+    if (lead !== '') return [{ pattern: new RegExp(`^${escape(lead)} (.+)$`), input: (match) => ({ [only]: match[1] ?? '' }) }];
+  }
+  return [];
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The result said by the stand-in: its text, or its fields in a short sentence. */
+function sayOf(app: string): (output: unknown) => string {
+  return (output) => {
+    const fields = (output ?? {}) as Record<string, unknown>;
+    const text = typeof fields.text === 'string' ? fields.text : JSON.stringify(output);
+    const short = text.length > 200 ? `${text.slice(0, 197)}…` : text;
+    return `${app} says: ${short}`;
+  };
+}
+
+/**
+ * The verb for `tool` of the app `file`, checked as every verb is (throws an `AppFileError` naming
+ * the file and the tool when it cannot be one).
+ */
+export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
+  const field = `${file.kind === 'mcp' ? 'tools' : 'operations'}.${tool.tool}`;
+  if (tool.inputSchema.type !== undefined && tool.inputSchema.type !== 'object') throw new AppFileError(file.file, field, 'takes arguments that are not an object; only object arguments can be a verb’s.');
+  const input = judgedBy(compileSchema(file, `${field} (its input schema)`, tool.inputSchema));
+  const output = tool.outputSchema === undefined ? z.looseObject({}) : judgedBy(compileSchema(file, `${field} (its output schema)`, tool.outputSchema));
+  const example = file.examples[tool.tool];
+  const asks = tool.risk === 'destructive' || file.confirm.includes(tool.tool);
+  if (asks && tool.risk === 'read') throw new AppFileError(file.file, 'confirm', `names "${tool.tool}", which only reads; only a tool that changes something is asked about.`);
+  const description = tool.description.trim() === '' ? `${tool.tool}, from ${file.name}.` : tool.description.trim();
+  const verb: Verb = {
+    name: `${file.name}.${verbPartOf(tool.tool)}`,
+    description: description.length > 1000 ? `${description.slice(0, 997)}…` : description,
+    example: example ?? `use ${file.name}'s ${tool.tool}`,
+    input,
+    output,
+    risk: tool.risk,
+    deadlineMs: file.deadlineMs,
+    remote: true,
+    jsonSchema: { input: tool.inputSchema, ...(tool.outputSchema === undefined ? {} : { output: tool.outputSchema }) },
+    // The executor has validated the arguments against the tool's schema: an object.
+    run: (args, context) => tool.call(args as Record<string, unknown>, context.signal),
+    ...(asks ? { confirm: true, ask: () => `Shall I ${example ?? `use ${file.name}'s ${tool.tool}`}?` } : {}),
+  };
+  const phrasings = phrasingsOf(example, tool.inputSchema);
+  if (phrasings.length > 0) verb.standIn = { phrasings, say: sayOf(file.name) };
+  try {
+    checkVerb({ name: file.name }, verb);
+  } catch (error) {
+    throw new AppFileError(file.file, field, `cannot be a verb: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return verb;
+}

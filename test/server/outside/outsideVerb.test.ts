@@ -1,0 +1,88 @@
+/**
+ * An outside tool as a verb (outsideVerb.ts): its name, risk and confirmation, its schemas as the
+ * model sees them, validation with Ajv that names the field, and a schema that does not compile
+ * refusing the start with the file and the tool.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseAppFile } from '../../../server/outside/appFile';
+import { outsideVerb, riskOf, verbPartOf } from '../../../server/outside/outsideVerb';
+import type { OutsideTool } from '../../../server/outside/outsideVerb';
+import { inputSchemaOf, openAiTools } from '../../../server/verbs/project';
+
+const file = parseAppFile('shop.md', `---
+openapi: { spec: shop.json }
+operations: [getPetById, addPet, deletePet]
+examples: { getPetById: 'find pet 7' }
+---
+The pet shop.
+`);
+
+const tool = (overrides: Partial<OutsideTool> = {}): OutsideTool => ({
+  tool: 'getPetById',
+  description: 'Finds a pet by its id.',
+  inputSchema: { type: 'object', properties: { petId: { type: 'integer', minimum: 1 } }, required: ['petId'], additionalProperties: false },
+  risk: 'read',
+  call: (input) => Promise.resolve({ id: input.petId, name: 'Rex' }),
+  ...overrides,
+});
+
+describe('an outside tool as a verb', () => {
+  it('is named <app>.<tool> in snake case', () => {
+    expect(verbPartOf('getPetById')).toBe('get_pet_by_id');
+    expect(verbPartOf('list-today')).toBe('list_today');
+    expect(verbPartOf('2fa.check')).toBe('t_2fa_check');
+    expect(outsideVerb(file, tool()).name).toBe('shop.get_pet_by_id');
+  });
+
+  it('takes its risk from MCP’s annotations or the HTTP method, and asks before a destructive one', () => {
+    expect(riskOf({ readOnlyHint: true })).toBe('read');
+    expect(riskOf({ method: 'get' })).toBe('read');
+    expect(riskOf({ destructiveHint: true })).toBe('destructive');
+    expect(riskOf({ method: 'DELETE' })).toBe('destructive');
+    expect(riskOf({ method: 'POST' })).toBe('write');
+    expect(riskOf({})).toBe('write');
+    const remove = outsideVerb(file, tool({ tool: 'deletePet', risk: 'destructive' }));
+    expect(remove.confirm).toBe(true);
+    expect(outsideVerb(file, tool()).confirm).toBeUndefined();
+  });
+
+  it('shows the model the schema the other end gave, and runs remote with the file’s deadline', () => {
+    const verb = outsideVerb(file, tool());
+    expect(inputSchemaOf(verb)).toEqual(tool().inputSchema);
+    expect(openAiTools([verb])[0]?.function).toMatchObject({ name: 'shop-get_pet_by_id', description: 'Finds a pet by its id. Example: "find pet 7".' });
+    expect(verb).toMatchObject({ remote: true, deadlineMs: 10_000, risk: 'read' });
+  });
+
+  it('validates with the tool’s schema, naming the field of the first problem', () => {
+    const verb = outsideVerb(file, tool());
+    expect(verb.input.safeParse({ petId: 7 }).success).toBe(true);
+    const missing = verb.input.safeParse({});
+    expect(missing.success).toBe(false);
+    expect(missing.error?.issues[0]).toMatchObject({ path: ['petId'], message: 'is required' });
+    const small = verb.input.safeParse({ petId: 0 });
+    expect(small.error?.issues[0]).toMatchObject({ path: ['petId'], message: 'must be >= 1' });
+    expect(verb.input.safeParse({ petId: 7, owner: 'x' }).success).toBe(false);
+  });
+
+  it('validates the result with the output schema where there is one', () => {
+    const verb = outsideVerb(file, tool({ outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }));
+    expect(verb.output.safeParse({ name: 'Rex' }).success).toBe(true);
+    expect(verb.output.safeParse({ id: 7 }).success).toBe(false);
+  });
+
+  it('refuses a schema that does not compile, naming the file and the tool', () => {
+    expect(() => outsideVerb(file, tool({ inputSchema: { type: 'object', properties: { petId: { type: 'integr' } } } }))).toThrow(
+      /server\/apps\/shop\.md: operations\.getPetById \(its input schema\) is a schema that does not compile/,
+    );
+    expect(() => outsideVerb(file, tool({ inputSchema: { type: 'array' } }))).toThrow(/operations\.getPetById takes arguments that are not an object/);
+  });
+
+  it('gives the stand-in a phrasing from the file’s example', () => {
+    const echo = outsideVerb(parseAppFile('everything.md', '---\nmcp: { command: x }\ntools: [echo]\nexamples: { echo: echo hello }\n---\nEcho.\n'), {
+      ...tool({ tool: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } }),
+    });
+    const [phrasing] = echo.standIn?.phrasings ?? [];
+    const match = phrasing?.pattern.exec('echo good morning');
+    expect(match === null || match === undefined ? null : phrasing?.input(match)).toEqual({ message: 'good morning' });
+  });
+});
