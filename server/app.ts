@@ -26,6 +26,7 @@ import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
 import { publicBotRoutes, sessionRoutes } from './session';
 import type { SessionDeps } from './session';
+import type { OutsideStatus } from './verbs/verbRoutes';
 
 export interface AppDeps {
   /** What is not given takes `readConfig`'s default (bound to 127.0.0.1, no other origin, 30 new persons an hour). */
@@ -35,6 +36,8 @@ export interface AppDeps {
   api?: ApiDeps;
   /** The memory embedder in use, said by `GET /api/health`. */
   embedder?: EmbedderStatus;
+  /** The outside apps (MCP servers, OpenAPI specs) and whether each is up now, said by `GET /api/health`. */
+  outside?: () => readonly OutsideStatus[];
 }
 
 export interface ApiDeps extends SessionDeps {
@@ -52,7 +55,7 @@ export interface ApiDeps extends SessionDeps {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-export function createApp({ config, api, embedder }: AppDeps): Hono {
+export function createApp({ config, api, embedder, outside }: AppDeps): Hono {
   const app = new Hono();
   const auth = api === undefined ? undefined : pageAuth(api.personMode, config.supabaseAnonKey);
   const guard: GuardOptions = { host: config.host ?? SERVER_DEFAULTS.host, allowedOrigins: config.allowedOrigins ?? [] };
@@ -73,7 +76,7 @@ export function createApp({ config, api, embedder }: AppDeps): Hono {
   // Before every route, the page included: a rebound name reads nothing from this machine.
   app.use('*', hostGuard(guard));
 
-  app.get('/api/health', (c) => c.json({ ok: true, ...(embedder === undefined ? {} : { embedder }) }));
+  app.get('/api/health', (c) => c.json({ ok: true, ...(embedder === undefined ? {} : { embedder }), ...(outside === undefined ? {} : { outside: outside() }) }));
   app.get('/api/config', (c) =>
     c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase }, ...(auth === undefined ? {} : { auth }) }),
   );

@@ -17,8 +17,17 @@ import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
 import type { App } from './verb';
 
-/** What each outside app among `apps` says of itself now: its kind and file, whether it is up, and why not. */
-export function outsideStatus(apps: readonly App[]): { app: string; kind: string; file: string; up: boolean; reason?: string }[] {
+/** What an outside app says of itself now: its kind and file, whether it is up, and why not. */
+export interface OutsideStatus {
+  app: string;
+  kind: string;
+  file: string;
+  up: boolean;
+  reason?: string;
+}
+
+/** What each outside app among `apps` says of itself now. */
+export function outsideStatus(apps: readonly App[]): OutsideStatus[] {
   return apps.flatMap((app) => {
     if (app.outside === undefined) return [];
     const status = app.outside.status();

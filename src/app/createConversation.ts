@@ -55,10 +55,12 @@ export interface PlayerPort {
 
 /** The microphone level and echo gate: says when the person talks over the assistant. */
 export interface HearingPort {
-  /** The gate heard the person over the voice, in the frame that ended at `atMs` (on `nowMs`'s clock). */
-  onBargeIn(listener: (atMs: number) => void): () => void;
+  /** The gate heard the person over the voice, in the frame that ended at `atMs` (on `nowMs`'s clock), clearing `bar`. */
+  onBargeIn(listener: (heard: { atMs: number; bar: number }) => void): () => void;
   /** The voice activity model's frames on the microphone, where it runs. */
   onVoice?(listener: (frame: { atMs: number; speech: boolean }) => void): () => void;
+  /** The microphone's level frames, as the gate heard them. */
+  onLevel?(listener: (frame: { atMs: number; level: number }) => void): () => void;
   /** The clock the frames carry, in ms (the page's: its AudioContext's). */
   nowMs(): number;
   /** The voice carried on past what was heard: the gate hears the next sound over it afresh. */
@@ -324,17 +326,20 @@ export function createConversation(ports: ConversationPorts, input: Conversation
   if (paced !== undefined) subscriptions.push(paced);
   if (hearing !== undefined) {
     subscriptions.push(
-      hearing.onBargeIn((atMs) => {
+      hearing.onBargeIn(({ atMs, bar }) => {
         const snapshot = actor.getSnapshot();
         // Push-and-hold is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
-        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard(atMs);
+        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard(atMs, bar);
         else send({ type: 'user.interrupted' });
       }),
     );
     const voice = hearing.onVoice?.((frame) => {
       yielder.voice(frame);
     });
-    if (voice !== undefined) subscriptions.push(voice);
+    const level = hearing.onLevel?.((frame) => {
+      yielder.sound(frame);
+    });
+    for (const stop of [voice, level]) if (stop !== undefined) subscriptions.push(stop);
   }
 
   actor.start();

@@ -41,6 +41,8 @@ export interface HeardFrame extends LevelFrame {
   readonly assistantAudible: boolean;
   /** Whether this frame completed a barge-in. */
   readonly bargeIn: boolean;
+  /** The level a person had to stay over as the frame came (the gate's bar from the leak it learned). */
+  readonly bar: number;
 }
 
 /** Judges microphone frames against what the room leaks of the assistant's own voice. */
@@ -70,8 +72,9 @@ export class Hearing {
     // The output level metered with the frame, sample for sample, is the better reference; the
     // player's level read now is the fallback for a meter that has none.
     const assistantLevel = frame.assistantLevel ?? this.#assistant.level();
+    const bar = this.#gate.bar;
     const bargeIn = this.#gate.hear({ level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel });
-    const heard: HeardFrame = { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, bargeIn };
+    const heard: HeardFrame = { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, bargeIn, bar };
     for (const listener of this.#heard) listener(heard);
     if (bargeIn) this.#onBargeIn(heard);
     return heard;

@@ -45,10 +45,12 @@ export interface YielderPorts {
 }
 
 export interface Yielder {
-  /** The echo gate heard the person over the voice, in the frame that ended at `atMs` (default now). */
-  heard(atMs?: number): void;
+  /** The echo gate heard the person over the voice, in the frame that ended at `atMs` (default now), clearing `bar`. */
+  heard(atMs?: number, bar?: number): void;
   /** One frame of the voice activity model: whether speech is going on. */
   voice(frame: { atMs: number; speech: boolean }): void;
+  /** One frame of the microphone's level: how long the sound the gate heard goes on. */
+  sound(frame: { atMs: number; level: number }): void;
   /** Words from the recogniser: true when they were taken here (a decision, or the voice sounding), false to pass them on. */
   words(words: HeardWords): boolean;
   /** The turn ended some other way (the voice played out, a hold, a stop): what was held goes on, the voice comes back. */
@@ -66,6 +68,8 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
   let held: HeardWords[] = [];
   let cancelTick: (() => void) | null = null;
   let lastVoiceMs = Number.NEGATIVE_INFINITY;
+  /** Whether the voice activity model's last frame heard speech. */
+  let lastVoiceSpeech = false;
 
   const context = (atMs: number) => ({ options, language: ports.language(), voiceActivity: atMs - lastVoiceMs <= VOICE_FRESH_MS });
 
@@ -109,12 +113,17 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
   }
 
   return {
-    heard(atMs = ports.nowMs()) {
-      step({ kind: 'heard', atMs });
+    heard(atMs = ports.nowMs(), bar) {
+      // Speech the model was hearing already is not the person's: over a speaker, it is the voice's own leak.
+      step({ kind: 'heard', atMs, ...(bar === undefined ? {} : { bar }), speechBefore: lastVoiceSpeech && atMs - lastVoiceMs <= VOICE_FRESH_MS });
     },
     voice({ atMs, speech }) {
       lastVoiceMs = Math.max(lastVoiceMs, atMs);
+      lastVoiceSpeech = speech;
       if (state.kind === 'deciding') step({ kind: 'voice', atMs, speech });
+    },
+    sound({ atMs, level }) {
+      if (state.kind === 'deciding') step({ kind: 'sound', atMs, level });
     },
     words(words) {
       // Over the voice and outside a decision (or just after one the voice carried on past), the
@@ -124,7 +133,7 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       // The assistant heard through the speakers is not the person.
       if (isSelfEcho(words.text, ports.spoken())) return true;
       held.push(words);
-      step({ kind: 'words', atMs: ports.nowMs(), text: words.text });
+      step({ kind: 'words', atMs: ports.nowMs(), text: words.text, final: words.final });
       if (state.kind === 'deciding' || held.length === 0) return true;
       // Late words that did not take the turn (a backchannel, or too late) are let go.
       held = [];

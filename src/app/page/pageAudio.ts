@@ -39,8 +39,10 @@ type PieceKey = { utteranceId: number; piece: number };
 export type PageAudioEvents = {
   started: PieceKey;
   ended: PieceKey;
-  /** The person was heard clearly over the assistant's leak, in the frame that ended at this time (audio clock, ms). */
-  bargeIn: number;
+  /** The person was heard clearly over the assistant's leak, in the frame that ended at `atMs` (audio clock, ms), clearing `bar`. */
+  bargeIn: { atMs: number; bar: number };
+  /** One frame of the microphone's level, as the gate heard it. */
+  level: { atMs: number; level: number };
   /** One frame of the voice activity model on the microphone. */
   voice: VoiceActivityFrame;
   speakerFailed: SpeakerFailure;
@@ -131,10 +133,11 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
     });
     player = made;
     hearing = new Hearing(made, (frame) => {
-      events.emit('bargeIn', frame.atMs);
+      events.emit('bargeIn', { atMs: frame.atMs, bar: frame.bar });
     });
     hearing.onHeard((frame) => {
       micLevel = frame.level;
+      events.emit('level', frame);
     });
     speaker = speakersFor(made);
     speaker.onFailed((failure) => {
@@ -242,6 +245,7 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
     hearing: {
       onBargeIn: (listener) => events.on('bargeIn', listener),
       onVoice: (listener) => events.on('voice', listener),
+      onLevel: (listener) => events.on('level', listener),
       // The frames' clock: the AudioContext's, once a gesture has made it.
       nowMs: () => (player === null ? performance.now() : (existingAudioContext()?.currentTime ?? 0) * 1000),
       listenAgain: () => hearing?.listenAgain(),

@@ -10,7 +10,7 @@
  * second"); anything more ("yeah but what about Tuesday") is a turn of its own. English is heard in
  * every language, as people say "okay" and "wait" whatever they speak.
  */
-import { lexiconsFor, onlyPhrases, wordsOf } from './phrases';
+import { covered, lexiconsFor, onlyPhrases, phrasesOf, wordsOf } from './phrases';
 
 interface ShortTurns {
   /** What a listener says to keep a speaker going. */
@@ -61,6 +61,30 @@ function onlyThese(text: string, language: string, kind: 'backchannel' | 'wait')
 /** Whether `text`, heard in `language` (a BCP 47 tag; one not known here is heard as English), is only a backchannel. */
 export function isBackchannel(text: string, language: string): boolean {
   return onlyThese(text, language, 'backchannel');
+}
+
+/**
+ * Whether `text` could still become a backchannel: it ends with the start of one of more words
+ * ("I" of "I see", "of" of "of course"), after nothing but backchannels and small words. What a
+ * recogniser gives word by word is not judged on its first word.
+ */
+export function beginsBackchannel(text: string, language: string): boolean {
+  const words = wordsOf(text);
+  if (words.length === 0) return false;
+  const lexicons: ShortTurns[] = lexiconsFor(LEXICONS, language);
+  const backchannel = lexicons.flatMap((l) => l.backchannel);
+  const around = lexicons.flatMap((l) => l.around);
+  const smallOrSaid = (head: readonly string[]) => {
+    const known = new Set([...covered(head, phrasesOf(backchannel)), ...covered(head, phrasesOf(around))]);
+    return head.every((_, i) => known.has(i));
+  };
+  for (const phrase of phrasesOf(backchannel)) {
+    for (let k = 1; k < phrase.length && k <= words.length; k++) {
+      const tail = words.slice(words.length - k);
+      if (tail.every((word, i) => word === phrase[i]) && smallOrSaid(words.slice(0, words.length - k))) return true;
+    }
+  }
+  return false;
 }
 
 /** Whether `text`, as a whole turn, only asks the bot to wait ("hold on", "give me a second"). */

@@ -3,24 +3,30 @@
  * person falls quiet when someone starts to speak, and then decides, within a second or so, whether
  * it really was their turn:
  *
- * - **take the turn** — words that are not only a backchannel ("wait, stop", "actually…"), or speech
- *   that goes on longer than a backchannel does: the answer stops, as barge-in always did;
- * - **carry on** — a backchannel ("mm-hmm", "yeah", `shortTurns.ts`) once it has ended; no speech at
- *   all (a cough, a knock, a click: the voice activity model heard none); or speech with no words
- *   within `wordsWithinMs`: the voice comes back to full level and nothing is lost.
+ * - **take the turn** — words that are not only a backchannel ("wait, stop", "actually…"), or a
+ *   sound that goes on longer than a backchannel does: the answer stops, as barge-in always did;
+ * - **carry on** — a backchannel ("mm-hmm", "yeah", `shortTurns.ts`) once it has ended; a noise (a
+ *   cough, a knock, a click) that ended with no words by the time words would have come; or a
+ *   sound with no words within `wordsWithinMs`: the voice comes back to full level, nothing lost.
+ *
+ * Two things tell how long the person's sound goes on, and whether it has ended:
+ *
+ * - a **voice activity model** (Silero), when it is informative: when its frames come in and it
+ *   heard no speech just before the duck. It then also tells a noise at once (no speech within
+ *   `noSpeechMs`). Over a speaker, it hears the voice's own leak as speech, before and after the
+ *   person alike, and says nothing about them;
+ * - the **level** of the microphone against the bar the person cleared when the gate heard them
+ *   (`sound` frames), which a leak stays under: how long the sound the gate heard lasts, not
+ *   whether it is speech.
  *
  * Words still decide after carrying on past a sound with no words in it, for as long as they would
- * have had to come (`wordsWithinMs` from the duck): when the model took a short word ("Stop.") for
- * no speech and the recogniser then hears it, the turn is the person's after all. After a
- * backchannel, the words came and were judged: what the recogniser hears next needs the gate again.
- *
- * Without a voice activity model (`voiceActivity: false`) only words and time decide: words that are
- * not a backchannel take the turn; a backchannel, or no words within `wordsWithinMs`, carries on. A
- * hold of the talk control always takes the turn, at once.
+ * have had to come (`wordsWithinMs` from the duck): a short "Stop." heard late is still a turn. An
+ * interim that could still become a backchannel ("I" of "I see") decides nothing yet. A hold of the
+ * talk control always takes the turn, at once.
  *
  * Pure: the state is plain data, and every input carries its own time.
  */
-import { isBackchannel } from '../conversation/shortTurns';
+import { beginsBackchannel, isBackchannel } from '../conversation/shortTurns';
 
 export interface YieldingOptions {
   /** Speech longer than this, in ms, unbroken, is more than a backchannel: it takes the turn. */
@@ -31,9 +37,14 @@ export interface YieldingOptions {
   wordsWithinMs: number;
   /** How long speech must have stopped, in ms, before a backchannel is taken as ended. */
   endedMs: number;
+  /**
+   * How long after the duck a recogniser's first words come, in ms, when there are any (Chrome's:
+   * ~400 ms after speech begins): a sound that has ended with none by then was not words.
+   */
+  wordsExpectedMs: number;
 }
 
-export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMaxMs: 700, noSpeechMs: 350, wordsWithinMs: 1500, endedMs: 250 });
+export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMaxMs: 700, noSpeechMs: 350, wordsWithinMs: 1500, endedMs: 250, wordsExpectedMs: 600 });
 
 /** What the voice is to do: duck (at once), take the turn (stop), or carry on at full level. */
 export type Ruling = 'duck' | 'take' | 'carryOn';
@@ -48,12 +59,22 @@ export type YieldingState =
       kind: 'deciding';
       /** When the gate heard the person, ms. */
       sinceMs: number;
+      /** Whether the voice activity model is heard in this decision: its frames come, and it heard no speech before the duck. */
+      model: boolean;
       /** When the current run of speech began (voice activity), or null while there is none. */
       speechFromMs: number | null;
       /** When speech was last heard, or null when none has been since the duck. */
       lastSpeechMs: number | null;
+      /** The level the person cleared when the gate heard them, or null when it was not given. */
+      bar: number | null;
+      /** When the current run of sound over `bar` began (gaps shorter than `endedMs` bridged), or null while there is none. */
+      soundFromMs: number | null;
+      /** When the microphone was last over `bar`, or null when it has not been since the duck. */
+      lastSoundMs: number | null;
       /** The words recognised since the duck, the latest interim or final. */
       words: string;
+      /** Whether `words` are a final: an interim may still grow into a backchannel. */
+      final: boolean;
     };
 
 export const SPEAKING: YieldingState = Object.freeze({ kind: 'speaking' });
@@ -65,12 +86,17 @@ export interface Step {
 }
 
 export type YieldingInput =
-  /** The echo gate heard the person over the voice. */
-  | { kind: 'heard'; atMs: number }
+  /**
+   * The echo gate heard the person over the voice, clearing `bar`; `speechBefore`: whether the
+   * voice activity model was hearing speech just before (the voice's own leak, over speakers).
+   */
+  | { kind: 'heard'; atMs: number; bar?: number; speechBefore?: boolean }
   /** One frame of the voice activity model: whether it heard speech. */
   | { kind: 'voice'; atMs: number; speech: boolean }
+  /** One frame of the microphone's level. */
+  | { kind: 'sound'; atMs: number; level: number }
   /** Words from the recogniser, interim or final, since the duck. */
-  | { kind: 'words'; atMs: number; text: string }
+  | { kind: 'words'; atMs: number; text: string; final?: boolean }
   /** Time passing, with nothing heard. */
   | { kind: 'tick'; atMs: number }
   /** The talk control held down: always the person's turn. */
@@ -80,7 +106,7 @@ export interface YieldingContext {
   options: YieldingOptions;
   /** The person's language (BCP 47), as a backchannel is heard. */
   language: string;
-  /** Whether a voice activity model's frames come in. */
+  /** Whether a voice activity model's frames come in now. */
   voiceActivity: boolean;
 }
 
@@ -88,16 +114,25 @@ export interface YieldingContext {
 export function yieldTo(state: YieldingState, input: YieldingInput, context: YieldingContext): Step {
   if (input.kind === 'held') return { state: SPEAKING, ruling: 'take' };
   if (state.kind === 'speaking') {
-    if (input.kind === 'heard') return { state: { kind: 'deciding', sinceMs: input.atMs, speechFromMs: null, lastSpeechMs: null, words: '' }, ruling: 'duck' };
+    if (input.kind === 'heard') {
+      const model = context.voiceActivity && input.speechBefore !== true;
+      return {
+        state: { kind: 'deciding', sinceMs: input.atMs, model, speechFromMs: null, lastSpeechMs: null, bar: input.bar ?? null, soundFromMs: null, lastSoundMs: null, words: '', final: false },
+        ruling: 'duck',
+      };
+    }
     return { state, ruling: input.kind === 'words' && lateWordsTake(state, input, context) ? 'take' : null };
   }
   let next = state;
-  if (input.kind === 'voice') {
+  if (input.kind === 'voice' && state.model) {
     next = input.speech
       ? { ...state, speechFromMs: state.speechFromMs ?? input.atMs, lastSpeechMs: input.atMs }
       : { ...state, speechFromMs: null };
+  } else if (input.kind === 'sound' && state.bar !== null) {
+    if (input.level > state.bar) next = { ...state, soundFromMs: state.soundFromMs ?? input.atMs, lastSoundMs: input.atMs };
+    else if (state.lastSoundMs !== null && input.atMs - state.lastSoundMs >= context.options.endedMs) next = { ...state, soundFromMs: null };
   } else if (input.kind === 'words') {
-    next = { ...state, words: input.text };
+    next = { ...state, words: input.text, final: input.final === true };
   }
   const ruling = rulingOf(next, input.atMs, context);
   if (ruling === null) return { state: next, ruling: null };
@@ -114,19 +149,28 @@ function lateWordsTake(state: Extract<YieldingState, { kind: 'speaking' }>, inpu
 }
 
 /** Whether the person has taken the turn, the voice may carry on, or it is too soon to say. */
-function rulingOf(state: Extract<YieldingState, { kind: 'deciding' }>, nowMs: number, { options, language, voiceActivity }: YieldingContext): Ruling | null {
+function rulingOf(state: Extract<YieldingState, { kind: 'deciding' }>, nowMs: number, { options, language }: YieldingContext): Ruling | null {
   const words = state.words.trim();
   const backchannel = words !== '' && isBackchannel(words, language);
-  // Words that are more than a backchannel are the person's turn, whatever else is heard.
-  if (words !== '' && !backchannel) return 'take';
+  // Words that are more than a backchannel are the person's turn, whatever else is heard; an
+  // interim that may still grow into one ("I" of "I see") waits for the next.
+  if (words !== '' && !backchannel && (state.final || !beginsBackchannel(words, language))) return 'take';
+  const undecided = words !== '' && !backchannel;
   const sinceMs = nowMs - state.sinceMs;
-  if (voiceActivity) {
+  if (state.model) {
     // Speech going on longer than a backchannel does is a turn, words or none yet.
     if (state.speechFromMs !== null && nowMs - state.speechFromMs > options.backchannelMaxMs) return 'take';
     // Nothing the model took for speech: a cough, a knock, a click.
-    if (state.lastSpeechMs === null) return sinceMs >= options.noSpeechMs ? 'carryOn' : null;
+    if (state.lastSpeechMs === null) return sinceMs >= options.noSpeechMs && !undecided ? 'carryOn' : null;
     const ended = state.speechFromMs === null && nowMs - state.lastSpeechMs >= options.endedMs;
     if (backchannel && ended) return 'carryOn';
+  } else if (state.bar !== null) {
+    // A sound over the bar going on longer than a backchannel does is a turn.
+    if (state.soundFromMs !== null && nowMs - state.soundFromMs > options.backchannelMaxMs) return 'take';
+    const ended = state.lastSoundMs === null || (state.soundFromMs === null && nowMs - state.lastSoundMs >= options.endedMs);
+    if (ended && backchannel) return 'carryOn';
+    // Over, and no words by the time they would have come: a noise.
+    if (ended && words === '' && sinceMs >= options.wordsExpectedMs) return 'carryOn';
   } else if (backchannel) {
     return 'carryOn';
   }

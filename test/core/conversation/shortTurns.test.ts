@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksToWait, isBackchannel, SHORT_TURN_LANGUAGES } from '../../../src/core/conversation/shortTurns';
+import { asksToWait, beginsBackchannel, isBackchannel, SHORT_TURN_LANGUAGES } from '../../../src/core/conversation/shortTurns';
 
 /** For each language the page offers its own list for: what is only a backchannel, what asks to wait, and what is a turn of its own. */
 const HEARD = {
@@ -60,6 +60,14 @@ describe('short turns', () => {
     expect(asksToWait('hold on', 'fr')).toBe(true);
     expect(isBackchannel('mm-hmm', 'ja')).toBe(true);
     expect(asksToWait('give me a second', 'ko')).toBe(true);
+  });
+
+  it('hears the first words of a backchannel as what may still become one, as a recogniser gives them word by word', () => {
+    for (const text of ['I', 'of', 'oh, I', 'fair', 'yeah, makes', 'uh']) expect(beginsBackchannel(text, 'en'), text).toBe(true);
+    expect(beginsBackchannel('de', 'es')).toBe(true);
+    for (const text of ['wait', 'I want', 'stop', 'actually', 'I see', '', 'the I']) expect(beginsBackchannel(text, 'en'), text).toBe(false);
+    expect(beginsBackchannel('je', 'fr')).toBe(true);
+    expect(beginsBackchannel('ach', 'de')).toBe(true);
   });
 
   it('hears nothing as neither', () => {

@@ -25,7 +25,14 @@ function run(inputs: readonly YieldingInput[], context = WITH_MODEL): { rulings:
 }
 
 const heard = (atMs: number): YieldingInput => ({ kind: 'heard', atMs });
-const words = (atMs: number, text: string): YieldingInput => ({ kind: 'words', atMs, text });
+const words = (atMs: number, text: string, final = false): YieldingInput => ({ kind: 'words', atMs, text, final });
+/** The gate heard the person clearing a bar of 0.3, over a speaker whose leak the model takes for speech. */
+const heardOverLeak = (atMs: number): YieldingInput => ({ kind: 'heard', atMs, bar: 0.3, speechBefore: true });
+/** The microphone's level every 10 ms from `fromMs` to `toMs`. */
+const sound = (fromMs: number, toMs: number, level: number): YieldingInput[] =>
+  voice(fromMs, toMs, false, 10).map((f) => ({ kind: 'sound', atMs: f.atMs, level }));
+/** Over a leak: the model's frames all speech, the level under the bar but for the person's sound. */
+const overLeak = (fromMs: number, toMs: number): YieldingInput[] => [...voice(fromMs, toMs, true), ...sound(fromMs, toMs, 0.2)];
 const ticks = (fromMs: number, toMs: number): YieldingInput[] => voice(fromMs, toMs, false, 50).map((f) => ({ kind: 'tick', atMs: f.atMs }));
 
 describe('yielding to the person', () => {
@@ -86,6 +93,40 @@ describe('yielding to the person', () => {
     it('without a voice activity model, after a backchannel or after no words at all', () => {
       expect(run([heard(0), words(500, 'uh-huh'), ...ticks(0, 2000)], WORDS_ONLY).rulings).toEqual([['duck', 0], ['carryOn', 500]]);
       expect(run([heard(0), ...ticks(0, 2000)], WORDS_ONLY).rulings).toEqual([['duck', 0], ['carryOn', 1500]]);
+    });
+  });
+
+  describe('over a speaker, where the model hears the voice’s own leak as speech', () => {
+    it('judges by the level the person cleared: a cough that has ended with no words carries on once words would have come', () => {
+      const { rulings } = run([heardOverLeak(0), ...overLeak(0, 1500), ...sound(0, 200, 0.6)]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', YIELDING.wordsExpectedMs]]);
+    });
+
+    it('carries on after a backchannel once its sound has ended', () => {
+      const { rulings } = run([heardOverLeak(0), ...overLeak(0, 1500), ...sound(0, 400, 0.5), words(420, 'mm-hmm')]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 650]]);
+    });
+
+    it('takes the turn on a sound over the bar longer than a backchannel, and on words', () => {
+      expect(run([heardOverLeak(0), ...overLeak(0, 1500), ...sound(0, 1200, 0.5)]).rulings).toEqual([['duck', 0], ['take', 710]]);
+      expect(run([heardOverLeak(0), ...overLeak(0, 1500), ...sound(0, 300, 0.5), words(400, 'stop')]).rulings).toEqual([['duck', 0], ['take', 400]]);
+    });
+
+    it('bridges the dips between syllables: a sound is over only after endedMs under the bar', () => {
+      const syllables = [...sound(0, 200, 0.5), ...sound(210, 400, 0.1), ...sound(410, 800, 0.5)];
+      expect(run([heardOverLeak(0), ...overLeak(0, 1500), ...syllables]).rulings).toEqual([['duck', 0], ['take', 710]]);
+    });
+  });
+
+  describe('words as a recogniser gives them', () => {
+    it('waits on an interim that may still grow into a backchannel ("I" of "I see"), and carries on when it does', () => {
+      const { rulings } = run([heard(0), ...voice(0, 400, true), ...voice(430, 1500, false), words(350, 'I'), words(450, 'I see'), words(700, 'I see.', true)]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 640]]);
+    });
+
+    it('takes the turn when it grows into more, or when a final says only that first word', () => {
+      expect(run([heard(0), ...voice(0, 1500, true), words(350, 'I'), words(450, 'I want')]).rulings).toEqual([['duck', 0], ['take', 450]]);
+      expect(run([heard(0), ...voice(0, 300, true), ...voice(330, 1500, false), words(350, 'I', true)]).rulings).toEqual([['duck', 0], ['take', 350]]);
     });
   });
 

@@ -9,21 +9,22 @@ import type { VoiceActivityReply, VoiceActivityRequest } from '../../../src/core
 import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
 import type { VoiceActivityFrame, WorkerLike } from '../../../src/platform/audio/voiceActivityModel';
 
-class StandInWorker implements WorkerLike {
+/** A worker that notes what it is asked and replies when told to. */
+class StandInWorker {
   readonly requests: { request: VoiceActivityRequest; ports: MessagePort[] }[] = [];
   readonly #listeners = new Set<(event: MessageEvent<VoiceActivityReply>) => void>();
 
-  postMessage(request: VoiceActivityRequest, transfer: Transferable[]): void {
-    this.requests.push({ request, ports: transfer as MessagePort[] });
-  }
-
-  addEventListener(_type: 'message', listener: (event: MessageEvent<VoiceActivityReply>) => void): void {
-    this.#listeners.add(listener);
-  }
-
-  removeEventListener(_type: 'message', listener: (event: MessageEvent<VoiceActivityReply>) => void): void {
-    this.#listeners.delete(listener);
-  }
+  readonly worker = {
+    postMessage: (request: VoiceActivityRequest, transfer: Transferable[]) => {
+      this.requests.push({ request, ports: transfer as MessagePort[] });
+    },
+    addEventListener: (_type: string, listener: (event: MessageEvent<VoiceActivityReply>) => void) => {
+      this.#listeners.add(listener);
+    },
+    removeEventListener: (_type: string, listener: (event: MessageEvent<VoiceActivityReply>) => void) => {
+      this.#listeners.delete(listener);
+    },
+  } as unknown as WorkerLike;
 
   reply(data: VoiceActivityReply): void {
     for (const listener of this.#listeners) listener({ data } as MessageEvent<VoiceActivityReply>);
@@ -35,7 +36,7 @@ const context = { sampleRate: 48_000 } as BaseAudioContext;
 function started() {
   const worker = new StandInWorker();
   const sentTo: MessagePort[] = [];
-  const activity = startVoiceActivity(context, { sendSpeechTo: (port) => sentTo.push(port) }, worker);
+  const activity = startVoiceActivity(context, { sendSpeechTo: (port) => sentTo.push(port) }, worker.worker);
   const frames: VoiceActivityFrame[] = [];
   activity.onFrame((frame) => frames.push(frame));
   return { worker, sentTo, activity, frames };

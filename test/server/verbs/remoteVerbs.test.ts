@@ -28,7 +28,8 @@ function remoteVerb(name: string, risk: Verb['risk'], deadlineMs = 2000): Verb {
     risk,
     deadlineMs,
     remote: true,
-    run: async ({ text }: { text: string }, context: VerbContext) => {
+    run: async (input, context: VerbContext) => {
+      const { text } = input as { text: string };
       far.calls.push(`${name} ${text}`);
       await new Promise<void>((resolve, reject) => {
         far.release.push(resolve);
