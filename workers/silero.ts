@@ -8,18 +8,14 @@
  * (`voiceActivity.ts`, then `yielding.ts`), never here.
  */
 import type * as Ort from 'onnxruntime-web';
-
-/** Samples the model takes at a time, at 16 kHz. */
-export const SILERO_FRAME_SAMPLES = 512;
-/** The sample rate the model hears at. */
-export const SILERO_RATE_HZ = 16_000;
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../src/core/speech/voiceActivity';
 /** Samples of the previous frame the model is shown with each one. */
 const CONTEXT_SAMPLES = 64;
 /** The shape of the recurrent state v5 carries between frames. */
 const STATE_SHAPE = [2, 1, 128] as const;
 
 export interface Silero {
-  /** How likely one frame of `SILERO_FRAME_SAMPLES` samples at 16 kHz is speech, 0..1. */
+  /** How likely one frame of `SPEECH_FRAME_SAMPLES` samples at 16 kHz is speech, 0..1. */
   speechIn(frame: Float32Array): Promise<number>;
   /** Forgets what it heard: the next frame is heard as the first. */
   reset(): void;
@@ -40,13 +36,13 @@ export async function openSilero(ort: typeof Ort, graph: Uint8Array): Promise<Si
   for (const name of ['output', 'stateN']) {
     if (!session.outputNames.includes(name)) throw new SileroContractError(`The voice activity graph has no output "${name}": it is not Silero VAD v5.`);
   }
-  const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SILERO_RATE_HZ)]), []);
+  const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SPEECH_RATE_HZ)]), []);
   const fresh = () => new ort.Tensor('float32', new Float32Array(STATE_SHAPE[0] * STATE_SHAPE[1] * STATE_SHAPE[2]), [...STATE_SHAPE]);
   let state: Ort.Tensor = fresh();
   let context = new Float32Array(CONTEXT_SAMPLES);
   return {
     async speechIn(frame) {
-      if (frame.length !== SILERO_FRAME_SAMPLES) throw new RangeError(`Silero hears ${String(SILERO_FRAME_SAMPLES)} samples at a time, not ${String(frame.length)}.`);
+      if (frame.length !== SPEECH_FRAME_SAMPLES) throw new RangeError(`Silero hears ${String(SPEECH_FRAME_SAMPLES)} samples at a time, not ${String(frame.length)}.`);
       const input = new Float32Array(CONTEXT_SAMPLES + frame.length);
       input.set(context, 0);
       input.set(frame, CONTEXT_SAMPLES);

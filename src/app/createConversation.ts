@@ -55,7 +55,14 @@ export interface PlayerPort {
 
 /** The microphone level and echo gate: says when the person talks over the assistant. */
 export interface HearingPort {
-  onBargeIn(listener: () => void): () => void;
+  /** The gate heard the person over the voice, in the frame that ended at `atMs` (on `nowMs`'s clock). */
+  onBargeIn(listener: (atMs: number) => void): () => void;
+  /** The voice activity model's frames on the microphone, where it runs. */
+  onVoice?(listener: (frame: { atMs: number; speech: boolean }) => void): () => void;
+  /** The clock the frames carry, in ms (the page's: its AudioContext's). */
+  nowMs(): number;
+  /** The voice carried on past what was heard: the gate hears the next sound over it afresh. */
+  listenAgain?(): void;
 }
 
 export interface ConversationPorts {
@@ -263,13 +270,14 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     interrupt: () => {
       send({ type: 'user.interrupted' });
     },
+    listenAgain: () => hearing?.listenAgain?.(),
     forward: (words) => {
       if (words.final) final(words.text);
       else interim(words.text);
     },
     spoken: () => remembered(actor.getSnapshot().context),
     language: ports.language,
-    nowMs: () => Date.now(),
+    nowMs: () => hearing?.nowMs() ?? Date.now(),
     after: (delayMs, run) => {
       const timer = setTimeout(run, delayMs);
       return () => {
@@ -316,13 +324,17 @@ export function createConversation(ports: ConversationPorts, input: Conversation
   if (paced !== undefined) subscriptions.push(paced);
   if (hearing !== undefined) {
     subscriptions.push(
-      hearing.onBargeIn(() => {
+      hearing.onBargeIn((atMs) => {
         const snapshot = actor.getSnapshot();
         // Push-and-hold is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
-        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard();
+        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard(atMs);
         else send({ type: 'user.interrupted' });
       }),
     );
+    const voice = hearing.onVoice?.((frame) => {
+      yielder.voice(frame);
+    });
+    if (voice !== undefined) subscriptions.push(voice);
   }
 
   actor.start();

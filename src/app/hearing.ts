@@ -77,6 +77,11 @@ export class Hearing {
     return heard;
   }
 
+  /** The voice carried on past what was heard: the next sound over it is heard as the first was. */
+  listenAgain(): void {
+    this.#gate.listenAgain();
+  }
+
   /** Hears every frame of `source` from now on; the returned function stops that. */
   listenTo(source: LevelSource): () => void {
     return source.onFrame((frame) => this.hear(frame));

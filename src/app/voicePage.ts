@@ -112,6 +112,9 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   audio.on('audible', (audible) => {
     update({ audible });
   });
+  audio.on('ducked', (ducked) => {
+    update({ ducked });
+  });
   const talk = pageConversation({ bot, store, settings: settingsNow, recogniser, audio, answer: door.answer, keeping, settle: (actionId, approve) => api.settleAction(actionId, approve), presence, notices });
   audio.on('microphoneLost', (event) => talk.current()?.microphoneRefused(event.missing, event.reason));
   presenceEvents.on('narration', talk.announce);

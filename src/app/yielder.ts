@@ -5,6 +5,11 @@
  * was talked over, and their words go on to it — or the voice carries on at full level and the
  * words, a backchannel or a noise's nothing, are let go.
  *
+ * Where a voice activity model hears the microphone (`voice`), its frames go to the decision too:
+ * a cough is let go within a few hundred ms, long speech takes the turn before its words come. The
+ * model counts only while its frames keep coming; one that stops (not loaded yet, failed) leaves
+ * words and time to decide. Every time here is the clock the frames carry (`nowMs`: the audio clock).
+ *
  * Words that are the assistant's own, heard through the speakers while ducked, decide nothing.
  */
 import { isSelfEcho } from '../core/speech/selfEcho';
@@ -26,19 +31,24 @@ export interface YielderPorts {
   sounding(): boolean;
   /** The conversation told the person talked over it: it stops the voice and the answer. */
   interrupt(): void;
+  /** The voice carried on: the echo gate is to hear the next sound over it as it heard this one. */
+  listenAgain(): void;
   /** Words held while it was decided, passed on once the turn is the person's. */
   forward(words: HeardWords): void;
   /** What the voice has said of this answer so far, and lately, as the machine's self-echo check has it (`remembered`). */
   spoken(): readonly string[];
   language(): string;
+  /** The clock the gate's and the voice activity model's frames carry, in ms. */
   nowMs(): number;
   /** Calls `run` after `delayMs`; answers a way to cancel it. */
   after(delayMs: number, run: () => void): () => void;
 }
 
 export interface Yielder {
-  /** The echo gate heard the person over the voice. */
-  heard(): void;
+  /** The echo gate heard the person over the voice, in the frame that ended at `atMs` (default now). */
+  heard(atMs?: number): void;
+  /** One frame of the voice activity model: whether speech is going on. */
+  voice(frame: { atMs: number; speech: boolean }): void;
   /** Words from the recogniser: true when they were taken here (a decision, or the voice sounding), false to pass them on. */
   words(words: HeardWords): boolean;
   /** The turn ended some other way (the voice played out, a hold, a stop): what was held goes on, the voice comes back. */
@@ -47,14 +57,17 @@ export interface Yielder {
 }
 
 /** How often time is given to the decision while it is under way, in ms. */
-const TICK_MS = 100;
+const TICK_MS = 50;
+/** The voice activity model counts while its last frame is this recent, in ms: a few of its 32 ms frames. */
+const VOICE_FRESH_MS = 250;
 
 export function createYielder(ports: YielderPorts, options: YieldingOptions = YIELDING): Yielder {
   let state: YieldingState = SPEAKING;
   let held: HeardWords[] = [];
   let cancelTick: (() => void) | null = null;
+  let lastVoiceMs = Number.NEGATIVE_INFINITY;
 
-  const context = () => ({ options, language: ports.language(), voiceActivity: false });
+  const context = (atMs: number) => ({ options, language: ports.language(), voiceActivity: atMs - lastVoiceMs <= VOICE_FRESH_MS });
 
   function stopTicking(): void {
     cancelTick?.();
@@ -70,7 +83,7 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
   }
 
   function step(input: YieldingInput): void {
-    const next = yieldTo(state, input, context());
+    const next = yieldTo(state, input, context(input.atMs));
     state = next.state;
     if (next.ruling !== null) rule(next.ruling);
   }
@@ -92,24 +105,36 @@ export function createYielder(ports: YielderPorts, options: YieldingOptions = YI
       return;
     }
     ports.duck(false);
+    ports.listenAgain();
   }
 
   return {
-    heard() {
-      step({ kind: 'heard', atMs: ports.nowMs() });
+    heard(atMs = ports.nowMs()) {
+      step({ kind: 'heard', atMs });
+    },
+    voice({ atMs, speech }) {
+      lastVoiceMs = Math.max(lastVoiceMs, atMs);
+      if (state.kind === 'deciding') step({ kind: 'voice', atMs, speech });
     },
     words(words) {
-      // Over the voice and outside a decision, the recogniser (kept warm) hears the room, and maybe
-      // the voice itself: nothing it says is a turn until the gate hears the person again.
-      if (state.kind !== 'deciding') return ports.sounding();
+      // Over the voice and outside a decision (or just after one the voice carried on past), the
+      // recogniser (kept warm) hears the room, and maybe the voice itself: nothing it says is a
+      // turn until the gate hears the person again.
+      if (state.kind !== 'deciding' && state.carriedOnFromMs === undefined) return ports.sounding();
       // The assistant heard through the speakers is not the person.
       if (isSelfEcho(words.text, ports.spoken())) return true;
       held.push(words);
       step({ kind: 'words', atMs: ports.nowMs(), text: words.text });
-      return true;
+      if (state.kind === 'deciding' || held.length === 0) return true;
+      // Late words that did not take the turn (a backchannel, or too late) are let go.
+      held = [];
+      return ports.sounding();
     },
     release() {
-      if (state.kind !== 'deciding') return;
+      if (state.kind !== 'deciding') {
+        state = SPEAKING;
+        return;
+      }
       state = SPEAKING;
       stopTicking();
       const words = held;

@@ -76,7 +76,8 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const played = hub<[{ utteranceId: number; piece: number }]>();
   const speakerFailed = hub<[SpeakerFailure]>();
   const paced = hub<[Pace]>();
-  const bargeIn = hub<[]>();
+  const bargeIn = hub<[number]>();
+  const voice = hub<[{ atMs: number; speech: boolean }]>();
   const log: string[] = [];
   const spoken: SpeakRequest[] = [];
   const kept: Line[] = [];
@@ -105,7 +106,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
       duck: (ducked) => log.push(ducked ? 'player duck' : 'player unduck'),
       on: (event, listener) => (event === 'started' ? started : played).on(listener),
     },
-    hearing: { onBargeIn: (listener) => bargeIn.on(listener) },
+    hearing: { onBargeIn: (listener) => bargeIn.on(listener), onVoice: (listener) => voice.on(listener), nowMs: () => Date.now() },
     answer: answer.port,
     keep: (line) => kept.push(line),
     settle: (actionId, approve) => {
@@ -118,7 +119,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const failSettling = () => {
     settleWith = () => Promise.reject(new Error('offline'));
   };
-  return { conversation, interim, final, ended, failed, started, played, speakerFailed, paced, bargeIn, log, spoken, kept, answer, settled, failSettling };
+  return { conversation, interim, final, ended, failed, started, played, speakerFailed, paced, bargeIn, voice, log, spoken, kept, answer, settled, failSettling };
 }
 
 describe('the conversation’s junction', () => {
@@ -192,7 +193,7 @@ describe('the conversation’s junction', () => {
     await settle();
     t.started.emit({ utteranceId: 1, piece: 0 });
     t.log.length = 0;
-    t.bargeIn.emit();
+    t.bargeIn.emit(Date.now());
     await settle();
     expect(t.log).toEqual(['player duck', 'recogniser on en']);
     expect(t.conversation.view().phase).toBe('speaking');
@@ -217,7 +218,7 @@ describe('the conversation’s junction', () => {
       await vi.advanceTimersByTimeAsync(0);
       t.started.emit({ utteranceId: 1, piece: 0 });
       t.log.length = 0;
-      t.bargeIn.emit();
+      t.bargeIn.emit(Date.now());
       t.final.emit('Mm-hmm.');
       await vi.advanceTimersByTimeAsync(0);
       // The recogniser stays on for the rest of the answer: a second word over it is heard from its start.
@@ -228,7 +229,7 @@ describe('the conversation’s junction', () => {
       expect(t.conversation.view().liveLine).toBe('');
       // A cough: no words come, and after a second and a half the voice is back.
       t.log.length = 0;
-      t.bargeIn.emit();
+      t.bargeIn.emit(Date.now());
       await vi.advanceTimersByTimeAsync(1400);
       expect(t.log).toEqual(['player duck']);
       await vi.advanceTimersByTimeAsync(200);
@@ -242,6 +243,36 @@ describe('the conversation’s junction', () => {
     }
   });
 
+  it('with the voice activity model’s frames, lets a cough go within a few hundred ms, and a short word it missed still takes the turn', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = setUp();
+      t.final.emit('Tell me a long story.');
+      t.answer.send('Once upon a time there was a fox. ');
+      await vi.advanceTimersByTimeAsync(0);
+      t.started.emit({ utteranceId: 1, piece: 0 });
+      t.log.length = 0;
+      /** The model's frames, 32 ms apart, for `ms` from now: no speech in them. */
+      const quiet = async (ms: number) => {
+        for (let at = 0; at < ms; at += 32) {
+          t.voice.emit({ atMs: Date.now(), speech: false });
+          await vi.advanceTimersByTimeAsync(32);
+        }
+      };
+      t.bargeIn.emit(Date.now());
+      await quiet(400);
+      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
+      // "Stop." said short enough that the model heard no speech in it: the recogniser's word decides.
+      t.interim.emit('stop');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
+      expect(t.answer.aborted).toBe(true);
+      expect(t.conversation.view().liveLine).toBe('stop');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('on barge-in with push-and-hold takes the turn at once, as before', async () => {
     const t = setUp({ hold: true });
     t.conversation.press();
@@ -250,7 +281,7 @@ describe('the conversation’s junction', () => {
     t.answer.send('Once upon a time there was a fox. ');
     await settle();
     t.started.emit({ utteranceId: 1, piece: 0 });
-    t.bargeIn.emit();
+    t.bargeIn.emit(Date.now());
     await settle();
     expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
     expect(t.log).not.toContain('player duck');

@@ -32,6 +32,10 @@ class FakeMicrophone implements MicrophoneLevel {
     this.#frames.clear();
   }
 
+  sendSpeechTo(port: MessagePort): void {
+    port.close();
+  }
+
   /** Delivers one frame per level, `FRAME_MS` apart. */
   hears(levels: ArrayLike<number>): void {
     for (let i = 0; i < levels.length; i++) {

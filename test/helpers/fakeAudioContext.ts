@@ -89,6 +89,7 @@ export class FakeAudioContext extends EventTarget {
       copyToChannel(samples: Float32Array) {
         data.set(samples);
       },
+      getChannelData: () => data,
     };
   }
 

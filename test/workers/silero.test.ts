@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hearActivity, NO_SPEECH } from '../../src/core/speech/voiceActivity';
-import { openSilero, SILERO_FRAME_SAMPLES, SILERO_RATE_HZ, SileroContractError } from '../../workers/silero';
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../src/core/speech/voiceActivity';
+import { SpeechFramer } from '../../src/platform/audio/speechFrames';
+import { openSilero, SileroContractError } from '../../workers/silero';
 import type { Silero } from '../../workers/silero';
 import { readWav } from '../e2e/speech/wav';
 import { seededRandom } from '../helpers/random';
@@ -19,26 +21,23 @@ ort.env.wasm.numThreads = 1;
 
 const GRAPH = join(createRequire(import.meta.url).resolve('@ricky0123/vad-web/package.json'), '..', 'dist', 'silero_vad_v5.onnx');
 const CLIPS = join(import.meta.dirname, '..', 'e2e', 'speech', 'clips');
-const FRAME_MS = (SILERO_FRAME_SAMPLES / SILERO_RATE_HZ) * 1000;
+const FRAME_MS = (SPEECH_FRAME_SAMPLES / SPEECH_RATE_HZ) * 1000;
 
-/** `samples` at `rateHz` brought to 16 kHz: each output sample the mean of the input samples it spans. */
+/** `samples` at `rateHz` brought to 16 kHz as the page's worklet brings them (`SpeechFramer`), whole frames only. */
 function to16k(samples: Float32Array, rateHz: number): Float32Array {
-  const step = rateHz / SILERO_RATE_HZ;
-  const out = new Float32Array(Math.floor(samples.length / step));
-  for (let i = 0; i < out.length; i++) {
-    const from = Math.floor(i * step);
-    const to = Math.max(from + 1, Math.floor((i + 1) * step));
-    let sum = 0;
-    for (let j = from; j < to; j++) sum += samples[j] ?? 0;
-    out[i] = sum / (to - from);
-  }
+  const frames: Float32Array[] = [];
+  new SpeechFramer(rateHz).push([samples], samples.length, 0, (frame) => frames.push(frame.samples));
+  const out = new Float32Array(frames.length * SPEECH_FRAME_SAMPLES);
+  frames.forEach((frame, i) => {
+    out.set(frame, i * SPEECH_FRAME_SAMPLES);
+  });
   return out;
 }
 
 /** A noise burst of `ms` at `level`, shaped by `envelope` (0..1 over the burst), low-passed by `smooth` (0: white). */
 function noise(ms: number, level: number, envelope: (t: number) => number, smooth: number, seed: number): Float32Array {
   const random = seededRandom(seed);
-  const out = new Float32Array(Math.round((ms / 1000) * SILERO_RATE_HZ));
+  const out = new Float32Array(Math.round((ms / 1000) * SPEECH_RATE_HZ));
   let last = 0;
   for (let i = 0; i < out.length; i++) {
     last = smooth * last + (1 - smooth) * (random() * 2 - 1);
@@ -49,7 +48,7 @@ function noise(ms: number, level: number, envelope: (t: number) => number, smoot
 
 /** 300 ms of silence, the sound, and 300 ms of silence after it. */
 const padded = (sound: Float32Array) => {
-  const pad = new Float32Array(Math.round(0.3 * SILERO_RATE_HZ));
+  const pad = new Float32Array(Math.round(0.3 * SPEECH_RATE_HZ));
   const out = new Float32Array(pad.length * 2 + sound.length);
   out.set(sound, pad.length);
   return out;
@@ -61,11 +60,11 @@ async function heard(silero: Silero, samples: Float32Array): Promise<{ probabili
   const probabilities: number[] = [];
   const speechFromMs: number[] = [];
   let state = NO_SPEECH;
-  for (let at = 0; at + SILERO_FRAME_SAMPLES <= samples.length; at += SILERO_FRAME_SAMPLES) {
-    const probability = await silero.speechIn(samples.slice(at, at + SILERO_FRAME_SAMPLES));
+  for (let at = 0; at + SPEECH_FRAME_SAMPLES <= samples.length; at += SPEECH_FRAME_SAMPLES) {
+    const probability = await silero.speechIn(samples.slice(at, at + SPEECH_FRAME_SAMPLES));
     probabilities.push(probability);
     const next = hearActivity(state, probability);
-    if (next.speech && !state.speech) speechFromMs.push((at / SILERO_FRAME_SAMPLES + 1) * FRAME_MS);
+    if (next.speech && !state.speech) speechFromMs.push((at / SPEECH_FRAME_SAMPLES + 1) * FRAME_MS);
     state = next;
   }
   return { probabilities, speechFromMs };
@@ -84,7 +83,7 @@ describe('Silero VAD v5 through onnxruntime-web', () => {
     for (const clip of ['person-word.wav', 'person-question.wav']) {
       const { samples, rateHz } = readWav(join(CLIPS, clip));
       const speech = to16k(samples, rateHz);
-      const onsetMs = ((speech.findIndex((s) => Math.abs(s) > 0.02) / SILERO_RATE_HZ) * 1000);
+      const onsetMs = ((speech.findIndex((s) => Math.abs(s) > 0.02) / SPEECH_RATE_HZ) * 1000);
       const { speechFromMs } = await heard(silero, padded(speech));
       expect(speechFromMs.length, clip).toBeGreaterThan(0);
       // Heard within 200 ms of the first loud sample (the clip starts 300 ms into the padding).

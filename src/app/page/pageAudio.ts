@@ -17,6 +17,8 @@ import type { PageConfig } from '../../core/voice/api';
 import { audioContextInGesture, existingAudioContext } from '../../platform/audio/audioContext';
 import type { MicrophoneLevel, MicrophoneOptions } from '../../platform/audio/microphone';
 import { createAudioPlayer } from '../../platform/audio/player';
+import { startVoiceActivity } from '../../platform/audio/voiceActivityModel';
+import type { VoiceActivity, VoiceActivityFrame } from '../../platform/audio/voiceActivityModel';
 import type { AudioPlayer } from '../../platform/audio/player';
 import { createDeviceSpeaker } from '../../platform/speakers/deviceSpeaker';
 import type { DeviceSpeaker } from '../../platform/speakers/deviceSpeaker';
@@ -37,13 +39,17 @@ type PieceKey = { utteranceId: number; piece: number };
 export type PageAudioEvents = {
   started: PieceKey;
   ended: PieceKey;
-  /** The person was heard clearly over the assistant's leak. */
-  bargeIn: undefined;
+  /** The person was heard clearly over the assistant's leak, in the frame that ended at this time (audio clock, ms). */
+  bargeIn: number;
+  /** One frame of the voice activity model on the microphone. */
+  voice: VoiceActivityFrame;
   speakerFailed: SpeakerFailure;
   /** The on-device voice's pace changed. */
   paced: Pace;
   /** Assistant audio started or stopped sounding. */
   audible: boolean;
+  /** The voice was ducked (someone was heard over it), or came back to full level or stopped. */
+  ducked: boolean;
   /** The microphone was refused, or a capture ended by itself. */
   microphoneLost: MicRefused;
 };
@@ -96,6 +102,8 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
   let device: DeviceSpeaker | null = null;
   let hearing: Hearing | null = null;
   let microphone: MicrophoneLevel | null = null;
+  /** Silero on the open microphone, while it is open. */
+  let voiceActivity: VoiceActivity | null = null;
   let microphoneOpening = false;
   /**
    * The microphone was refused or lost. A tap does not ask for it again (each ask would say the
@@ -122,8 +130,8 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
       if (!disposed) events.emit('audible', audible);
     });
     player = made;
-    hearing = new Hearing(made, () => {
-      events.emit('bargeIn');
+    hearing = new Hearing(made, (frame) => {
+      events.emit('bargeIn', frame.atMs);
     });
     hearing.onHeard((frame) => {
       micLevel = frame.level;
@@ -162,7 +170,7 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
         context,
         (event) => {
           // A capture that ended by itself is let go, so unmuting can open a new one.
-          microphone = null;
+          letMicrophoneGo();
           refused = true;
           events.emit('microphoneLost', event);
         },
@@ -173,10 +181,29 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
       // The person may have left while the browser asked: a capture nobody listens to is closed,
       // so the browser's recording light goes off.
       if (disposed) opened?.stop();
-      else microphone = opened;
+      else if (opened !== null) {
+        microphone = opened;
+        voiceActivity = startVoiceActivity(context, opened);
+        voiceActivity.onFrame((frame) => {
+          events.emit('voice', frame);
+        });
+      }
     } finally {
       microphoneOpening = false;
     }
+  }
+
+  /** Silences what plays now; a stop ends a duck. */
+  function stopVoice(): void {
+    player?.stop();
+    events.emit('ducked', false);
+  }
+
+  function letMicrophoneGo(): void {
+    voiceActivity?.stop();
+    voiceActivity = null;
+    microphone?.stop();
+    microphone = null;
   }
 
   /** The listener waiting for a suspended AudioContext to run, if one is. */
@@ -202,14 +229,23 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
       listener(devicePace());
       return stop;
     },
-    stop: () => player?.stop(),
-    duck: (ducked) => player?.duck(ducked),
+    stop: stopVoice,
+    duck: (ducked) => {
+      player?.duck(ducked);
+      events.emit('ducked', player?.ducked ?? false);
+    },
     on: (event, listener) => events.on(event, listener),
   };
 
   return {
     sound,
-    hearing: { onBargeIn: (listener) => events.on('bargeIn', listener) },
+    hearing: {
+      onBargeIn: (listener) => events.on('bargeIn', listener),
+      onVoice: (listener) => events.on('voice', listener),
+      // The frames' clock: the AudioContext's, once a gesture has made it.
+      nowMs: () => (player === null ? performance.now() : (existingAudioContext()?.currentTime ?? 0) * 1000),
+      listenAgain: () => hearing?.listenAgain(),
+    },
     on: (event, listener) => events.on(event, listener),
     unlock(then) {
       const context = audioContextInGesture();
@@ -231,18 +267,15 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
     allowMicrophone: () => {
       refused = false;
     },
-    closeMicrophone: () => {
-      microphone?.stop();
-      microphone = null;
-    },
-    stop: () => player?.stop(),
+    closeMicrophone: letMicrophoneGo,
+    stop: stopVoice,
     level: () => player?.level() ?? 0,
     microphoneLevel: () => micLevel,
     audible: () => player?.audible ?? false,
     dispose() {
       disposed = true;
       stopWaitingForAudio();
-      microphone?.stop();
+      letMicrophoneGo();
       speaker?.dispose();
       player?.dispose();
       events.clear();

@@ -37,6 +37,8 @@ export interface VoicePageState {
   audioReady: boolean;
   /** Whether assistant audio is sounding now, as the player reports it. */
   audible: boolean;
+  /** Whether the voice is ducked now: someone was heard over it, and it is deciding whether to yield. */
+  ducked: boolean;
   threads: readonly ThreadSummary[];
   /** The conversation on screen, once the server has it. */
   threadId: string | null;
@@ -79,6 +81,7 @@ export function openingState(known: { toldAboutListening: boolean; audioReady: b
     speechPack: 'idle',
     audioReady: known.audioReady,
     audible: false,
+    ducked: false,
     threads: [],
     threadId: null,
     memories: null,

@@ -222,6 +222,15 @@ function warmingUp(state: EchoGateState): boolean {
   return leak.heardMs < options.warmUpMs || (leak.heardMs < options.settleMs && turnMs < options.warmUpMs);
 }
 
+/**
+ * The gate after the voice carried on past what it heard (a backchannel, a cough: `yielding.ts`):
+ * armed again at once for the rest of this stretch of audio, as if the sound had not been, with
+ * what it had learned of the leak kept.
+ */
+export function listenAgain(state: EchoGateState): EchoGateState {
+  return { ...state, interrupted: false, recent: [] };
+}
+
 /** One gate's state kept in an object, for callers that have no store to keep it in. */
 export class EchoGate {
   #state: EchoGateState;
@@ -235,6 +244,11 @@ export class EchoGate {
     const next = hearFrame(this.#state, frame);
     this.#state = next.state;
     return next.bargeIn;
+  }
+
+  /** Armed again after the voice carried on past what it heard (`listenAgain`). */
+  listenAgain(): void {
+    this.#state = listenAgain(this.#state);
   }
 
   /** The level a person must stay over right now, 0..1 (over 1 when nothing can clear it). */

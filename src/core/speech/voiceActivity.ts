@@ -6,6 +6,27 @@
  * Pure: the state is plain data and each frame carries its own time.
  */
 
+/** The rate the voice activity model (Silero VAD v5) hears at. */
+export const SPEECH_RATE_HZ = 16_000;
+/** Samples it takes at a time at that rate: 32 ms. */
+export const SPEECH_FRAME_SAMPLES = 512;
+
+/**
+ * What the page asks of the voice activity worker: hear, with the graph at `graphUrl`, the frames
+ * arriving on the port transferred with the message (the one the level meter worklet sends the
+ * microphone's 16 kHz frames to).
+ */
+export interface VoiceActivityRequest {
+  graphUrl: string;
+}
+
+/** What the voice activity worker tells the page. */
+export type VoiceActivityReply =
+  | { kind: 'ready' }
+  /** One frame heard: how likely it is speech, 0..1, and the audio-clock sample just after it. */
+  | { kind: 'frame'; endSample: number; probability: number }
+  | { kind: 'failed'; reason: string };
+
 export interface VoiceActivityOptions {
   /** A frame this likely to be speech begins speech. */
   onAt: number;

@@ -9,6 +9,11 @@
  *   all (a cough, a knock, a click: the voice activity model heard none); or speech with no words
  *   within `wordsWithinMs`: the voice comes back to full level and nothing is lost.
  *
+ * Words still decide after carrying on past a sound with no words in it, for as long as they would
+ * have had to come (`wordsWithinMs` from the duck): when the model took a short word ("Stop.") for
+ * no speech and the recogniser then hears it, the turn is the person's after all. After a
+ * backchannel, the words came and were judged: what the recogniser hears next needs the gate again.
+ *
  * Without a voice activity model (`voiceActivity: false`) only words and time decide: words that are
  * not a backchannel take the turn; a backchannel, or no words within `wordsWithinMs`, carries on. A
  * hold of the talk control always takes the turn, at once.
@@ -34,7 +39,11 @@ export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMa
 export type Ruling = 'duck' | 'take' | 'carryOn';
 
 export type YieldingState =
-  | { kind: 'speaking' }
+  | {
+      kind: 'speaking';
+      /** When the gate last heard the person, if the voice carried on past a sound with no words: they may still come. */
+      carriedOnFromMs?: number;
+    }
   | {
       kind: 'deciding';
       /** When the gate heard the person, ms. */
@@ -79,7 +88,8 @@ export interface YieldingContext {
 export function yieldTo(state: YieldingState, input: YieldingInput, context: YieldingContext): Step {
   if (input.kind === 'held') return { state: SPEAKING, ruling: 'take' };
   if (state.kind === 'speaking') {
-    return input.kind === 'heard' ? { state: { kind: 'deciding', sinceMs: input.atMs, speechFromMs: null, lastSpeechMs: null, words: '' }, ruling: 'duck' } : { state, ruling: null };
+    if (input.kind === 'heard') return { state: { kind: 'deciding', sinceMs: input.atMs, speechFromMs: null, lastSpeechMs: null, words: '' }, ruling: 'duck' };
+    return { state, ruling: input.kind === 'words' && lateWordsTake(state, input, context) ? 'take' : null };
   }
   let next = state;
   if (input.kind === 'voice') {
@@ -90,7 +100,17 @@ export function yieldTo(state: YieldingState, input: YieldingInput, context: Yie
     next = { ...state, words: input.text };
   }
   const ruling = rulingOf(next, input.atMs, context);
-  return ruling === null ? { state: next, ruling: null } : { state: SPEAKING, ruling };
+  if (ruling === null) return { state: next, ruling: null };
+  // Carried on past a sound with no words in it, its words may yet come; past a backchannel, they came.
+  const wordsMayCome = ruling === 'carryOn' && next.words.trim() === '';
+  return { state: wordsMayCome ? { kind: 'speaking', carriedOnFromMs: state.sinceMs } : SPEAKING, ruling };
+}
+
+/** Words that come after the voice carried on, while they still could have: more than a backchannel takes the turn. */
+function lateWordsTake(state: Extract<YieldingState, { kind: 'speaking' }>, input: Extract<YieldingInput, { kind: 'words' }>, { options, language }: YieldingContext): boolean {
+  if (state.carriedOnFromMs === undefined || input.atMs - state.carriedOnFromMs > options.wordsWithinMs) return false;
+  const words = input.text.trim();
+  return words !== '' && !isBackchannel(words, language);
 }
 
 /** Whether the person has taken the turn, the voice may carry on, or it is too soon to say. */

@@ -9,11 +9,14 @@
  * module of its own in dev and in the build.
  */
 import { LEVEL_METER_PROCESSOR, PeakFramer } from './peakFrames';
-import type { LevelMeterMessage, LevelMeterOptions } from './peakFrames';
+import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
+import { SpeechFramer } from './speechFrames';
+import type { SpeechFrameMessage } from './speechFrames';
 
 // The AudioWorkletGlobalScope's names: TypeScript ships no lib for this scope, and the DOM lib
 // this folder compiles with has only the page side (AudioWorkletNode).
 declare const currentFrame: number;
+declare const sampleRate: number;
 declare abstract class AudioWorkletProcessor {
   readonly port: MessagePort;
   constructor(options?: AudioWorkletNodeOptions);
@@ -26,18 +29,25 @@ declare function registerProcessor(
 /**
  * Posts each frame's peak to the page; it outputs nothing and keeps running until disconnected.
  * Its first input is the microphone; a second one, when connected, is the assistant's own output,
- * metered in the same frames so the echo gate compares the two sample for sample.
+ * metered in the same frames so the echo gate compares the two sample for sample. Given a port
+ * (`SpeechPortMessage`), it also sends the microphone there at 16 kHz, in the voice activity model's
+ * frames, straight to the worker that runs it: the page's thread never touches the samples.
  */
 class LevelMeter extends AudioWorkletProcessor {
   readonly #framer: PeakFramer;
   readonly #reference: PeakFramer;
   readonly #references: number[] = [];
+  #speech: { port: MessagePort; framer: SpeechFramer } | null = null;
 
   constructor(options: AudioWorkletNodeOptions) {
     super(options);
     const { frameSamples } = options.processorOptions as LevelMeterOptions;
     this.#framer = new PeakFramer(frameSamples);
     this.#reference = new PeakFramer(frameSamples);
+    this.port.onmessage = (event: MessageEvent<SpeechPortMessage>) => {
+      this.#speech?.port.close();
+      this.#speech = { port: event.data.speech, framer: new SpeechFramer(sampleRate) };
+    };
   }
 
   process(inputs: Float32Array[][]): boolean {
@@ -54,6 +64,10 @@ class LevelMeter extends AudioWorkletProcessor {
     this.#framer.push(channels, blockLength, currentFrame, (message: LevelMeterMessage) => {
       const peak = this.#references.shift();
       this.port.postMessage(peak === undefined ? message : { ...message, reference: peak });
+    });
+    const speech = this.#speech;
+    speech?.framer.push(channels, blockLength, currentFrame, (frame: SpeechFrameMessage) => {
+      speech.port.postMessage(frame, [frame.samples.buffer]);
     });
     return true;
   }

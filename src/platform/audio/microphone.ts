@@ -9,7 +9,7 @@
  */
 import meterUrl from './levelMeter.worklet.ts?worker&url';
 import { frameSamplesFor, LEVEL_METER_PROCESSOR } from './peakFrames';
-import type { LevelMeterMessage, LevelMeterOptions } from './peakFrames';
+import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
 
 /** How the microphone is opened and metered. */
 export interface MicrophoneOptions {
@@ -64,6 +64,11 @@ export interface MicrophoneLevel extends LevelSource {
   readonly settings: MediaTrackSettings;
   /** Calls `listener` once if the capture ends by itself (unplugged, permission revoked). */
   onEnded(listener: () => void): () => void;
+  /**
+   * Sends the capture on to `port` from the audio thread, at 16 kHz in the voice activity model's
+   * frames (speechFrames.ts), until stopped; a later port replaces it. The port is transferred.
+   */
+  sendSpeechTo(port: MessagePort): void;
   /** Stops metering and releases the device (its tracks stop, so the browser's indicator goes off). Idempotent. */
   stop(): void;
 }
@@ -228,6 +233,11 @@ function meter(context: AudioContext, stream: MediaStream, frameMs: number, refe
     onEnded(listener) {
       endedListeners.add(listener);
       return () => endedListeners.delete(listener);
+    },
+    sendSpeechTo(port) {
+      if (stopped) return;
+      const message: SpeechPortMessage = { speech: port };
+      node.port.postMessage(message, [port]);
     },
     stop() {
       if (stopped) return;

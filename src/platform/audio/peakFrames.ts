@@ -17,6 +17,11 @@ export interface LevelMeterOptions {
   frameSamples: number;
 }
 
+/** What the page may post to the worklet: a port to send the microphone to at 16 kHz (speechFrames.ts). */
+export interface SpeechPortMessage {
+  speech: MessagePort;
+}
+
 /** One frame as the worklet posts it to the page. */
 export interface LevelMeterMessage {
   /** Peak |sample| over the frame, across channels, 0..1 (a clipping capture may exceed 1). */

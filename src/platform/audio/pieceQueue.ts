@@ -27,6 +27,12 @@ export interface Piece {
   /** Whether `started` was reported. */
   started: boolean;
   dropped: boolean;
+  /** What was scheduled of it, in order: kept so it can be said again. */
+  buffers: AudioBuffer[];
+  /** Where its last scheduled sample ends, in audio-clock seconds. */
+  endS: number;
+  /** Whether it has been said again (`sayAgainFrom`). */
+  saidAgain: boolean;
 }
 
 export interface PieceQueueDeps {
@@ -41,6 +47,8 @@ export interface PieceQueueDeps {
   ended: (piece: Piece) => void;
   /** The last scheduled source finished: nothing sounds. */
   quiet: () => void;
+  /** Whether pieces that play out are kept (`played`) to be said again: the player keeps them while ducked. */
+  keep: () => boolean;
 }
 
 /**
@@ -58,6 +66,8 @@ export function pieceQueue(deps: PieceQueueDeps) {
   let cursorS = 0;
   /** Sources scheduled and not yet finished, across pieces. */
   let live = 0;
+  /** Pieces that played out while `keep` said so, in order. */
+  let played: Piece[] = [];
 
   function schedule(piece: Piece, samples: Float32Array): void {
     const buffer = context.createBuffer(1, samples.length, piece.rateHz);
@@ -69,6 +79,8 @@ export function pieceQueue(deps: PieceQueueDeps) {
     const startS = Math.max(cursorS, context.currentTime);
     cursorS = startS + buffer.duration;
     piece.sources.add(source);
+    piece.buffers.push(buffer);
+    piece.endS = cursorS;
     live += 1;
     source.onended = () => {
       source.disconnect();
@@ -88,6 +100,7 @@ export function pieceQueue(deps: PieceQueueDeps) {
   function finishHead(): void {
     for (let head = queue[0]; head?.closed === true && head.sources.size === 0; head = queue[0]) {
       queue.shift();
+      if (deps.keep()) played.push(head);
       deps.ended(head);
     }
   }
@@ -138,8 +151,52 @@ export function pieceQueue(deps: PieceQueueDeps) {
         piece.pending = [];
       }
       queue = [];
+      played = [];
       live = 0;
       cursorS = 0;
+      return sources;
+    },
+    /** The pieces that played out while kept, in order. */
+    played(): readonly Piece[] {
+      return played;
+    },
+    forgetPlayed(): void {
+      played = [];
+    },
+    /**
+     * Plays `piece` (one that played out while kept) again from its start at `atS`, and every piece
+     * after it again from theirs, as they were written; returns the sources that were sounding or
+     * scheduled, detached, for the caller to fade out.
+     */
+    sayAgainFrom(piece: Piece, atS: number): AudioBufferSourceNode[] {
+      const from = played.indexOf(piece);
+      if (from === -1) return [];
+      const again = [...played.slice(from), ...queue];
+      const sources: AudioBufferSourceNode[] = [];
+      for (const each of again) {
+        for (const source of each.sources) {
+          source.onended = null;
+          sources.push(source);
+        }
+        each.sources.clear();
+        each.pending = [...each.buffers.map((buffer) => buffer.getChannelData(0)), ...each.pending];
+        each.buffers = [];
+        each.scheduled = false;
+        each.closed = false;
+        each.started = false;
+      }
+      piece.saidAgain = true;
+      live -= sources.length;
+      played = [];
+      queue = again;
+      cursorS = atS;
+      const head = queue[0];
+      if (head !== undefined) {
+        const pending = head.pending;
+        head.pending = [];
+        for (const samples of pending) schedule(head, samples);
+      }
+      advance();
       return sources;
     },
     get drained(): boolean {

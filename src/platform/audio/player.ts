@@ -5,6 +5,7 @@
  * one AnalyserNode, so `level()` is the envelope of what is actually heard — the orb's assistant level.
  */
 
+import { pieceToSayAgain } from '../../core/speech/sayAgain';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
 
@@ -42,7 +43,8 @@ export interface AudioPlayer {
   /**
    * Ducks the voice by `DUCK_DB` within one render quantum (`true`), as a person falls quiet when
    * someone starts to speak, or brings it back to full level over `UNDUCK_MS` (`false`). Nothing
-   * queued is dropped; a `stop()` ends the duck.
+   * queued is dropped; a `stop()` ends the duck. Coming back, a piece whose end the duck ran past is
+   * said again from its start, once, with what follows it after it (`sayAgain.ts`).
    */
   duck(ducked: boolean): void;
   /** Whether the voice is ducked now. */
@@ -102,6 +104,8 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
   let output = outputGain(context, analyser);
 
   let ducked = false;
+  /** When the duck under way began, on the audio clock in seconds. */
+  let duckedAtS = 0;
   /**
    * Ramps the output gain from `from` to `to` over `rampMs` on the audio clock. From the level the
    * last ramp went to, not the param's `value`, which browsers report as of the last render quantum.
@@ -143,12 +147,29 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     quiet: () => {
       setAudible(false);
     },
+    keep: () => ducked,
   });
+
+  /** Comes back from a duck: says again the piece whose end it ran past, or ramps up to full level. */
+  function unduck(): void {
+    const ended = queue.played().map((piece) => ({ key: piece, endedAtMs: piece.endS * 1000, saidAgain: piece.saidAgain }));
+    const again = pieceToSayAgain(ended, duckedAtS * 1000, context.currentTime * 1000, !queue.drained);
+    if (again === null) {
+      queue.forgetPlayed();
+      ramp(10 ** (DUCK_DB / 20), 1, UNDUCK_MS);
+      return;
+    }
+    // What sounds now fades out through the ducked gain; the piece starts again on a fresh one, at full level.
+    const faded = output;
+    output = outputGain(context, analyser);
+    starts.clear();
+    fadeOut(context, faded, queue.sayAgainFrom(again, context.currentTime + STOP_RAMP_MS / 1000));
+  }
 
   function open(key: PieceKey, sampleRateHz: number): PieceWriter {
     if (disposed) throw new PlayerOptionError('This player was disposed; make a new one.');
     checkRate(sampleRateHz);
-    const piece: Piece = { key, rateHz: sampleRateHz, pending: [], ended: false, closed: false, sources: new Set(), scheduled: false, started: false, dropped: false };
+    const piece: Piece = { key, rateHz: sampleRateHz, pending: [], ended: false, closed: false, sources: new Set(), scheduled: false, started: false, dropped: false, buffers: [], endS: 0, saidAgain: false };
     queue.add(piece);
     return {
       write(samples: Float32Array) {
@@ -184,9 +205,10 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     duck(on) {
       if (disposed || on === ducked) return;
       ducked = on;
-      const low = 10 ** (DUCK_DB / 20);
-      if (on) ramp(1, low, DUCK_RAMP_MS);
-      else ramp(low, 1, UNDUCK_MS);
+      if (on) {
+        duckedAtS = context.currentTime;
+        ramp(1, 10 ** (DUCK_DB / 20), DUCK_RAMP_MS);
+      } else unduck();
     },
     get ducked() {
       return ducked;

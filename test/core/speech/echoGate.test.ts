@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EchoGate, hearFrame, startEchoGate } from '../../../src/core/speech/echoGate';
+import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../src/core/speech/echoGate';
 import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../src/core/speech/echoGateBar';
 import { ECHO_GATE, EchoGateOptionError, resolveEchoGate } from '../../../src/core/speech/echoGateOptions';
 import type { EchoGateOptions } from '../../../src/core/speech/echoGateOptions';
@@ -211,6 +211,17 @@ describe('when the assistant is not audible', () => {
     const quiet = silence(first.state, 300).state;
     const next = feed(feed(quiet, steady(0.3, 100)).state, steady(0.7, 10));
     expect(next.bargeIns).toHaveLength(1);
+  });
+
+  it('hears a second sound over the same stretch once it listens again (the voice carried on past the first), with the leak it learned kept', () => {
+    const first = feed(gate, [...steady(0.7, 10), ...steady(0.3, 30)]);
+    expect(first.bargeIns).toHaveLength(1);
+    // Without listening again, the same stretch hears no one.
+    expect(feed(first.state, steady(0.7, 10)).bargeIns).toEqual([]);
+    const again = listenAgain(first.state);
+    expect(leakOf(again)).toBe(leakOf(first.state));
+    expect(feed(again, steady(0.3, 30)).bargeIns).toEqual([]);
+    expect(feed(feed(again, steady(0.3, 30)).state, steady(0.7, 10)).bargeIns).toHaveLength(1);
   });
 });
 

@@ -100,6 +100,21 @@ describe('yielding to the person', () => {
       expect(rulings).toEqual([['duck', 0]]);
     });
 
+    it('a short word the model took for no speech still takes the turn when the recogniser hears it in time', () => {
+      const { rulings } = run([heard(0), ...voice(0, 1000, false), words(420, 'stop')]);
+      expect(rulings).toEqual([['duck', 0], ['carryOn', 360], ['take', 420]]);
+    });
+
+    it('after a carry-on, a backchannel, words past the time they had to come, or words after a backchannel, take nothing', () => {
+      expect(run([heard(0), ...voice(0, 1000, false), words(600, 'okay')]).rulings).toEqual([['duck', 0], ['carryOn', 360]]);
+      expect(run([heard(0), ...voice(0, 300, true), ...voice(330, 1500, false), words(420, 'mm-hmm'), words(800, 'the fox ran off')]).rulings).toEqual([['duck', 0], ['carryOn', 570]]);
+      expect(run([heard(0), ...voice(0, 1000, false), words(YIELDING.wordsWithinMs + 10, 'stop')]).rulings).toEqual([['duck', 0], ['carryOn', 360]]);
+    });
+
+    it('words with the voice speaking and no one heard over it take nothing', () => {
+      expect(run([words(100, 'stop'), words(300, 'wait stop')]).rulings).toEqual([]);
+    });
+
     it('speech just short of a backchannel’s length does not take the turn', () => {
       const { rulings } = run([heard(0), ...voice(0, YIELDING.backchannelMaxMs - 40, true), ...voice(YIELDING.backchannelMaxMs, 1400, false), words(600, 'okay')]);
       expect(rulings.map(([ruling]) => ruling)).toEqual(['duck', 'carryOn']);

@@ -17,15 +17,21 @@ import type { APIRequestContext, Browser, Locator, Page } from '@playwright/test
 import config from '../../../playwright.config';
 import { FakeSpeech } from './fakeRecogniser';
 import type { FakeOnDevice } from './fakeRecogniser';
-import { writeSilence, writeTalkAfter } from './micFiles';
+import { writeSilence, writeSounds, writeTalkAfter } from './micFiles';
 
-/** The page's microphone: silent; refused by the browser; or quiet, then a person talking for 2 s. */
-export type Mic = 'silent' | 'refused' | 'talks';
+/**
+ * The page's microphone: silent; refused by the browser; quiet, then a person talking for 2 s; or
+ * quiet, then a murmured "mm-hmm" and, later, a knock on the table (`MURMUR_AT_MS`, `KNOCK_AT_MS`).
+ */
+export type Mic = 'silent' | 'refused' | 'talks' | 'murmurs';
 
 /** How long a person in the `talks` file keeps quiet after the page opens the microphone. */
 export const TALKS_AFTER_MS = 1500;
 /** How long they then talk; after it the file is silent. */
 export const TALKS_FOR_MS = 2000;
+/** In the `murmurs` file: when the person murmurs "mm-hmm", and when something knocks on the table. */
+export const MURMUR_AT_MS = 1500;
+export const KNOCK_AT_MS = 5000;
 
 interface PageOptions {
   /** Whether the browser has a recogniser (the fake one); false is Firefox. Default true. */
@@ -55,7 +61,9 @@ function launchArgs(mic: Mic, folder: string): string[] {
   const file =
     mic === 'silent'
       ? writeSilence(join(folder, 'silence.wav'))
-      : writeTalkAfter(join(folder, 'talks.wav'), { quietMs: TALKS_AFTER_MS, talkMs: TALKS_FOR_MS, level: 0.6, totalMs: 30_000 });
+      : mic === 'talks'
+        ? writeTalkAfter(join(folder, 'talks.wav'), { quietMs: TALKS_AFTER_MS, talkMs: TALKS_FOR_MS, level: 0.6, totalMs: 30_000 })
+        : writeSounds(join(folder, 'murmurs.wav'), [{ kind: 'murmur', atMs: MURMUR_AT_MS, level: 0.5 }, { kind: 'knock', atMs: KNOCK_AT_MS, level: 0.6 }], 30_000);
   return [...sharedArgs, `--use-file-for-fake-audio-capture=${file}`];
 }
 
@@ -160,4 +168,20 @@ export async function linesInDb(request: APIRequestContext, threadId: string, or
   const response = await request.get(`${origin}/api/threads/${threadId}/lines`);
   expect(response.status()).toBe(200);
   return ((await response.json()) as { lines: LineRow[] }).lines.map(({ who, text, interrupted }) => ({ who, text, interrupted }));
+}
+
+/**
+ * A long answer to a typed question, audible, and then the person lets the page listen — which
+ * opens the microphone, so the capture's person starts talking over it.
+ */
+export async function talkOverALongAnswer(page: Page): Promise<void> {
+  await openVoice(page);
+  // The first tap lets audio play; the greeting is spoken, and until listening is allowed the page is typed to.
+  await page.getByTestId('bot-name').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'muted', { timeout: ANSWER_PATIENCE_MS });
+  await page.getByTestId('typing').fill('Tell me a long story about the sea.');
+  await page.getByTestId('send').click();
+  await expect(orb(page)).toHaveAttribute('data-state', 'speaking', { timeout: ANSWER_PATIENCE_MS });
+  await expect(surface(page)).toHaveAttribute('data-audible', 'true');
+  await page.getByTestId('start-listening').click();
 }

@@ -157,6 +157,68 @@ describe('the audio player', () => {
     expect(events).toEqual(['audible', 'started 1.0', 'ended 1.0', 'silent']);
   });
 
+  describe('coming back from a duck that ran past the end of a sentence', () => {
+    /** Two pieces of 0.5 s, 0.12 s apart; the first ducked over from 0.4 s. */
+    function duckedOverTheEnd() {
+      const setup = setUp(120);
+      setup.player.play(key(0), tone(0.5, 0.5), RATE);
+      setup.player.play(key(1), tone(0.5, 0.3), RATE);
+      setup.advanceTo(0.4);
+      setup.player.duck(true);
+      setup.advanceTo(0.7);
+      return setup;
+    }
+
+    it('says that sentence again from its start, at full level, and what followed it after it', () => {
+      const { context, player, events, advanceTo } = duckedOverTheEnd();
+      const before = context.sources.length;
+      player.duck(false);
+      const again = context.sources.slice(before);
+      expect(again.map((s) => s.startS)).toEqual([0.7 + STOP_RAMP_MS / 1000, expect.closeTo(0.7 + STOP_RAMP_MS / 1000 + 0.5 + 0.12, 9)]);
+      expect(again.map((s) => s.samples[0])).toEqual([0.5, Math.fround(0.3)]);
+      // What sounded under the duck (the second piece's start) fades out and stops.
+      expect(context.sources[1]?.stoppedAtS).toBeCloseTo(0.7 + STOP_RAMP_MS / 1000, 9);
+      advanceTo(0.71);
+      expect(context.soundingPeak()).toBeCloseTo(0.5, 6);
+      advanceTo(2);
+      expect(events).toEqual(['audible', 'started 1.0', 'ended 1.0', 'started 1.1', 'started 1.0', 'ended 1.0', 'started 1.1', 'ended 1.1', 'silent']);
+    });
+
+    it('says a sentence again once only, however often it is ducked over', () => {
+      const { context, player, advanceTo } = duckedOverTheEnd();
+      player.duck(false);
+      advanceTo(1.1);
+      player.duck(true);
+      advanceTo(1.3);
+      const before = context.sources.length;
+      player.duck(false);
+      expect(context.sources.length).toBe(before);
+      expect(player.ducked).toBe(false);
+    });
+
+    it('says nothing again when the duck ended before the sentence did', () => {
+      const { context, player, advanceTo } = setUp(120);
+      player.play(key(0), tone(0.5), RATE);
+      player.play(key(1), tone(0.5), RATE);
+      advanceTo(0.1);
+      player.duck(true);
+      advanceTo(0.4);
+      player.duck(false);
+      expect(context.sources).toHaveLength(2);
+    });
+
+    it('says nothing again when the duck ran past the end of the last piece: the answer is over', () => {
+      const { context, player, events, advanceTo } = setUp(120);
+      player.play(key(0), tone(0.5), RATE);
+      advanceTo(0.4);
+      player.duck(true);
+      advanceTo(0.7);
+      player.duck(false);
+      expect(context.sources).toHaveLength(1);
+      expect(events).toEqual(['audible', 'started 1.0', 'ended 1.0', 'silent']);
+    });
+  });
+
   it('ends a duck with a stop: what plays next plays at full level', () => {
     const { context, player, advanceTo } = setUp();
     player.play(key(0), tone(0.5), RATE);
