@@ -27,7 +27,8 @@
  *   counted apart, `preempted`, on the detail line);
  * - wordsLost: over every run not stopped, the words of each answer piece not heard through to its
  *   end at full level — stopped, or ending while ducked and not said again.
- * `--clips DIR` plays the clips listed in DIR's clips.json instead of the kept ones.
+ * Four runs more, with no leak (headphones), are reported apart on the detail line (`withoutLeak`),
+ * not in the figures. `--clips DIR` plays the clips listed in DIR's clips.json instead of the kept ones.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -106,6 +107,22 @@ function scenarios(clips: readonly TurnTakingClip[]): SoundScenario[] {
   return [...scenariosOf('interruption', clips), ...scenariosOf('backchannel', clips), ...scenariosOf('nonSpeech', clips), ...leakOnly];
 }
 
+/**
+ * Apart from the figures: a backchannel and a noise of each voice and sort with no leak at all
+ * (headphones), so the detail line can tell what the decision does when the microphone hears only
+ * the person from what it does when it also hears the voice.
+ */
+function withoutLeak(clips: readonly TurnTakingClip[]): SoundScenario[] {
+  const picks = [
+    ...clips.filter((clip) => clip.kind === 'backchannel').slice(0, 2),
+    ...clips.filter((clip) => clip.kind === 'nonSpeech').slice(0, 2),
+  ];
+  return picks.map((clip, i) => {
+    const atMs = ONSETS_MS[i % ONSETS_MS.length] ?? ONSETS_MS[0];
+    return { name: `headphones-${String(i + 1)}-${clip.file.replace(/\.wav$/, '')}-at-${String(atMs)}`, leak: 0, sound: { clip, level: MIN_LEVEL, atMs } };
+  });
+}
+
 const kindOf = (o: TurnTakingOutcome): SoundKind | 'leak' => o.scenario.sound?.clip.kind ?? 'leak';
 
 function round(value: number | null | undefined): number | null {
@@ -138,7 +155,12 @@ function runLine(o: TurnTakingOutcome): Record<string, unknown> {
     falseDucks: o.falseDucks,
     piecesStarted: o.report.started.map((s) => s.piece),
     lostPieces: o.taken ? null : o.lostPieces,
-    voiceFrames: o.report.voiceFrames,
+    voiceFrames: {
+      total: o.report.voiceFrames.total,
+      speech: o.report.voiceFrames.speech,
+      firstMs: rel(o.report.voiceFrames.firstAtMs),
+      changesMs: o.report.voiceFrames.changes.map((c) => `${c.speech ? 'speech' : 'none'}@${String(rel(c.atMs))}`),
+    },
   };
 }
 
@@ -157,18 +179,21 @@ export async function run(options: BenchOptions = {}): Promise<{
   wordsLost: number;
 }> {
   const clipsDir = resolve(options.clips ?? CLIPS_DIR);
-  const all = scenarios(turnTakingClips(clipsDir));
+  const clips = turnTakingClips(clipsDir);
+  const measured = scenarios(clips);
+  const apart = withoutLeak(clips);
   // Outside test-results: a Playwright run elsewhere empties that folder when it starts.
   const work = mkdtempSync(join(tmpdir(), 'confab-turn-taking-'));
   const dist = join(work, 'dist');
   try {
     execFileSync('npx', ['vite', 'build', '--mode', 'e2e', '--logLevel', 'error'], { env: { ...process.env, E2E_DIST: dist }, stdio: ['ignore', 'ignore', 'inherit'] });
-    const speech = makeTurnTakingSpeech(join(work, 'speech'), all, clipsDir);
+    const speech = makeTurnTakingSpeech(join(work, 'speech'), [...measured, ...apart], clipsDir);
     const { server, baseURL } = await serveFolder(resolve(dist));
     const launch = config.use?.launchOptions;
     const outcomes: TurnTakingOutcome[] = [];
+    const headphones: TurnTakingOutcome[] = [];
     try {
-      for (const scenario of all) {
+      for (const scenario of [...measured, ...apart]) {
         const outcome = await runTurnTaking(scenario, {
           baseURL,
           executablePath: launch?.executablePath ?? '/usr/bin/chromium',
@@ -177,7 +202,7 @@ export async function run(options: BenchOptions = {}): Promise<{
           recogniserDelayMs: RECOGNISER_DELAY_MS,
           finalAfterMs: FINAL_AFTER_MS,
         });
-        outcomes.push(outcome);
+        (measured.includes(scenario) ? outcomes : headphones).push(outcome);
         console.log(JSON.stringify(runLine(outcome)));
       }
     } finally {
@@ -228,6 +253,12 @@ export async function run(options: BenchOptions = {}): Promise<{
         leak: { runs: leakOnly.length, falseDucksByRun: leakOnly.map((o) => o.falseDucks) },
         fullLevelAgainMs: fullAgain,
         neverBackToFull: carriedOn.filter((o) => o.fullLevelAgainMs !== null && Number.isNaN(o.fullLevelAgainMs)).map((o) => o.scenario.name),
+        withoutLeak: {
+          runs: headphones.length,
+          ducked: headphones.filter((o) => o.duckedMs !== null).length,
+          carriedOn: headphones.filter((o) => !o.taken).map((o) => o.scenario.name),
+          fullLevelAgainMs: spread(headphones.flatMap((o) => (o.fullLevelAgainMs === null || o.taken ? [] : [o.fullLevelAgainMs]))),
+        },
         preempted: withSound.filter((o) => o.falseDucks > 0).map((o) => o.scenario.name),
         lostPieces: carriedOn.filter((o) => o.lostPieces.length > 0).map((o) => ({ run: o.scenario.name, pieces: o.lostPieces })),
         targets: TARGETS,

@@ -34,7 +34,7 @@ function report(over: Partial<TurnTakingReport>): TurnTakingReport {
       { atMs: ANSWER_AT_MS + 2120, durationMs: 5000 },
     ],
     started: [],
-    voiceFrames: null,
+    voiceFrames: { total: 0, speech: 0, firstAtMs: null, changes: [] },
     refusals: [],
     ...over,
   };
@@ -63,11 +63,20 @@ describe('a turn-taking run read against its scenario', () => {
 
   it('reads a stop as the turn taken, silent after its ramp and one quantum, and the rest of the answer as not heard', () => {
     const onset = ANSWER_AT_MS + 500;
-    const outcome = outcomeOf(coughAt(500), report({ ducks: [{ atMs: onset + 40, ducked: true }], stoppedAtMs: onset + 450 }), speech);
+    const sources = [{ atMs: ANSWER_AT_MS, durationMs: 2000, stopAtMs: onset + 455 }];
+    const outcome = outcomeOf(coughAt(500), report({ ducks: [{ atMs: onset + 40, ducked: true }], stoppedAtMs: onset + 450, sources }), speech);
     expect(outcome.taken).toBe(true);
     expect(outcome.silentMs).toBeCloseTo(450 + STOP_RAMP_MS + QUANTUM_MS);
     expect(outcome.fullLevelAgainMs).toBeNull();
     expect(outcome.lostPieces).toEqual([0, 1]);
+  });
+
+  it('does not count a play cut before its last sample as heard, only a full one after it', () => {
+    const [first, second] = report({}).sources;
+    const cut = { atMs: second?.atMs ?? 0, durationMs: 5000, stopAtMs: (second?.atMs ?? 0) + 300 };
+    expect(outcomeOf(coughAt(500), report({ sources: [first ?? cut, cut] }), speech).lostPieces).toEqual([1]);
+    const again = { atMs: cut.stopAtMs + 10, durationMs: 5000 };
+    expect(outcomeOf(coughAt(500), report({ sources: [first ?? cut, cut, again] }), speech).lostPieces).toEqual([]);
   });
 
   it('counts every duck of a leak-only run as false, and a duck never ended as never back to full level', () => {

@@ -8,6 +8,8 @@ import type { Hearing } from '../../../src/app/hearing';
 export interface ScheduledSource {
   atMs: number;
   durationMs: number;
+  /** When the player had it stop (a stop, or a piece said again), if it did: it may then have ended before its last sample. */
+  stopAtMs?: number;
 }
 
 /**
@@ -21,9 +23,16 @@ export function notingStarts(context: AudioContext, sources: ScheduledSource[]):
         return () => {
           const source = target.createBufferSource();
           const start = source.start.bind(source);
+          const stop = source.stop.bind(source);
+          let noted: ScheduledSource | undefined;
           source.start = (when = 0) => {
-            sources.push({ atMs: when * 1000, durationMs: (source.buffer?.duration ?? 0) * 1000 });
+            noted = { atMs: when * 1000, durationMs: (source.buffer?.duration ?? 0) * 1000 };
+            sources.push(noted);
             start(when);
+          };
+          source.stop = (when = 0) => {
+            if (noted !== undefined) noted.stopAtMs = Math.max(when, target.currentTime) * 1000;
+            stop(when);
           };
           return source;
         };

@@ -1,9 +1,11 @@
 /**
- * The turn-taking harness: the real player, microphone level, hearing (echo gate) and yielder on
- * the page's one AudioContext, composed as the app composes them (src/app/createConversation.ts):
- * the gate's barge-in tells the yielder it heard the person over the voice; the yielder ducks the
- * player, starts the recogniser, and rules — `interrupt` stops the player, as the machine's
- * `stopAudio` would; carrying on brings the voice back. Its clock is the audio clock.
+ * The turn-taking harness: the real player, microphone level, hearing (echo gate), voice activity
+ * model (Silero in its worker) and yielder on the page's one AudioContext, composed as the app
+ * composes them (src/app/createConversation.ts, pageAudio.ts): the gate's barge-in tells the
+ * yielder it heard the person over the voice, in the frame's time; the model's frames go to the
+ * yielder; the yielder ducks the player, starts the recogniser, and rules — `interrupt` stops the
+ * player, as the machine's `stopAudio` would; carrying on brings the voice back (saying again a
+ * piece the duck ran past) and arms the gate again. Its clock is the audio clock.
  *
  * The recogniser is a fake that hears what the capture WAV holds, as Chrome's does: nothing until
  * it is started, nothing for a sound that is not speech, interim words from `delayMs` after the
@@ -20,6 +22,7 @@ import type { HeardWords } from '../../../src/app/yielder';
 import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
 import { MICROPHONE } from '../../../src/platform/audio/microphone';
 import { createAudioPlayer } from '../../../src/platform/audio/player';
+import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
 import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
 import type { ScheduledSource } from './harnessAudio';
 
@@ -78,8 +81,11 @@ export interface TurnTakingReport {
   sources: ScheduledSource[];
   /** Every piece the player reported started, and when the report came. */
   started: { atMs: number; piece: number }[];
-  /** Voice activity frames handed to the yielder, and how many of them were speech; null with no model. */
-  voiceFrames: { total: number; speech: number } | null;
+  /**
+   * The voice activity model's frames handed to the yielder: how many, how many were speech (after
+   * hysteresis), the first one's time, and every change between speech and none.
+   */
+  voiceFrames: { total: number; speech: number; firstAtMs: number | null; changes: { atMs: number; speech: boolean }[] };
   refusals: MicRefused[];
 }
 
@@ -158,6 +164,9 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
       player.stop();
       stoppedAtMs = nowMs();
     },
+    listenAgain: () => {
+      hearing.listenAgain();
+    },
     forward: (heard) => forwarded.push(heard),
     spoken: () => config.texts.filter((_, piece) => saidPieces.has(piece)),
     language: () => LANGUAGE,
@@ -178,10 +187,11 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     if (!audible && yielder.deciding) yielder.release();
   });
 
+  const voiceFrames: TurnTakingReport['voiceFrames'] = { total: 0, speech: 0, firstAtMs: null, changes: [] };
   const bargeInsAtMs: number[] = [];
   const hearing = new Hearing(player, (frame) => {
     bargeInsAtMs.push(frame.atMs);
-    if (player.audible) yielder.heard();
+    if (player.audible) yielder.heard(frame.atMs);
   });
   const marker = markerHeard(hearing, config.markerLevel);
   const refusals: MicRefused[] = [];
@@ -205,10 +215,18 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     stoppedAtMs,
     sources,
     started,
-    voiceFrames: null,
+    voiceFrames,
     refusals,
   });
   if (microphone === null) return report(Number.NaN);
+  const voiceActivity = startVoiceActivity(context, microphone);
+  voiceActivity.onFrame(({ atMs, speech }) => {
+    voiceFrames.total += 1;
+    if (speech) voiceFrames.speech += 1;
+    voiceFrames.firstAtMs ??= atMs;
+    if (speech !== (voiceFrames.changes.at(-1)?.speech ?? false)) voiceFrames.changes.push({ atMs, speech });
+    yielder.voice({ atMs, speech });
+  });
 
   const markerAtMs = await marker;
   // The marker began within the frame that first heard it; the answer goes `leadMs` after that.
@@ -231,6 +249,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     await sleep(20);
   }
   recogniser.stop();
+  voiceActivity.stop();
   microphone.stop();
   player.dispose();
   return report(markerAtMs);

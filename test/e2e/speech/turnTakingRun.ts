@@ -47,7 +47,10 @@ export interface TurnTakingOutcome {
    * and NaN when a duck was never ended.
    */
   fullLevelAgainMs: number | null;
-  /** The answer's pieces not heard through to their end at full level: stopped, or ended while ducked and not said again. */
+  /**
+   * The answer's pieces not heard through to their end at full level: every play of it was cut (a
+   * stop, or the player saying it again) before its last sample, or ended while ducked.
+   */
   lostPieces: number[];
 }
 
@@ -94,8 +97,8 @@ export function outcomeOf(scenario: SoundScenario, report: TurnTakingReport, spe
     const plays = report.sources.filter((s) => Math.abs(s.durationMs - pieceMs) <= SAME_PIECE_MS);
     const heard = plays.some((play) => {
       const endMs = play.atMs + play.durationMs;
-      const stopped = report.stoppedAtMs !== null && report.stoppedAtMs < endMs;
-      return !stopped && !stretches.some(([from, to]) => from <= endMs && endMs < to);
+      const cut = play.stopAtMs !== undefined && play.stopAtMs < endMs;
+      return !cut && !stretches.some(([from, to]) => from <= endMs && endMs < to);
     });
     return heard ? [] : [piece];
   });
