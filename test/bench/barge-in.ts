@@ -25,18 +25,16 @@
  * browser tests (see test/e2e/bargeIn.spec.ts for why).
  */
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import config from '../../playwright.config';
 import { GAP_MS, makeSpeech } from '../e2e/speech/bargeInSpeech';
 import type { MicScenario } from '../e2e/speech/bargeInSpeech';
 import { runScenario } from '../e2e/speech/bargeInRun';
 import type { BargeInOutcome } from '../e2e/speech/bargeInRun';
 import { spread } from '../helpers/benchTimings';
+import { serveFolder } from '../helpers/serveFolder';
 
 const LEAK_LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7] as const;
 /** Where a person starts, in ms after the answer's first sample: early in the first piece, and early in the second. */
@@ -54,31 +52,6 @@ function scenarios(): MicScenario[] {
   }
   for (const atMs of PERSON_AT_MS) runs.push({ name: `headphones-at-${atMs}`, leak: 0, person: { says: 'word', level: QUIET_WORD_LEVEL, atMs } });
   return runs;
-}
-
-const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.webmanifest': 'application/manifest+json',
-};
-
-/** Serves the built folder as it is, on a free port of 127.0.0.1. */
-async function serve(root: string): Promise<{ server: Server; baseURL: string }> {
-  const server = createServer((request, response) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)));
-    if (!path.startsWith(root) || !existsSync(path) || !statSync(path).isFile()) {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-    createReadStream(path).pipe(response);
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 function round(value: number | null): number | null {
@@ -105,7 +78,7 @@ export async function run(): Promise<{
     execFileSync('npx', ['vite', 'build', '--mode', 'e2e', '--logLevel', 'error'], { env: { ...process.env, E2E_DIST: dist }, stdio: ['ignore', 'ignore', 'inherit'] });
     const all = scenarios();
     const speech = makeSpeech(join(work, 'speech'), all);
-    const { server, baseURL } = await serve(resolve(dist));
+    const { server, baseURL } = await serveFolder(resolve(dist));
     const launch = config.use?.launchOptions;
     const outcomes: BargeInOutcome[] = [];
     try {

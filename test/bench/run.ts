@@ -1,18 +1,23 @@
 /**
- * `npm run bench -- <name>` runs test/bench/<name>.ts, writes its result to bench-results/<name>.json
+ * `npm run bench -- <name> [--clips DIR]` runs test/bench/<name>.ts, writes its result to bench-results/<name>.json
  * and prints it as the final line. `npm run bench` alone runs every benchmark in turn, and writes
  * bench-results/summary.md: each headline figure beside its target (test/helpers/benchSummary.ts;
  * a benchmark declares its own by exporting `targets`). One that fails is noted there and the rest
  * still run; the command then exits non-zero.
+ * Options (test/helpers/benchOptions.ts) go to every benchmark's `run`; `--clips DIR` plays the
+ * recordings in DIR instead of the kept clips, in the benchmarks that play recordings.
  * Benchmarks, not tests, hold the speed and memory targets: these machines are shared and noisy.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BenchArgsError, parseBenchArgs } from '../helpers/benchOptions';
+import type { BenchArgs, BenchOptions } from '../helpers/benchOptions';
 import { DECLARED_TARGETS, summaryTable } from '../helpers/benchSummary';
 import type { BenchOutcome, BenchTarget } from '../helpers/benchSummary';
 
 export type { BenchTarget } from '../helpers/benchSummary';
+export type { BenchOptions } from '../helpers/benchOptions';
 
 export interface BenchResult {
   bench: string;
@@ -20,7 +25,7 @@ export interface BenchResult {
 }
 
 interface BenchModule {
-  run: () => Promise<BenchResult> | BenchResult;
+  run: (options: BenchOptions) => Promise<BenchResult> | BenchResult;
   /** The benchmark's targets, for the summary. */
   targets?: readonly BenchTarget[];
 }
@@ -35,17 +40,27 @@ async function available(): Promise<string[]> {
   return files.filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3)).sort();
 }
 
-async function runOne(name: string): Promise<BenchResult> {
+async function runOne(name: string, options: BenchOptions): Promise<BenchResult> {
   const mod = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as BenchModule;
   if (mod.targets !== undefined) exported.set(name, mod.targets);
-  const result = await mod.run();
+  const result = await mod.run(options);
   await mkdir(out, { recursive: true });
   await writeFile(join(out, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }
 
+function argsOrExit(argv: readonly string[]): BenchArgs {
+  try {
+    return parseBenchArgs(argv);
+  } catch (error) {
+    if (!(error instanceof BenchArgsError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+}
+
 const names = await available();
-const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const { names: asked, options } = argsOrExit(process.argv.slice(2));
 const unknown = asked.filter((a) => !names.includes(a));
 if (unknown.length > 0) {
   console.error(`No benchmark named ${unknown.join(', ')}. Available: ${names.join(', ')}.`);
@@ -53,14 +68,14 @@ if (unknown.length > 0) {
 }
 if (asked.length > 0) {
   for (const name of asked) {
-    const result = await runOne(name);
+    const result = await runOne(name, options);
     console.log(JSON.stringify(result));
   }
 } else {
   const outcomes: BenchOutcome[] = [];
   for (const name of names) {
     try {
-      const result = await runOne(name);
+      const result = await runOne(name, options);
       console.log(JSON.stringify(result));
       outcomes.push({ name, result });
     } catch (error) {

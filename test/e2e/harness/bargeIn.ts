@@ -13,6 +13,8 @@ import type { HeardFrame, MicRefused } from '../../../src/app/hearing';
 import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
 import { MICROPHONE } from '../../../src/platform/audio/microphone';
 import { createAudioPlayer } from '../../../src/platform/audio/player';
+import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
+import type { ScheduledSource } from './harnessAudio';
 
 /** What one run plays and how it listens. */
 export interface BargeInRun {
@@ -28,12 +30,6 @@ export interface BargeInRun {
   echoCancellation: boolean;
   /** How long to keep listening after the assistant falls silent, in ms. */
   afterMs: number;
-}
-
-/** One buffer source the player started: when, and for how long, on the audio clock in ms. */
-export interface ScheduledSource {
-  atMs: number;
-  durationMs: number;
 }
 
 /** Everything the page saw, times on the AudioContext's clock in ms. */
@@ -68,44 +64,8 @@ export interface BargeInHarness {
   run(config: BargeInRun): Promise<BargeInReport>;
 }
 
-/** How long a run waits for the capture's marker before it says the fake microphone is not set up. */
-const MARKER_PATIENCE_MS = 5000;
 /** How long after a stop the player's level is read for the record. */
 const AFTER_STOP_MS = 50;
-
-/**
- * The page's context, seen through a proxy that notes every buffer source the player starts: the
- * player's own schedule, read rather than inferred.
- */
-function notingStarts(context: AudioContext, sources: ScheduledSource[]): AudioContext {
-  return new Proxy(context, {
-    get(target, key) {
-      if (key === 'createBufferSource') {
-        return () => {
-          const source = target.createBufferSource();
-          const start = source.start.bind(source);
-          source.start = (when = 0) => {
-            sources.push({ atMs: when * 1000, durationMs: (source.buffer?.duration ?? 0) * 1000 });
-            start(when);
-          };
-          return source;
-        };
-      }
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
-
-async function decode(context: AudioContext, url: string): Promise<AudioBuffer> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`The harness could not fetch ${url} (${response.status}); the test set-up should serve it.`);
-  return context.decodeAudioData(await response.arrayBuffer());
-}
 
 async function run(config: BargeInRun): Promise<BargeInReport> {
   const context = audioContextInGesture();
@@ -146,17 +106,7 @@ async function run(config: BargeInRun): Promise<BargeInReport> {
 
   const frames: HeardFrame[] = [];
   hearing.onHeard((frame) => frames.push(frame));
-  const marker = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`No marker reached the microphone in ${MARKER_PATIENCE_MS} ms; launch Chromium with --use-file-for-fake-audio-capture.`));
-    }, MARKER_PATIENCE_MS);
-    const stop = hearing.onHeard((frame) => {
-      if (frame.level < config.markerLevel / 2) return;
-      clearTimeout(timer);
-      stop();
-      resolve(frame.atMs);
-    });
-  });
+  const marker = markerHeard(hearing, config.markerLevel);
 
   const refusals: MicRefused[] = [];
   const microphone = await listenWithMicrophone(

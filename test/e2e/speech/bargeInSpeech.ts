@@ -110,12 +110,13 @@ export interface Speech {
   mics: Map<string, string>;
 }
 
-function run(command: string, args: readonly string[]): void {
+/** Runs one of the clip-making tools (espeak-ng, sox); throws with its own message when it fails. */
+export function run(command: string, args: readonly string[]): void {
   execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** espeak-ng's speaking rate for every voice, in words per minute. */
-const WORDS_PER_MINUTE = 165;
+export const WORDS_PER_MINUTE = 165;
 /** The assistant's pieces are scaled so their loudest sample is this. */
 const PIECE_LEVEL = 0.8;
 /**
@@ -148,11 +149,13 @@ const CLIP_FILES = {
   leak: 'assistant-leak.wav',
 } as const;
 
-const MANIFEST = 'clips.json';
+/** The manifest's name in a clips folder. */
+export const MANIFEST = 'clips.json';
 
-interface Manifest {
+/** clips.json: what the clips were made from and each file's sha256; other clip sets add their own section (turnTakingSpeech.ts). */
+export interface Manifest {
   recipe: typeof RECIPE;
-  /** sha256 of each clip, by file name. */
+  /** sha256 of each clip, by file name: these and every other set's. */
   files: Record<string, string>;
 }
 
@@ -160,17 +163,18 @@ function clipNames(): string[] {
   return [...CLIP_FILES.assistant, CLIP_FILES.question, CLIP_FILES.word, CLIP_FILES.leak];
 }
 
-const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+export const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 /**
  * Why the kept clips in `dir` cannot be used — missing, made from another recipe, or changed
- * since — as a sentence that says how to make them again; null when they can.
+ * since — as a sentence that says how to make them again; null when they can. A folder of other
+ * recordings (`sameRecipe` false) is held only to its own manifest: every file there, as hashed.
  */
-export function clipsProblem(dir = CLIPS_DIR): string | null {
+export function clipsProblem(dir = CLIPS_DIR, sameRecipe = true): string | null {
   const manifestPath = join(dir, MANIFEST);
   if (!existsSync(manifestPath)) return `The test speech clips are missing from ${dir}; make them with \`${REMAKE_CLIPS}\` (needs espeak-ng and sox).`;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
-  if (JSON.stringify(manifest.recipe) !== JSON.stringify(RECIPE)) {
+  if (sameRecipe && JSON.stringify(manifest.recipe) !== JSON.stringify(RECIPE)) {
     return `The test speech clips in ${dir} were made from another recipe (words, voices, gap or effects in bargeInSpeech.ts changed); make them again with \`${REMAKE_CLIPS}\` (needs espeak-ng and sox).`;
   }
   for (const name of clipNames()) {
@@ -183,7 +187,7 @@ export function clipsProblem(dir = CLIPS_DIR): string | null {
 }
 
 /** Says `text` in `voice` with espeak-ng into `path`, at `RATE_HZ`, mono 16-bit (sox converts it). */
-function say(path: string, voice: string, text: string): void {
+export function say(path: string, voice: string, text: string): void {
   const raw = `${path}.espeak.wav`;
   run('espeak-ng', ['-v', voice, '-s', String(WORDS_PER_MINUTE), '-w', raw, text]);
   run('sox', ['-D', raw, '-r', String(RATE_HZ), '-c', '1', '-b', '16', path]);
@@ -230,7 +234,7 @@ export function makeClips(dir = CLIPS_DIR): void {
 
 /** The kept clips, checked against the recipe; throws saying how to make them again when they cannot be used. */
 function readClips(dir = CLIPS_DIR): { assistant: Pcm[]; question: Pcm; word: Pcm; leak: Pcm } {
-  const problem = clipsProblem(dir);
+  const problem = clipsProblem(dir, dir === CLIPS_DIR);
   if (problem !== null) throw new Error(problem);
   return {
     assistant: CLIP_FILES.assistant.map((name) => readWav(join(dir, name))),
@@ -258,7 +262,7 @@ export function trimmed(samples: Float32Array, level: number): Float32Array {
   return samples.slice(first, last + 1).map((s) => (s / peak) * level);
 }
 
-function msToSamples(ms: number): number {
+export function msToSamples(ms: number): number {
   return Math.round((ms / 1000) * RATE_HZ);
 }
 
@@ -280,43 +284,74 @@ function noiseFloor(length: number): Float32Array {
   return Float32Array.from({ length }, () => (random() * 2 - 1) * NOISE_LEVEL);
 }
 
+/** The answer as a speech set-up plays it and the microphone hears it leak. */
+export interface Answer {
+  assistant: AssistantSpeech;
+  /** The coloured leak from the answer's first sample, with its tail, its peak 1, at `RATE_HZ`. */
+  leak: Float32Array;
+}
+
 /**
- * Makes the assistant's pieces and one microphone WAV per scenario in `dir` (created if missing),
- * from the kept clips. Throws, saying how to make them again, if those cannot be used.
+ * Writes the assistant's pieces (trimmed, as played) into `dir` and answers them with the leak,
+ * from the clips in `clipsDir`. Throws, saying how to make them again, if those cannot be used.
  */
-export function makeSpeech(dir: string, scenarios: readonly MicScenario[]): Speech {
+export function answerSpeech(dir: string, clipsDir = CLIPS_DIR): Answer {
   mkdirSync(dir, { recursive: true });
-  const clips = readClips();
+  const clips = readClips(clipsDir);
   const { pieces, timeline } = assistantOf(clips.assistant);
   const names = pieces.map((samples, i) => {
     const name = `assistant-${String(i + 1)}.wav`;
     writeWav(join(dir, name), { samples, rateHz: RATE_HZ });
     return name;
   });
-  const leak = leakOf(clips.leak, timeline);
+  return {
+    assistant: { pieces: names, pieceMs: pieces.map((p) => (p.length / RATE_HZ) * 1000), totalMs: (timeline.length / RATE_HZ) * 1000 },
+    leak: leakOf(clips.leak, timeline),
+  };
+}
+
+/** A sound over the leak in a microphone WAV: its samples (peak 1), its loudest sample, and when its first sample comes, in ms after the answer's first. */
+export interface Overlay {
+  samples: Float32Array;
+  level: number;
+  atMs: number;
+}
+
+/**
+ * Writes one fake-microphone WAV to `path` on the timeline the harness pages line up with: the
+ * noise floor, the marker, the leak at `leakLevel` from `LEAD_MS` after the marker, and `overlays`.
+ */
+export function writeMic(path: string, leak: Float32Array, leakLevel: number, overlays: readonly Overlay[]): void {
+  const marker = msToSamples(MARKER_AT_MS);
+  const lead = marker + msToSamples(LEAD_MS);
+  const samples = noiseFloor(lead + leak.length);
+  for (let i = 0; i < msToSamples(MARKER_MS); i++) samples[marker + i] = MARKER_LEVEL * Math.sin((2 * Math.PI * MARKER_HZ * i) / RATE_HZ);
+  if (leakLevel > 0) addAt(samples, leak.map((s) => s * leakLevel), lead);
+  for (const { samples: sound, level, atMs } of overlays) addAt(samples, sound.map((s) => s * level), lead + msToSamples(atMs));
+  writeWav(path, { samples, rateHz: RATE_HZ });
+}
+
+/**
+ * Makes the assistant's pieces and one microphone WAV per scenario in `dir` (created if missing),
+ * from the kept clips. Throws, saying how to make them again, if those cannot be used.
+ */
+export function makeSpeech(dir: string, scenarios: readonly MicScenario[]): Speech {
+  const { assistant, leak } = answerSpeech(dir);
+  const clips = readClips();
   const voices = {
     question: trimmed(clips.question.samples, 1),
     word: trimmed(clips.word.samples, 1),
   };
-
-  const marker = msToSamples(MARKER_AT_MS);
-  const lead = marker + msToSamples(LEAD_MS);
   const mics = new Map<string, string>();
   for (const scenario of scenarios) {
-    const samples = noiseFloor(lead + leak.length);
-    for (let i = 0; i < msToSamples(MARKER_MS); i++) samples[marker + i] = MARKER_LEVEL * Math.sin((2 * Math.PI * MARKER_HZ * i) / RATE_HZ);
-    if (scenario.leak > 0) addAt(samples, leak.map((s) => s * scenario.leak), lead);
-    if (scenario.person !== null) {
-      const { says, level, atMs } = scenario.person;
-      addAt(samples, voices[says].map((s) => s * level), lead + msToSamples(atMs));
-    }
     const path = join(dir, `mic-${scenario.name}.wav`);
-    writeWav(path, { samples, rateHz: RATE_HZ });
+    const { person } = scenario;
+    writeMic(path, leak, scenario.leak, person === null ? [] : [{ samples: voices[person.says], level: person.level, atMs: person.atMs }]);
     mics.set(scenario.name, path);
   }
   return {
     dir,
-    assistant: { pieces: names, pieceMs: pieces.map((p) => (p.length / RATE_HZ) * 1000), totalMs: (timeline.length / RATE_HZ) * 1000 },
+    assistant,
     personMs: { question: (voices.question.length / RATE_HZ) * 1000, word: (voices.word.length / RATE_HZ) * 1000 },
     mics,
   };

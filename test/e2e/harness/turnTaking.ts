@@ -1,0 +1,259 @@
+/**
+ * The turn-taking harness: the real player, microphone level, hearing (echo gate), voice activity
+ * model (Silero in its worker) and yielder on the page's one AudioContext, composed as the app
+ * composes them (src/app/createConversation.ts, pageAudio.ts): the gate's barge-in tells the
+ * yielder it heard the person over the voice, in the frame's time; the model's frames go to the
+ * yielder; the yielder ducks the player, starts the recogniser, and rules — `interrupt` stops the
+ * player, as the machine's `stopAudio` would; carrying on brings the voice back (saying again a
+ * piece the duck ran past) and arms the gate again. Its clock is the audio clock.
+ *
+ * The recogniser is a fake that hears what the capture WAV holds, as Chrome's does: nothing until
+ * it is started, nothing for a sound that is not speech, interim words from `delayMs` after the
+ * speech it can hear begins (one more word at a time across the speech), and a final after the
+ * speech ends.
+ *
+ * As in the barge-in harness (bargeIn.ts), the capture WAV opens with a marker tone and the answer
+ * plays `leadMs` after the marker's start, so a moment in the WAV has a place on the audio clock.
+ */
+import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
+import type { MicRefused } from '../../../src/app/hearing';
+import { createYielder } from '../../../src/app/yielder';
+import type { HeardWords } from '../../../src/app/yielder';
+import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
+import { MICROPHONE } from '../../../src/platform/audio/microphone';
+import { createAudioPlayer } from '../../../src/platform/audio/player';
+import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
+import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
+import type { ScheduledSource } from './harnessAudio';
+
+/** What one run plays, what the capture holds over it, and how the fake recogniser hears it. */
+export interface TurnTakingRun {
+  /** The answer's pieces, in order, as URLs. */
+  pieces: string[];
+  /** The pieces as said, in order: what the voice has said, for the yielder's self-echo check. */
+  texts: readonly string[];
+  /** The player's gap between pieces, in ms. */
+  gapMs: number;
+  /** From the marker's first sample to the answer's first sample, in ms (as the WAV was made). */
+  leadMs: number;
+  /** The marker's peak level; a frame over half of it is the marker. */
+  markerLevel: number;
+  /** The sound over the answer, as the WAV was made; null for the leak alone. */
+  sound: {
+    /** Its first sample, in ms after the answer's first. */
+    atMs: number;
+    /** From its first sample to its last, in ms. */
+    durationMs: number;
+    /** What a recogniser writes for it; null for a sound that is not speech. */
+    words: string | null;
+  } | null;
+  /** The fake recogniser's pace. */
+  recogniser: {
+    /** From the start of the speech it can hear to its first interim words, in ms. */
+    delayMs: number;
+    /** From the end of the speech to the final, in ms. */
+    finalAfterMs: number;
+  };
+  /** How long to keep listening once the voice has played out and nothing is being decided, in ms. */
+  afterMs: number;
+}
+
+/** Everything the page saw, times on the AudioContext's clock in ms. */
+export interface TurnTakingReport {
+  sampleRateHz: number;
+  /** Milliseconds per level frame. */
+  frameMs: number;
+  /** The end of the first frame over the marker threshold: the marker began within the `frameMs` before it. */
+  markerAtMs: number;
+  /** The frames that completed a barge-in at the gate, by their time. */
+  bargeInsAtMs: number[];
+  /** Every call of the yielder's `duck` port, when made and to what. */
+  ducks: { atMs: number; ducked: boolean }[];
+  /** When the recogniser was started (the `heardOver` port); null when it never was. */
+  recogniserStartedAtMs: number | null;
+  /** Everything the fake recogniser said, and whether the yielder took it. */
+  words: { atMs: number; final: boolean; text: string; taken: boolean }[];
+  /** Words the yielder passed on once the turn was the person's. */
+  forwarded: HeardWords[];
+  /** When the `interrupt` port stopped the player; null when it never did. */
+  stoppedAtMs: number | null;
+  /** Every source the player started, in order. */
+  sources: ScheduledSource[];
+  /** Every piece the player reported started, and when the report came. */
+  started: { atMs: number; piece: number }[];
+  /**
+   * The voice activity model's frames handed to the yielder: how many, how many were speech (after
+   * hysteresis), the first one's time, and every change between speech and none.
+   */
+  voiceFrames: { total: number; speech: number; firstAtMs: number | null; changes: { atMs: number; speech: boolean }[] };
+  refusals: MicRefused[];
+}
+
+/** What the page exposes on `window.harness`. */
+export interface TurnTakingHarness {
+  run(config: TurnTakingRun): Promise<TurnTakingReport>;
+}
+
+/** The longest a run may take once the answer has begun, in ms: far past a whole answer and its decision. */
+const RUN_PATIENCE_MS = 20_000;
+const LANGUAGE = 'en';
+
+/**
+ * A recogniser that hears the scripted sound from when it is started: interim words one at a time
+ * across the speech, from `delayMs` after the speech it can hear begins, then the final. Words of
+ * speech that ended before the start are never heard.
+ */
+function fakeRecogniser(config: TurnTakingRun, onsetMs: number, nowMs: () => number, hear: (words: HeardWords) => void) {
+  let startedAtMs: number | null = null;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const at = (atMs: number, words: HeardWords) => {
+    timers.push(
+      setTimeout(() => {
+        hear(words);
+      }, Math.max(0, atMs - nowMs())),
+    );
+  };
+  return {
+    start() {
+      if (startedAtMs !== null) return;
+      startedAtMs = nowMs();
+      const { sound, recogniser } = config;
+      if (sound?.words == null) return;
+      const endMs = onsetMs + sound.durationMs;
+      if (startedAtMs >= endMs) return;
+      const words = sound.words.split(/\s+/);
+      const heardFromMs = Math.max(onsetMs, startedAtMs);
+      words.forEach((_, i) => {
+        at(heardFromMs + recogniser.delayMs + (i / words.length) * (endMs - heardFromMs), { final: false, text: words.slice(0, i + 1).join(' ') });
+      });
+      at(Math.max(endMs + recogniser.finalAfterMs, heardFromMs + recogniser.delayMs), { final: true, text: sound.words });
+    },
+    get startedAtMs() {
+      return startedAtMs;
+    },
+    stop() {
+      for (const timer of timers) clearTimeout(timer);
+    },
+  };
+}
+
+async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
+  const context = audioContextInGesture();
+  await context.resume();
+  const sources: ScheduledSource[] = [];
+  const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
+  const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
+  const nowMs = () => context.currentTime * 1000;
+
+  const ducks: TurnTakingReport['ducks'] = [];
+  const words: TurnTakingReport['words'] = [];
+  const forwarded: HeardWords[] = [];
+  const started: TurnTakingReport['started'] = [];
+  const saidPieces = new Set<number>();
+  let stoppedAtMs: number | null = null;
+  let recogniser: ReturnType<typeof fakeRecogniser> | null = null;
+
+  const yielder = createYielder({
+    duck: (ducked) => {
+      ducks.push({ atMs: nowMs(), ducked });
+      player.duck(ducked);
+    },
+    heardOver: () => recogniser?.start(),
+    sounding: () => player.audible,
+    interrupt: () => {
+      player.stop();
+      stoppedAtMs = nowMs();
+    },
+    listenAgain: () => {
+      hearing.listenAgain();
+    },
+    forward: (heard) => forwarded.push(heard),
+    spoken: () => config.texts.filter((_, piece) => saidPieces.has(piece)),
+    language: () => LANGUAGE,
+    nowMs,
+    after: (delayMs, then) => {
+      const timer = setTimeout(then, delayMs);
+      return () => {
+        clearTimeout(timer);
+      };
+    },
+  });
+  player.on('started', ({ piece }) => {
+    saidPieces.add(piece);
+    started.push({ atMs: nowMs(), piece });
+  });
+  // As the app does: a decision under way when the voice stops sounding is over.
+  player.on('audible', (audible) => {
+    if (!audible && yielder.deciding) yielder.release();
+  });
+
+  const voiceFrames: TurnTakingReport['voiceFrames'] = { total: 0, speech: 0, firstAtMs: null, changes: [] };
+  const bargeInsAtMs: number[] = [];
+  const hearing = new Hearing(player, (frame) => {
+    bargeInsAtMs.push(frame.atMs);
+    if (player.audible) yielder.heard(frame.atMs);
+  });
+  const marker = markerHeard(hearing, config.markerLevel);
+  const refusals: MicRefused[] = [];
+  const microphone = await listenWithMicrophone(
+    hearing,
+    context,
+    (event) => refusals.push(event),
+    { echoCancellation: false, autoGainControl: false, noiseSuppression: false },
+    undefined,
+    player.output,
+  );
+  const report = (markerAtMs: number): TurnTakingReport => ({
+    sampleRateHz: context.sampleRate,
+    frameMs: MICROPHONE.frameMs,
+    markerAtMs,
+    bargeInsAtMs,
+    ducks,
+    recogniserStartedAtMs: recogniser?.startedAtMs ?? null,
+    words,
+    forwarded,
+    stoppedAtMs,
+    sources,
+    started,
+    voiceFrames,
+    refusals,
+  });
+  if (microphone === null) return report(Number.NaN);
+  const voiceActivity = startVoiceActivity(context, microphone);
+  voiceActivity.onFrame(({ atMs, speech }) => {
+    voiceFrames.total += 1;
+    if (speech) voiceFrames.speech += 1;
+    voiceFrames.firstAtMs ??= atMs;
+    if (speech !== (voiceFrames.changes.at(-1)?.speech ?? false)) voiceFrames.changes.push({ atMs, speech });
+    yielder.voice({ atMs, speech });
+  });
+
+  const markerAtMs = await marker;
+  // The marker began within the frame that first heard it; the answer goes `leadMs` after that.
+  const answerAtMs = markerAtMs - MICROPHONE.frameMs + config.leadMs;
+  const onsetMs = answerAtMs + (config.sound?.atMs ?? Number.NaN);
+  recogniser = fakeRecogniser(config, onsetMs, nowMs, (heard) => {
+    words.push({ atMs: nowMs(), ...heard, taken: yielder.words(heard) });
+  });
+  await sleep(answerAtMs - nowMs());
+  buffers.forEach((buffer, piece) => {
+    player.play({ utteranceId: 1, piece }, buffer.getChannelData(0), buffer.sampleRate);
+  });
+  // Done once the voice has played out (or was stopped), nothing is being decided, and `afterMs` passed so.
+  const until = nowMs() + RUN_PATIENCE_MS;
+  let quietSinceMs: number | null = null;
+  while (nowMs() < until) {
+    const quiet = started.length > 0 && player.drained && !player.audible && !yielder.deciding;
+    quietSinceMs = quiet ? (quietSinceMs ?? nowMs()) : null;
+    if (quietSinceMs !== null && nowMs() - quietSinceMs >= config.afterMs) break;
+    await sleep(20);
+  }
+  recogniser.stop();
+  voiceActivity.stop();
+  microphone.stop();
+  player.dispose();
+  return report(markerAtMs);
+}
+
+const harness: TurnTakingHarness = { run };
+Object.assign(window, { harness });
