@@ -44,7 +44,7 @@ export interface YieldingOptions {
   wordsExpectedMs: number;
 }
 
-export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMaxMs: 700, noSpeechMs: 350, wordsWithinMs: 1500, endedMs: 250, wordsExpectedMs: 600 });
+export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMaxMs: 700, noSpeechMs: 350, wordsWithinMs: 1500, endedMs: 250, wordsExpectedMs: 500 });
 
 /** What the voice is to do: duck (at once), take the turn (stop), or carry on at full level. */
 export type Ruling = 'duck' | 'take' | 'carryOn';

@@ -191,7 +191,11 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   const bargeInsAtMs: number[] = [];
   const hearing = new Hearing(player, (frame) => {
     bargeInsAtMs.push(frame.atMs);
-    if (player.audible) yielder.heard(frame.atMs);
+    if (player.audible) yielder.heard(frame.atMs, frame.bar);
+  });
+  // As the app does: the gate's frames tell the decision how long the sound it heard goes on.
+  hearing.onHeard((frame) => {
+    yielder.sound(frame);
   });
   const marker = markerHeard(hearing, config.markerLevel);
   const refusals: MicRefused[] = [];
