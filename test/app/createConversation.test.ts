@@ -231,7 +231,7 @@ describe('the conversation’s junction', () => {
       // have come the voice is back.
       t.log.length = 0;
       t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
-      await vi.advanceTimersByTimeAsync(500);
+      await vi.advanceTimersByTimeAsync(400);
       expect(t.log).toEqual(['player duck']);
       await vi.advanceTimersByTimeAsync(200);
       expect(t.log).toEqual(['player duck', 'player unduck']);
