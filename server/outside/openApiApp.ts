@@ -29,6 +29,7 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { VerbInputError } from '../verbs/errors';
 import type { App, Narrator } from '../verbs/verb';
 import { AppFileError, secretValues } from './appFile';
 import type { OpenApiAppFile } from './appFile';
@@ -133,6 +134,8 @@ export async function openApiApp(file: OpenApiAppFile, deps: OutsideDeps): Promi
       const listed = known.length > 12 ? `${known.slice(0, 12).join(', ')}…` : known.join(', ');
       throw new AppFileError(file.file, 'operations', `names "${id}", which is not an operationId in ${file.openapi.spec}${known.length > 0 ? ` (it has: ${listed})` : ''}.`);
     }
+    const twin = [...tools.keys()].find((other) => verbPartOf(other) === verbPartOf(id));
+    if (twin !== undefined) throw new AppFileError(file.file, 'operations', `names "${twin}" and "${id}", which would both be the verb ${file.name}.${verbPartOf(id)}; keep one.`);
     tools.set(id, toolOf(file, id, found, { base: baseOf(file, document, found), headers, version, fetchFn }));
   }
   const verbs = [...tools.values()].map(({ tool }) => outsideVerb(file, tool));
@@ -338,7 +341,7 @@ async function callOperation({ id, found, setup, placed, whole, input, signal, b
   for (const place of placed) {
     const value = input[place.name];
     if (value === undefined) continue;
-    if (place.in === 'path') path = path.replaceAll(`{${place.name}}`, encodeURIComponent(place.json ? JSON.stringify(value) : simple(value)));
+    if (place.in === 'path') path = path.replaceAll(`{${place.name}}`, segmentOf(place.name, place.json ? JSON.stringify(value) : simple(value)));
     else if (place.in === 'query') addQuery(query, place, value);
     else if (place.in === 'header') headers.set(place.name, place.json ? JSON.stringify(value) : simple(value));
     else cookies.push(`${place.name}=${encodeURIComponent(place.json ? JSON.stringify(value) : simple(value))}`);
@@ -370,6 +373,15 @@ async function callOperation({ id, found, setup, placed, whole, input, signal, b
   if (!whole) return body === undefined ? { status: response.status } : { status: response.status, body };
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new OpenApiCallError(id, response.status, `${id} answered with something other than the JSON object its spec describes.`);
   return body as Record<string, unknown>;
+}
+
+/**
+ * A path parameter's value as one path segment. `.` and `..` (however escaped, URLs resolve them)
+ * would take the call to another endpoint than the one the file allows: refused as the wrong input.
+ */
+function segmentOf(name: string, value: string): string {
+  if (/^(?:\.|%2e){1,2}$/i.test(value)) throw new VerbInputError(`The ${name} cannot be a dot or two dots; give the one it names.`);
+  return encodeURIComponent(value);
 }
 
 /** A path or header value, OpenAPI's `simple` style: an array's items, or an object's keys and values, joined by commas. */

@@ -247,6 +247,9 @@ The Swagger pet store: find, add and remove pets.
     const outcome = await local.execute({ verb: 'guru.get_api', input: { provider: 'apis.guru', api: '2.2.0' }, caller });
     expect(outcomeOf(outcome)).toMatchObject({ preferred: '2.2.0', versions: { '2.2.0': { info: { title: 'apis.guru' } } } });
     expect(get.input.safeParse({ provider: '', api: '2.2.0' }).error?.issues[0]).toMatchObject({ path: ['provider'] });
+    // A path argument may not climb out of the operation's own path to another endpoint.
+    const climbing = await local.execute({ verb: 'guru.get_api', input: { provider: '..', api: 'metrics' }, caller });
+    expect(errorOf(climbing)).toMatchObject({ code: 'invalid_input', message: 'The provider cannot be a dot or two dots; give the one it names.' });
   });
 
   it('reads a spec from an https:// URL through its fetch, calling the spec’s own server', async () => {
