@@ -531,7 +531,7 @@ function narratorsOf(file: OpenApiAppFile, tools: ReadonlyMap<string, Made>): Na
     const answer = await read.call({}, signal);
     return fill(spec.say, made.whole ? answer : answer.body);
   };
-  return spec.after.map((tool) => ({ follows: `${file.name}.${verbPartOf(tool)}`, narrate: (_ran, context) => say(context.signal) }));
+  return spec.after.map((tool) => ({ follows: `${file.name}.${verbPartOf(tool)}`, remote: true, narrate: (_ran, context) => say(context.signal) }));
 }
 
 /** `say` with its `{field}`s from `fields` (the read's JSON body); undefined when one is missing. */

@@ -358,8 +358,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     for (const narrator of narrators) {
       const deadline = AbortSignal.any([AbortSignal.timeout(narratorMs), ...(signal === undefined ? [] : [signal])]);
       try {
+        const context = (tx: Queryable) => ({ ...caller, signal: deadline, nowMs: deps.clock(), tx, services: deps.services });
+        // A remote narrator's read goes out of the server: no transaction is held while it waits.
         const said = await raceSignal(
-          deps.db.asPerson(caller.person, (tx) => narrator.narrate(ran, { ...caller, signal: deadline, nowMs: deps.clock(), tx, services: deps.services })),
+          narrator.remote === true ? narrator.narrate(ran, context(NO_TRANSACTION)) : deps.db.asPerson(caller.person, (tx) => narrator.narrate(ran, context(tx))),
           deadline,
         );
         if (typeof said === 'string' && said.trim() !== '') sentences.push(said.trim());

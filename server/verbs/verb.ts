@@ -150,6 +150,8 @@ export interface Ran {
 export interface Narrator {
   /** The verb it follows: exact (`lists.add`) or every verb of an app (`lists.*`). */
   follows: string;
+  /** Its read calls out of the server (an outside app's): it runs outside the person's transaction, as a remote verb does. */
+  remote?: true;
   narrate: (ran: Ran, context: VerbContext) => Promise<string | undefined>;
 }
 
