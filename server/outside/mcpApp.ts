@@ -205,13 +205,16 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
     timer.unref();
   }
 
+  /** Why a server that answered again cannot be used (its tools changed while it was away): the file's own sentence, as a clause. */
+  const unusable = (error: unknown): string => `The ${file.name} app's server answered again, but ${error instanceof Error ? error.message.replace(/\.$/, '') : String(error)}`;
+
   async function retry(): Promise<void> {
     if (isClosed()) return;
     let next: Link;
     try {
       next = await connect();
     } catch (error) {
-      if (!isClosed()) away(error instanceof Away ? error.message : `The ${file.name} app (${where}) came back unusable: ${error instanceof Error ? error.message : String(error)}`);
+      if (!isClosed()) away(error instanceof Away ? error.message : unusable(error));
       return;
     }
     if (isClosed()) {
@@ -223,7 +226,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
     } catch (error) {
       // Its tools changed while it was away, so that one cannot be a verb now.
       await next.client.close();
-      away(`The ${file.name} app (${where}) came back unusable: ${error instanceof Error ? error.message : String(error)}`);
+      away(unusable(error));
       return;
     }
     deps.log({ event: 'outside.back', app: file.name, file: file.file, verbs: verbs.length });

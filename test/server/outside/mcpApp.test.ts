@@ -288,6 +288,16 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
       // The cancellation is the one message sent after the abort.
       await expect.poll(() => (server as { posts: () => number }).posts()).toBe(posts + 1);
     });
+
+    it('learns at the next call that the server went away, says so, and takes it back once it answers again', async () => {
+      await server?.stop();
+      const outcome = await executor.execute({ verb: 'web.echo', input: { message: 'anyone?' }, caller });
+      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'The web app went away, so that was not done.']);
+      expect(app.outside.status().up).toBe(false);
+      server = await everythingOverHttp(port);
+      await expect.poll(() => app.outside.status(), { timeout: 5000 }).toEqual({ up: true });
+      expect(answered(await executor.execute({ verb: 'web.echo', input: { message: 'back' }, caller }))).toEqual({ text: 'Echo: back' });
+    });
   });
 
   describe('server-memory over stdio', () => {
