@@ -1,0 +1,399 @@
+/**
+ * An MCP server as an app (`server/apps/<app>.md` with `mcp:`): a server Confab starts over stdio
+ * (`command`, `args`, `env`; stopped on `close()`) or one at a URL over Streamable HTTP (`url`,
+ * `headers`). At start it is connected once and its `tools/list` read; the file's allow-list is
+ * kept, each tool becoming a verb of the one registry (`outsideVerb`). A tool in the allow-list the
+ * server does not have refuses the start, naming the file and `tools` — but only when the server
+ * could be reached: one that cannot is left out (`status()` says why, in a sentence a person can act
+ * on), tried again with backoff, and its verbs published (`onVerbsChanged`) once it answers. A
+ * server that goes away later (its process exits, its connection closes) is left out the same way
+ * until it is back; a call under way when it goes fails `execution_failed` with a sentence the voice
+ * can say.
+ *
+ * A call is `tools/call` with the executor's signal, so a barge-in or the deadline sends
+ * `notifications/cancelled` to the server (the SDK does, on abort). A result with `isError` fails the
+ * call; otherwise the verb answers the tool's `structuredContent` when it declares an output
+ * schema, or `{ text }`, its text contents joined (anything else summarised, never passed on whole).
+ */
+import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { VerbError } from '../verbs/errors';
+import type { App, AppStatus, Narrator, OutsideAppInfo, Verb } from '../verbs/verb';
+import { AppFileError, secretValues } from './appFile';
+import type { McpAppFile } from './appFile';
+import type { OutsideDeps } from './loadOutside';
+import { outsideVerb, riskOf, verbPartOf } from './outsideVerb';
+
+export interface McpAppOptions {
+  /** The wait before the first try at a server that is away, in ms; doubled after each failed try. Default 1000. */
+  retryFirstMs: number;
+  /** The longest wait between two tries, in ms. Default 60 000. */
+  retryMaxMs: number;
+  /** How long connecting may take (the handshake, then `tools/list`), in ms, before the server counts as away. Default 10 000. */
+  connectTimeoutMs: number;
+  /** Where a stdio server's stderr goes: Confab's own (`inherit`, so its operator reads the server's own words) or nowhere. Default `inherit`. */
+  stderr: 'inherit' | 'ignore';
+}
+
+export const MCP_APP_DEFAULTS: Readonly<McpAppOptions> = { retryFirstMs: 1000, retryMaxMs: 60_000, connectTimeoutMs: 10_000, stderr: 'inherit' };
+
+/** What an MCP app says of itself: an outside app's, and its server's process while Confab runs it. */
+export interface McpAppInfo extends OutsideAppInfo {
+  kind: 'mcp';
+  /** The stdio server's process id while it runs; undefined for a server at a URL, or one that is away. */
+  pid(): number | undefined;
+}
+
+export interface McpApp extends App {
+  outside: McpAppInfo;
+}
+
+/** How Confab names itself to the servers it connects to. */
+const CLIENT_INFO = { name: 'confab', version: '0.1.0' };
+
+interface Link {
+  client: Client;
+  transport: StdioClientTransport | StreamableHTTPClientTransport;
+  tools: ReadonlyMap<string, Tool>;
+}
+
+/** Opens the app of `file`: connected and listed once, or left out with the reason and tried again. */
+export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Partial<McpAppOptions> = {}): Promise<McpApp> {
+  const options = optionsOf(overrides);
+  // Secrets are read once, at start: a variable that is not set refuses the start (secretValues throws).
+  const env = secretValues(file.file, 'mcp.env', file.mcp.env, deps.env);
+  const headers = secretValues(file.file, 'mcp.headers', file.mcp.headers, deps.env);
+  const where = `server/apps/${file.file}`;
+  const listeners = new Set<() => void>();
+  let link: Link | undefined;
+  let status: AppStatus = { up: false, reason: `The ${file.name} app (${where}) is starting.` };
+  let verbs: readonly Verb[] = [];
+  let narrators: readonly Narrator[] = [];
+  let waitMs = options.retryFirstMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  // Read through a call: `closed` changes while a connection is awaited.
+  const isClosed = () => closed;
+
+  const openTransport = (): Link['transport'] => {
+    if (file.mcp.url !== undefined) {
+      return new StreamableHTTPClientTransport(new URL(file.mcp.url), { requestInit: { headers }, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
+    }
+    const path = deps.env.PATH;
+    return new StdioClientTransport({
+      command: file.mcp.command ?? '',
+      args: file.mcp.args,
+      env: { ...(path === undefined ? {} : { PATH: path }), ...env },
+      stderr: options.stderr,
+    });
+  };
+
+  /** A connection with the server's tools; throws `Away` when it cannot be had, an `AppFileError` when the server lacks what the file asks. */
+  async function connect(): Promise<Link> {
+    const transport = openTransport();
+    const client = new Client(CLIENT_INFO);
+    let listed: Tool[];
+    try {
+      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      listed = (await client.listTools(undefined, { timeout: options.connectTimeoutMs })).tools;
+    } catch (error) {
+      await client.close();
+      throw new Away(awayBecause(file, error, options.connectTimeoutMs), { cause: error });
+    }
+    const tools = new Map(listed.map((tool) => [tool.name, tool]));
+    const missing = file.allowed.find((name) => !tools.has(name));
+    if (missing !== undefined) {
+      await client.close();
+      const has = [...tools.keys()].sort().join(', ');
+      throw new AppFileError(file.file, 'tools', `names "${missing}", which the server does not have; it has: ${has === '' ? 'no tools' : has}.`);
+    }
+    return { client, transport, tools };
+  }
+
+  /** The verbs and narrators of `tools`; throws an `AppFileError` when one cannot be a verb. */
+  function verbsOf(tools: ReadonlyMap<string, Tool>): { verbs: Verb[]; narrators: Narrator[] } {
+    const made = file.allowed.map((name) => {
+      const tool = tools.get(name) as Tool;
+      return outsideVerb(file, {
+        tool: name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: as2020(tool.inputSchema),
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: as2020(tool.outputSchema) }),
+        risk: riskOf({ readOnlyHint: tool.annotations?.readOnlyHint, destructiveHint: tool.annotations?.destructiveHint }),
+        call: (input, signal) => call(name, input, signal),
+      });
+    });
+    return { verbs: made, narrators: narratorsOf(made) };
+  }
+
+  function narratorsOf(made: readonly Verb[]): Narrator[] {
+    const spec = file.narrate;
+    if (spec === undefined) return [];
+    const reader = made.find((verb) => verb.name === `${file.name}.${verbPartOf(spec.with)}`);
+    if (reader?.risk !== 'read') throw new AppFileError(file.file, 'narrate.with', `names "${spec.with}", which the server does not mark read-only (readOnlyHint); a narrator only reads.`);
+    const names = new Set(made.map((verb) => verb.name));
+    return spec.after
+      .map((tool) => `${file.name}.${verbPartOf(tool)}`)
+      .filter((follows) => names.has(follows))
+      .map((follows) => ({
+        follows,
+        narrate: async (_ran, context) => sentenceOf(spec.say, fieldsOf(await result(spec.with, {}, context.signal))),
+      }));
+  }
+
+  /** One `tools/call` on the connection there is now; a failure the voice can say when there is none or it breaks. */
+  async function result(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<{ tool: Tool; result: CallToolResult }> {
+    const current = link;
+    if (current === undefined) throw new VerbError('execution_failed', `The ${file.name} app is not answering right now, so that was not done.`);
+    const tool = current.tools.get(name) as Tool;
+    try {
+      const answered = await current.client.callTool({ name, arguments: input }, { signal, timeout: file.deadlineMs });
+      if (answered.isError === true) throw new VerbError('execution_failed', `The ${file.name} app could not do that; it answered with an error.`);
+      return { tool, result: answered };
+    } catch (error) {
+      // The executor decides what an aborted call was (cancelled, timed out); it has already answered.
+      if (signal.aborted || error instanceof VerbError) throw error;
+      // The server answered with a protocol error: it is there, this call failed.
+      if (error instanceof ProtocolError || (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult)) throw new VerbError('execution_failed', undefined, { cause: error });
+      lost(current, 'stopped answering');
+      throw new VerbError('execution_failed', `The ${file.name} app went away, so that was not done.`, { cause: error });
+    }
+  }
+
+  async function call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const { tool, result: answered } = await result(name, input, signal);
+    if (tool.outputSchema === undefined) return { text: textOf(answered) };
+    const structured = answered.structuredContent;
+    // The SDK has checked it against the tool's output schema (an object schema); the executor checks again.
+    if (structured === null || typeof structured !== 'object' || Array.isArray(structured)) throw new VerbError('execution_failed');
+    return structured as Record<string, unknown>;
+  }
+
+  function adopt(next: Link): void {
+    const made = verbsOf(next.tools);
+    link = next;
+    verbs = made.verbs;
+    narrators = made.narrators;
+    status = { up: true };
+    waitMs = options.retryFirstMs;
+    // A stdio server that exits, or a connection the transport closes, leaves the app out until it is back.
+    next.client.onclose = () => {
+      lost(next, next.transport instanceof StdioClientTransport ? 'stopped' : 'closed its connection');
+    };
+    for (const listener of [...listeners]) listener();
+  }
+
+  function lost(current: Link, what: string): void {
+    if (link !== current || closed) return;
+    link = undefined;
+    void current.client.close();
+    away(`The ${file.name} app's server (${where}) ${what}`);
+  }
+
+  /** Leaves the app out with `why` (a clause), logs it, and tries again after the next wait. */
+  function away(why: string): void {
+    const retryInMs = waitMs;
+    waitMs = Math.min(waitMs * 2, options.retryMaxMs);
+    status = { up: false, reason: `${why}; Confab will try again in ${secondsOf(retryInMs)}.` };
+    deps.log({ event: 'outside.away', app: file.name, file: file.file, reason: status.reason, retryInMs });
+    timer = setTimeout(() => {
+      timer = undefined;
+      void retry();
+    }, retryInMs);
+    // A retry never keeps the server's process alive on its own.
+    timer.unref();
+  }
+
+  /** Why a server that answered again cannot be used (its tools changed while it was away): the file's own sentence, as a clause. */
+  const unusable = (error: unknown): string => `The ${file.name} app's server answered again, but ${error instanceof Error ? error.message.replace(/\.$/, '') : String(error)}`;
+
+  async function retry(): Promise<void> {
+    if (isClosed()) return;
+    let next: Link;
+    try {
+      next = await connect();
+    } catch (error) {
+      if (!isClosed()) away(error instanceof Away ? error.message : unusable(error));
+      return;
+    }
+    if (isClosed()) {
+      await next.client.close();
+      return;
+    }
+    try {
+      adopt(next);
+    } catch (error) {
+      // Its tools changed while it was away, so that one cannot be a verb now.
+      await next.client.close();
+      away(unusable(error));
+      return;
+    }
+    deps.log({ event: 'outside.back', app: file.name, file: file.file, verbs: verbs.length });
+  }
+
+  try {
+    const first = await connect();
+    try {
+      adopt(first);
+    } catch (error) {
+      await first.client.close();
+      throw error;
+    }
+  } catch (error) {
+    if (!(error instanceof Away)) throw error;
+    away(error.message);
+  }
+
+  return {
+    name: file.name,
+    description: file.description,
+    get verbs() {
+      return verbs;
+    },
+    get narrators() {
+      return narrators;
+    },
+    outside: {
+      kind: 'mcp',
+      file: file.file,
+      status: () => status,
+      onVerbsChanged(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      pid: () => (link?.transport instanceof StdioClientTransport ? (link.transport.pid ?? undefined) : undefined),
+      async close() {
+        closed = true;
+        if (timer !== undefined) clearTimeout(timer);
+        const current = link;
+        link = undefined;
+        status = { up: false, reason: `The ${file.name} app (${where}) is closed.` };
+        await current?.client.close();
+      },
+    },
+  };
+}
+
+/** A server that cannot be reached now; the message is the sentence's first clause. */
+class Away extends Error {
+  override readonly name = 'Away';
+}
+
+function optionsOf(overrides: Partial<McpAppOptions>): McpAppOptions {
+  const options = { ...MCP_APP_DEFAULTS, ...overrides };
+  for (const key of ['retryFirstMs', 'retryMaxMs', 'connectTimeoutMs'] as const) {
+    if (!Number.isFinite(options[key]) || options[key] <= 0) throw new RangeError(`mcpApp: ${key} is ${String(options[key])}; give a number of milliseconds above 0.`);
+  }
+  if (options.retryMaxMs < options.retryFirstMs) throw new RangeError('mcpApp: retryMaxMs must be at least retryFirstMs.');
+  return options;
+}
+
+function secondsOf(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return seconds === 1 ? '1 second' : `${String(seconds)} seconds`;
+}
+
+/** Why the server of `file` could not be had, as a clause a person can act on. */
+function awayBecause(file: McpAppFile, error: unknown, timeoutMs: number): string {
+  const where = `server/apps/${file.file}`;
+  const code = codeOf(error);
+  if (file.mcp.url !== undefined) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server at ${file.mcp.url} did not answer within ${secondsOf(timeoutMs)}`;
+    const status = error instanceof SdkError && typeof (error.data as { status?: unknown } | undefined)?.status === 'number' ? (error.data as { status: number }).status : undefined;
+    if (status === 401 || status === 403) return `The ${file.name} app's server at ${file.mcp.url} refused Confab (HTTP ${String(status)}); check mcp.headers in ${where} and the variables they name`;
+    if (status !== undefined) return `The ${file.name} app's server at ${file.mcp.url} answered HTTP ${String(status)}; check mcp.url in ${where}`;
+    return `Nothing answers for the ${file.name} app at ${file.mcp.url}${code === undefined ? '' : ` (${code})`}; start that server, or correct mcp.url in ${where}`;
+  }
+  const command = [file.mcp.command ?? '', ...file.mcp.args].join(' ');
+  if (code === 'ENOENT') return `Confab cannot start the ${file.name} app's server: "${file.mcp.command ?? ''}" is not found; install it, or correct mcp.command in ${where}`;
+  if (code === 'EACCES') return `Confab cannot start the ${file.name} app's server: "${file.mcp.command ?? ''}" may not be run; correct mcp.command in ${where}`;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server ("${command}") did not answer within ${secondsOf(timeoutMs)}`;
+  return `The ${file.name} app's server ("${command}") stopped before it answered; run that command to see why, or correct ${where}`;
+}
+
+/** A system error's code (`ENOENT`, `ECONNREFUSED`), on the error or its cause. */
+function codeOf(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * A tool's schema in the 2020-12 dialect the verbs are validated in. Servers built on the MCP SDKs
+ * declare draft-07 (`$schema`), whose keywords read the same but for tuples (`items` as a list, and
+ * `additionalItems`): those are rewritten, and the `$schema` dropped.
+ */
+function as2020(schema: Record<string, unknown>): Record<string, unknown> {
+  const declared = schema.$schema;
+  if (typeof declared !== 'string' || declared.includes('2020-12')) return schema;
+  const { $schema: _dropped, ...rest } = schema;
+  return upgraded(rest) as Record<string, unknown>;
+}
+
+function upgraded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(upgraded);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  const fields = value as Record<string, unknown>;
+  for (const [key, item] of Object.entries(fields)) {
+    if (key === 'items' && Array.isArray(item)) out.prefixItems = upgraded(item);
+    else if (key === 'additionalItems' && Array.isArray(fields.items)) out.items = upgraded(item);
+    else if (key !== 'additionalItems' || !Array.isArray(fields.items)) out[key] = upgraded(item);
+  }
+  return out;
+}
+
+/** A result's text contents joined; anything else is named, never passed on whole. */
+function textOf(result: CallToolResult): string {
+  return result.content
+    .map((block) => {
+      switch (block.type) {
+        case 'text':
+          return block.text;
+        case 'image':
+          return `[an image, ${block.mimeType}]`;
+        case 'audio':
+          return `[a sound, ${block.mimeType}]`;
+        case 'resource_link':
+          return `[a link: ${block.name}]`;
+        case 'resource':
+          return `[a resource: ${block.resource.uri}]`;
+        default:
+          return '[something else]';
+      }
+    })
+    .join('\n');
+}
+
+/** The fields a narrator's read answered: its structured content, or its text read as JSON. */
+function fieldsOf({ result }: { result: CallToolResult }): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const text = textOf(result);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { text };
+  }
+}
+
+/**
+ * `say` with each `{field}` filled from `fields`: a value as it is, a list as how many it has, and
+ * `{count}`, when there is no such field, as how many the first list has (or the answer itself, when
+ * it is one). Undefined when a field has nothing to say: then nothing is said.
+ */
+export function sentenceOf(say: string, fields: unknown): string | undefined {
+  const record = fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? (fields as Record<string, unknown>) : {};
+  const missing: string[] = [];
+  const said = say.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
+    let value: unknown = record[name];
+    if (value === undefined && name === 'count') value = Array.isArray(fields) ? fields : Object.values(record).find((item) => Array.isArray(item));
+    if (Array.isArray(value)) return String(value.length);
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    missing.push(name);
+    return '';
+  });
+  return missing.length > 0 ? undefined : said;
+}
