@@ -205,7 +205,7 @@ export function checkBotApps(bots: ReadonlyMap<string, Bot>, installed: readonly
   for (const bot of bots.values()) {
     const unknown = bot.apps.filter((app) => !installed.includes(app));
     if (unknown.length > 0) {
-      throw new BotFileError(`${bot.slug}.md`, 'apps', `names ${unknown.map((a) => `"${a}"`).join(', ')}, which no folder in server/apps/ provides; the apps here are: ${installed.join(', ') || 'none'}.`);
+      throw new BotFileError(`${bot.slug}.md`, 'apps', `names ${unknown.map((a) => `"${a}"`).join(', ')}, which no app in server/apps/ provides (a folder, or an app file <app>.md); the apps here are: ${installed.join(', ') || 'none'}.`);
     }
   }
 }

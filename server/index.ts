@@ -19,7 +19,12 @@ import { chooseEmbedder } from './memory/chooseEmbedder';
 import { widthOf } from './memory/embed';
 import { reembedMemories } from './memory/reembed';
 import { readPersonMode } from './person';
+import { AppFileError } from './outside/appFile';
+import { closeOutsideApps, loadOutsideApps } from './outside/loadOutside';
+import { mcpApp } from './outside/mcpApp';
+import { openApiApp } from './outside/openApiApp';
 import { AppError, createRegistry, loadApps } from './verbs/registry';
+import { outsideStatus } from './verbs/verbRoutes';
 
 /** How long answers under way may run on after a stop signal, in ms (`CONFAB_STOP_GRACE_S`, default 10). */
 function stopGraceMs(env: Record<string, string | undefined>): number {
@@ -38,15 +43,18 @@ async function main(): Promise<void> {
   const graceMs = stopGraceMs(env);
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
-  // Found beside this file: server/apps/ from source, build/server/apps/ when compiled.
-  const registry = createRegistry(await loadApps(fileURLToPath(new URL('./apps', import.meta.url))));
+  // Found beside this file: server/apps/ from source, build/server/apps/ when compiled. An app is a
+  // folder, or one file naming an MCP server or an OpenAPI spec (server/outside/).
+  const appsDir = fileURLToPath(new URL('./apps', import.meta.url));
+  const logLine = (line: object) => {
+    console.error(JSON.stringify(line));
+  };
+  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine }, { mcp: mcpApp, openapi: openApiApp });
+  const registry = createRegistry([...(await loadApps(appsDir)), ...outsideApps]);
   checkBotApps(bots, registry.apps.map((app) => app.name));
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
   const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
-  const logLine = (line: object) => {
-    console.error(JSON.stringify(line));
-  };
   const { embedder, status: embedderStatus } = await chooseEmbedder(backend.embedder, { dataDir: backend.dataDir, log: logLine });
   await db.asServer((tx) => registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) }));
   // Memories another embedder made move to this one's space in the background.
@@ -76,7 +84,7 @@ async function main(): Promise<void> {
   await api.presence.start();
   // Write keys are kept a day for a retry of their turn, then swept.
   api.keys.start();
-  const app = createApp({ config, api, embedder: embedderStatus });
+  const app = createApp({ config, api, embedder: embedderStatus, outside: () => outsideStatus(registry.apps) });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
     const live = backend.live && backend.providers.length > 0;
@@ -106,6 +114,8 @@ async function main(): Promise<void> {
       // Presence streams never end by themselves: they are ended, and each page reconnects elsewhere.
       await api.presence.close();
       await api.keys.close();
+      // The MCP servers Confab started stop with it.
+      await closeOutsideApps(outsideApps);
       // The answers' last bytes ([DONE]) go out before the connections are let go.
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       if ('closeAllConnections' in server) server.closeAllConnections();
@@ -119,7 +129,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError || error instanceof McpProjectionError) {
+  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError || error instanceof AppFileError || error instanceof McpProjectionError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -118,8 +118,8 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       return outsideVerb(file, {
         tool: name,
         description: tool.description ?? tool.title ?? '',
-        inputSchema: as2020(tool.inputSchema),
-        ...(tool.outputSchema === undefined ? {} : { outputSchema: as2020(tool.outputSchema) }),
+        inputSchema: tool.inputSchema,
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
         risk: riskOf({ readOnlyHint: tool.annotations?.readOnlyHint, destructiveHint: tool.annotations?.destructiveHint }),
         call: (input, signal) => call(name, input, signal),
       });
@@ -138,6 +138,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       .filter((follows) => names.has(follows))
       .map((follows) => ({
         follows,
+        remote: true as const,
         narrate: async (_ran, context) => sentenceOf(spec.say, fieldsOf(await result(spec.with, {}, context.signal))),
       }));
   }
@@ -319,31 +320,6 @@ function codeOf(error: unknown): string | undefined {
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   }
   return undefined;
-}
-
-/**
- * A tool's schema in the 2020-12 dialect the verbs are validated in. Servers built on the MCP SDKs
- * declare draft-07 (`$schema`), whose keywords read the same but for tuples (`items` as a list, and
- * `additionalItems`): those are rewritten, and the `$schema` dropped.
- */
-function as2020(schema: Record<string, unknown>): Record<string, unknown> {
-  const declared = schema.$schema;
-  if (typeof declared !== 'string' || declared.includes('2020-12')) return schema;
-  const { $schema: _dropped, ...rest } = schema;
-  return upgraded(rest) as Record<string, unknown>;
-}
-
-function upgraded(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(upgraded);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  const fields = value as Record<string, unknown>;
-  for (const [key, item] of Object.entries(fields)) {
-    if (key === 'items' && Array.isArray(item)) out.prefixItems = upgraded(item);
-    else if (key === 'additionalItems' && Array.isArray(fields.items)) out.items = upgraded(item);
-    else if (key !== 'additionalItems' || !Array.isArray(fields.items)) out[key] = upgraded(item);
-  }
-  return out;
 }
 
 /** A result's text contents joined; anything else is named, never passed on whole. */

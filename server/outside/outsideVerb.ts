@@ -63,6 +63,32 @@ export function compileSchema(file: AppFile, field: string, schema: Record<strin
   }
 }
 
+/**
+ * A tool's schema in the 2020-12 dialect the verbs are validated in. Servers built on the MCP SDKs
+ * (and many specs)
+ * declare draft-07 (`$schema`), whose keywords read the same but for tuples (`items` as a list, and
+ * `additionalItems`): those are rewritten, and the `$schema` dropped.
+ */
+export function as2020(schema: Record<string, unknown>): Record<string, unknown> {
+  const declared = schema.$schema;
+  if (typeof declared !== 'string' || declared.includes('2020-12')) return schema;
+  const { $schema: _dropped, ...rest } = schema;
+  return upgraded(rest) as Record<string, unknown>;
+}
+
+function upgraded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(upgraded);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  const fields = value as Record<string, unknown>;
+  for (const [key, item] of Object.entries(fields)) {
+    if (key === 'items' && Array.isArray(item)) out.prefixItems = upgraded(item);
+    else if (key === 'additionalItems' && Array.isArray(fields.items)) out.items = upgraded(item);
+    else if (key !== 'additionalItems' || !Array.isArray(fields.items)) out[key] = upgraded(item);
+  }
+  return out;
+}
+
 /** A Zod object that judges with `validate` and names the field of the first problem it finds. */
 function judgedBy(validate: ValidateFunction): z.ZodType {
   return z.looseObject({}).superRefine((value, context) => {
@@ -121,9 +147,11 @@ function sayOf(app: string): (output: unknown) => string {
  */
 export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
   const field = `${file.kind === 'mcp' ? 'tools' : 'operations'}.${tool.tool}`;
-  if (tool.inputSchema.type !== undefined && tool.inputSchema.type !== 'object') throw new AppFileError(file.file, field, 'takes arguments that are not an object; only object arguments can be a verb’s.');
-  const input = judgedBy(compileSchema(file, `${field} (its input schema)`, tool.inputSchema));
-  const output = tool.outputSchema === undefined ? z.looseObject({}) : judgedBy(compileSchema(file, `${field} (its output schema)`, tool.outputSchema));
+  const inputSchema = as2020(tool.inputSchema);
+  const outputSchema = tool.outputSchema === undefined ? undefined : as2020(tool.outputSchema);
+  if (inputSchema.type !== undefined && inputSchema.type !== 'object') throw new AppFileError(file.file, field, 'takes arguments that are not an object; only object arguments can be a verb’s.');
+  const input = judgedBy(compileSchema(file, `${field} (its input schema)`, inputSchema));
+  const output = outputSchema === undefined ? z.looseObject({}) : judgedBy(compileSchema(file, `${field} (its output schema)`, outputSchema));
   const example = file.examples[tool.tool];
   const asks = tool.risk === 'destructive' || file.confirm.includes(tool.tool);
   if (asks && tool.risk === 'read') throw new AppFileError(file.file, 'confirm', `names "${tool.tool}", which only reads; only a tool that changes something is asked about.`);
@@ -137,12 +165,12 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
     risk: tool.risk,
     deadlineMs: file.deadlineMs,
     remote: true,
-    jsonSchema: { input: tool.inputSchema, ...(tool.outputSchema === undefined ? {} : { output: tool.outputSchema }) },
+    jsonSchema: { input: inputSchema, ...(outputSchema === undefined ? {} : { output: outputSchema }) },
     // The executor has validated the arguments against the tool's schema: an object.
     run: (args, context) => tool.call(args as Record<string, unknown>, context.signal),
     ...(asks ? { confirm: true, ask: () => `Shall I ${example ?? `use ${file.name}'s ${tool.tool}`}?` } : {}),
   };
-  const phrasings = phrasingsOf(example, tool.inputSchema);
+  const phrasings = phrasingsOf(example, inputSchema);
   if (phrasings.length > 0) verb.standIn = { phrasings, say: sayOf(file.name) };
   try {
     checkVerb({ name: file.name }, verb);

@@ -64,7 +64,7 @@ describe('bot files', () => {
     const bots = new Map([['test', parseBotFile(FILE, botFile('apps: [lists, garden]'))]]);
     expect(() => {
       checkBotApps(bots, ['clock', 'lists']);
-    }).toThrow('test.md: apps names "garden", which no folder in server/apps/ provides; the apps here are: clock, lists.');
+    }).toThrow('test.md: apps names "garden", which no app in server/apps/ provides (a folder, or an app file <app>.md); the apps here are: clock, lists.');
     expect(() => {
       checkBotApps(bots, ['garden', 'lists']);
     }).not.toThrow();
