@@ -110,21 +110,27 @@ function messageOf(error: ErrorObject | undefined): string {
   return error.keyword === 'required' ? 'is required' : (error.message ?? 'is not right');
 }
 
-/** Literal text in a person's example, for the stand-in to recognise: "echo hello" → /^echo (.+)$/ when the schema has one string field. */
+/**
+ * How the stand-in recognises a person saying the file's example: its words as they are, with each
+ * `{field}` in it standing for that argument ("echo {message}" hears "echo good morning" as
+ * `{ message: 'good morning' }`; a number field takes a number). An example with no `{field}` is
+ * recognised only for a tool that takes no arguments.
+ */
 function phrasingsOf(example: string | undefined, inputSchema: Record<string, unknown>): StandInPhrasing<Record<string, unknown>>[] {
   if (example === undefined) return [];
-  const said = example.toLowerCase().replace(/[.!?]+$/, '').trim();
+  // Literal words and `{field}`s, alternately: split keeps each field's name at the odd places.
+  const parts = example.trim().replace(/[.!?]+$/, '').split(/\{([A-Za-z0-9_]+)\}/);
+  const literals = parts.filter((_, i) => i % 2 === 0);
+  const fields = parts.filter((_, i) => i % 2 === 1);
   const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : [];
-  const strings = Object.entries(properties).filter(([, property]) => property.type === 'string').map(([name]) => name);
-  if (required.length === 0 && Object.keys(properties).length === 0) return [{ pattern: new RegExp(`^${escape(said)}$`), input: () => ({}) }];
-  // One string argument: the example's last word stands for it ("echo hello" → echo <anything>).
-  const [only] = strings;
-  if (only !== undefined && strings.length === 1 && required.every((name) => name === only)) {
-    const lead = said.split(' ').slice(0, -1).join(' ');
-    if (lead !== '') return [{ pattern: new RegExp(`^${escape(lead)} (.+)$`), input: (match) => ({ [only]: match[1] ?? '' }) }];
-  }
-  return [];
+  if (fields.some((field) => properties[field] === undefined) || required.some((field) => !fields.includes(field))) return [];
+  const pattern = new RegExp(`^${literals.map((literal) => escape(literal.toLowerCase())).join('(.+?)')}$`);
+  const valueOf = (field: string, text: string): unknown => {
+    const type = properties[field]?.type;
+    return type === 'integer' || type === 'number' ? Number(text) : text;
+  };
+  return [{ pattern, input: (match) => Object.fromEntries(fields.map((field, i) => [field, valueOf(field, match[i + 1] ?? '')])) }];
 }
 
 function escape(text: string): string {

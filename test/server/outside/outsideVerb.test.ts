@@ -77,12 +77,20 @@ describe('an outside tool as a verb', () => {
     expect(() => outsideVerb(file, tool({ inputSchema: { type: 'array' } }))).toThrow(/operations\.getPetById takes arguments that are not an object/);
   });
 
-  it('gives the stand-in a phrasing from the file’s example', () => {
-    const echo = outsideVerb(parseAppFile('everything.md', '---\nmcp: { command: x }\ntools: [echo]\nexamples: { echo: echo hello }\n---\nEcho.\n'), {
+  it('gives the stand-in a phrasing from the file’s example, each {field} standing for that argument', () => {
+    const echo = outsideVerb(parseAppFile('everything.md', '---\nmcp: { command: x }\ntools: [echo]\nexamples: { echo: "echo {message}" }\n---\nEcho.\n'), {
       ...tool({ tool: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } }),
     });
     const [phrasing] = echo.standIn?.phrasings ?? [];
     const match = phrasing?.pattern.exec('echo good morning');
     expect(match === null || match === undefined ? null : phrasing?.input(match)).toEqual({ message: 'good morning' });
+    const pet = outsideVerb(parseAppFile('shop.md', '---\nopenapi: { spec: a.json }\noperations: [getPetById]\nexamples: { getPetById: "Find pet {petId}." }\n---\nPets.\n'), tool());
+    const [find] = pet.standIn?.phrasings ?? [];
+    const found = find?.pattern.exec('find pet 7');
+    expect(found === null || found === undefined ? null : find?.input(found)).toEqual({ petId: 7 });
+  });
+
+  it('gives the stand-in no phrasing when the example leaves a required argument unsaid', () => {
+    expect(outsideVerb(file, tool()).standIn).toBeUndefined();
   });
 });
