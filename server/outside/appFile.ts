@@ -16,7 +16,8 @@
  *   # or, over Streamable HTTP:
  *   # url: https://mcp.example.com/mcp
  *   # headers: { Authorization: env:CALENDAR_TOKEN }
- * tools: [echo, add]            # openapi: `operations: [getPetById, addPet]`
+ * tools: [echo, add]            # openapi: `operations: [getPetById, addPet]`, and
+ *                               # `auth: { bearer: env:TOKEN }` or `{ header: api_key, value: env:KEY }`
  * examples: { echo: 'echo hello' }
  * confirm: [add]                # asked first, beside every destructive one
  * deadline: 10                  # seconds, per call (default 10)
@@ -29,8 +30,11 @@ import { basename } from 'node:path';
 import { parseDocument } from 'yaml';
 import { FRONT_MATTER } from '../bots';
 
-/** A value from the file: plain text, or the environment variable it names (`env:NAME`). */
-export type Secret = { text: string } | { env: string };
+/**
+ * A value from the file: plain text, or the environment variable it names (`env:NAME`), sent after
+ * `prefix` (`Bearer `) when one is given; `field` names where the file said it, for a sentence.
+ */
+export type Secret = { text: string } | { env: string; prefix?: string; field?: string };
 
 export interface McpServerSpec {
   /** stdio: the command Confab starts, its arguments and environment. */
@@ -47,7 +51,7 @@ export interface OpenApiSpec {
   spec: string;
   /** The base URL the operations are called on; default: the spec's first server. */
   server?: string;
-  /** Headers sent with every call (an API key, a bearer token), each plain or `env:NAME`. */
+  /** Headers sent with every call, each plain or `env:NAME`; the file's `auth` among them. */
   headers: Record<string, Secret>;
 }
 
@@ -106,7 +110,8 @@ const DEADLINE_MAX_S = 60;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const TOP_KEYS = ['mcp', 'openapi', 'tools', 'operations', 'examples', 'confirm', 'deadline', 'narrate'] as const;
 const MCP_KEYS = ['command', 'args', 'env', 'url', 'headers'] as const;
-const OPENAPI_KEYS = ['spec', 'server', 'headers'] as const;
+const OPENAPI_KEYS = ['spec', 'server', 'headers', 'auth'] as const;
+const AUTH_KEYS = ['bearer', 'header', 'value'] as const;
 const NARRATE_KEYS = ['after', 'with', 'say'] as const;
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
 /** Header and variable names whose values are secrets: they must come from the environment. */
@@ -148,8 +153,8 @@ export function parseAppFile(file: string, text: string): AppFile {
 export function secretValue(file: string, field: string, secret: Secret, env: Readonly<Record<string, string | undefined>>): string {
   if ('text' in secret) return secret.text;
   const value = env[secret.env];
-  if (value === undefined || value === '') throw new AppFileError(file, field, `names the environment variable ${secret.env}, which is not set; set it where the server starts.`);
-  return value;
+  if (value === undefined || value === '') throw new AppFileError(file, secret.field ?? field, `names the environment variable ${secret.env}, which is not set; set it where the server starts.`);
+  return `${secret.prefix ?? ''}${value}`;
 }
 
 /** Every secret of `secrets` from `env`, by name. */
@@ -176,13 +181,31 @@ function openApiOf(file: string, value: unknown): OpenApiSpec {
   const spec = text(file, 'openapi.spec', fields.spec);
   if (spec === undefined) throw new AppFileError(file, 'openapi.spec', 'is missing: give the spec as a file beside this one or an https:// URL.');
   if (/^http:\/\//.test(spec)) throw new AppFileError(file, 'openapi.spec', `is "${spec}"; a spec read over the network must be https://.`);
-  const out: OpenApiSpec = { spec, headers: secrets(file, 'openapi.headers', fields.headers) };
+  const out: OpenApiSpec = { spec, headers: { ...secrets(file, 'openapi.headers', fields.headers), ...authOf(file, fields.auth) } };
   const server = text(file, 'openapi.server', fields.server);
   if (server !== undefined) {
     if (!/^https?:\/\//.test(server)) throw new AppFileError(file, 'openapi.server', `is "${server}"; give the API's http:// or https:// base URL.`);
     out.server = server;
   }
   return out;
+}
+
+/** `auth:` as the header it sends: `{ bearer: env:NAME }` (Authorization: Bearer …) or `{ header: NAME, value: env:NAME }`. */
+function authOf(file: string, value: unknown): Record<string, Secret> {
+  if (value === undefined) return {};
+  const fields = mapping(file, 'openapi.auth', value, AUTH_KEYS, 'openapi.auth.');
+  const ref = (field: string, given: unknown) => {
+    const match = typeof given === 'string' ? ENV_REF.exec(given.trim()) : null;
+    if (match?.[1] === undefined) throw new AppFileError(file, field, 'must name the environment variable that holds the credential (`env:NAME`): a secret is never written in the app file.');
+    return match[1];
+  };
+  if (fields.bearer !== undefined) {
+    if (fields.header !== undefined || fields.value !== undefined) throw new AppFileError(file, 'openapi.auth', 'takes either `bearer` or `header` and `value`, not both.');
+    return { Authorization: { env: ref('openapi.auth.bearer', fields.bearer), prefix: 'Bearer ', field: 'openapi.auth.bearer' } };
+  }
+  const header = text(file, 'openapi.auth.header', fields.header);
+  if (header === undefined || fields.value === undefined) throw new AppFileError(file, 'openapi.auth', 'needs `bearer: env:NAME`, or `header` (its name) and `value: env:NAME`.');
+  return { [header]: { env: ref('openapi.auth.value', fields.value), field: 'openapi.auth.value' } };
 }
 
 function narrateOf(file: string, value: unknown, allowed: readonly string[], listField: string): NarrateSpec | undefined {

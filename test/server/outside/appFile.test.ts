@@ -84,6 +84,17 @@ describe('an outside app file', () => {
     expect(refusal(text)).toContain(sentence);
   });
 
+  it('reads a spec’s auth as the header it sends, the credential only from the environment', () => {
+    const bearer = parseAppFile('shop.md', withFields('openapi: { spec: a.json, auth: { bearer: env:SHOP_TOKEN } }\noperations: [a]'));
+    expect(bearer.kind === 'openapi' && bearer.openapi.headers).toEqual({ Authorization: { env: 'SHOP_TOKEN', prefix: 'Bearer ', field: 'openapi.auth.bearer' } });
+    if (bearer.kind === 'openapi') expect(secretValue('shop.md', 'openapi.headers.Authorization', bearer.openapi.headers.Authorization ?? { text: '' }, { SHOP_TOKEN: 'abc' })).toBe('Bearer abc');
+    const keyed = parseAppFile('shop.md', withFields('openapi: { spec: a.json, auth: { header: api_key, value: env:SHOP_KEY } }\noperations: [a]'));
+    expect(keyed.kind === 'openapi' && keyed.openapi.headers).toEqual({ api_key: { env: 'SHOP_KEY', field: 'openapi.auth.value' } });
+    if (keyed.kind === 'openapi') expect(() => secretValue('shop.md', 'openapi.headers.api_key', keyed.openapi.headers.api_key ?? { text: '' }, {})).toThrow('server/apps/shop.md: openapi.auth.value names the environment variable SHOP_KEY');
+    expect(refusal(withFields('openapi: { spec: a.json, auth: { bearer: abc123 } }\noperations: [a]'))).toContain('openapi.auth.bearer must name the environment variable');
+    expect(refusal(withFields('openapi: { spec: a.json, auth: { header: api_key } }\noperations: [a]'))).toContain('openapi.auth needs');
+  });
+
   it('refuses a file whose name is no app name', () => {
     expect(refusal(MCP, 'My Tools.md')).toContain('server/apps/My Tools.md: name');
   });
