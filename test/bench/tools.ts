@@ -104,11 +104,12 @@ class Page {
     return ((await res.json()) as { grant: string }).grant;
   }
   /** Ms from the request to the first answer text; reads the rest. */
-  async firstText(grant: string, question: string, conversation: string, signal?: AbortSignal): Promise<number> {
+  async firstText(grant: string, question: string, conversation: string, signal?: AbortSignal, turnId?: string): Promise<number> {
     const started = performance.now();
     const res = await fetch(`${this.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json', 'x-confab-conversation': conversation, cookie: this.cookie },
+      // A retry carries its turn's id, as the page's does: the write keys derive from it.
+      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json', 'x-confab-conversation': conversation, cookie: this.cookie, ...(turnId === undefined ? {} : { 'x-confab-turn': turnId }) },
       body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: question }] }),
       ...(signal === undefined ? {} : { signal }),
     });
@@ -162,9 +163,10 @@ export async function run(): Promise<BenchResult> {
     for (let turn = 0; turn < RETRIED_TURNS; turn += 1) {
       const question = `add bench item ${String(turn)}`;
       const conversation = `retry-${String(turn)}`;
+      const turnId = `bench-turn-${String(turn).padStart(4, '0')}-${conversation}`;
       if (turn % 2 === 0) {
         const bargeIn = new AbortController();
-        const attempt = verbPage.firstText(retryGrant, question, conversation, bargeIn.signal).catch(() => {
+        const attempt = verbPage.firstText(retryGrant, question, conversation, bargeIn.signal, turnId).catch(() => {
           cut += 1;
           return Number.NaN;
         });
@@ -172,9 +174,9 @@ export async function run(): Promise<BenchResult> {
         bargeIn.abort();
         await attempt;
       } else {
-        await verbPage.firstText(retryGrant, question, conversation);
+        await verbPage.firstText(retryGrant, question, conversation, undefined, turnId);
       }
-      await verbPage.firstText(retryGrant, question, conversation);
+      await verbPage.firstText(retryGrant, question, conversation, undefined, turnId);
     }
     await delay(200);
     const { rows } = await verbServer.db.asServer((tx) => tx.query<{ n: number }>("select count(*)::int as n from list_items where list = 'bench'"));
