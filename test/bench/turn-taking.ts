@@ -6,12 +6,20 @@
  * Each run is a fresh Chromium (the capture WAV is a launch flag) on the turn-taking harness page
  * (test/e2e/harness/turn-taking.html: the real player, microphone level meter, hearing and yielder,
  * composed as the app composes them), served from a `vite build --mode e2e` of its own. The answer
- * and its leak are the barge-in bench's (bargeInSpeech.ts); over it, at a known moment, one of four
- * kinds of sound (turnTakingSpeech.ts): real interruptions, backchannels, non-speech, or nothing
- * (the leak alone), `RUNS_PER_KIND` runs each, spread over two leak levels, the clips, three onsets
- * and (non-speech) three levels. The page's fake recogniser gives words as Chrome's does, not at
- * once: interim words `RECOGNISER_DELAY_MS` after the speech it can hear begins, and nothing for a
- * sound that is not speech.
+ * is the barge-in bench's (bargeInSpeech.ts); over it, at a known moment, one of four kinds of sound
+ * (turnTakingSpeech.ts): real interruptions, backchannels, non-speech, or nothing (the leak alone),
+ * `RUNS_PER_KIND` runs each, spread over two leak levels, the clips, three onsets and (non-speech)
+ * three levels. The page's fake recogniser gives words as Chrome's does, not at once: interim words
+ * `RECOGNISER_DELAY_MS` after the speech it can hear begins, and nothing for a sound that is not
+ * speech.
+ *
+ * The leak follows the voice, as a room's does: the page makes it from the player's output through
+ * a small speaker and a room (test/e2e/harness/room.ts: a 200 Hz high-pass and a seeded ~300 ms
+ * reverb, close to the barge-in recipe's sox colouring), its peak at the microphone the run's leak
+ * level, and mixes it into the microphone's stream — so it ducks 18 dB with the voice, ends with a
+ * stop and is heard again with a piece said again. The person and the noises still come through
+ * Chromium's fake microphone (the capture WAV: marker, noise floor, the sound at its onset). The
+ * barge-in bench keeps its leak baked into the capture.
  *
  * Measured on the audio clock, from the sound's first and last samples (placed by the capture's
  * marker tone, at its earliest, so these are upper bounds by up to a frame, 10 ms):
@@ -28,7 +36,10 @@
  * - wordsLost: over every run not stopped, the words of each answer piece not heard through to its
  *   end at full level — stopped, or ending while ducked and not said again.
  * Four runs more, with no leak (headphones), are reported apart on the detail line (`withoutLeak`),
- * not in the figures. `--clips DIR` plays the clips listed in DIR's clips.json instead of the kept ones.
+ * not in the figures. The detail line's `leak` also says how the leak lined up with the voice
+ * (`lagMs`: the player's first output frame → the leak's first at the microphone; 0 is the same
+ * 10 ms frame) and, in the leak-only runs, its loudest frame at the microphone (`peakByRun`).
+ * `--clips DIR` plays the clips listed in DIR's clips.json instead of the kept ones.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -143,6 +154,9 @@ function runLine(o: TurnTakingOutcome): Record<string, unknown> {
     clip: o.scenario.sound?.clip.made ?? null,
     leak: o.scenario.leak,
     level: o.scenario.sound?.level ?? null,
+    leakGain: Number(o.report.leak.gain.toFixed(3)),
+    leakLagMs: round(o.leakLagMs),
+    peakAtMicrophone: Number(o.report.leak.peak.toFixed(3)),
     soundMs: round(o.soundEndMs === null || o.onsetMs === null ? null : o.soundEndMs - o.onsetMs),
     bargeInsMs: o.report.bargeInsAtMs.map(rel),
     ducksMs: o.report.ducks.map((d) => `${d.ducked ? 'down' : 'up'}@${String(rel(d.atMs))}`),
@@ -250,7 +264,12 @@ export async function run(options: BenchOptions = {}): Promise<{
         interruption: { ...byKind(interruptions), silentMs: silent, notTaken: interruptions.filter((o) => !o.taken).map((o) => o.scenario.name) },
         backchannel: { ...byKind(backchannels), taken: backchannels.filter((o) => o.taken).map((o) => o.scenario.name) },
         nonSpeech: { ...byKind(nonSpeech), taken: nonSpeech.filter((o) => o.taken).map((o) => o.scenario.name) },
-        leak: { runs: leakOnly.length, falseDucksByRun: leakOnly.map((o) => o.falseDucks) },
+        leak: {
+          runs: leakOnly.length,
+          falseDucksByRun: leakOnly.map((o) => o.falseDucks),
+          peakByRun: leakOnly.map((o) => ({ leak: o.scenario.leak, peak: Number(o.report.leak.peak.toFixed(3)) })),
+          lagMs: spread(outcomes.flatMap((o) => (o.leakLagMs === null ? [] : [o.leakLagMs]))),
+        },
         fullLevelAgainMs: fullAgain,
         neverBackToFull: carriedOn.filter((o) => o.fullLevelAgainMs !== null && Number.isNaN(o.fullLevelAgainMs)).map((o) => o.scenario.name),
         withoutLeak: {

@@ -34,6 +34,7 @@ function report(over: Partial<TurnTakingReport>): TurnTakingReport {
       { atMs: ANSWER_AT_MS + 2120, durationMs: 5000 },
     ],
     started: [],
+    leak: { gain: 0.25, playerAtMs: ANSWER_AT_MS + 10, microphoneAtMs: ANSWER_AT_MS + 20, peak: 0.2 },
     voiceFrames: { total: 0, speech: 0, firstAtMs: null, changes: [] },
     refusals: [],
     ...over,

@@ -7,6 +7,12 @@
  * player, as the machine's `stopAudio` would; carrying on brings the voice back (saying again a
  * piece the duck ran past) and arms the gate again. Its clock is the audio clock.
  *
+ * The microphone is a room's (room.ts): the capture WAV, through Chromium's fake microphone,
+ * holds what is not the voice (the marker, the noise floor, the person or the noise), and the page
+ * adds the voice's leak from the player's output, through a small speaker and a room, at the run's
+ * level — so the leak ducks with the voice, stops with it and is heard again with a piece said
+ * again, as in a room. The gate's reference is the player's output, as in the app.
+ *
  * The recogniser is a fake that hears what the capture WAV holds, as Chrome's does: nothing until
  * it is started, nothing for a sound that is not speech, interim words from `delayMs` after the
  * speech it can hear begins (one more word at a time across the speech), and a final after the
@@ -20,11 +26,12 @@ import type { MicRefused } from '../../../src/app/hearing';
 import { createYielder } from '../../../src/app/yielder';
 import type { HeardWords } from '../../../src/app/yielder';
 import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
-import { MICROPHONE } from '../../../src/platform/audio/microphone';
+import { MICROPHONE, openMicrophoneLevel } from '../../../src/platform/audio/microphone';
 import { createAudioPlayer } from '../../../src/platform/audio/player';
 import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
 import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
 import type { ScheduledSource } from './harnessAudio';
+import { roomMicrophone, roomPeak } from './room';
 
 /** What one run plays, what the capture holds over it, and how the fake recogniser hears it. */
 export interface TurnTakingRun {
@@ -38,6 +45,8 @@ export interface TurnTakingRun {
   leadMs: number;
   /** The marker's peak level; a frame over half of it is the marker. */
   markerLevel: number;
+  /** The voice's leak at the microphone: its loudest sample over the answer, 0..1; 0 for headphones (none). */
+  leak: number;
   /** The sound over the answer, as the WAV was made; null for the leak alone. */
   sound: {
     /** Its first sample, in ms after the answer's first. */
@@ -82,6 +91,14 @@ export interface TurnTakingReport {
   /** Every piece the player reported started, and when the report came. */
   started: { atMs: number; piece: number }[];
   /**
+   * The room's leak, read off the meter's frames from the answer's start: the gain the voice goes
+   * to the microphone at (the run's leak over the answer's peak through the room); the first frame
+   * with the player's output over `LEAK_EDGE`, and the first with the microphone over the same share
+   * of the leak (null when none came); and the loudest microphone frame (the leak's peak, in a run
+   * with nothing over it).
+   */
+  leak: { gain: number; playerAtMs: number | null; microphoneAtMs: number | null; peak: number };
+  /**
    * The voice activity model's frames handed to the yielder: how many, how many were speech (after
    * hysteresis), the first one's time, and every change between speech and none.
    */
@@ -97,6 +114,12 @@ export interface TurnTakingHarness {
 /** The longest a run may take once the answer has begun, in ms: far past a whole answer and its decision. */
 const RUN_PATIENCE_MS = 20_000;
 const LANGUAGE = 'en';
+/**
+ * A sound's arrival, for the leak's alignment: the player's output over this level (its pieces peak
+ * at 0.8), and the microphone over it times the leak's gain. Over the noise floor (0.003) at the
+ * quieter leak, whose gain is about 0.25.
+ */
+const LEAK_EDGE = 0.02;
 
 /**
  * A recogniser that hears the scripted sound from when it is started: interim words one at a time
@@ -144,6 +167,8 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
   const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
   const nowMs = () => context.currentTime * 1000;
+  const leakGain = config.leak > 0 ? config.leak / (await roomPeak(buffers, config.gapMs)) : 0;
+  const room = roomMicrophone(context, player.output, leakGain);
 
   const ducks: TurnTakingReport['ducks'] = [];
   const words: TurnTakingReport['words'] = [];
@@ -197,6 +222,14 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   hearing.onHeard((frame) => {
     yielder.sound(frame);
   });
+  const leak: TurnTakingReport['leak'] = { gain: leakGain, playerAtMs: null, microphoneAtMs: null, peak: 0 };
+  let answerPlaying = false;
+  hearing.onHeard((frame) => {
+    if (!answerPlaying) return;
+    if (leak.playerAtMs === null && (frame.assistantLevel ?? 0) > LEAK_EDGE) leak.playerAtMs = frame.atMs;
+    if (leak.microphoneAtMs === null && leakGain > 0 && frame.level > LEAK_EDGE * leakGain) leak.microphoneAtMs = frame.atMs;
+    leak.peak = Math.max(leak.peak, frame.level);
+  });
   const marker = markerHeard(hearing, config.markerLevel);
   const refusals: MicRefused[] = [];
   const microphone = await listenWithMicrophone(
@@ -204,7 +237,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     context,
     (event) => refusals.push(event),
     { echoCancellation: false, autoGainControl: false, noiseSuppression: false },
-    undefined,
+    (opening, options, reference) => openMicrophoneLevel(opening, options, room.devices, reference),
     player.output,
   );
   const report = (markerAtMs: number): TurnTakingReport => ({
@@ -219,10 +252,14 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     stoppedAtMs,
     sources,
     started,
+    leak,
     voiceFrames,
     refusals,
   });
-  if (microphone === null) return report(Number.NaN);
+  if (microphone === null) {
+    room.stop();
+    return report(Number.NaN);
+  }
   const voiceActivity = startVoiceActivity(context, microphone);
   voiceActivity.onFrame(({ atMs, speech }) => {
     voiceFrames.total += 1;
@@ -240,6 +277,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     words.push({ atMs: nowMs(), ...heard, taken: yielder.words(heard) });
   });
   await sleep(answerAtMs - nowMs());
+  answerPlaying = true;
   buffers.forEach((buffer, piece) => {
     player.play({ utteranceId: 1, piece }, buffer.getChannelData(0), buffer.sampleRate);
   });
@@ -255,6 +293,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   recogniser.stop();
   voiceActivity.stop();
   microphone.stop();
+  room.stop();
   player.dispose();
   return report(markerAtMs);
 }

@@ -2,7 +2,8 @@
  * Runs one turn-taking scenario in Chromium — a browser of its own (the fake capture WAV is a
  * launch flag, and it starts at getUserMedia), the harness page test/e2e/harness/turn-taking.html
  * from the server at `baseURL`, the answer's pieces served from the speech folder at
- * `/test-speech/` — and reads what the page saw against how the WAV was made.
+ * `/test-speech/`, the voice's leak made on the page at the scenario's level — and reads what the
+ * page saw against how the WAV was made.
  * Used by the benchmark (test/bench/turn-taking.ts).
  */
 import { basename, join } from 'node:path';
@@ -52,6 +53,11 @@ export interface TurnTakingOutcome {
    * stop, or the player saying it again) before its last sample, or ended while ducked.
    */
   lostPieces: number[];
+  /**
+   * From the player's first output frame over the harness's edge to the leak's first such frame at
+   * the microphone, in ms (a whole number of level frames: 0 is the same frame); null with no leak.
+   */
+  leakLagMs: number | null;
 }
 
 /** One render quantum: 128 samples. */
@@ -113,6 +119,7 @@ export function outcomeOf(scenario: SoundScenario, report: TurnTakingReport, spe
     silentMs: !taken || onsetMs === null || report.stoppedAtMs === null ? null : report.stoppedAtMs + STOP_RAMP_MS + quantumMs - onsetMs,
     fullLevelAgainMs,
     lostPieces,
+    leakLagMs: report.leak.playerAtMs === null || report.leak.microphoneAtMs === null ? null : report.leak.microphoneAtMs - report.leak.playerAtMs,
   };
 }
 
@@ -143,6 +150,7 @@ export async function runTurnTaking(scenario: SoundScenario, options: TurnTaking
       gapMs: GAP_MS,
       leadMs: LEAD_MS,
       markerLevel: MARKER_LEVEL,
+      leak: scenario.leak,
       sound: sound === null ? null : { atMs: sound.atMs, durationMs: speech.clipMs.get(sound.clip.file) ?? 0, words: sound.clip.words },
       recogniser: { delayMs: options.recogniserDelayMs, finalAfterMs: options.finalAfterMs },
       afterMs: AFTER_MS,

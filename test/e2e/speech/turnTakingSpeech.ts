@@ -1,6 +1,6 @@
 /**
  * The sounds for the turn-taking benchmark (test/bench/turn-taking.ts), said or made over the
- * barge-in answer (bargeInSpeech.ts) and heard with its leak:
+ * barge-in answer (bargeInSpeech.ts):
  *
  * - **interruptions**: "Wait, stop." and "Actually, can you repeat that?", each in two voices;
  * - **backchannels**: "mm-hmm", "uh-huh", "yeah", "right", "okay", "I see", each in two voices;
@@ -12,10 +12,14 @@
  * with the words each says (what the bench's fake recogniser hears) — and their sha256s join the
  * manifest's `files`. Another folder with the same manifest (`npm run bench -- turn-taking --clips
  * DIR`) is read from its own list, so other recordings run through the same harness.
+ *
+ * Each run's capture WAV holds what the microphone hears that is not the voice — the marker, the
+ * noise floor, the sound at its onset — and no leak: the harness page adds the voice's leak itself,
+ * from the player's output through a room (test/e2e/harness/room.ts), so that it follows the voice.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIPS_DIR, MANIFEST, RATE_HZ, REMAKE_CLIPS, WORDS_PER_MINUTE, answerSpeech, clipsProblem, run, say, sha256, trimmed, writeMic } from './bargeInSpeech';
+import { CLIPS_DIR, GAP_MS, MANIFEST, RATE_HZ, REMAKE_CLIPS, WORDS_PER_MINUTE, answerSpeech, clipsProblem, msToSamples, run, say, sha256, trimmed, writeMic } from './bargeInSpeech';
 import type { AssistantSpeech, Manifest } from './bargeInSpeech';
 import { readWav } from './wav';
 
@@ -141,7 +145,7 @@ export function turnTakingClipsProblem(dir = CLIPS_DIR): string | null {
 export interface SoundScenario {
   /** Names the WAV file; letters, digits, dots and dashes. */
   name: string;
-  /** The leak's loudest sample, 0..1. */
+  /** The voice's leak at the microphone, its loudest sample, 0..1 (the page makes it); 0 for headphones. */
   leak: number;
   /** The sound, or null for the leak alone. */
   sound: {
@@ -162,7 +166,7 @@ export interface TurnTakingSpeech {
   texts: readonly string[];
   /** How long each clip lasts, first sample over 1 % of its peak to last, in ms, by file. */
   clipMs: Map<string, number>;
-  /** The microphone WAV for each scenario, by name: an absolute path. */
+  /** The microphone WAV for each scenario, by name (everything the microphone hears but the voice's leak): an absolute path. */
   mics: Map<string, string>;
 }
 
@@ -176,7 +180,8 @@ export function turnTakingClips(clipsDir = CLIPS_DIR): TurnTakingClip[] {
 
 /**
  * Makes the answer's pieces and one microphone WAV per scenario in `dir`, from the clips in
- * `clipsDir`. Throws, saying what to do, if those cannot be used.
+ * `clipsDir`: the marker, the noise floor and the sound, with no leak (the page adds it). Throws,
+ * saying what to do, if those cannot be used.
  */
 export function makeTurnTakingSpeech(dir: string, scenarios: readonly SoundScenario[], clipsDir = CLIPS_DIR): TurnTakingSpeech {
   turnTakingClips(clipsDir);
@@ -193,11 +198,15 @@ export function makeTurnTakingSpeech(dir: string, scenarios: readonly SoundScena
     }
     return samples;
   };
+  // No leak in the file, only its length: the answer, its tail, and the longest piece again (said
+  // again after a duck), so the noise floor runs on under all of it.
+  const longestPiece = msToSamples(Math.max(...assistant.pieceMs) + GAP_MS);
+  const withoutLeak = new Float32Array(leak.length + longestPiece);
   const mics = new Map<string, string>();
   for (const scenario of scenarios) {
     const path = join(dir, `mic-${scenario.name}.wav`);
     const { sound } = scenario;
-    writeMic(path, leak, scenario.leak, sound === null ? [] : [{ samples: soundOf(sound.clip.file), level: sound.level, atMs: sound.atMs }]);
+    writeMic(path, withoutLeak, 0, sound === null ? [] : [{ samples: soundOf(sound.clip.file), level: sound.level, atMs: sound.atMs }]);
     mics.set(scenario.name, path);
   }
   return {
