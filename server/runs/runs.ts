@@ -1,0 +1,156 @@
+/**
+ * The SQL of runs and their steps (migration 016), each function taking its connection first.
+ * Times are passed in (ms since the epoch, from the caller's clock) rather than read with `now()`,
+ * so a lease means the same thing to every instance's worker and to a test's clock.
+ */
+import type { Queryable } from '../db/queryable';
+import type { Budget, Ending, Run, RunState, RunStep, ScriptedCall, StepBody } from './types';
+
+interface RunRow {
+  id: string;
+  person: string;
+  bot: string;
+  conversation: string | null;
+  asked: string;
+  script: ScriptedCall[] | null;
+  max_steps: number;
+  max_spend_usd: string | number;
+  max_minutes: number;
+  state: RunState;
+  lease_holder: string | null;
+  lease_until: Date | string | null;
+  answer: string | null;
+  started_at: Date | string | null;
+  created_at: Date | string;
+}
+
+interface StepRow {
+  seq: number;
+  kind: StepBody['kind'];
+  body: Omit<StepBody, 'kind'>;
+  write_key: string | null;
+  spent_usd: string | number;
+}
+
+const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
+
+const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
+const iso = (atMs: number): string => new Date(atMs).toISOString();
+
+function runOf(row: RunRow): Run {
+  return {
+    id: row.id,
+    person: row.person,
+    bot: row.bot,
+    conversationKey: row.conversation,
+    asked: row.asked,
+    script: row.script,
+    maxSteps: row.max_steps,
+    maxSpendUsd: Number(row.max_spend_usd),
+    maxMinutes: row.max_minutes,
+    state: row.state,
+    leaseHolder: row.lease_holder,
+    leaseUntilMs: ms(row.lease_until),
+    answer: row.answer,
+    startedAtMs: ms(row.started_at),
+    createdAtMs: ms(row.created_at) ?? 0,
+  };
+}
+
+function stepOf(row: StepRow): RunStep {
+  return { seq: row.seq, body: { ...row.body, kind: row.kind } as StepBody, writeKey: row.write_key, spentUsd: Number(row.spent_usd) };
+}
+
+export interface NewRun extends Budget {
+  person: string;
+  bot: string;
+  conversationKey: string | null;
+  asked: string;
+  script: readonly ScriptedCall[] | null;
+}
+
+/** Queues a run; answers its id. As the server: a person cannot insert runs. */
+export async function insertRun(tx: Queryable, run: NewRun, nowMs: number): Promise<string> {
+  const { rows } = await tx.query<{ id: string }>(
+    `insert into runs (person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) returning id`,
+    [run.person, run.bot, run.conversationKey, run.asked, run.script === null ? null : JSON.stringify(run.script), run.maxSteps, run.maxSpendUsd, run.maxMinutes, iso(nowMs)],
+  );
+  return (rows[0] as { id: string }).id;
+}
+
+/**
+ * Takes the oldest run that is queued, or running with a lease that lapsed before `nowMs`, for
+ * `holder` until `leaseUntilMs`. `for update skip locked` keeps two instances over one Postgres
+ * from taking the same row (PGlite is one session, whose transactions run one at a time, so there
+ * it is the queue that decides); the update's own `where` says again what may be taken, so a row
+ * that changed between the two is not.
+ */
+export async function claimRun(tx: Queryable, holder: string, nowMs: number, leaseUntilMs: number): Promise<Run | undefined> {
+  const { rows } = await tx.query<RunRow>(
+    `update runs set state = 'running', lease_holder = $1, lease_until = $3, started_at = coalesce(started_at, $2), updated_at = $2
+      where id = (
+        select id from runs
+         where state = 'queued' or (state = 'running' and (lease_until is null or lease_until < $2))
+         order by created_at, id
+         limit 1
+         for update skip locked)
+        and (state = 'queued' or (state = 'running' and (lease_until is null or lease_until < $2)))
+      returning ${RUN_COLUMNS}`,
+    [holder, iso(nowMs), iso(leaseUntilMs)],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : runOf(row);
+}
+
+/** Extends `holder`'s lease; false when it is not theirs any more (taken by another after it lapsed). */
+export async function renewLease(tx: Queryable, id: string, holder: string, nowMs: number, leaseUntilMs: number): Promise<boolean> {
+  const { rows } = await tx.query('update runs set lease_until = $3, updated_at = $4 where id = $1 and lease_holder = $2 returning id', [id, holder, iso(leaseUntilMs), iso(nowMs)]);
+  return rows.length > 0;
+}
+
+export async function readRun(tx: Queryable, id: string): Promise<Run | undefined> {
+  const { rows } = await tx.query<RunRow>(`select ${RUN_COLUMNS} from runs where id = $1`, [id]);
+  const row = rows[0];
+  return row === undefined ? undefined : runOf(row);
+}
+
+export async function readSteps(tx: Queryable, id: string): Promise<RunStep[]> {
+  const { rows } = await tx.query<StepRow>('select seq, kind, body, write_key, spent_usd from run_steps where run = $1 order by seq', [id]);
+  return rows.map(stepOf);
+}
+
+/**
+ * Writes step `seq` if `holder` still holds the run and no step `seq` is there yet; false
+ * otherwise (the run was taken over, and this worker must stop without writing anything more).
+ */
+export async function writeStep(tx: Queryable, id: string, holder: string, step: RunStep, nowMs: number): Promise<boolean> {
+  const { kind, ...body } = step.body;
+  const { rows } = await tx.query(
+    `insert into run_steps (run, seq, kind, body, write_key, spent_usd, created_at)
+     select $1, $3, $4, $5, $6, $7, $8 where exists (select 1 from runs where id = $1 and lease_holder = $2)
+     on conflict (run, seq) do nothing
+     returning seq`,
+    [id, holder, step.seq, kind, JSON.stringify(body), step.writeKey, step.spentUsd, iso(nowMs)],
+  );
+  return rows.length > 0;
+}
+
+/** Ends the run `holder` holds with `ending` and its sentence, and lets the lease go. A cancelled run stays cancelled. */
+export async function endRun(tx: Queryable, id: string, holder: string, ending: Ending, answer: string, nowMs: number): Promise<boolean> {
+  const { rows } = await tx.query(
+    `update runs set state = case when state = 'cancelled' then 'cancelled' else $3 end, answer = $4, lease_holder = null, lease_until = null, updated_at = $5
+      where id = $1 and lease_holder = $2 returning id`,
+    [id, holder, ending, answer, iso(nowMs)],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The person's cancel, in their own transaction (the policy allows nothing else): true when a run
+ * of theirs that was not over is now cancelled. A worker holding it stops before its next step.
+ */
+export async function cancelRun(tx: Queryable, id: string, nowMs: number): Promise<boolean> {
+  const { rows } = await tx.query("update runs set state = 'cancelled', updated_at = $2 where id = $1 and state in ('queued', 'running', 'waiting') returning id", [id, iso(nowMs)]);
+  return rows.length > 0;
+}

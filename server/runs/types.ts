@@ -1,0 +1,70 @@
+/** A run and its steps as the worker and the decision between steps see them (rows of migration 016). */
+
+export type RunState = 'queued' | 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled' | 'out_of_budget';
+
+/** States a run does not leave. */
+export const ENDED_STATES: ReadonlySet<RunState> = new Set(['finished', 'failed', 'cancelled', 'out_of_budget']);
+
+/** One verb call as a model (or a script) asks for it. */
+export interface AskedCall {
+  /** The call's id in the conversation with the model (`call_…`); a tool step names it. */
+  id: string;
+  /** `<app>.<verb>`. */
+  verb: string;
+  input: unknown;
+}
+
+/** A verb call a run's script names, before it is asked for. */
+export interface ScriptedCall {
+  verb: string;
+  input: unknown;
+}
+
+export interface Budget {
+  /** Most model and tool steps the run may take (saying the answer is not counted). */
+  maxSteps: number;
+  /** Most USD its model calls may cost. */
+  maxSpendUsd: number;
+  /** Longest it may run, in minutes, counted from when a worker first took it. */
+  maxMinutes: number;
+}
+
+export interface Run extends Budget {
+  id: string;
+  person: string;
+  bot: string;
+  conversationKey: string | null;
+  /** What was asked, in the person's words. */
+  asked: string;
+  /** The stand-in's script, when no model decides. */
+  script: readonly ScriptedCall[] | null;
+  state: RunState;
+  leaseHolder: string | null;
+  /** ms since the epoch. */
+  leaseUntilMs: number | null;
+  answer: string | null;
+  /** ms since the epoch; null until a worker first took it. */
+  startedAtMs: number | null;
+  createdAtMs: number;
+}
+
+/** What a tool step's verb call came to, as the model is told it. */
+export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: string; message: string };
+
+export type StepBody =
+  | { kind: 'model'; model: string; text: string; toolCalls: readonly AskedCall[] }
+  | { kind: 'tool'; callId: string; verb: string; input: unknown; outcome: ToolOutcome }
+  | { kind: 'say'; text: string; ending: Ending };
+
+export interface RunStep {
+  /** 1, 2, 3… within the run. */
+  seq: number;
+  body: StepBody;
+  /** The idempotency key a tool step's write used. */
+  writeKey: string | null;
+  /** USD this step cost (a model call's). */
+  spentUsd: number;
+}
+
+/** How a run ended, as its last state. */
+export type Ending = 'finished' | 'failed' | 'cancelled' | 'out_of_budget';

@@ -1,0 +1,244 @@
+/**
+ * The worker: inside the server process, a few runs at once. It claims a queued run (or one whose
+ * lease lapsed), then holds that run by its id until it ends — it never asks for work again between
+ * steps — taking one step at a time as `nextStep` decides: one model call, one tool call through
+ * the one executor, or the saying of the answer, each written down before the next. While it works
+ * it renews its lease; a worker that dies stops renewing, its lease lapses, and any instance's
+ * worker over the same database claims the run and carries on from the last step written.
+ *
+ * A tool step's write uses the key `writeKeyOf(run, seq)`, so a step run again after a crash (the
+ * effect committed, the step not yet written) is replayed by the executor rather than done twice.
+ * On `stop` it finishes the step in hand, writes it, and lets the lease lapse.
+ */
+import type { Database } from '../db/database';
+import type { Executor } from '../verbs/executor';
+import type { Verb } from '../verbs/verb';
+import { BUDGET_SENTENCES, CANCELLED_SENTENCE, nextStep } from './nextStep';
+import type { Decision } from './nextStep';
+import { scriptedModel } from './runModel';
+import type { RunModel } from './runModel';
+import { claimRun, endRun, readRun, readSteps, renewLease, writeStep } from './runs';
+import type { Ending, Run, RunStep, StepBody } from './types';
+
+/** What a run tells a listener (the presence window, a bench), as dotted facts. Never its words but the ending's. */
+export type RunEvent =
+  | { event: 'run.claimed'; runId: string; person: string; bot: string; holder: string; atMs: number }
+  | { event: 'run.step-begun'; runId: string; seq: number; holder: string; atMs: number }
+  | { event: 'run.step'; runId: string; person: string; bot: string; seq: number; kind: StepBody['kind']; verb?: string; ok?: boolean; atMs: number }
+  | { event: 'run.ended'; runId: string; person: string; bot: string; ending: Ending; answer: string; atMs: number };
+
+export interface WorkerOptions {
+  db: Database;
+  executor: Executor;
+  /** The verbs a run may call (its bot's scope); no other runs. */
+  verbsFor: (run: Run) => readonly Verb[];
+  /** The model for runs that carry no script; default: none, so such a run fails with a sentence. */
+  model?: RunModel;
+  /** This worker's name on the leases it holds: unique per instance (a host and pid, a UUID). */
+  holder: string;
+  /** Now, in ms since the epoch. */
+  clock: () => number;
+  /** Most runs worked at once. Default `WORKER_DEFAULTS.concurrency`. */
+  concurrency?: number;
+  /** How long a claim lasts without renewal, in ms; renewed every third of it. Default `WORKER_DEFAULTS.leaseMs`. */
+  leaseMs?: number;
+  /** How often it looks for work when it has room, in ms. Default `WORKER_DEFAULTS.pollMs`. */
+  pollMs?: number;
+  onEvent?: (event: RunEvent) => void;
+  /** Called after each step is written, before the next is decided: where a test cancels or kills. */
+  afterStep?: (run: Run, step: RunStep) => Promise<void> | void;
+}
+
+export const WORKER_DEFAULTS = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000 });
+
+export interface Worker {
+  /** Starts looking for work every `pollMs`. */
+  start(): void;
+  /** Looks for work now (a run was just queued). Resolves once it has claimed what it has room for. */
+  poke(): Promise<void>;
+  /** Stops between steps: each run in hand writes the step it is taking, then its lease is left to lapse. */
+  stop(): Promise<void>;
+  /** As if the process died: nothing more is written or renewed, from this moment. */
+  kill(): void;
+  /** Runs held now. */
+  readonly active: number;
+}
+
+/** The idempotency key of the write a run's step `seq` makes: the same whoever takes that step. */
+export function writeKeyOf(runId: string, seq: number): string {
+  return `run-${runId}-${String(seq)}`;
+}
+
+/** What a run says when it could not go on. */
+export const FAILED_SENTENCE = 'Something went wrong with that, so I had to stop before finishing.';
+const NO_MODEL_SENTENCE = 'I could not do that: no model is set up to work on it.';
+
+export function createWorker(options: WorkerOptions): Worker {
+  const settings = { ...WORKER_DEFAULTS, ...Object.fromEntries(Object.entries({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollMs: options.pollMs }).filter(([, v]) => v !== undefined)) } as typeof WORKER_DEFAULTS;
+  for (const [name, value] of Object.entries(settings)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`The worker's ${name} is ${String(value)}; give a whole number, 1 or more.`);
+  }
+  const { db, clock, holder } = options;
+  const emit = (event: RunEvent) => options.onEvent?.(event);
+  const active = new Set<Promise<void>>();
+  let stopping = false;
+  let dead = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let filling: Promise<void> | undefined;
+
+  function poke(): Promise<void> {
+    filling ??= fill().finally(() => {
+      filling = undefined;
+    });
+    return filling;
+  }
+
+  async function fill(): Promise<void> {
+    while (!stopping && !dead && active.size < settings.concurrency) {
+      const nowMs = clock();
+      const run = await db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + settings.leaseMs));
+      if (run === undefined || dead) return;
+      emit({ event: 'run.claimed', runId: run.id, person: run.person, bot: run.bot, holder, atMs: clock() });
+      const working: Promise<void> = work(run).finally(() => {
+        active.delete(working);
+        if (!stopping && !dead) void poke();
+      });
+      active.add(working);
+    }
+  }
+
+  async function work(claimed: Run): Promise<void> {
+    let lost = false;
+    const renewal = setInterval(() => {
+      if (dead) return;
+      const nowMs = clock();
+      db.asServer((tx) => renewLease(tx, claimed.id, holder, nowMs, nowMs + settings.leaseMs)).then(
+        (held) => {
+          if (!held) lost = true;
+        },
+        () => undefined,
+      );
+    }, Math.max(1, Math.floor(settings.leaseMs / 3)));
+    const write = async (step: RunStep): Promise<boolean> => {
+      if (dead || lost) return false;
+      return db.asServer((tx) => writeStep(tx, claimed.id, holder, step, clock()));
+    };
+    const end = async (ending: Ending, sentence: string, seq: number): Promise<void> => {
+      if (!(await write({ seq, body: { kind: 'say', text: sentence, ending }, writeKey: null, spentUsd: 0 }))) return;
+      await finish(ending, sentence);
+    };
+    const finish = async (ending: Ending, answer: string): Promise<void> => {
+      if (dead || lost) return;
+      if (await db.asServer((tx) => endRun(tx, claimed.id, holder, ending, answer, clock()))) {
+        emit({ event: 'run.ended', runId: claimed.id, person: claimed.person, bot: claimed.bot, ending, answer, atMs: clock() });
+      }
+    };
+    try {
+      for (;;) {
+        if (dead || lost || stopping) return;
+        const { run, steps } = await db.asServer(async (tx) => ({ run: await readRun(tx, claimed.id), steps: await readSteps(tx, claimed.id) }));
+        if (run === undefined || run.leaseHolder !== holder || dead) return;
+        const seq = steps.length + 1;
+        const spentUsd = steps.reduce((sum, step) => sum + step.spentUsd, 0);
+        const decision = nextStep({ run, steps, nowMs: clock(), spentUsd });
+        emit({ event: 'run.step-begun', runId: run.id, seq, holder, atMs: clock() });
+        const step = await take(run, steps, seq, decision);
+        if (step === 'ended') {
+          return;
+        }
+        if (!(await write(step))) return;
+        emit({
+          event: 'run.step',
+          runId: run.id,
+          person: run.person,
+          bot: run.bot,
+          seq,
+          kind: step.body.kind,
+          ...(step.body.kind === 'tool' ? { verb: step.body.verb, ok: step.body.outcome.ok } : {}),
+          atMs: clock(),
+        });
+        await options.afterStep?.(run, step);
+      }
+    } catch {
+      // The run cannot go on (the model's provider refused, the database failed): it ends with a sentence.
+      await end('failed', FAILED_SENTENCE, await db.asServer((tx) => readSteps(tx, claimed.id)).then((steps) => steps.length + 1)).catch(() => undefined);
+    } finally {
+      clearInterval(renewal);
+    }
+
+    /** The step `decision` names, taken (not yet written); 'ended' when the run has ended instead. */
+    async function take(run: Run, steps: readonly RunStep[], seq: number, decision: Decision): Promise<RunStep | 'ended'> {
+      switch (decision.next) {
+        case 'finished':
+          await finish('finished', decision.answer);
+          return 'ended';
+        case 'cancelled':
+          await end('cancelled', CANCELLED_SENTENCE, seq);
+          return 'ended';
+        case 'out_of_steps':
+        case 'out_of_money':
+        case 'out_of_time':
+          await end('out_of_budget', BUDGET_SENTENCES[decision.next], seq);
+          return 'ended';
+        case 'say':
+          return { seq, body: { kind: 'say', text: decision.text, ending: 'finished' }, writeKey: null, spentUsd: 0 };
+        case 'call_model': {
+          const model = run.script !== null ? scriptedModel : options.model;
+          if (model === undefined) {
+            await end('failed', NO_MODEL_SENTENCE, seq);
+            return 'ended';
+          }
+          const reply = await model.reply(run, steps, options.verbsFor(run), new AbortController().signal);
+          return { seq, body: { kind: 'model', model: reply.model, text: reply.text, toolCalls: reply.toolCalls }, writeKey: null, spentUsd: reply.spentUsd };
+        }
+        case 'run_tool': {
+          const writeKey = writeKeyOf(run.id, seq);
+          const outcome = await options.executor.execute({
+            verb: decision.call.verb,
+            input: decision.call.input,
+            caller: { person: run.person, bot: run.bot, via: 'model', timeZone: 'UTC' },
+            scope: new Set(options.verbsFor(run).map((verb) => verb.name)),
+            idempotencyKey: writeKey,
+            ...(run.conversationKey === null ? {} : { conversationKey: run.conversationKey }),
+          });
+          return {
+            seq,
+            body: {
+              kind: 'tool',
+              callId: decision.call.id,
+              verb: decision.call.verb,
+              input: decision.call.input,
+              outcome: outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error.code, message: outcome.error.sentence },
+            },
+            writeKey,
+            spentUsd: 0,
+          };
+        }
+      }
+    }
+  }
+
+  return {
+    start() {
+      if (timer !== undefined || stopping || dead) return;
+      timer = setInterval(() => {
+        void poke().catch(() => undefined);
+      }, settings.pollMs);
+      void poke().catch(() => undefined);
+    },
+    poke,
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await filling?.catch(() => undefined);
+      await Promise.all([...active]);
+    },
+    kill() {
+      dead = true;
+      clearInterval(timer);
+    },
+    get active() {
+      return active.size;
+    },
+  };
+}

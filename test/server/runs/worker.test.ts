@@ -1,0 +1,236 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { standInModel } from '../../../server/chat/standInModel';
+import { realSleep } from '../../../server/chat/standIn';
+import type { Database } from '../../../server/db/database';
+import { BUDGET_SENTENCES, CANCELLED_SENTENCE } from '../../../server/runs/nextStep';
+import { streamedModel } from '../../../server/runs/runModel';
+import type { RunModel } from '../../../server/runs/runModel';
+import { cancelOwnRun, runStatus } from '../../../server/runs/runsApi';
+import { claimRun } from '../../../server/runs/runs';
+import type { RunEvent } from '../../../server/runs/worker';
+import { writeKeyOf } from '../../../server/runs/worker';
+import type { Executor } from '../../../server/verbs/executor';
+import { DB_TEST_MS, OPENING_MS, somebody } from '../db/fixtures';
+import { ENGINES, TEST_LEASE_MS, ended, executorOver, listItems, start, workerOver, writesOf } from './runFixtures';
+
+const THREE_THINGS = 'add milk to my shopping list, then add eggs to my shopping list, then add bread to my shopping list';
+
+describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
+  let db: Database;
+  let executor: Executor;
+  beforeAll(async () => {
+    db = await open();
+    executor = executorOver(db);
+  }, OPENING_MS);
+  afterAll(() => db.close());
+
+  it('answers a run that asks for nothing it can do with the stand-in’s own sentence', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, 'tell me a joke');
+    const worker = workerOver(db, executor, 'w-answers', []);
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run.state).toBe('finished');
+    expect(run.answer).toMatch(/^I'm a stand-in/);
+    const status = await runStatus(db, ana, id);
+    expect(status?.steps.map((step) => step.body.kind)).toEqual(['model', 'say']);
+  });
+
+  it('answers through the stand-in model the door uses: a verb call, then its words', async () => {
+    const ana = somebody();
+    const model = streamedModel({ open: (messages, verbs, signal) => Promise.resolve(standInModel(messages, { reason: 'no-provider', verbs, wordMs: 0, sleep: realSleep, signal })), costOf: () => 0 });
+    const id = await start(db, ana, 'add milk to my shopping list', { scripted: false });
+    const worker = workerOver(db, executor, 'w-door-model', [], { model });
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run).toMatchObject({ state: 'finished', answer: "I've added milk to your shopping list." });
+    expect(await listItems(executor, ana)).toEqual(['milk']);
+  });
+
+  it('calls the verbs its script names, one step each, and says what they came to', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS);
+    const events: RunEvent[] = [];
+    const worker = workerOver(db, executor, 'w-verbs', events);
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run.state).toBe('finished');
+    expect(run.answer).toBe("I've added milk to your shopping list. I've added eggs to your shopping list. I've added bread to your shopping list.");
+    expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
+    const status = await runStatus(db, ana, id);
+    expect(status?.steps.map((step) => step.body.kind)).toEqual(['model', 'tool', 'model', 'tool', 'model', 'tool', 'model', 'say']);
+    expect(status?.steps.filter((step) => step.body.kind === 'tool').map((step) => step.writeKey)).toEqual([writeKeyOf(id, 2), writeKeyOf(id, 4), writeKeyOf(id, 6)]);
+    expect(events.filter((e) => e.event === 'run.step').map((e) => (e.event === 'run.step' ? e.seq : 0))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.at(-1)).toMatchObject({ event: 'run.ended', runId: id, ending: 'finished' });
+  });
+
+  it('is finished by another worker when its worker dies between steps, each write done once', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS);
+    const first = workerOver(db, executor, 'w-dies', [], {
+      afterStep: (_run, step) => {
+        if (step.seq === 4) first.kill();
+      },
+    });
+    await first.poke();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await runStatus(db, ana, id))?.steps).toHaveLength(4);
+    const events: RunEvent[] = [];
+    const second = workerOver(db, executor, 'w-takes-over', events);
+    second.start();
+    const run = await ended(db, id);
+    await second.stop();
+    expect(run.state).toBe('finished');
+    expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'w-takes-over' });
+    expect(events.find((e) => e.event === 'run.step-begun')).toMatchObject({ seq: 5 });
+    expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
+    expect(await writesOf(db, ana, 'lists.add')).toBe(3);
+  });
+
+  it('writes once when its worker dies after a tool’s write and before the step is written', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS);
+    let calls = 0;
+    const dying: Executor = {
+      ...executor,
+      async execute(call) {
+        const outcome = await executor.execute(call);
+        calls += 1;
+        if (calls === 2) first.kill();
+        return outcome;
+      },
+    };
+    const first = workerOver(db, dying, 'w-dies-mid-step', []);
+    await first.poke();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The second add committed; its step (seq 4) was never written.
+    expect((await runStatus(db, ana, id))?.steps).toHaveLength(3);
+    expect(await listItems(executor, ana)).toEqual(['milk', 'eggs']);
+    const second = workerOver(db, executor, 'w-replays', []);
+    second.start();
+    const run = await ended(db, id);
+    await second.stop();
+    expect(run.state).toBe('finished');
+    expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
+    expect(await writesOf(db, ana, 'lists.add')).toBe(3);
+    expect(run.answer).toContain("I've added eggs to your shopping list.");
+  });
+
+  it('runs no tool when cancelled after the model asked for it and before it ran', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, 'add milk to my shopping list');
+    const worker = workerOver(db, executor, 'w-cancelled', [], {
+      afterStep: async (_run, step) => {
+        if (step.body.kind === 'model' && step.body.toolCalls.length > 0) expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(true);
+      },
+    });
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run).toMatchObject({ state: 'cancelled', answer: CANCELLED_SENTENCE });
+    const status = await runStatus(db, ana, id);
+    expect(status?.steps.map((step) => step.body.kind)).toEqual(['model', 'say']);
+    expect(await listItems(executor, ana)).toEqual([]);
+    expect(await writesOf(db, ana, 'lists.add')).toBe(0);
+    expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(false);
+  });
+
+  it('stops when its steps are spent, saying so, with the writes before that done', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS, { maxSteps: 3 });
+    const worker = workerOver(db, executor, 'w-steps', []);
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run).toMatchObject({ state: 'out_of_budget', answer: BUDGET_SENTENCES.out_of_steps });
+    expect(await listItems(executor, ana)).toEqual(['milk']);
+  });
+
+  it('stops when its money is spent, before the model is asked again', async () => {
+    const ana = somebody();
+    let asked = 0;
+    const costly: RunModel = {
+      reply: () => {
+        asked += 1;
+        return Promise.resolve({ model: 'paid', text: '', toolCalls: [{ id: `c${String(asked)}`, verb: 'lists.add', input: { list: 'shopping', items: [`thing ${String(asked)}`] } }], spentUsd: 0.3 });
+      },
+    };
+    const id = await start(db, ana, 'keep adding things', { scripted: false, maxSpendUsd: 0.5 });
+    const worker = workerOver(db, executor, 'w-money', [], { model: costly });
+    await worker.poke();
+    const run = await ended(db, id);
+    await worker.stop();
+    expect(run).toMatchObject({ state: 'out_of_budget', answer: BUDGET_SENTENCES.out_of_money });
+    // The second call's tool was asked for, but the money was spent by then: it never ran.
+    expect(asked).toBe(2);
+    expect(await listItems(executor, ana)).toEqual(['thing 1']);
+  });
+
+  it('lets one of two workers racing for a run have it', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, 'add milk to my shopping list');
+    const nowMs = Date.now();
+    const claims = await Promise.all(['w-race-a', 'w-race-b'].map((holder) => db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + 60_000))));
+    const won = claims.filter((run) => run?.id === id);
+    expect(won).toHaveLength(1);
+    // Held: neither claims it again while the lease lasts.
+    expect(await db.asServer((tx) => claimRun(tx, 'w-race-c', nowMs + 1_000, nowMs + 61_000))).toBeUndefined();
+    // Lapsed: taken again, by whoever asks first.
+    expect(await db.asServer((tx) => claimRun(tx, 'w-race-c', nowMs + 60_001, nowMs + 120_000))).toMatchObject({ id, leaseHolder: 'w-race-c' });
+  });
+
+  it('lets two whole workers race for one run and finish it once', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS);
+    const events: RunEvent[] = [];
+    const a = workerOver(db, executor, 'w-whole-a', events);
+    const b = workerOver(db, executor, 'w-whole-b', events);
+    await Promise.all([a.poke(), b.poke()]);
+    await ended(db, id);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(events.filter((e) => e.event === 'run.claimed' && e.runId === id)).toHaveLength(1);
+    expect(await writesOf(db, ana, 'lists.add')).toBe(3);
+  });
+
+  it('stops between steps on shutdown and leaves the lease to lapse for the next worker', async () => {
+    const ana = somebody();
+    const id = await start(db, ana, THREE_THINGS);
+    let stopped: Promise<void> | undefined;
+    const first = workerOver(db, executor, 'w-shutdown', [], {
+      afterStep: (_run, step) => {
+        if (step.seq === 2) stopped = first.stop();
+      },
+    });
+    await first.poke();
+    while (stopped === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    await stopped;
+    const status = await runStatus(db, ana, id);
+    expect(status?.steps).toHaveLength(2);
+    expect(status?.run).toMatchObject({ state: 'running', leaseHolder: 'w-shutdown' });
+    const beganMs = Date.now();
+    const second = workerOver(db, executor, 'w-after-shutdown', []);
+    second.start();
+    const run = await ended(db, id);
+    await second.stop();
+    expect(run.state).toBe('finished');
+    expect(Date.now() - beganMs).toBeGreaterThanOrEqual(TEST_LEASE_MS / 2);
+    expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
+  });
+
+  it('shows a person their own runs and steps only, lets them cancel and nothing else, and writes no step for them', async () => {
+    const ana = somebody();
+    const ben = somebody();
+    const id = await start(db, ana, 'add milk to my shopping list');
+    expect(await runStatus(db, ben, id)).toBeUndefined();
+    expect(await cancelOwnRun(db, ben, id, Date.now())).toBe(false);
+    await expect(db.asPerson(ana, (tx) => tx.query("update runs set state = 'finished' where id = $1", [id]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("update runs set answer = 'done' where id = $1", [id]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into run_steps (run, seq, kind, body) values ($1, 1, 'say', '{}')", [id]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ana]))).rejects.toThrow();
+    expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(true);
+    expect((await runStatus(db, ana, id))?.run.state).toBe('cancelled');
+  });
+});
