@@ -27,7 +27,8 @@ interface RunRow {
 interface StepRow {
   seq: number;
   kind: StepBody['kind'];
-  body: Omit<StepBody, 'kind'>;
+  /** The step's body without its kind, as stored. */
+  body: Record<string, unknown>;
   write_key: string | null;
   spent_usd: string | number;
 }

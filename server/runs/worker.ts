@@ -97,6 +97,8 @@ export function createWorker(options: WorkerOptions): Worker {
     while (!stopping && !dead && active.size < settings.concurrency) {
       const nowMs = clock();
       const run = await db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + settings.leaseMs));
+      // `dead` is set by kill() while the claim is awaited.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (run === undefined || dead) return;
       emit({ event: 'run.claimed', runId: run.id, person: run.person, bot: run.bot, holder, atMs: clock() });
       const working: Promise<void> = work(run).finally(() => {
@@ -135,8 +137,11 @@ export function createWorker(options: WorkerOptions): Worker {
     };
     try {
       for (;;) {
+        // Set by kill(), a lapsed lease or stop() while a step was awaited.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (dead || lost || stopping) return;
         const { run, steps } = await db.asServer(async (tx) => ({ run: await readRun(tx, claimed.id), steps: await readSteps(tx, claimed.id) }));
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (run === undefined || run.leaseHolder !== holder || dead) return;
         const seq = steps.length + 1;
         const spentUsd = steps.reduce((sum, step) => sum + step.spentUsd, 0);

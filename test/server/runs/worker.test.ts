@@ -63,7 +63,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const status = await runStatus(db, ana, id);
     expect(status?.steps.map((step) => step.body.kind)).toEqual(['model', 'tool', 'model', 'tool', 'model', 'tool', 'model', 'say']);
     expect(status?.steps.filter((step) => step.body.kind === 'tool').map((step) => step.writeKey)).toEqual([writeKeyOf(id, 2), writeKeyOf(id, 4), writeKeyOf(id, 6)]);
-    expect(events.filter((e) => e.event === 'run.step').map((e) => (e.event === 'run.step' ? e.seq : 0))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.flatMap((e) => (e.event === 'run.step' ? [e.seq] : []))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(events.at(-1)).toMatchObject({ event: 'run.ended', runId: id, ending: 'finished' });
   });
 
