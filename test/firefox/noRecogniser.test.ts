@@ -47,10 +47,13 @@ beforeAll(async () => {
     env: { ...process.env, PULSE_SERVER: speakers.pulseServer },
     // As the Chromium tests' --autoplay-policy=no-user-gesture-required: the answers are heard.
     extraPrefsFirefox: { 'media.autoplay.default': 0 },
+    // The window's own size, not an emulated viewport: Firefox ESR 140's WebDriver BiDi has no
+    // emulation.setScreenOrientationOverride, which puppeteer's setViewport sends.
+    defaultViewport: null,
+    args: ['--width=1280', '--height=800'],
   });
   stops.push(() => browser.close());
   page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
   page.on('pageerror', (error: unknown) => pageErrors.push(error instanceof Error ? error.message : String(error)));
 });
 
