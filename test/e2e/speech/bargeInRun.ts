@@ -6,7 +6,7 @@
  */
 import { basename, join } from 'node:path';
 import { chromium } from '@playwright/test';
-import type { BargeInHarness, BargeInReport, BargeInRun } from '../harness/bargeIn';
+import type { BargeInReport, BargeInRun } from '../harness/bargeIn';
 import { STOP_RAMP_MS } from '../../../src/platform/audio/player';
 import { GAP_MS, LEAD_MS, MARKER_LEVEL } from './bargeInSpeech';
 import type { MicScenario, Speech } from './bargeInSpeech';
@@ -75,38 +75,58 @@ export function outcomeOf(scenario: MicScenario, report: BargeInReport): BargeIn
   };
 }
 
-/** Runs `scenario` in a fresh Chromium and reads the outcome. Throws on any error in the page. */
-export async function runScenario(scenario: MicScenario, options: RunOptions): Promise<BargeInOutcome> {
-  const { speech } = options;
-  const wav = speech.mics.get(scenario.name);
-  if (wav === undefined) throw new Error(`No microphone WAV was made for ${scenario.name}; pass it to makeSpeech.`);
+/** Where a harness page runs: the browser's flags, the server, and the folder `/test-speech/` is served from. */
+export interface HarnessPlace {
+  baseURL: string;
+  executablePath: string;
+  /** Chromium's flags, as playwright.config.ts gives them; the capture file is added per run. */
+  launchArgs: readonly string[];
+  /** The folder `/test-speech/` is served from. */
+  speechDir: string;
+}
+
+/**
+ * Opens `harnessPath` in a fresh Chromium whose fake microphone plays `wav` once (the capture WAV is
+ * a launch flag), runs `config` through its `window.harness.run`, and answers the report. Throws on
+ * any error in the page.
+ */
+export async function runHarness<Report>(harnessPath: string, wav: string, place: HarnessPlace, config: unknown): Promise<Report> {
   const browser = await chromium.launch({
-    executablePath: options.executablePath,
-    args: [...options.launchArgs, `--use-file-for-fake-audio-capture=${wav}%noloop`],
+    executablePath: place.executablePath,
+    args: [...place.launchArgs, `--use-file-for-fake-audio-capture=${wav}%noloop`],
   });
   try {
     const page = await browser.newPage();
     const pageErrors: Error[] = [];
     page.on('pageerror', (error) => pageErrors.push(error));
-    await page.route('**/test-speech/*', (route) => route.fulfill({ path: join(speech.dir, basename(new URL(route.request().url()).pathname)) }));
-    const harness = new URL('/test/e2e/harness/barge-in.html', options.baseURL).href;
+    await page.route('**/test-speech/*', (route) => route.fulfill({ path: join(place.speechDir, basename(new URL(route.request().url()).pathname)) }));
+    const harness = new URL(harnessPath, place.baseURL).href;
     const response = await page.goto(harness);
     if (response?.ok() !== true) {
       throw new Error(`${harness} answered ${response?.status() ?? 'nothing'}; build the harness pages first (vite build --mode e2e) and serve that build.`);
     }
     await page.waitForFunction(() => 'harness' in window);
-    const config: BargeInRun = {
-      pieces: speech.assistant.pieces.map((name) => `/test-speech/${name}`),
-      gapMs: GAP_MS,
-      leadMs: LEAD_MS,
-      markerLevel: MARKER_LEVEL,
-      echoCancellation: options.echoCancellation,
-      afterMs: AFTER_MS,
-    };
-    const report = await page.evaluate((run) => (window as unknown as { harness: BargeInHarness }).harness.run(run), config);
+    const report = await page.evaluate((run) => (window as unknown as { harness: { run(run: unknown): Promise<unknown> } }).harness.run(run), config);
     if (pageErrors.length > 0) throw new Error(`The harness page failed: ${pageErrors.map((e) => e.message).join('; ')}`);
-    return outcomeOf(scenario, report);
+    return report as Report;
   } finally {
     await browser.close();
   }
+}
+
+/** Runs `scenario` in a fresh Chromium and reads the outcome. Throws on any error in the page. */
+export async function runScenario(scenario: MicScenario, options: RunOptions): Promise<BargeInOutcome> {
+  const { speech } = options;
+  const wav = speech.mics.get(scenario.name);
+  if (wav === undefined) throw new Error(`No microphone WAV was made for ${scenario.name}; pass it to makeSpeech.`);
+  const config: BargeInRun = {
+    pieces: speech.assistant.pieces.map((name) => `/test-speech/${name}`),
+    gapMs: GAP_MS,
+    leadMs: LEAD_MS,
+    markerLevel: MARKER_LEVEL,
+    echoCancellation: options.echoCancellation,
+    afterMs: AFTER_MS,
+  };
+  const report = await runHarness<BargeInReport>('/test/e2e/harness/barge-in.html', wav, { ...options, speechDir: speech.dir }, config);
+  return outcomeOf(scenario, report);
 }

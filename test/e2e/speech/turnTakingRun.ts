@@ -6,10 +6,9 @@
  * page saw against how the WAV was made.
  * Used by the benchmark (test/bench/turn-taking.ts).
  */
-import { basename, join } from 'node:path';
-import { chromium } from '@playwright/test';
-import type { TurnTakingHarness, TurnTakingReport, TurnTakingRun } from '../harness/turnTaking';
+import type { TurnTakingReport, TurnTakingRun } from '../harness/turnTaking';
 import { STOP_RAMP_MS, UNDUCK_MS } from '../../../src/platform/audio/player';
+import { runHarness } from './bargeInRun';
 import { GAP_MS, LEAD_MS, MARKER_LEVEL } from './bargeInSpeech';
 import type { SoundScenario, TurnTakingSpeech } from './turnTakingSpeech';
 
@@ -128,37 +127,18 @@ export async function runTurnTaking(scenario: SoundScenario, options: TurnTaking
   const { speech } = options;
   const wav = speech.mics.get(scenario.name);
   if (wav === undefined) throw new Error(`No microphone WAV was made for ${scenario.name}; pass it to makeTurnTakingSpeech.`);
-  const browser = await chromium.launch({
-    executablePath: options.executablePath,
-    args: [...options.launchArgs, `--use-file-for-fake-audio-capture=${wav}%noloop`],
-  });
-  try {
-    const page = await browser.newPage();
-    const pageErrors: Error[] = [];
-    page.on('pageerror', (error) => pageErrors.push(error));
-    await page.route('**/test-speech/*', (route) => route.fulfill({ path: join(speech.dir, basename(new URL(route.request().url()).pathname)) }));
-    const harness = new URL('/test/e2e/harness/turn-taking.html', options.baseURL).href;
-    const response = await page.goto(harness);
-    if (response?.ok() !== true) {
-      throw new Error(`${harness} answered ${response?.status() ?? 'nothing'}; build the harness pages first (vite build --mode e2e) and serve that build.`);
-    }
-    await page.waitForFunction(() => 'harness' in window);
-    const { sound } = scenario;
-    const config: TurnTakingRun = {
-      pieces: speech.assistant.pieces.map((name) => `/test-speech/${name}`),
-      texts: speech.texts,
-      gapMs: GAP_MS,
-      leadMs: LEAD_MS,
-      markerLevel: MARKER_LEVEL,
-      leak: scenario.leak,
-      sound: sound === null ? null : { atMs: sound.atMs, durationMs: speech.clipMs.get(sound.clip.file) ?? 0, words: sound.clip.words },
-      recogniser: { delayMs: options.recogniserDelayMs, finalAfterMs: options.finalAfterMs },
-      afterMs: AFTER_MS,
-    };
-    const report = await page.evaluate((run) => (window as unknown as { harness: TurnTakingHarness }).harness.run(run), config);
-    if (pageErrors.length > 0) throw new Error(`The harness page failed: ${pageErrors.map((e) => e.message).join('; ')}`);
-    return outcomeOf(scenario, report, speech);
-  } finally {
-    await browser.close();
-  }
+  const { sound } = scenario;
+  const config: TurnTakingRun = {
+    pieces: speech.assistant.pieces.map((name) => `/test-speech/${name}`),
+    texts: speech.texts,
+    gapMs: GAP_MS,
+    leadMs: LEAD_MS,
+    markerLevel: MARKER_LEVEL,
+    leak: scenario.leak,
+    sound: sound === null ? null : { atMs: sound.atMs, durationMs: speech.clipMs.get(sound.clip.file) ?? 0, words: sound.clip.words },
+    recogniser: { delayMs: options.recogniserDelayMs, finalAfterMs: options.finalAfterMs },
+    afterMs: AFTER_MS,
+  };
+  const report = await runHarness<TurnTakingReport>('/test/e2e/harness/turn-taking.html', wav, { ...options, speechDir: speech.dir }, config);
+  return outcomeOf(scenario, report, speech);
 }
