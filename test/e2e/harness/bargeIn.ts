@@ -10,10 +10,8 @@
  */
 import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
 import type { HeardFrame, MicRefused } from '../../../src/app/hearing';
-import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
 import { MICROPHONE } from '../../../src/platform/audio/microphone';
-import { createAudioPlayer } from '../../../src/platform/audio/player';
-import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
+import { harnessPlayer, markerHeard, sleep } from './harnessAudio';
 import type { ScheduledSource } from './harnessAudio';
 
 /** What one run plays and how it listens. */
@@ -68,12 +66,7 @@ export interface BargeInHarness {
 const AFTER_STOP_MS = 50;
 
 async function run(config: BargeInRun): Promise<BargeInReport> {
-  const context = audioContextInGesture();
-  await context.resume();
-  const sources: ScheduledSource[] = [];
-  const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
-  const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
-  const nowMs = () => context.currentTime * 1000;
+  const { context, sources, player, buffers, nowMs } = await harnessPlayer(config);
 
   const audible: BargeInReport['audible'] = [];
   let sounded = (): void => undefined;

@@ -3,6 +3,8 @@
  * fetching and decoding the answer's pieces, the capture's marker, and waiting.
  */
 import type { Hearing } from '../../../src/app/hearing';
+import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
+import { createAudioPlayer } from '../../../src/platform/audio/player';
 
 /** One buffer source the player started: when, and for how long, on the audio clock in ms. */
 export interface ScheduledSource {
@@ -72,4 +74,15 @@ export function markerHeard(hearing: Pick<Hearing, 'onHeard'>, markerLevel: numb
       resolve(frame.atMs);
     });
   });
+}
+
+/** A harness run's audio: the page's context (running), the real player noting every source it starts, the answer's pieces decoded, and the audio clock. */
+export async function harnessPlayer(config: { pieces: readonly string[]; gapMs: number }) {
+  const context = audioContextInGesture();
+  await context.resume();
+  const sources: ScheduledSource[] = [];
+  const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
+  const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
+  const nowMs = () => context.currentTime * 1000;
+  return { context, sources, player, buffers, nowMs };
 }

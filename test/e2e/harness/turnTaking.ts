@@ -25,11 +25,9 @@ import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
 import type { MicRefused } from '../../../src/app/hearing';
 import { createYielder } from '../../../src/app/yielder';
 import type { HeardWords } from '../../../src/app/yielder';
-import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
 import { MICROPHONE, openMicrophoneLevel } from '../../../src/platform/audio/microphone';
-import { createAudioPlayer } from '../../../src/platform/audio/player';
 import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
-import { decode, markerHeard, notingStarts, sleep } from './harnessAudio';
+import { harnessPlayer, markerHeard, sleep } from './harnessAudio';
 import type { ScheduledSource } from './harnessAudio';
 import { roomMicrophone, roomPeak } from './room';
 
@@ -161,12 +159,7 @@ function fakeRecogniser(config: TurnTakingRun, onsetMs: number, nowMs: () => num
 }
 
 async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
-  const context = audioContextInGesture();
-  await context.resume();
-  const sources: ScheduledSource[] = [];
-  const player = createAudioPlayer(notingStarts(context, sources), { gapMs: config.gapMs });
-  const buffers = await Promise.all(config.pieces.map((url) => decode(context, url)));
-  const nowMs = () => context.currentTime * 1000;
+  const { context, sources, player, buffers, nowMs } = await harnessPlayer(config);
   const leakGain = config.leak > 0 ? config.leak / (await roomPeak(buffers, config.gapMs)) : 0;
   const room = roomMicrophone(context, player.output, leakGain);
 
