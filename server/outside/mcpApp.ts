@@ -23,7 +23,7 @@ import type { App, AppStatus, Narrator, OutsideAppInfo, Verb } from '../verbs/ve
 import { AppFileError, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';
 import type { OutsideDeps } from './loadOutside';
-import { outsideVerb, riskOf, verbPartOf } from './outsideVerb';
+import { narrationOf, outsideVerb, riskOf, verbPartOf } from './outsideVerb';
 
 export interface McpAppOptions {
   /** The wait before the first try at a server that is away, in ms; doubled after each failed try. Default 1000. */
@@ -139,7 +139,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       .map((follows) => ({
         follows,
         remote: true as const,
-        narrate: async (_ran, context) => sentenceOf(spec.say, fieldsOf(await result(spec.with, {}, context.signal))),
+        narrate: async (_ran, context) => narrationOf(spec.say, fieldsOf(await result(spec.with, {}, context.signal))),
       }));
   }
 
@@ -355,21 +355,3 @@ function fieldsOf({ result }: { result: CallToolResult }): unknown {
   }
 }
 
-/**
- * `say` with each `{field}` filled from `fields`: a value as it is, a list as how many it has, and
- * `{count}`, when there is no such field, as how many the first list has (or the answer itself, when
- * it is one). Undefined when a field has nothing to say: then nothing is said.
- */
-export function sentenceOf(say: string, fields: unknown): string | undefined {
-  const record = fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? (fields as Record<string, unknown>) : {};
-  const missing: string[] = [];
-  const said = say.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
-    let value: unknown = record[name];
-    if (value === undefined && name === 'count') value = Array.isArray(fields) ? fields : Object.values(record).find((item) => Array.isArray(item));
-    if (Array.isArray(value)) return String(value.length);
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-    missing.push(name);
-    return '';
-  });
-  return missing.length > 0 ? undefined : said;
-}

@@ -34,7 +34,7 @@ import type { App, Narrator } from '../verbs/verb';
 import { AppFileError, secretValues } from './appFile';
 import type { OpenApiAppFile } from './appFile';
 import type { OutsideDeps } from './loadOutside';
-import { compileSchema, outsideVerb, riskOf, verbPartOf } from './outsideVerb';
+import { compileSchema, narrationOf, outsideVerb, riskOf, verbPartOf } from './outsideVerb';
 import type { OutsideTool } from './outsideVerb';
 
 /** How long reading a spec (and what it refers to) over the network may take at start, in ms. */
@@ -529,20 +529,8 @@ function narratorsOf(file: OpenApiAppFile, tools: ReadonlyMap<string, Made>): Na
   }
   const say = async (signal: AbortSignal): Promise<string | undefined> => {
     const answer = await read.call({}, signal);
-    return fill(spec.say, made.whole ? answer : answer.body);
+    return narrationOf(spec.say, made.whole ? answer : answer.body);
   };
   return spec.after.map((tool) => ({ follows: `${file.name}.${verbPartOf(tool)}`, remote: true, narrate: (_ran, context) => say(context.signal) }));
 }
 
-/** `say` with its `{field}`s from `fields` (the read's JSON body); undefined when one is missing. */
-export function fill(say: string, fields: unknown): string | undefined {
-  const values = new Map<string, string>();
-  for (const [, name = ''] of say.matchAll(PLACEHOLDER)) {
-    const value = name === 'count' && Array.isArray(fields) ? fields.length : name.split('.').reduce<unknown>((at, part) => (isSchema(at) ? at[part] : undefined), fields);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
-    values.set(name, String(value));
-  }
-  return say.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole);
-}
-
-const PLACEHOLDER = /\{([A-Za-z0-9_.]+)\}/g;

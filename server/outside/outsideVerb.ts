@@ -185,3 +185,24 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
   }
   return verb;
 }
+
+/**
+ * An app file's `narrate.say` with each `{field}` filled from `fields` (the read's result): a value
+ * as it is, `{a.b}` a nested one, a list as how many it has; `{count}`, when there is no such field,
+ * as how many the answer has when it is a list, or else its first list. Undefined when a field has
+ * nothing plain to say: then nothing is said.
+ */
+export function narrationOf(say: string, fields: unknown): string | undefined {
+  const record = (value: unknown): Record<string, unknown> | undefined =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) ? (value as Record<string, unknown>) : undefined;
+  const missing: string[] = [];
+  const said = say.replace(/\{([A-Za-z0-9_.]+)\}/g, (_whole, name: string) => {
+    let value = name.split('.').reduce<unknown>((at, part) => record(at)?.[part], fields);
+    if (value === undefined && name === 'count') value = Array.isArray(fields) ? fields : Object.values(record(fields) ?? {}).find((item) => Array.isArray(item));
+    if (Array.isArray(value)) return String(value.length);
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    missing.push(name);
+    return '';
+  });
+  return missing.length > 0 ? undefined : said;
+}
