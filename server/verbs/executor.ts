@@ -214,15 +214,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       // while it waited for its transaction (the caller was told so; a retry with its key runs it).
       if (waiting.aborted) throw new VerbError(deadline.signal.aborted ? 'timed_out' : 'cancelled');
       const keyed = key as string;
-      // Two calls with one key at once (a retry racing its original, over Postgres) take turns here,
-      // so the second finds the first's record and replays it rather than failing on the unique key.
-      await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [IDEMPOTENCY_LOCK, `${call.caller.person}\n${keyed}`]);
-      const earlier = await earlierCall(tx, keyed);
-      const digest = digestOf(verb.name, input);
-      if (earlier !== undefined) {
-        if (earlier.input_digest !== digest) throw new VerbError('key_reused');
-        return { output: earlier.output, replayed: true };
-      }
+      const earlier = await earlierWrite(tx, verb, input, call, keyed);
+      if (earlier !== undefined) return { output: earlier.output, replayed: true };
       // Policy that reads the person's rows; asking rolls this transaction back, so nothing is written.
       if (confirmWhen !== undefined && (await confirmWhen(input, context))) throw new VerbError('confirmation_required');
       const output = await checkedOutput(verb, await verb.run(input, context));
@@ -285,17 +278,14 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       return { output, replayed: false };
     }
     const keyed = key as string;
-    const digest = digestOf(verb.name, input);
     for (;;) {
       const claim = await deps.db.asPerson(call.caller.person, async (tx) => {
-        await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [IDEMPOTENCY_LOCK, `${call.caller.person}\n${keyed}`]);
-        const earlier = await earlierCall(tx, keyed);
+        const earlier = await earlierWrite(tx, verb, input, call, keyed);
         if (earlier === undefined) {
           if (waiting.aborted) throw new VerbError(deadline.aborted ? 'timed_out' : 'cancelled');
           await record(tx, verb, call, input, keyed, CLAIMED, startedMs);
           return { claimed: true as const };
         }
-        if (earlier.input_digest !== digest) throw new VerbError('key_reused');
         return { claimed: false as const, output: earlier.output };
       });
       if (!claim.claimed) {
@@ -415,6 +405,19 @@ function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', stop, { once: true });
   });
+}
+
+/**
+ * The write recorded under `key` before this call, in `tx` under the key's lock: two calls with one
+ * key at once (a retry racing its original, over Postgres) take turns here, so the second finds the
+ * first's record rather than failing on the unique key. The same key with another input is
+ * `key_reused`.
+ */
+async function earlierWrite(tx: Queryable, verb: Verb, input: unknown, call: Call, key: string): Promise<{ output: unknown } | undefined> {
+  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [IDEMPOTENCY_LOCK, `${call.caller.person}\n${key}`]);
+  const earlier = await earlierCall(tx, key);
+  if (earlier !== undefined && earlier.input_digest !== digestOf(verb.name, input)) throw new VerbError('key_reused');
+  return earlier;
 }
 
 async function earlierCall(tx: Queryable, key: string): Promise<{ input_digest: string; output: unknown } | undefined> {
