@@ -26,7 +26,7 @@ export type { PresenceClock, PresenceListeners, PresencePorts } from './presence
 export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
-export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string };
+export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: null };
 
 /** Listeners that pass on what presence says to `events`. */
 export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
@@ -42,6 +42,9 @@ export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'
     },
     onNarration: (sentence) => {
       events.emit('narration', sentence);
+    },
+    onRunEnded: () => {
+      events.emit('runEnded', null);
     },
   };
 }
@@ -171,6 +174,15 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         if (sequenced.event.kind === 'verb' && seats.isActive()) {
           const text = narratable(sequenced.event);
           if (text !== null) narration.narrate(text);
+        }
+        // Work that outlives a turn: its latest progress is said; its ending is a notice, said once.
+        if (sequenced.event.kind === 'run' && seats.isActive()) {
+          const { run, ended } = sequenced.event;
+          const text = narratable(sequenced.event);
+          if (ended) {
+            narration.withdraw(run);
+            listeners.onRunEnded();
+          } else if (text !== null) narration.narrate(text, run);
         }
         return;
       }

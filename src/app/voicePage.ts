@@ -118,6 +118,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   const talk = pageConversation({ bot, store, settings: settingsNow, recogniser, audio, answer: door.answer, keeping, settle: (actionId, approve) => api.settleAction(actionId, approve), presence, notices });
   audio.on('microphoneLost', (event) => talk.current()?.microphoneRefused(event.missing, event.reason));
   presenceEvents.on('narration', talk.announce);
+  presenceEvents.on('runEnded', () => void notices.refresh());
   const active = activePage({ presence, presenceEvents, conversation: talk, audio, keeping, store, notices, settings: settingsNow, canListen: recogniser !== undefined });
 
   const newConversation = (): void => {

@@ -118,7 +118,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
-  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0 };
+  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0 };
   const named: string[] = [];
   const listeners: PresenceListeners = {
     onActive: (active) => heard.active.push(active),
@@ -127,6 +127,9 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
       heard.mirrors += 1;
     },
     onNarration: (sentence) => heard.narrations.push(sentence),
+    onRunEnded: () => {
+      heard.runsEnded += 1;
+    },
   };
   const presence = openPresence(
     {
@@ -303,8 +306,34 @@ describe('presence in the page', () => {
     await flush();
     server.send(hello(seat('passive', 1, phone)));
     server.send(event({ kind: 'verb', verb: 'lists.add', ok: true, sentence: 'Added.', origin: 'elsewhere' }));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 1 step done so far.", ended: false }));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: null, ended: true }));
     await clock.advance(1_000);
     expect(heard.narrations).toEqual([]);
+    expect(heard.runsEnded).toBe(0);
+  });
+
+  it('says only the latest progress of a run in a burst, beside other news', async () => {
+    const { server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 1 step done so far.", ended: false }));
+    server.send(event({ kind: 'verb', verb: 'lists.add', ok: true, sentence: 'Added.', origin: 'elsewhere' }));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 2 steps done so far.", ended: false }));
+    await clock.advance(500);
+    expect(heard.narrations).toEqual(["Added; I'm still on it: 2 steps done so far."]);
+  });
+
+  it('drops a run’s unsaid progress when it ends, and asks for its notice instead', async () => {
+    const { server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 3 steps done so far.", ended: false }));
+    await clock.advance(100);
+    server.send(event({ kind: 'run', run: 'run-1', sentence: null, ended: true }));
+    await clock.advance(1_000);
+    expect(heard.narrations).toEqual([]);
+    expect(heard.runsEnded).toBe(1);
   });
 
   it('publishes what is kept and spoken, in order, to the server and this browser’s tabs; sends again what could not go', async () => {

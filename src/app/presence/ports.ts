@@ -47,4 +47,6 @@ export interface PresenceListeners {
   onMirror(mirror: Mirror): void;
   /** Something finished away from the conversation: to be said between turns. */
   onNarration(sentence: string): void;
+  /** Work that outlived a turn has ended: what it came to waits as a notice, to be fetched and said once. */
+  onRunEnded(): void;
 }

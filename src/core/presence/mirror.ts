@@ -72,6 +72,7 @@ export function applyEvent(mirror: Mirror, event: WindowEvent): Mirror {
     }
     case 'notice':
     case 'verb':
+    case 'run':
     case 'presence':
       return mirror;
   }

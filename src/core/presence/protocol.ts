@@ -57,6 +57,11 @@ export type WindowEvent =
   | { kind: 'piece'; conversation: string; utteranceId: number; piece: number; text: string }
   | { kind: 'notice'; text: string }
   | { kind: 'verb'; verb: string; ok: boolean; sentence: string | null; origin: 'elsewhere' | 'late' }
+  /**
+   * Work that outlives a turn: how a run is going (`sentence`, said between turns) or that it has
+   * ended (`ended`, no sentence: what it came to is a notice, said once by whichever page says it).
+   */
+  | { kind: 'run'; run: string; sentence: string | null; ended: boolean }
   | { kind: 'presence'; active: PageRef | null; term: number };
 
 export type WindowEventKind = WindowEvent['kind'];
@@ -172,6 +177,8 @@ export function isWindowEvent(value: unknown): value is WindowEvent {
       return isText(value.text);
     case 'verb':
       return isText(value.verb, 128) && typeof value.ok === 'boolean' && (value.sentence === null || isText(value.sentence)) && (value.origin === 'elsewhere' || value.origin === 'late');
+    case 'run':
+      return isText(value.run, 64) && (value.sentence === null || isText(value.sentence)) && typeof value.ended === 'boolean';
     case 'presence':
       return (value.active === null || isPageRef(value.active)) && isCount(value.term);
     default:
