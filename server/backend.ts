@@ -14,6 +14,7 @@ import { chatDoor } from './chat/chatDoor';
 import { RunningAnswers } from './chat/runningAnswers';
 import { turnKeyOf } from './chat/turnId';
 import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/doorTypes';
+import { DOOR_DEFAULTS } from './chat/doorTypes';
 import type { PriceTable } from './chat/prices';
 import type { Provider } from './chat/upstream';
 import { conversationRoutes } from './conversations';
@@ -37,6 +38,17 @@ import type { Presence, PresenceOptions } from './presence/presence';
 import type { PersonEnv, PersonMode } from './person';
 import { speakProxy } from './speak';
 import type { SpeakEndpoint } from './speak';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { openFirstAnswering } from './chat/fallover';
+import { costUsd, priceOf } from './chat/prices';
+import { providerOrder } from './chat/upstream';
+import { streamedModel } from './runs/runModel';
+import type { RunModel } from './runs/runModel';
+import { runService } from './runs/runService';
+import type { RunService, RunServiceDeps } from './runs/runService';
+import { openAiTools } from './verbs/project';
+import type { AppServices } from './verbs/verb';
 import { createExecutor } from './verbs/executor';
 import type { Executor, VerbLogLine } from './verbs/executor';
 import { keySweep } from './verbs/keySweep';
@@ -81,6 +93,8 @@ export interface BackendDeps {
   mcpLog?: (line: McpLogLine) => void;
   /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
   presence?: Partial<PresenceOptions>;
+  /** The run worker's timings (tests shorten them). */
+  runs?: Pick<RunServiceDeps, 'leaseMs' | 'pollMs' | 'scheduleLookMs' | 'scriptedStepMs'>;
 }
 
 /** The API, and the executor every verb call goes through (for the MCP adapter). */
@@ -94,7 +108,37 @@ export interface Backend extends ApiDeps {
   presence: Presence;
   /** The sweep of write keys past their day: `start` runs it every `keySweepMs`, `close` stops it. */
   keys: KeySweep;
+  /** Work that outlives a turn: `start` runs the worker and the schedules' clock, `stop` stops between steps. */
+  runs: RunService;
 }
+
+/** A run's model calls: the bot's providers in its order, with fall-over, its prompt first, its verbs as tools. */
+function runModel(deps: BackendDeps): RunModel {
+  return streamedModel({
+    open: (messages, verbs, signal, run) => {
+      const bot = deps.bots.get(run.bot);
+      const system = bot === undefined || bot.prompt === '' ? [] : [{ role: 'system' as const, content: bot.prompt }];
+      return openFirstAnswering(providerOrder(deps.providers, bot ?? {}), [...system, ...messages], {
+        signal,
+        fetch: deps.fetch ?? fetch,
+        firstTokenMs: DOOR_DEFAULTS.firstTokenMs,
+        answerTokens: deps.answerTokens ?? DOOR_DEFAULTS.answerTokens,
+        ...(verbs.length === 0 ? {} : { tools: openAiTools(verbs) }),
+        onFallover: (error) => {
+          (deps.log ?? ((line: DoorLogLine) => { console.error(JSON.stringify(line)); }))({
+            event: 'provider.fell-over',
+            provider: error.provider,
+            failure: error.failure,
+            ...(error.status === undefined ? {} : { status: error.status }),
+            ...(error.code === undefined ? {} : { code: error.code }),
+          });
+        },
+      });
+    },
+    costOf: (model, usage) => costUsd(priceOf(deps.prices, model), usage),
+  });
+}
+
 
 export function createBackend(deps: BackendDeps): Backend {
   const authorize = (c: Context) => bearerGrant(c, deps.grantSecret, { nowMs: deps.clock() });
@@ -104,10 +148,12 @@ export function createBackend(deps: BackendDeps): Backend {
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
+  // The `tasks` app's services are the run service's, made once the executor it uses exists.
+  const services: AppServices = { embedder: deps.embedder };
   const executor = createExecutor({
     registry,
     db: deps.db,
-    services: { embedder: deps.embedder },
+    services,
     clock: deps.clock,
     ...(deps.verbLog ? { log: deps.verbLog } : {}),
     onWritten: (write) => {
@@ -163,6 +209,22 @@ export function createBackend(deps: BackendDeps): Backend {
     turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversationKey),
   );
   const remember = memoryWriter(deps.db, deps.embedder);
+  const bought = deps.live && deps.providers.length > 0;
+  const runs = runService({
+    db: deps.db,
+    executor,
+    registry,
+    bots: deps.bots,
+    scripted: !bought,
+    ...(bought ? { model: runModel(deps) } : {}),
+    ledger,
+    priced: (model) => priceOf(deps.prices, model) !== undefined,
+    publish: (person, bot, events) => pages.publish(person, bot, events),
+    holder: `${hostname()}-${String(process.pid)}-${randomUUID().slice(0, 8)}`,
+    clock: deps.clock,
+    ...deps.runs,
+  });
+  services.runs = runs.services;
   const door = chatDoor({
     authorize,
     botOf,
@@ -222,6 +284,7 @@ export function createBackend(deps: BackendDeps): Backend {
     running,
     mcpEndpoint: mcp,
     presence: pages,
+    runs,
     keys: keySweep({
       executor,
       clock: deps.clock,

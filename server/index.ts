@@ -84,6 +84,8 @@ async function main(): Promise<void> {
   await api.presence.start();
   // Write keys are kept a day for a retry of their turn, then swept.
   api.keys.start();
+  // Work that outlives a turn: this instance's worker and the schedules' clock.
+  api.runs.start();
   const app = createApp({ config, api, embedder: embedderStatus, outside: () => outsideStatus(registry.apps) });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
@@ -110,6 +112,8 @@ async function main(): Promise<void> {
     reembedding.abort();
     void (async () => {
       const cut = await api.running.stop(graceMs);
+      // Runs stop between steps; their leases lapse for another instance (or the next start) to carry on.
+      await api.runs.stop();
       await api.mcpEndpoint.close();
       // Presence streams never end by themselves: they are ended, and each page reconnects elsewhere.
       await api.presence.close();

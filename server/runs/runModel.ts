@@ -12,7 +12,7 @@ import { STAND_IN_MODEL, standInAnswer } from '../chat/standIn';
 import type { PromptMessage } from '../chat/upstream';
 import { toolNameOf, verbNameOf } from '../verbs/project';
 import type { Verb } from '../verbs/verb';
-import type { AskedCall, Run, RunStep, ScriptedCall } from './types';
+import type { AskedCall, Run, RunStep, ScriptEntry, ScriptedCall } from './types';
 
 export interface ModelReply {
   /** The model that answered, as it named itself. */
@@ -22,6 +22,10 @@ export interface ModelReply {
   toolCalls: AskedCall[];
   /** What the call cost, USD. */
   spentUsd: number;
+  /** The provider that answered, when one did. */
+  provider?: string;
+  /** Its tokens, as it reported them. */
+  usage?: TokenUsage;
 }
 
 export interface RunModel {
@@ -45,26 +49,69 @@ export function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[]):
   return messages;
 }
 
+/** "go through my shopping list and …": the list, and what is to be done with each thing on it. */
+const GO_THROUGH = /^(?:please )?(?:go|work|run) through (?:my|the|our) (?:(.+?) )?list,? and (?:then )?(.+)$/i;
+/** How the clause names the thing in hand. */
+const EACH_THING = /\b(?:each|every) (?:thing|item|one)(?: on it)?\b|\b(?:them|each)\b/i;
+
 /**
  * The script the stand-in carries for `asked`: each clause ("…, then …", "… and then …", a new
- * sentence) that a verb's phrasing recognises, in order. Clauses it does not recognise are left out;
- * an empty script answers with the stand-in's own sentence.
+ * sentence) that a verb's phrasing recognises, in order; "go through my … list and <clause about
+ * each thing>" reads the list and then takes the clause once per item. Clauses it does not
+ * recognise are left out; an empty script answers with the stand-in's own sentence.
  */
-export function scriptFor(asked: string, verbs: readonly Verb[]): ScriptedCall[] {
+export function scriptFor(asked: string, verbs: readonly Verb[]): ScriptEntry[] {
   const clauses = asked.split(/(?:[.;!?]\s+|,?\s+and then\s+|,\s*then\s+|\s+then\s+)/i).filter((clause) => clause.trim() !== '');
-  return clauses.flatMap((clause) => {
+  return clauses.flatMap((clause): ScriptEntry[] => {
+    const through = GO_THROUGH.exec(clause.trim().replace(/[.!?]+$/, ''));
+    if (through !== null && EACH_THING.test(through[2] ?? '')) {
+      const read = recognise(`what's on my ${through[1] ?? 'shopping'} list`, verbs);
+      if (read !== undefined) return [{ each: { verb: read.verb.name, input: read.input }, clause: (through[2] ?? '').replace(EACH_THING, '{item}') }];
+    }
     const found = recognise(clause, verbs);
     return found === undefined ? [] : [{ verb: found.verb.name, input: found.input }];
   });
 }
 
+/** The id the stand-in gives its `n`th call (from 1). */
+const scriptCallId = (n: number) => `call_script_${String(n)}`;
+
+/**
+ * The calls a script names so far, in order: its plain calls, and for each `each` its read and then,
+ * once the read has run (a tool step answered it), the clause for every item the read found.
+ */
+export function scriptedCalls(script: readonly ScriptEntry[], steps: readonly RunStep[], verbs: readonly Verb[]): ScriptedCall[] {
+  const calls: ScriptedCall[] = [];
+  for (const entry of script) {
+    if (!('each' in entry)) {
+      calls.push(entry);
+      continue;
+    }
+    calls.push(entry.each);
+    const id = scriptCallId(calls.length);
+    const read = steps.find((step) => step.body.kind === 'tool' && step.body.callId === id)?.body;
+    if (read?.kind !== 'tool') break;
+    for (const item of read.outcome.ok ? itemsOf(read.outcome.output) : []) {
+      const found = recognise(entry.clause.replace('{item}', item), verbs);
+      if (found !== undefined) calls.push({ verb: found.verb.name, input: found.input });
+    }
+  }
+  return calls;
+}
+
+/** The first list of words in a read's output (`lists.read`'s `items`). */
+function itemsOf(output: unknown): string[] {
+  if (typeof output !== 'object' || output === null) return [];
+  const list = Object.values(output).find((value): value is unknown[] => Array.isArray(value) && value.every((v) => typeof v === 'string'));
+  return (list ?? []) as string[];
+}
+
 /** Answers a run from its script: the next scripted call, or, once all have run, what they came to. */
 export const scriptedModel: RunModel = {
   reply(run, steps, verbs) {
-    const script = run.script ?? [];
     const asked = steps.filter((step) => step.body.kind === 'model' && step.body.toolCalls.length > 0).length;
-    const call = script[asked];
-    if (call !== undefined) return Promise.resolve({ model: STAND_IN_MODEL, text: '', toolCalls: [{ id: `call_script_${String(asked + 1)}`, ...call }], spentUsd: 0 });
+    const call = scriptedCalls(run.script ?? [], steps, verbs)[asked];
+    if (call !== undefined) return Promise.resolve({ model: STAND_IN_MODEL, text: '', toolCalls: [{ id: scriptCallId(asked + 1), ...call }], spentUsd: 0 });
     return Promise.resolve({ model: STAND_IN_MODEL, text: scriptedAnswer(run, steps, verbs), toolCalls: [], spentUsd: 0 });
   },
 };
@@ -84,7 +131,7 @@ function scriptedAnswer(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verb
 
 export interface StreamedModelOptions {
   /** The model's answer to `messages` with `verbs` as its tools: a provider's stream, or the stand-in's. */
-  open: (messages: readonly PromptMessage[], verbs: readonly Verb[], signal: AbortSignal) => Promise<OpenModel>;
+  open: (messages: readonly PromptMessage[], verbs: readonly Verb[], signal: AbortSignal, run: Run) => Promise<OpenModel & { provider?: { name: string } }>;
   /** USD a call's usage cost. */
   costOf: (model: string, usage: TokenUsage) => number;
 }
@@ -93,17 +140,22 @@ export interface StreamedModelOptions {
 export function streamedModel(options: StreamedModelOptions): RunModel {
   return {
     async reply(run, steps, verbs, signal) {
-      const open = await options.open(runMessages(run, steps), verbs, signal);
+      const open = await options.open(runMessages(run, steps), verbs, signal, run);
       const calls = new ToolCallAccumulator();
       let text = '';
       let spentUsd = 0;
+      const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
       for await (const event of open.events) {
         if (event.type === 'delta') text += event.text;
         else if (event.type === 'tool-call') calls.push(event.piece);
-        else if (event.type === 'usage') spentUsd += options.costOf(open.model, event.usage);
+        else if (event.type === 'usage') {
+          spentUsd += options.costOf(open.model, event.usage);
+          usage.promptTokens += event.usage.promptTokens;
+          usage.completionTokens += event.usage.completionTokens;
+        }
       }
       const toolCalls = calls.calls().map((call) => ({ id: call.id, verb: verbNameOf(call.name), input: argumentsOf(call.arguments) }));
-      return { model: open.model, text: text.trim(), toolCalls, spentUsd };
+      return { model: open.model, text: text.trim(), toolCalls, spentUsd, usage, ...(open.provider === undefined ? {} : { provider: open.provider.name }) };
     },
   };
 }

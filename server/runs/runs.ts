@@ -4,7 +4,7 @@
  * so a lease means the same thing to every instance's worker and to a test's clock.
  */
 import type { Queryable } from '../db/queryable';
-import type { Budget, Ending, Run, RunState, RunStep, ScriptedCall, StepBody } from './types';
+import type { Budget, Ending, Run, RunState, RunStep, ScriptEntry, StepBody } from './types';
 
 interface RunRow {
   id: string;
@@ -12,7 +12,9 @@ interface RunRow {
   bot: string;
   conversation: string | null;
   asked: string;
-  script: ScriptedCall[] | null;
+  script: ScriptEntry[] | null;
+  time_zone: string;
+  schedule: string | null;
   max_steps: number;
   max_spend_usd: string | number;
   max_minutes: number;
@@ -33,7 +35,7 @@ interface StepRow {
   spent_usd: string | number;
 }
 
-const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
+const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
 
 const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
 const iso = (atMs: number): string => new Date(atMs).toISOString();
@@ -46,6 +48,8 @@ function runOf(row: RunRow): Run {
     conversationKey: row.conversation,
     asked: row.asked,
     script: row.script,
+    timeZone: row.time_zone,
+    schedule: row.schedule,
     maxSteps: row.max_steps,
     maxSpendUsd: Number(row.max_spend_usd),
     maxMinutes: row.max_minutes,
@@ -67,17 +71,50 @@ export interface NewRun extends Budget {
   bot: string;
   conversationKey: string | null;
   asked: string;
-  script: readonly ScriptedCall[] | null;
+  script: readonly ScriptEntry[] | null;
+  /** Default UTC. */
+  timeZone?: string;
+  /** The schedule starting it (the server's insert only). */
+  schedule?: string;
 }
 
-/** Queues a run; answers its id. As the server: a person cannot insert runs. */
-export async function insertRun(tx: Queryable, run: NewRun, nowMs: number): Promise<string> {
+/**
+ * Queues a run; answers its id, or undefined when one of the person's runs with that bot is busy in
+ * that conversation (the `runs_one_busy` index: one at a time, whoever starts it). As the server, or
+ * as the person in their own transaction (the `tasks.start` verb).
+ */
+export async function insertRun(tx: Queryable, run: NewRun, nowMs: number): Promise<string | undefined> {
   const { rows } = await tx.query<{ id: string }>(
-    `insert into runs (person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) returning id`,
-    [run.person, run.bot, run.conversationKey, run.asked, run.script === null ? null : JSON.stringify(run.script), run.maxSteps, run.maxSpendUsd, run.maxMinutes, iso(nowMs)],
+    `insert into runs (person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, time_zone, ${run.schedule === undefined ? '' : 'schedule, '}created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${run.schedule === undefined ? '' : '$11, '}$10, $10)
+     on conflict (person, bot, coalesce(conversation, '')) where state in ('queued', 'running', 'waiting') do nothing
+     returning id`,
+    [
+      run.person,
+      run.bot,
+      run.conversationKey,
+      run.asked,
+      run.script === null ? null : JSON.stringify(run.script),
+      run.maxSteps,
+      run.maxSpendUsd,
+      run.maxMinutes,
+      run.timeZone ?? 'UTC',
+      iso(nowMs),
+      ...(run.schedule === undefined ? [] : [run.schedule]),
+    ],
   );
-  return (rows[0] as { id: string }).id;
+  return rows[0]?.id;
+}
+
+/** The person's latest run with `bot` in that conversation (any conversation when null), busy or not. As the person. */
+export async function latestRun(tx: Queryable, bot: string, conversationKey: string | null): Promise<Run | undefined> {
+  const { rows } = await tx.query<RunRow>(
+    `select ${RUN_COLUMNS} from runs where bot = $1 and ($2::text is null or coalesce(conversation, '') = $2)
+      order by (state in ('queued', 'running', 'waiting')) desc, created_at desc limit 1`,
+    [bot, conversationKey],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : runOf(row);
 }
 
 /**

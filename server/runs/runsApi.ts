@@ -24,8 +24,8 @@ export interface StartRun extends Budget {
   verbs: readonly Verb[];
 }
 
-/** Queues the run; a worker takes it from there. Answers its id. */
-export function startRun(db: Database, start: StartRun, nowMs: number): Promise<string> {
+/** Queues the run; a worker takes it from there. Answers its id; undefined when one is busy in that conversation. */
+export function startRun(db: Database, start: StartRun, nowMs: number): Promise<string | undefined> {
   const script = start.scripted ? scriptFor(start.asked, start.verbs) : null;
   return db.asServer((tx) =>
     insertRun(tx, { person: start.person, bot: start.bot, conversationKey: start.conversationKey, asked: start.asked, script, maxSteps: start.maxSteps, maxSpendUsd: start.maxSpendUsd, maxMinutes: start.maxMinutes }, nowMs),

@@ -20,6 +20,25 @@ export interface ScriptedCall {
   input: unknown;
 }
 
+/**
+ * "Go through my shopping list and remind me about each thing": a read, then `clause` once for each
+ * item the read answered (`{item}` in it stands for the item), recognised as the person's words are.
+ */
+export interface ScriptedEach {
+  each: ScriptedCall;
+  clause: string;
+}
+
+export type ScriptEntry = ScriptedCall | ScriptedEach;
+
+/** What a server hands the `tasks` app (`AppServices.runs`): how a bot takes work on. */
+export interface RunServices {
+  /** The budget of a run `bot` would start, and its stand-in script; undefined when the bot cannot take work on. */
+  plan(bot: string, asked: string): { script: ScriptEntry[] | null; budget: Budget } | undefined;
+  /** A run was just queued: the worker looks for it soon rather than at its next poll. */
+  queued(): void;
+}
+
 export interface Budget {
   /** Most model and tool steps the run may take (saying the answer is not counted). */
   maxSteps: number;
@@ -37,7 +56,11 @@ export interface Run extends Budget {
   /** What was asked, in the person's words. */
   asked: string;
   /** The stand-in's script, when no model decides. */
-  script: readonly ScriptedCall[] | null;
+  script: readonly ScriptEntry[] | null;
+  /** The person's IANA zone when they asked, for the verbs it calls. */
+  timeZone: string;
+  /** The schedule that started it, if one did. */
+  schedule: string | null;
   state: RunState;
   leaseHolder: string | null;
   /** ms since the epoch. */

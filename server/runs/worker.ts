@@ -24,7 +24,21 @@ import type { Ending, Run, RunStep, StepBody } from './types';
 export type RunEvent =
   | { event: 'run.claimed'; runId: string; person: string; bot: string; holder: string; atMs: number }
   | { event: 'run.step-begun'; runId: string; seq: number; holder: string; atMs: number }
-  | { event: 'run.step'; runId: string; person: string; bot: string; seq: number; kind: StepBody['kind']; verb?: string; ok?: boolean; atMs: number }
+  | {
+      event: 'run.step';
+      runId: string;
+      person: string;
+      bot: string;
+      seq: number;
+      kind: StepBody['kind'];
+      verb?: string;
+      ok?: boolean;
+      /** A tool step: how many tool steps the run has taken, this one included. */
+      toolSteps?: number;
+      /** A model step that asked for tools and said what it is doing ("Reading your list first."): the phase it named. */
+      phase?: string;
+      atMs: number;
+    }
   | { event: 'run.ended'; runId: string; person: string; bot: string; ending: Ending; answer: string; atMs: number };
 
 export interface WorkerOptions {
@@ -45,6 +59,11 @@ export interface WorkerOptions {
   /** How often it looks for work when it has room, in ms. Default `WORKER_DEFAULTS.pollMs`. */
   pollMs?: number;
   onEvent?: (event: RunEvent) => void;
+  /**
+   * How long a scripted run's model step takes, in ms, as a model's would, so what is said while it
+   * works is heard as it will be with one. Default 0.
+   */
+  scriptedStepMs?: number;
   /** Called after each step is written, before the next is decided: where a test cancels or kills. */
   afterStep?: (run: Run, step: RunStep) => Promise<void> | void;
 }
@@ -67,6 +86,14 @@ export interface Worker {
 /** The idempotency key of the write a run's step `seq` makes: the same whoever takes that step. */
 export function writeKeyOf(runId: string, seq: number): string {
   return `run-${runId}-${String(seq)}`;
+}
+
+/** A model call the person's or the site's ceilings would not admit: the run stops, saying the ceiling's sentence. */
+export class RunRefused extends Error {
+  override readonly name = 'RunRefused';
+  constructor(readonly sentence: string) {
+    super(sentence);
+  }
 }
 
 /** What a run says when it could not go on. */
@@ -152,21 +179,24 @@ export function createWorker(options: WorkerOptions): Worker {
           return;
         }
         if (!(await write(step))) return;
+        const body = step.body;
         emit({
           event: 'run.step',
           runId: run.id,
           person: run.person,
           bot: run.bot,
           seq,
-          kind: step.body.kind,
-          ...(step.body.kind === 'tool' ? { verb: step.body.verb, ok: step.body.outcome.ok } : {}),
+          kind: body.kind,
+          ...(body.kind === 'tool' ? { verb: body.verb, ok: body.outcome.ok, toolSteps: steps.filter((s) => s.body.kind === 'tool').length + 1 } : {}),
+          ...(body.kind === 'model' && body.toolCalls.length > 0 && body.text !== '' ? { phase: body.text } : {}),
           atMs: clock(),
         });
         await options.afterStep?.(run, step);
       }
-    } catch {
-      // The run cannot go on (the model's provider refused, the database failed): it ends with a sentence.
-      await end('failed', FAILED_SENTENCE, await db.asServer((tx) => readSteps(tx, claimed.id)).then((steps) => steps.length + 1)).catch(() => undefined);
+    } catch (error) {
+      // The run cannot go on (a ceiling, the model's provider refused, the database failed): it ends with a sentence.
+      const seq = await db.asServer((tx) => readSteps(tx, claimed.id)).then((steps) => steps.length + 1);
+      await (error instanceof RunRefused ? end('out_of_budget', error.sentence, seq) : end('failed', FAILED_SENTENCE, seq)).catch(() => undefined);
     } finally {
       clearInterval(renewal);
     }
@@ -193,6 +223,7 @@ export function createWorker(options: WorkerOptions): Worker {
             await end('failed', NO_MODEL_SENTENCE, seq);
             return 'ended';
           }
+          if (run.script !== null && (options.scriptedStepMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, options.scriptedStepMs));
           const reply = await model.reply(run, steps, options.verbsFor(run), new AbortController().signal);
           return { seq, body: { kind: 'model', model: reply.model, text: reply.text, toolCalls: reply.toolCalls }, writeKey: null, spentUsd: reply.spentUsd };
         }
@@ -201,7 +232,7 @@ export function createWorker(options: WorkerOptions): Worker {
           const outcome = await options.executor.execute({
             verb: decision.call.verb,
             input: decision.call.input,
-            caller: { person: run.person, bot: run.bot, via: 'model', timeZone: 'UTC' },
+            caller: { person: run.person, bot: run.bot, via: 'model', timeZone: run.timeZone },
             scope: new Set(options.verbsFor(run).map((verb) => verb.name)),
             idempotencyKey: writeKey,
             ...(run.conversationKey === null ? {} : { conversationKey: run.conversationKey }),

@@ -204,7 +204,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     if (verb.remote === true) return raceWaiting(verb, runRemote(verb, input, call, startedMs, key, waiting, deadline.signal), waiting, deadline, timer, input, call);
     const handlerSignal = verb.risk === 'read' ? waiting : new AbortController().signal;
     const inTransaction = (prepared: unknown) => deps.db.asPerson(call.caller.person, async (tx) => {
-      const context: VerbContext = { ...call.caller, signal: handlerSignal, nowMs: startedMs, tx, services: deps.services, ...(prepared === undefined ? {} : { prepared }) };
+      const context: VerbContext = {
+        ...call.caller,
+        signal: handlerSignal,
+        nowMs: startedMs,
+        tx,
+        services: deps.services,
+        ...(call.conversationKey === undefined ? {} : { conversationKey: call.conversationKey }),
+        ...(prepared === undefined ? {} : { prepared }),
+      };
       if (verb.risk === 'read') {
         const output = await checkedOutput(verb, await verb.run(input, context));
         await record(tx, verb, call, input, undefined, undefined, startedMs);

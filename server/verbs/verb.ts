@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { Queryable } from '../db/queryable';
 import type { Embedder } from '../memory/embed';
+import type { RunServices } from '../runs/types';
 
 /**
  * How much a verb can change:
@@ -52,6 +53,8 @@ export interface VerbContext extends Caller {
   services: AppServices;
   /** What the verb's `prepare` answered, when it has one. */
   prepared?: unknown;
+  /** The page's key for the conversation the call was made in, when it names one. */
+  conversationKey?: string;
 }
 
 /** What `confirm` and `ask` are given: who is calling, now, and the person's own transaction. */
@@ -64,6 +67,8 @@ export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
 export interface AppServices {
   /** The memory embedder (vectors for `memory.remember` and recall). */
   embedder: Embedder;
+  /** How a bot takes work on that outlives a turn (the `tasks` app); absent where no worker runs. */
+  runs?: RunServices;
 }
 
 /** How the stand-in (no model bought) recognises one of a verb's plain phrasings. */

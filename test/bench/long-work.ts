@@ -63,6 +63,7 @@ export async function run(): Promise<BenchResult> {
       const person = somebody(`long${String(i)}`);
       const asked = `add apples ${String(i)} to my shopping list, then add pears ${String(i)} to my shopping list`;
       const id = await startRun(db, { person, bot: 'buddy', conversationKey: `conv-${String(i)}`, asked, scripted: true, verbs: VERBS, maxSteps: 12, maxSpendUsd: 0.5, maxMinutes: 10 }, Date.now());
+      if (id === undefined) throw new Error('Each run is its own person’s: none can be busy already.');
       people.push({ id, person });
     }
     const worker = (holder: string) => startWorkerProcess({ url, holder, leaseMs: LEASE_MS, concurrency: CONCURRENCY, onEvent });

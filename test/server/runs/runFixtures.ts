@@ -38,8 +38,10 @@ export function workerOver(db: Database, executor: Executor, holder: string, eve
   return createWorker({ db, executor, verbsFor: () => VERBS, holder, clock: Date.now, leaseMs: TEST_LEASE_MS, pollMs: 25, onEvent: (event) => events.push(event), ...over });
 }
 
-export function start(db: Database, person: string, asked: string, over: Partial<StartRun> = {}): Promise<string> {
-  return startRun(db, { person, bot: 'buddy', conversationKey: 'conv-1', asked, scripted: true, verbs: VERBS, maxSteps: 12, maxSpendUsd: 0.5, maxMinutes: 10, ...over }, Date.now());
+export async function start(db: Database, person: string, asked: string, over: Partial<StartRun> = {}): Promise<string> {
+  const id = await startRun(db, { person, bot: 'buddy', conversationKey: 'conv-1', asked, scripted: true, verbs: VERBS, maxSteps: 12, maxSpendUsd: 0.5, maxMinutes: 10, ...over }, Date.now());
+  if (id === undefined) throw new Error('A run of theirs is already busy in that conversation.');
+  return id;
 }
 
 const ENDED = new Set(['finished', 'failed', 'cancelled', 'out_of_budget']);

@@ -1,0 +1,204 @@
+/**
+ * Work that outlives a turn, in one server instance: the worker that takes runs one step at a time,
+ * the clock that starts a schedule's run at each occurrence, the services the `tasks` app uses to
+ * start one, and what a run tells the person — its progress into their presence window (said by the
+ * active page between turns), what it came to as a notice (said once, on the page open now or on the
+ * next visit). Every instance over one database runs one of these; the rows are the queue.
+ */
+import type { Bot } from '../bots';
+import type { SpendLedger } from '../chat/admission';
+import { admitSpend } from '../chat/admission';
+import type { Database } from '../db/database';
+import { scheduleNotice } from '../db/notices';
+import type { WindowEvent } from '../../src/core/presence/protocol';
+import type { Executor } from '../verbs/executor';
+import type { Registry } from '../verbs/registry';
+import { scopeOf } from '../verbs/scope';
+import type { Verb } from '../verbs/verb';
+import { counted } from '../apps/spoken';
+import { firing } from './recurrence';
+import { scriptFor } from './runModel';
+import type { RunModel } from './runModel';
+import { insertRun } from './runs';
+import { dueSchedules, moveClock } from './schedules';
+import type { Budget, Run, RunServices } from './types';
+import { RunRefused, createWorker } from './worker';
+import type { RunEvent, Worker } from './worker';
+
+/** A run's budget beside its bot's per-answer limits: more steps, minutes and money than one answer. */
+export const RUN_BUDGET = Object.freeze({
+  /** Most model and tool steps. */
+  maxSteps: 40,
+  /** Longest it may run, from its first step. */
+  maxMinutes: 30,
+  /** Its spend as so many of the bot's per-answer spend. */
+  answersOfSpend: 10,
+});
+
+/** How often schedules are looked at, in ms. */
+export const SCHEDULE_LOOK_MS = 15_000;
+
+/** The app whose notices carry what runs came to. */
+const NOTICE_APP = 'tasks';
+
+export interface RunServiceDeps {
+  db: Database;
+  executor: Executor;
+  registry: Registry;
+  bots: ReadonlyMap<string, Bot>;
+  /** No model may be bought: runs carry the stand-in's script. */
+  scripted: boolean;
+  /** The model for runs that carry no script, before metering. */
+  model?: RunModel;
+  /** Each model call of a run is reserved and settled here, under the person's and the site's ceilings. */
+  ledger?: SpendLedger;
+  /** Whether the price table knows `model` (an unpriced model's cost is 0 without being free). */
+  priced?: (model: string) => boolean;
+  publish: (person: string, bot: string, events: readonly WindowEvent[]) => Promise<unknown>;
+  /** This instance's name on the leases it holds. */
+  holder: string;
+  clock: () => number;
+  /** Worker timings (tests shorten them). */
+  leaseMs?: number;
+  pollMs?: number;
+  scheduleLookMs?: number;
+  /** How long a scripted run's model step takes, in ms, as a model's would (tests: 0). Default 600. */
+  scriptedStepMs?: number;
+  log?: (line: { event: 'runs.failed'; what: string; error: string }) => void;
+}
+
+export interface RunService {
+  services: RunServices;
+  worker: Worker;
+  /** Looks at the schedules now: each due one starts its run. */
+  lookAtSchedules(): Promise<void>;
+  start(): void;
+  /** Stops between steps; leases lapse for another instance to carry on. */
+  stop(): Promise<void>;
+}
+
+export function runService(deps: RunServiceDeps): RunService {
+  const log = deps.log ?? ((line) => console.error(JSON.stringify(line)));
+  const verbsOf = (bot: Bot | undefined): Verb[] =>
+    bot === undefined ? [] : scopeOf(deps.registry, { botApps: bot.apps, recentApps: [] }).verbs.map((s) => s.verb).filter((verb) => !verb.name.startsWith(`${NOTICE_APP}.`));
+
+  function plan(slug: string, asked: string): { script: ReturnType<typeof scriptFor> | null; budget: Budget } | undefined {
+    const bot = deps.bots.get(slug);
+    if (bot === undefined) return undefined;
+    const budget: Budget = { maxSteps: RUN_BUDGET.maxSteps, maxMinutes: RUN_BUDGET.maxMinutes, maxSpendUsd: bot.limits.spend * RUN_BUDGET.answersOfSpend };
+    return { script: deps.scripted ? scriptFor(asked, verbsOf(bot)) : null, budget };
+  }
+
+  const stepMs = deps.scriptedStepMs ?? 600;
+  const worker = createWorker({
+    db: deps.db,
+    executor: deps.executor,
+    verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
+    ...(deps.model === undefined ? {} : { model: metered(deps.model) }),
+    holder: deps.holder,
+    clock: deps.clock,
+    ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
+    ...(deps.pollMs === undefined ? {} : { pollMs: deps.pollMs }),
+    ...(stepMs > 0 ? { scriptedStepMs: stepMs } : {}),
+    onEvent: (event) => {
+      void tell(event).catch((error: unknown) => {
+        log({ event: 'runs.failed', what: 'telling', error: error instanceof Error ? error.name : 'unknown' });
+      });
+    },
+  });
+
+  /** A run's model calls under the ceilings: each reserved before it is asked, settled once it has answered. */
+  function metered(model: RunModel): RunModel {
+    const ledger = deps.ledger;
+    if (ledger === undefined) return model;
+    return {
+      async reply(run, steps, verbs, signal) {
+        const bot = deps.bots.get(run.bot);
+        if (bot === undefined) throw new Error(`No bot ${run.bot}.`);
+        const spent = steps.reduce((sum, step) => sum + step.spentUsd, 0);
+        const admission = await admitSpend(ledger, {
+          person: run.person,
+          bot: run.bot,
+          limits: bot.limits,
+          spendHoldUsd: Math.max(0, Math.min(bot.limits.spend, run.maxSpendUsd - spent)),
+          spendHoldMs: bot.limits.minutes * 60_000,
+          nowMs: deps.clock(),
+        });
+        if (!admission.ok) throw new RunRefused(admission.sentence);
+        try {
+          const reply = await model.reply(run, steps, verbs, signal);
+          await admission.settle({ provider: reply.provider ?? null, model: reply.model, ended: 'stop', estimated: false, costUsd: reply.spentUsd, priced: deps.priced?.(reply.model) ?? true, nowMs: deps.clock(), promptTokens: reply.usage?.promptTokens ?? 0, completionTokens: reply.usage?.completionTokens ?? 0 });
+          return reply;
+        } catch (error) {
+          if (!admission.settled) await admission.settle({ provider: null, model: null, ended: 'failed', estimated: false, costUsd: 0, priced: true, nowMs: deps.clock(), promptTokens: 0, completionTokens: 0 });
+          throw error;
+        }
+      },
+    };
+  }
+
+  /** What a run's event tells the person: progress into the window; the ending as a notice, then a word to fetch it. */
+  async function tell(event: RunEvent): Promise<void> {
+    if (event.event === 'run.step') {
+      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(event.toolSteps ?? 1) : null;
+      if (sentence !== null) await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence, ended: false }]);
+    } else if (event.event === 'run.ended') {
+      await deps.db.asPerson(event.person, (tx) => scheduleNotice(tx, { person: event.person, bot: event.bot, app: NOTICE_APP, text: event.answer, dueAtMs: event.atMs }));
+      await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence: null, ended: true }]);
+    }
+  }
+
+  async function lookAtSchedules(): Promise<void> {
+    const nowMs = deps.clock();
+    let started = false;
+    await deps.db.asServer(async (tx) => {
+      for (const schedule of await dueSchedules(tx, nowMs)) {
+        const look = firing(schedule.recurrence, schedule.nextAtMs, nowMs);
+        if (look.fire) {
+          const planned = plan(schedule.bot, schedule.asked);
+          // A run still busy in that conversation: this occurrence passes, the next one fires.
+          if (planned !== undefined) {
+            const id = await insertRun(
+              tx,
+              { person: schedule.person, bot: schedule.bot, conversationKey: schedule.conversationKey, asked: schedule.asked, script: planned.script, timeZone: schedule.recurrence.zone, schedule: schedule.id, ...planned.budget },
+              nowMs,
+            );
+            started ||= id !== undefined;
+          }
+        }
+        await moveClock(tx, schedule.id, look.nextAtMs, look.fire ? nowMs : null);
+      }
+    });
+    if (started) void worker.poke().catch(() => undefined);
+  }
+
+  let scheduleTimer: ReturnType<typeof setInterval> | undefined;
+  const pokeSoon = () => {
+    // After the starting verb's transaction has committed.
+    setTimeout(() => void worker.poke().catch(() => undefined), 50);
+  };
+  return {
+    services: { plan, queued: pokeSoon },
+    worker,
+    lookAtSchedules,
+    start() {
+      worker.start();
+      const look = () => void lookAtSchedules().catch((error: unknown) => {
+        log({ event: 'runs.failed', what: 'schedules', error: error instanceof Error ? error.name : 'unknown' });
+      });
+      look();
+      scheduleTimer = setInterval(look, deps.scheduleLookMs ?? SCHEDULE_LOOK_MS);
+    },
+    async stop() {
+      clearInterval(scheduleTimer);
+      await worker.stop();
+    },
+  };
+}
+
+/** "I'm still on it: 2 steps done so far." */
+export function progress(toolSteps: number): string {
+  return `I'm still on it: ${counted(toolSteps, 'step')} done so far.`;
+}
+
+export type { Run };

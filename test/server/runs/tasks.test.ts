@@ -1,0 +1,148 @@
+/**
+ * The `tasks` app through the door, as the page reaches it, with the stand-in (no key): work taken
+ * on and the turn ended, the run carried out by the server's worker one step at a time, its
+ * progress into the person's presence window, what it came to as one notice; a second start refused
+ * while the first is busy; "how's that going?", "stop that", schedules made, listed and stopped.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import clock from '../../../server/apps/clock/index';
+import lists from '../../../server/apps/lists/index';
+import reminders from '../../../server/apps/reminders/index';
+import tasks, { ALREADY_BUSY, TAKEN_ON } from '../../../server/apps/tasks/index';
+import { parseBotFile } from '../../../server/bots';
+import type { Database } from '../../../server/db/database';
+import { dueNotices } from '../../../server/db/notices';
+import { readSteps } from '../../../server/runs/runs';
+import { activeSchedules } from '../../../server/runs/schedules';
+import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../../server/person';
+import { createRegistry } from '../../../server/verbs/registry';
+import type { WindowEvent } from '../../../src/core/presence/protocol';
+import { heardOf } from '../../helpers/doorHeard';
+import { testBackend } from '../../helpers/testBackend';
+import type { TestBackend } from '../../helpers/testBackend';
+import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
+
+const BOT = `---
+name: Buddy
+memory: none
+apps: [lists, reminders, clock]
+limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
+---
+You help.`;
+
+describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS }, () => {
+  let db: Database;
+  let backend: TestBackend;
+  const published: { person: string; event: WindowEvent }[] = [];
+  const secret = randomBytes(32);
+
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+    backend = testBackend(db, {
+      bots: new Map([['buddy', parseBotFile('buddy.md', BOT)]]),
+      grantSecret: secret,
+      registry: createRegistry([lists, reminders, clock, tasks]),
+      runs: { leaseMs: 2_000, pollMs: 20, scheduleLookMs: 60_000, scriptedStepMs: 0 },
+    });
+    const publish = backend.api.presence.publish.bind(backend.api.presence);
+    backend.api.presence.publish = async (person, bot, events) => {
+      for (const event of events) published.push({ person, event });
+      return publish(person, bot, events);
+    };
+    backend.api.runs.start();
+  }, OPENING_MS);
+  afterAll(async () => {
+    await backend.api.runs.stop();
+    await backend.close();
+    await db.close();
+  });
+  beforeEach(() => {
+    published.length = 0;
+  });
+
+  async function somebody() {
+    let cookie = '';
+    const res = await backend.request('/api/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'buddy' }) });
+    cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { grant } = (await res.json()) as { grant: string };
+    const conversation = `conv-${randomBytes(4).toString('hex')}`;
+    const say = async (line: string) => {
+      const answer = await backend.request('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}`, cookie, 'x-confab-conversation': conversation, 'x-confab-time-zone': 'Europe/Lisbon' },
+        body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: line }] }),
+      });
+      return (await heardOf(answer)).text.trim();
+    };
+    const person = readPersonCookie(personCookieKey(secret), cookie.slice(`${PERSON_COOKIE}=`.length))?.person ?? '';
+    return { say, person, conversation };
+  }
+
+  async function runOf(person: string) {
+    const { rows } = await db.asServer((tx) => tx.query<{ id: string; state: string; answer: string | null }>('select id, state, answer from runs where person = $1 order by created_at desc limit 1', [person]));
+    return rows[0];
+  }
+
+  async function ended(person: string) {
+    for (let i = 0; i < 500; i += 1) {
+      const run = await runOf(person);
+      if (run !== undefined && ['finished', 'failed', 'cancelled', 'out_of_budget'].includes(run.state) && run.answer !== null) return run;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('The run did not end.');
+  }
+
+  it('takes "go through my shopping list and remind me about each thing in one minute" on, does it step by step, and leaves one notice of what it came to', async () => {
+    const ana = await somebody();
+    expect(await ana.say('add milk to my shopping list')).toContain('milk');
+    expect(await ana.say('add eggs to my shopping list')).toContain('eggs');
+    expect(await ana.say('go through my shopping list and remind me about each thing in one minute')).toBe(TAKEN_ON);
+    const run = await ended(ana.person);
+    expect(run.state).toBe('finished');
+    const steps = await db.asServer((tx) => readSteps(tx, run.id));
+    expect(steps.filter((s) => s.body.kind === 'tool').map((s) => (s.body.kind === 'tool' ? s.body.verb : ''))).toEqual(['lists.read', 'reminders.set', 'reminders.set']);
+    const later = Date.now() + 2 * 60_000;
+    const notices = await db.asPerson(ana.person, (tx) => dueNotices(tx, { bot: 'buddy', untilMs: later }));
+    expect(notices.filter((n) => n.app === 'tasks').map((n) => n.text)).toEqual([run.answer]);
+    expect(notices.filter((n) => n.app === 'reminders')).toHaveLength(2);
+    expect(run.answer).toMatch(/milk/);
+    // Its progress went to the person's window, one word per verb it ran, then its ending.
+    await expect.poll(() => published.filter((p) => p.person === ana.person && p.event.kind === 'run').length).toBe(4);
+    const said = published.filter((p) => p.person === ana.person && p.event.kind === 'run').map((p) => p.event);
+    expect(said.at(-1)).toEqual({ kind: 'run', run: run.id, sentence: null, ended: true });
+    expect(said.slice(0, 3).map((e) => (e.kind === 'run' ? e.sentence : null))).toEqual([
+      "I'm still on it: 1 step done so far.",
+      "I'm still on it: 2 steps done so far.",
+      "I'm still on it: 3 steps done so far.",
+    ]);
+  });
+
+  it('refuses a second start while the first is busy in that conversation, says how it is going, and stops it when asked', async () => {
+    const ben = await somebody();
+    // The worker is stopped so the first run stays busy.
+    await backend.api.runs.stop();
+    try {
+      expect(await ben.say('go through my shopping list and remind me about each thing in one minute')).toBe(TAKEN_ON);
+      expect(await ben.say('go through my todo list and remind me about each thing in an hour')).toBe(ALREADY_BUSY);
+      expect(await ben.say("how's that going")).toBe("I've only just started on it.");
+      expect(await ben.say('stop that')).toBe("I've stopped it; nothing more of it will be done.");
+      expect((await runOf(ben.person))?.state).toBe('cancelled');
+      expect(await ben.say('stop that')).toBe("I'm not working on anything for you right now.");
+    } finally {
+      backend.api.runs.start();
+    }
+  });
+
+  it('makes a schedule from "every weekday at eight, …", lists it, and stops it', async () => {
+    const cy = await somebody();
+    expect(await cy.say("every weekday at eight, tell me what's on my todo list")).toBe("All right: every weekday at 08:00, I'll do that.");
+    const kept = await db.asPerson(cy.person, (tx) => activeSchedules(tx, 'buddy'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ asked: "tell me what's on my todo list", recurrence: { every: 'weekday', at: '08:00', zone: 'Europe/Lisbon' } });
+    expect(kept[0]?.nextAtMs).toBeGreaterThan(Date.now());
+    expect(await cy.say('what are my schedules')).toBe("Every weekday at 08:00: tell me what's on my todo list.");
+    expect(await cy.say('cancel my schedules')).toBe("I've stopped 1 schedule.");
+    expect(await cy.say('what are my schedules')).toBe('You have nothing scheduled with me.');
+  });
+});
