@@ -90,7 +90,8 @@ const set = defineVerb({
         input: (m) => ({ text: m[1] ?? '', ...whenSaid(m[2] ?? '') }),
       },
     ],
-    say: ({ text, inWords }) => `I'll remind you ${inWords} to ${text}.`,
+    // "Remind me about the milk" is kept as "about the milk", and said back without a "to".
+    say: ({ text, inWords }) => `I'll remind you ${inWords} ${/^about /.test(text) ? '' : 'to '}${text}.`,
   },
 });
 

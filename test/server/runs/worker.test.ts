@@ -229,7 +229,11 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     await expect(db.asPerson(ana, (tx) => tx.query("update runs set state = 'finished' where id = $1", [id]))).rejects.toThrow();
     await expect(db.asPerson(ana, (tx) => tx.query("update runs set answer = 'done' where id = $1", [id]))).rejects.toThrow();
     await expect(db.asPerson(ana, (tx) => tx.query("insert into run_steps (run, seq, kind, body) values ($1, 1, 'say', '{}')", [id]))).rejects.toThrow();
-    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ana]))).rejects.toThrow();
+    // They may start a run of their own (tasks.start), queued and held by nobody; nobody else's, and no other way.
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ben]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes, state) values ($1, 'b', 'x', 1, 0, 1, 'running')", [ana]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes, lease_holder) values ($1, 'b', 'x', 1, 0, 1, 'w')", [ana]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ana]))).resolves.toBeDefined();
     expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(true);
     expect((await runStatus(db, ana, id))?.run.state).toBe('cancelled');
   });
