@@ -247,7 +247,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
-  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
+  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));

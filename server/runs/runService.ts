@@ -19,9 +19,11 @@ import { counted } from '../apps/spoken';
 import { firing } from './recurrence';
 import { scriptFor } from './runModel';
 import type { RunModel } from './runModel';
-import { insertRun } from './runs';
+import { isWaitingOn, insertRun, lapsedWaits, readRun, readSteps, resumeWaiting } from './runs';
+import { nextStep } from './nextStep';
+import type { PendingAction } from '../verbs/pendingActions';
 import { dueSchedules, moveClock } from './schedules';
-import type { Budget, Run, RunServices } from './types';
+import type { Budget, Run, RunServices, ToolOutcome } from './types';
 import { RunRefused, createWorker } from './worker';
 import type { RunEvent, Worker } from './worker';
 
@@ -67,8 +69,17 @@ export interface RunServiceDeps {
   log?: (line: { event: 'runs.failed'; what: string; error: string }) => void;
 }
 
+/** What the confirmation route tells a run that asked: whether it still asks, and the person's answer. */
+export interface RunAnswers {
+  /** Whether the run still waits on `action` (not cancelled meanwhile): if not, the question is closed. */
+  stillAsked(action: PendingAction): Promise<boolean>;
+  /** The answer, written as the run's step; the run is queued again. */
+  answered(action: PendingAction, outcome: ToolOutcome, writeKey: string | null): Promise<void>;
+}
+
 export interface RunService {
   services: RunServices;
+  answers: RunAnswers;
   worker: Worker;
   /** Looks at the schedules now: each due one starts its run. */
   lookAtSchedules(): Promise<void>;
@@ -90,6 +101,10 @@ export function runService(deps: RunServiceDeps): RunService {
   }
 
   const stepMs = deps.scriptedStepMs ?? 600;
+  const pokeSoon = () => {
+    // After the transaction that queued it has committed.
+    setTimeout(() => void worker.poke().catch(() => undefined), 50);
+  };
   const worker = createWorker({
     db: deps.db,
     executor: deps.executor,
@@ -139,7 +154,9 @@ export function runService(deps: RunServiceDeps): RunService {
 
   /** What a run's event tells the person: progress into the window; the ending as a notice, then a word to fetch it. */
   async function tell(event: RunEvent): Promise<void> {
-    if (event.event === 'run.step') {
+    if (event.event === 'run.waiting') {
+      await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence: event.action.question, ended: false, ask: event.action }]);
+    } else if (event.event === 'run.step') {
       const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(event.toolSteps ?? 1) : null;
       if (sentence !== null) await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence, ended: false }]);
     } else if (event.event === 'run.ended') {
@@ -148,7 +165,40 @@ export function runService(deps: RunServiceDeps): RunService {
     }
   }
 
+  const answers: RunAnswers = {
+    async stillAsked(action) {
+      return action.run != null && (await deps.db.asServer((tx) => isWaitingOn(tx, action.run as string, action.id)));
+    },
+    async answered(action, outcome, writeKey) {
+      const runId = action.run;
+      if (runId == null) return;
+      const nowMs = deps.clock();
+      const resumed = await deps.db.asServer(async (tx) => {
+        const run = await readRun(tx, runId);
+        if (run === undefined) return false;
+        const steps = await readSteps(tx, runId);
+        const spentUsd = steps.reduce((sum, step) => sum + step.spentUsd, 0);
+        // The call it waited on is the one the decision would run next, were it running.
+        const decision = nextStep({ run: { ...run, state: 'running' }, steps, nowMs, spentUsd });
+        if (decision.next !== 'run_tool') return false;
+        const body = { kind: 'tool' as const, callId: decision.call.id, verb: decision.call.verb, input: decision.call.input, outcome };
+        return resumeWaiting(tx, runId, action.id, { seq: steps.length + 1, body, writeKey, spentUsd: 0 }, nowMs);
+      });
+      if (resumed) pokeSoon();
+    },
+  };
+
+  /** Runs whose question lapsed unanswered go on without that call, saying so. */
+  async function lookAtLapsedQuestions(): Promise<void> {
+    const lapsed = await deps.db.asServer((tx) => lapsedWaits(tx, deps.clock()));
+    for (const { id, actionId } of lapsed) {
+      const action = { id: actionId, run: id } as PendingAction;
+      await answers.answered(action, { ok: false, error: 'expired', message: UNANSWERED_SENTENCE }, null);
+    }
+  }
+
   async function lookAtSchedules(): Promise<void> {
+    await lookAtLapsedQuestions();
     const nowMs = deps.clock();
     let started = false;
     await deps.db.asServer(async (tx) => {
@@ -173,12 +223,9 @@ export function runService(deps: RunServiceDeps): RunService {
   }
 
   let scheduleTimer: ReturnType<typeof setInterval> | undefined;
-  const pokeSoon = () => {
-    // After the starting verb's transaction has committed.
-    setTimeout(() => void worker.poke().catch(() => undefined), 50);
-  };
   return {
     services: { plan, queued: pokeSoon },
+    answers,
     worker,
     lookAtSchedules,
     start() {
@@ -195,6 +242,9 @@ export function runService(deps: RunServiceDeps): RunService {
     },
   };
 }
+
+/** What a run's step says when its question was not answered within its day. */
+export const UNANSWERED_SENTENCE = 'Nobody answered my question in time, so I did not do that.';
 
 /** "I'm still on it: 2 steps done so far." */
 export function progress(toolSteps: number): string {

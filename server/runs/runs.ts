@@ -192,3 +192,47 @@ export async function cancelRun(tx: Queryable, id: string, nowMs: number): Promi
   const { rows } = await tx.query("update runs set state = 'cancelled', updated_at = $2 where id = $1 and state in ('queued', 'running', 'waiting') returning id", [id, iso(nowMs)]);
   return rows.length > 0;
 }
+
+/** The run `holder` holds waits for the person's answer to `actionId`, held by nobody meanwhile. */
+export async function waitOnAction(tx: Queryable, id: string, holder: string, actionId: string, nowMs: number): Promise<boolean> {
+  const { rows } = await tx.query(
+    `update runs set state = 'waiting', waiting_action = $3, lease_holder = null, lease_until = null, updated_at = $4
+      where id = $1 and lease_holder = $2 and state = 'running' returning id`,
+    [id, holder, actionId, iso(nowMs)],
+  );
+  return rows.length > 0;
+}
+
+/** Whether the run is waiting on `actionId` (not cancelled meanwhile, not answered already). */
+export async function isWaitingOn(tx: Queryable, id: string, actionId: string): Promise<boolean> {
+  const { rows } = await tx.query("select 1 from runs where id = $1 and state = 'waiting' and waiting_action = $2", [id, actionId]);
+  return rows.length > 0;
+}
+
+/**
+ * The answer to what the run waited on, written as its step, and the run queued again for a worker:
+ * once (a run no longer waiting on `actionId` is left as it is). As the server.
+ */
+export async function resumeWaiting(tx: Queryable, id: string, actionId: string, step: RunStep, nowMs: number): Promise<boolean> {
+  const { rows } = await tx.query(
+    `update runs set state = 'queued', waiting_action = null, updated_at = $3 where id = $1 and state = 'waiting' and waiting_action = $2 returning id`,
+    [id, actionId, iso(nowMs)],
+  );
+  if (rows.length === 0) return false;
+  const { kind, ...body } = step.body;
+  await tx.query(
+    'insert into run_steps (run, seq, kind, body, write_key, spent_usd, created_at) values ($1, $2, $3, $4, $5, $6, $7) on conflict (run, seq) do nothing',
+    [id, step.seq, kind, JSON.stringify(body), step.writeKey, step.spentUsd, iso(nowMs)],
+  );
+  return true;
+}
+
+/** Runs waiting on a question nobody answered before it lapsed at `nowMs`, with the action each waits on. */
+export async function lapsedWaits(tx: Queryable, nowMs: number): Promise<{ id: string; actionId: string }[]> {
+  const { rows } = await tx.query<{ id: string; action: string }>(
+    `select r.id, r.waiting_action as action from runs r join pending_actions a on a.id = r.waiting_action
+      where r.state = 'waiting' and a.state = 'pending' and a.expires_at <= $1 limit 20`,
+    [iso(nowMs)],
+  );
+  return rows.map((row) => ({ id: row.id, actionId: row.action }));
+}

@@ -17,7 +17,9 @@ import { BUDGET_SENTENCES, CANCELLED_SENTENCE, nextStep } from './nextStep';
 import type { Decision } from './nextStep';
 import { scriptedModel } from './runModel';
 import type { RunModel } from './runModel';
-import { claimRun, endRun, readRun, readSteps, renewLease, writeStep } from './runs';
+import type { PendingActionEvent } from '../../src/core/acting/protocol';
+import { keepPending } from '../verbs/pendingActions';
+import { claimRun, endRun, readRun, readSteps, renewLease, waitOnAction, writeStep } from './runs';
 import type { Ending, Run, RunStep, StepBody } from './types';
 
 /** What a run tells a listener (the presence window, a bench), as dotted facts. Never its words but the ending's. */
@@ -39,7 +41,9 @@ export type RunEvent =
       phase?: string;
       atMs: number;
     }
-  | { event: 'run.ended'; runId: string; person: string; bot: string; ending: Ending; answer: string; atMs: number };
+  | { event: 'run.ended'; runId: string; person: string; bot: string; ending: Ending; answer: string; atMs: number }
+  /** It stopped at the confirmation gate: the person is asked `action.question`, and it waits for the answer. */
+  | { event: 'run.waiting'; runId: string; person: string; bot: string; action: PendingActionEvent; atMs: number };
 
 export interface WorkerOptions {
   db: Database;
@@ -70,8 +74,11 @@ export interface WorkerOptions {
 
 export const WORKER_DEFAULTS = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000 });
 
+/** How long a run's question waits for the person's answer, in ms: a day, not a turn's minute. */
+export const RUN_QUESTION_MS = 24 * 60 * 60 * 1000;
+
 export interface Worker {
-  /** Starts looking for work every `pollMs`. */
+  /** Starts looking for work every `pollMs` (again, after a stop). */
   start(): void;
   /** Looks for work now (a run was just queued). Resolves once it has claimed what it has room for. */
   poke(): Promise<void>;
@@ -229,14 +236,27 @@ export function createWorker(options: WorkerOptions): Worker {
         }
         case 'run_tool': {
           const writeKey = writeKeyOf(run.id, seq);
+          const caller = { person: run.person, bot: run.bot, via: 'model' as const, timeZone: run.timeZone };
           const outcome = await options.executor.execute({
             verb: decision.call.verb,
             input: decision.call.input,
-            caller: { person: run.person, bot: run.bot, via: 'model', timeZone: run.timeZone },
+            caller,
             scope: new Set(options.verbsFor(run).map((verb) => verb.name)),
             idempotencyKey: writeKey,
             ...(run.conversationKey === null ? {} : { conversationKey: run.conversationKey }),
           });
+          if (!outcome.ok && outcome.error.code === 'confirmation_required') {
+            // The confirmation gate: the call waits for the person's yes, held for the run, and the run lets go.
+            const input = outcome.input ?? decision.call.input;
+            const action = await db.asPerson(run.person, async (tx) => {
+              const question = await options.executor.question(tx, decision.call.verb, input, caller);
+              return keepPending(tx, { person: run.person, bot: run.bot, verb: decision.call.verb, input, question, timeZone: run.timeZone, conversationKey: run.conversationKey, expiresAtMs: clock() + RUN_QUESTION_MS, run: run.id });
+            });
+            if (!dead && !lost && (await db.asServer((tx) => waitOnAction(tx, run.id, holder, action.id, clock())))) {
+              emit({ event: 'run.waiting', runId: run.id, person: run.person, bot: run.bot, action: { id: action.id, verb: action.verb, question: action.question, expiresAtMs: action.expiresAtMs }, atMs: clock() });
+            }
+            return 'ended';
+          }
           return {
             seq,
             body: {
@@ -256,7 +276,9 @@ export function createWorker(options: WorkerOptions): Worker {
 
   return {
     start() {
-      if (timer !== undefined || stopping || dead) return;
+      // Started again after a stop (not after a kill): it looks for work again.
+      if (timer !== undefined || dead) return;
+      stopping = false;
       timer = setInterval(() => {
         void poke().catch(() => undefined);
       }, settings.pollMs);
@@ -266,6 +288,7 @@ export function createWorker(options: WorkerOptions): Worker {
     async stop() {
       stopping = true;
       clearInterval(timer);
+      timer = undefined;
       await filling?.catch(() => undefined);
       await Promise.all([...active]);
     },

@@ -18,6 +18,8 @@ export interface PendingAction {
   /** The page's key for the conversation it was asked in (kept in the column `conversation`). */
   conversationKey: string | null;
   expiresAtMs: number;
+  /** The run waiting on the answer, when a run asked rather than a turn. */
+  run?: string | null;
 }
 
 interface Row {
@@ -30,10 +32,11 @@ interface Row {
   time_zone: string;
   conversation: string | null;
   expires_at: Date;
+  run: string | null;
 }
 
 /** The column `conversation` holds the conversation key; it keeps the name its migration gave it. */
-const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at';
+const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at, run';
 
 function actionOf(row: Row): PendingAction {
   return {
@@ -45,16 +48,17 @@ function actionOf(row: Row): PendingAction {
     question: row.question,
     timeZone: row.time_zone,
     conversationKey: row.conversation,
-    expiresAtMs: row.expires_at.getTime(),
+    expiresAtMs: new Date(row.expires_at).getTime(),
+    run: row.run,
   };
 }
 
 /** Keeps a call pending for the person's answer until `expiresAtMs`. */
 export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
   const { rows } = await tx.query<Row>(
-    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000)) returning ${COLUMNS}`,
-    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs],
+    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at, run)
+     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000), $9) returning ${COLUMNS}`,
+    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs, action.run ?? null],
   );
   return actionOf(onlyRow(rows, 'Keeping an action pending'));
 }
@@ -73,4 +77,15 @@ export async function answerAction(tx: Queryable, id: string, answer: 'approved'
   );
   const row = rows[0];
   return row === undefined ? undefined : actionOf(row);
+}
+
+/** The person's questions runs are waiting on with `bot`, still open at `nowMs`, oldest first: asked again on the next visit. */
+export async function waitingRunActions(tx: Queryable, bot: string, nowMs: number): Promise<PendingAction[]> {
+  const { rows } = await tx.query<Row>(
+    `select ${COLUMNS} from pending_actions
+      where bot = $1 and run is not null and state = 'pending' and expires_at > to_timestamp($2::double precision / 1000)
+      order by expires_at limit 10`,
+    [bot, nowMs],
+  );
+  return rows.map(actionOf);
 }

@@ -9,6 +9,7 @@
  * stream order with the text; an event of a name this page does not know is passed over.
  */
 import { DOOR_EVENTS } from '../core/acting/protocol';
+import { isPendingAction } from '../core/acting/protocol';
 import type { PendingActionEvent, VerbRanEvent } from '../core/acting/protocol';
 import type { ChatMessage } from '../core/conversation/events';
 import { isRecord } from '../core/isRecord';
@@ -157,10 +158,6 @@ function namedItem(name: string, data: string): AnswerItem | undefined {
 
 function isVerbRan(value: unknown): value is VerbRanEvent {
   return isRecord(value) && typeof value.verb === 'string' && typeof value.ok === 'boolean' && (value.code === undefined || typeof value.code === 'string');
-}
-
-function isPendingAction(value: unknown): value is PendingActionEvent {
-  return isRecord(value) && typeof value.id === 'string' && value.id !== '' && typeof value.verb === 'string' && typeof value.question === 'string' && typeof value.expiresAtMs === 'number' && Number.isFinite(value.expiresAtMs);
 }
 
 /** The text a `chat.completion.chunk` adds; a chunk that is not one is a broken stream. */

@@ -47,6 +47,13 @@ export interface PendingActionEvent {
   expiresAtMs: number;
 }
 
+/** Whether `value` is a `PendingActionEvent` as the door and the presence window send it. */
+export function isPendingAction(value: unknown): value is PendingActionEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.id === 'string' && v.id !== '' && typeof v.verb === 'string' && typeof v.question === 'string' && typeof v.expiresAtMs === 'number' && Number.isFinite(v.expiresAtMs);
+}
+
 /** The answer to approving or refusing a pending action. */
 export interface ActionSettled {
   /**

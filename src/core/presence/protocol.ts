@@ -6,6 +6,8 @@
  * Shapes are checked here, by hand (core takes no dependency), so the server checks what a page
  * sends and the page checks what the server sends with the same functions.
  */
+import { isPendingAction } from '../acting/protocol';
+import type { PendingActionEvent } from '../acting/protocol';
 import { LINE_MAX_CHARS } from '../conversation/events';
 import type { Line } from '../conversation/events';
 import { isRecord } from '../isRecord';
@@ -59,9 +61,10 @@ export type WindowEvent =
   | { kind: 'verb'; verb: string; ok: boolean; sentence: string | null; origin: 'elsewhere' | 'late' }
   /**
    * Work that outlives a turn: how a run is going (`sentence`, said between turns) or that it has
-   * ended (`ended`, no sentence: what it came to is a notice, said once by whichever page says it).
+   * ended (`ended`, no sentence: what it came to is a notice, said once by whichever page says it),
+   * or that it stopped at the confirmation gate (`ask`: the question, to be asked between turns).
    */
-  | { kind: 'run'; run: string; sentence: string | null; ended: boolean }
+  | { kind: 'run'; run: string; sentence: string | null; ended: boolean; ask?: PendingActionEvent }
   | { kind: 'presence'; active: PageRef | null; term: number };
 
 export type WindowEventKind = WindowEvent['kind'];
@@ -178,7 +181,7 @@ export function isWindowEvent(value: unknown): value is WindowEvent {
     case 'verb':
       return isText(value.verb, 128) && typeof value.ok === 'boolean' && (value.sentence === null || isText(value.sentence)) && (value.origin === 'elsewhere' || value.origin === 'late');
     case 'run':
-      return isText(value.run, 64) && (value.sentence === null || isText(value.sentence)) && typeof value.ended === 'boolean';
+      return isText(value.run, 64) && (value.sentence === null || isText(value.sentence)) && typeof value.ended === 'boolean' && (value.ask === undefined || isPendingAction(value.ask));
     case 'presence':
       return (value.active === null || isPageRef(value.active)) && isCount(value.term);
     default:

@@ -76,7 +76,10 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
       return (await heardOf(answer)).text.trim();
     };
     const person = readPersonCookie(personCookieKey(secret), cookie.slice(`${PERSON_COOKIE}=`.length))?.person ?? '';
-    return { say, person, conversation };
+    const answer = async (id: string, yes: boolean) =>
+      (await (await backend.request(`/api/actions/${id}/${yes ? 'approve' : 'deny'}`, { method: 'POST', headers: { cookie, origin: 'http://localhost' } })).json()) as { outcome: string; sentence: string };
+    const waiting = async () => ((await (await backend.request('/api/actions/waiting?bot=buddy', { headers: { cookie } })).json()) as { actions: { id: string; question: string }[] }).actions;
+    return { say, person, conversation, answer, waiting };
   }
 
   async function runOf(person: string) {
@@ -108,7 +111,7 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     expect(notices.filter((n) => n.app === 'reminders')).toHaveLength(2);
     expect(run.answer).toMatch(/milk/);
     // Its progress went to the person's window, one word per verb it ran, then its ending.
-    await expect.poll(() => published.filter((p) => p.person === ana.person && p.event.kind === 'run').length).toBe(4);
+    await expect.poll(() => published.filter((p) => p.person === ana.person && p.event.kind === 'run').length, { timeout: 10_000 }).toBe(4);
     const said = published.filter((p) => p.person === ana.person && p.event.kind === 'run').map((p) => p.event);
     expect(said.at(-1)).toEqual({ kind: 'run', run: run.id, sentence: null, ended: true });
     expect(said.slice(0, 3).map((e) => (e.kind === 'run' ? e.sentence : null))).toEqual([
@@ -144,5 +147,44 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     expect(await cy.say('what are my schedules')).toBe("Every weekday at 08:00: tell me what's on my todo list.");
     expect(await cy.say('cancel my schedules')).toBe("I've stopped 1 schedule.");
     expect(await cy.say('what are my schedules')).toBe('You have nothing scheduled with me.');
+  });
+
+  async function askedOf(person: string) {
+    await expect.poll(() => published.some((p) => p.person === person && p.event.kind === 'run' && p.event.ask !== undefined), { timeout: 10_000 }).toBe(true);
+    const event = published.find((p) => p.person === person && p.event.kind === 'run' && p.event.ask !== undefined)?.event;
+    return event?.kind === 'run' ? event.ask : undefined;
+  }
+
+  it('stops a run at the confirmation gate, asks, and carries on with the person’s yes', async () => {
+    const dee = await somebody();
+    await dee.say('add milk to my shopping list');
+    expect(await dee.say('in the background, clear my shopping list')).toBe(TAKEN_ON);
+    const ask = await askedOf(dee.person);
+    expect(ask?.question).toBe('Clear your shopping list? Say yes or no.');
+    expect((await runOf(dee.person))?.state).toBe('waiting');
+    // Held for the run: a day, not a turn's minute; and offered again on the next visit.
+    expect((ask?.expiresAtMs ?? 0) - Date.now()).toBeGreaterThan(23 * 60 * 60 * 1000);
+    expect((await dee.waiting()).map((a) => a.id)).toEqual([ask?.id]);
+    expect(await dee.say("what's on my shopping list")).toContain('milk');
+    expect((await dee.answer(ask?.id ?? '', true)).outcome).toBe('done');
+    const run = await ended(dee.person);
+    expect(run.state).toBe('finished');
+    expect(await dee.say("what's on my shopping list")).toMatch(/empty/);
+    expect(await dee.waiting()).toEqual([]);
+  });
+
+  it('leaves things as they were on a no, and closes the question of a run cancelled while it waited', async () => {
+    const eve = await somebody();
+    await eve.say('add milk to my shopping list');
+    await eve.say('in the background, clear my shopping list');
+    const first = await askedOf(eve.person);
+    expect((await eve.answer(first?.id ?? '', false)).outcome).toBe('denied');
+    expect((await ended(eve.person)).answer).toBe("Okay, I've left it as it was.");
+    published.length = 0;
+    await eve.say('in the background, clear my shopping list');
+    const second = await askedOf(eve.person);
+    expect(await eve.say('stop that')).toBe("I've stopped it; nothing more of it will be done.");
+    expect((await eve.answer(second?.id ?? '', true)).outcome).toBe('expired');
+    expect(await eve.say("what's on my shopping list")).toContain('milk');
   });
 });
