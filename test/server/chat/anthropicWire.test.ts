@@ -175,7 +175,7 @@ describe('Anthropic’s events as the door’s', () => {
       { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 25 } },
       { type: 'message_stop' },
     ]);
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e.type === 'delta' ? e.text : ''))).toEqual(['Adding ', 'both.']);
+    expect(events.flatMap((e) => (e.type === 'delta' ? [e.text] : []))).toEqual(['Adding ', 'both.']);
     const calls = new ToolCallAccumulator();
     for (const event of events) if (event.type === 'tool-call') calls.push(event.piece);
     expect(calls.calls()).toEqual([
