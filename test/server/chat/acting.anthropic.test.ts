@@ -138,7 +138,7 @@ describe('the door runs verbs Anthropic calls, and falls over mid-turn both ways
     expect(door.doorLogs).toContainEqual({ event: 'provider.fell-over', provider: 'up', failure: 'status', status: 503, code: 'server_error' });
   });
 
-  it('falls over from Anthropic (529 overloaded) to OpenAI with OpenAI’s own model, and back to Anthropic with OpenAI’s calls in the history', async () => {
+  it('falls over from Anthropic (529 overloaded) to OpenAI with OpenAI’s own model, and back to Anthropic with OpenAI’s calls in the history, each call priced by what answered it', async () => {
     let claudeCalls = 0;
     claude.script((reply) => {
       claudeCalls += 1;
@@ -148,6 +148,7 @@ describe('the door runs verbs Anthropic calls, and falls over mid-turn both ways
     door.script((reply) => {
       reply.toolCalls([{ index: 0, id: 'call_beans', type: 'function', function: { name: 'pantry-add', arguments: '{"item":"beans"}' } }]);
       reply.finish('tool_calls');
+      reply.usage(100, 10);
       reply.done();
     });
     const openAiBefore = door.upstream.received.length;
@@ -163,5 +164,10 @@ describe('the door runs verbs Anthropic calls, and falls over mid-turn both ways
     ]);
     expect(door.doorLogs).toContainEqual({ event: 'provider.fell-over', provider: 'anthropic', failure: 'status', status: 529, code: 'overloaded_error' });
     expect(JSON.stringify(door.doorLogs)).not.toMatch(/never-logged|Overloaded/);
+    // OpenAI's call: 100 in, 10 out, its model `m` at the default table's * ($10/$30 per million);
+    // Anthropic's: 10 in, 5 out at claude-sonnet-4-5's $3/$15 — not the whole turn at `m`'s price.
+    const ended = door.doorLogs.findLast((line) => line.event === 'answer.ended');
+    expect(ended).toMatchObject({ promptTokens: 110, completionTokens: 15, estimated: false });
+    expect(ended?.event === 'answer.ended' ? ended.costUsd : undefined).toBeCloseTo((100 * 10 + 10 * 30 + 10 * 3 + 5 * 15) / 1_000_000, 12);
   });
 });
