@@ -96,6 +96,20 @@ describe('the chat door asking Anthropic', () => {
     expect((await door.ledger.nextSettle()).provider).toBe('openai');
   });
 
+  it('falls over to OpenAI when Anthropic’s stream opens and then reports overloaded_error before its first token', async () => {
+    const standIn = track(
+      await startAnthropicStandIn((reply) => {
+        reply.open();
+        reply.event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+        reply.res.end();
+      }),
+    );
+    const openAi = track(await startUpstream(answering(['Still here.'])));
+    const door = track(await startDoor({ providers: [anthropic(standIn.baseUrl), provider('openai', openAi.baseUrl)] }));
+    expect(await streamed(door, 'Anyone?')).toMatchObject({ text: 'Still here.', provider: 'openai' });
+    expect(door.logs).toContainEqual({ event: 'provider.fell-over', provider: 'anthropic', failure: 'stream' });
+  });
+
   it('does not ask again when Anthropic refuses the request itself (400 invalid_request_error)', async () => {
     const standIn = track(await startAnthropicStandIn(failingWith(400, 'invalid_request_error', 'messages: roles must alternate')));
     const openAi = track(await startUpstream(answering(['Never.'])));
