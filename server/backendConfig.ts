@@ -4,8 +4,8 @@
  * is called until one is configured AND `AGENTS_LIVE=1`.
  */
 import { resolve } from 'node:path';
-import { TOKENS_FIELDS } from './chat/upstream';
-import type { Provider, TokensField } from './chat/upstream';
+import { PROVIDER_KINDS, TOKENS_FIELDS } from './chat/upstream';
+import type { Provider, ProviderKind, TokensField } from './chat/upstream';
 import { validateLimits } from './db/limits';
 import type { PersonLimits } from './db/limits';
 import type { PriceTable } from './chat/prices';
@@ -19,7 +19,10 @@ export interface BackendConfig {
   dataDir: string;
   /** `CONFAB_BOTS_DIR`, default `bots`. */
   botsDir: string;
-  /** The OpenAI-shaped chat endpoints, tried in order. */
+  /**
+   * The chat endpoints, tried in order: `CONFAB_PROVIDERS`, else OpenAI's (`OPENAI_API_KEY`) then
+   * Anthropic's (`ANTHROPIC_API_KEY`), whichever have keys.
+   */
   providers: Provider[];
   /** `AGENTS_LIVE=1`: providers are really called (and paid for). Otherwise the stand-in answers. */
   live: boolean;
@@ -66,6 +69,14 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   'gpt-4o-mini': { promptUsdPerMillion: 0.15, completionUsdPerMillion: 0.6 },
   'gpt-4.1-mini': { promptUsdPerMillion: 0.4, completionUsdPerMillion: 1.6 },
   'gpt-4o': { promptUsdPerMillion: 2.5, completionUsdPerMillion: 10 },
+  // Anthropic's list prices by family; a dated id (claude-sonnet-4-20250514) is priced by its family.
+  'claude-3-5-haiku': { promptUsdPerMillion: 0.8, completionUsdPerMillion: 4 },
+  'claude-haiku-4-5': { promptUsdPerMillion: 1, completionUsdPerMillion: 5 },
+  'claude-sonnet-4': { promptUsdPerMillion: 3, completionUsdPerMillion: 15 },
+  'claude-sonnet-4-5': { promptUsdPerMillion: 3, completionUsdPerMillion: 15 },
+  'claude-opus-4': { promptUsdPerMillion: 15, completionUsdPerMillion: 75 },
+  'claude-opus-4-1': { promptUsdPerMillion: 15, completionUsdPerMillion: 75 },
+  'claude-opus-4-5': { promptUsdPerMillion: 5, completionUsdPerMillion: 25 },
   '*': { promptUsdPerMillion: 10, completionUsdPerMillion: 30 },
 });
 
@@ -78,7 +89,12 @@ function parseJson(name: string, value: string, what: string): unknown {
 }
 
 const PROVIDERS_SHAPE =
-  'a JSON array of {"name", "baseUrl", "model", "keyEnv"} where keyEnv names the variable that holds that provider\'s key';
+  'a JSON array of {"name", "baseUrl", "model", "keyEnv", "kind"?} where keyEnv names the variable that holds that provider\'s key and kind is "openai" (the default) or "anthropic"';
+
+/** Anthropic's API, as its SDK takes the base URL. */
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+/** The model an `ANTHROPIC_API_KEY` alone is asked for: Anthropic's fast, inexpensive current one, as a voice wants. */
+export const ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
 function readProviders(env: Record<string, string | undefined>): Provider[] {
   const listed = env.CONFAB_PROVIDERS?.trim();
@@ -88,6 +104,13 @@ function readProviders(env: Record<string, string | undefined>): Provider[] {
     return raw.map((entry: unknown, i) => {
       const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
       const tokensField = e.tokensField;
+      const kind = e.kind;
+      if (kind !== undefined && !PROVIDER_KINDS.includes(kind as ProviderKind)) {
+        throw new ConfigError(`CONFAB_PROVIDERS[${i}].kind is ${JSON.stringify(kind)}; give "openai" (the default, any OpenAI-shaped endpoint) or "anthropic" (Anthropic's Messages API).`);
+      }
+      if (kind === 'anthropic' && tokensField !== undefined) {
+        throw new ConfigError(`CONFAB_PROVIDERS[${i}] is an "anthropic" provider, which always takes max_tokens; remove its tokensField.`);
+      }
       if (tokensField !== undefined && !TOKENS_FIELDS.includes(tokensField as TokensField)) {
         throw new ConfigError(`CONFAB_PROVIDERS[${i}].tokensField is ${JSON.stringify(tokensField)}; give "max_completion_tokens" (the default) or "max_tokens" for a provider that wants the old name.`);
       }
@@ -100,20 +123,24 @@ function readProviders(env: Record<string, string | undefined>): Provider[] {
       const apiKey = env[keyEnv];
       if (!apiKey) throw new ConfigError(`CONFAB_PROVIDERS[${i}] names ${keyEnv} for its key, but ${keyEnv} is not set.`);
       if (!/^https?:\/\//.test(e.baseUrl as string)) throw new ConfigError(`CONFAB_PROVIDERS[${i}].baseUrl must be an http(s) URL.`);
-      return { name: e.name as string, baseUrl: e.baseUrl as string, model: e.model as string, apiKey, ...(tokensField === undefined ? {} : { tokensField: tokensField as TokensField }) };
+      return { name: e.name as string, ...(kind === undefined ? {} : { kind: kind as ProviderKind }), baseUrl: e.baseUrl as string, model: e.model as string, apiKey, ...(tokensField === undefined ? {} : { tokensField: tokensField as TokensField }) };
     });
   }
+  const providers: Provider[] = [];
   if (env.OPENAI_API_KEY) {
-    return [
-      {
-        name: 'openai',
-        baseUrl: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
-        model: env.OPENAI_MODEL || 'gpt-4o-mini',
-        apiKey: env.OPENAI_API_KEY,
-      },
-    ];
+    providers.push({
+      name: 'openai',
+      baseUrl: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+      model: env.OPENAI_MODEL || 'gpt-4o-mini',
+      apiKey: env.OPENAI_API_KEY,
+    });
   }
-  return [];
+  if (env.ANTHROPIC_API_KEY) {
+    const baseUrl = env.ANTHROPIC_BASE_URL || ANTHROPIC_BASE_URL;
+    if (!/^https?:\/\//.test(baseUrl)) throw new ConfigError('ANTHROPIC_BASE_URL must be an http(s) URL, such as https://api.anthropic.com.');
+    providers.push({ name: 'anthropic', kind: 'anthropic', baseUrl, model: env.ANTHROPIC_MODEL || ANTHROPIC_MODEL, apiKey: env.ANTHROPIC_API_KEY });
+  }
+  return providers;
 }
 
 function readPrices(env: Record<string, string | undefined>): PriceTable {

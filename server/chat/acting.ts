@@ -88,6 +88,8 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
   let modelChars = 0;
   let usage: TokenUsage | undefined;
   let spentUsd = 0;
+  /** Whether every model call so far reported its usage, so `spentUsd` is the answer's whole cost. */
+  let everyCallCounted = true;
   let verbCalls = 0;
   let fillerSaid = false;
   let lastText = '';
@@ -104,7 +106,8 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     lastText = piece;
     return piece;
   };
-  const ended = (result: AnswerResult['ended']): AnswerResult => ({ ended: result, modelChars, ...(usage === undefined ? {} : { usage }) });
+  const spent = (): Pick<AnswerResult, 'usage' | 'costUsd'> => (usage === undefined ? {} : { usage, ...(everyCallCounted ? { costUsd: spentUsd } : {}) });
+  const ended = (result: AnswerResult['ended']): AnswerResult => ({ ended: result, modelChars, ...spent() });
 
   for (let modelCall = 1; ; modelCall += 1) {
     const calls = new ToolCallAccumulator();
@@ -124,8 +127,10 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     if (result.usage !== undefined) {
       usage = { promptTokens: (usage?.promptTokens ?? 0) + result.usage.promptTokens, completionTokens: (usage?.completionTokens ?? 0) + result.usage.completionTokens };
       spentUsd += options.costOf(open.model, result.usage);
+    } else {
+      everyCallCounted = false;
     }
-    if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...(usage === undefined ? {} : { usage }) };
+    if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...spent() };
     const toolCalls = calls.calls();
     if (toolCalls.length === 0) break;
     if (modelCall >= acting.maxModelCalls) {

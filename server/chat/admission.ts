@@ -108,7 +108,8 @@ export async function settleTurn(admitted: Admission, answer: Answer | undefined
     model: answer === undefined ? null : answer.model,
     ended: ending.ended,
     estimated: ending.usage === undefined,
-    costUsd: costUsd(price, usage),
+    // An acting answer priced call by call, by what answered each, when every call reported usage.
+    costUsd: bought && ending.usage !== undefined && ending.costUsd !== undefined ? ending.costUsd : costUsd(price, usage),
     priced: !bought || price !== undefined,
     nowMs: how.nowMs,
   };

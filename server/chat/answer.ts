@@ -59,6 +59,12 @@ export interface AnswerResult {
   modelChars: number;
   /** Tokens as the provider reported them, when it did. */
   usage?: TokenUsage;
+  /**
+   * USD of an answer of several model calls, each priced by the model that answered it (a call may
+   * have fallen over to another provider mid-turn); set only when every call reported its usage.
+   * Unset, the answer is priced whole by its model.
+   */
+  costUsd?: number;
 }
 
 /** One of the door's own SSE events, sent beside the text (see `DOOR_EVENTS`). */

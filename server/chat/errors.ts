@@ -1,6 +1,7 @@
 /**
  * The chat door's failures, one class per boundary. Each keeps its `cause`; none carries a key,
- * a question or an answer in its message, because messages end up in responses and logs.
+ * a question or an answer in its message, because messages end up in responses (logs name only the
+ * class). A provider's own sentence about a failure the site can fix is kept apart (`sentence`).
  */
 
 /** A request the door cannot take: 400 (or 413 for a body past the cap), naming the field. */
@@ -35,15 +36,24 @@ export type ProviderFailure =
  */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  /** See the constructor's `options.sentence`. */
+  readonly sentence: string | undefined;
   constructor(
     readonly provider: string,
     readonly failure: ProviderFailure,
     readonly fallover: boolean,
     /** The HTTP status when `failure` is `status`. */
     readonly status?: number,
-    /** The provider's machine-readable `error.code`, when it sent one. Never its message, which can quote the key. */
+    /** The provider's machine-readable `error.code` (or Anthropic's `error.type`), when it sent one. */
     readonly code?: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & {
+      /**
+       * The provider's own sentence, keys taken out, for a failure that is the site's to fix (no
+       * credits, a bad key, a rate limit, a model not theirs): said to the person who asked by
+       * `forPerson`, never logged and never in `message`.
+       */
+      sentence?: string | undefined;
+    },
   ) {
     super(
       failure === 'status'
@@ -51,6 +61,12 @@ export class ProviderError extends Error {
         : `The provider "${provider}" ${FAILURE_WORDS[failure]}.`,
       options,
     );
+    this.sentence = options?.sentence;
+  }
+
+  /** What the person who asked is told: `message`, and the provider's own sentence when it is theirs to act on. */
+  forPerson(): string {
+    return this.sentence === undefined ? this.message : `${this.message.replace(/\.$/, '')}: “${this.sentence}”`;
   }
 }
 
@@ -64,7 +80,8 @@ const FAILURE_WORDS: Readonly<Record<Exclude<ProviderFailure, 'status'>, string>
 export class NoProviderAnswered extends Error {
   override readonly name = 'NoProviderAnswered';
   constructor(readonly failures: readonly ProviderError[]) {
-    super(`No provider answered: ${failures.map((failure) => failure.message).join(' ')}`, {
+    // The provider's own sentences are in this message: it goes to the person who asked, and is never logged (`nameOf`).
+    super(`No provider answered: ${failures.map((failure) => failure.forPerson()).join(' ')}`, {
       cause: failures.at(-1),
     });
   }

@@ -29,9 +29,18 @@ export function estimateTokens(chars: number): number {
   return Math.ceil(Math.max(0, chars) / CHARS_PER_TOKEN);
 }
 
-/** The price of `model`, from its own entry or the `*` entry; undefined when the table has neither. */
+/**
+ * The price of `model`: its own entry; else its family's, the longest entry it extends at a `-`
+ * (`claude-sonnet-4-20250514` is priced as `claude-sonnet-4`); else the `*` entry; undefined when
+ * the table has none of them.
+ */
 export function priceOf(prices: PriceTable, model: string): ModelPrice | undefined {
-  return Object.hasOwn(prices, model) ? prices[model] : Object.hasOwn(prices, '*') ? prices['*'] : undefined;
+  if (Object.hasOwn(prices, model)) return prices[model];
+  const family = Object.keys(prices)
+    .filter((name) => name !== '*' && model.startsWith(`${name}-`))
+    .sort((a, b) => b.length - a.length)[0];
+  if (family !== undefined) return prices[family];
+  return Object.hasOwn(prices, '*') ? prices['*'] : undefined;
 }
 
 /** USD for `usage` at `price`; zero without a price. */

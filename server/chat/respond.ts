@@ -148,7 +148,7 @@ export function responder(deps: ResponderDeps) {
     if (error instanceof ProviderError) {
       return {
         status: 502,
-        body: errorOf(`${error.message} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'),
+        body: errorOf(`${error.forPerson()} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'),
       };
     }
     if (error instanceof NoProviderAnswered) return { status: 502, body: errorOf(error.message, 'api_error', null, 'no_provider_answered') };

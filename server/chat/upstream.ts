@@ -1,35 +1,49 @@
 /**
- * One OpenAI-shaped provider asked for one answer. The request always streams (with usage in the
- * last chunk); the answer is "open" once its first token has arrived, because until then a
- * failure that is the provider's own may still be handed to the next provider, and after it the
- * answer is this provider's whatever happens.
+ * One provider asked for one answer, in its own shape: OpenAI's chat completions, or Anthropic's
+ * Messages API (translated both ways by `anthropicWire.ts`). The request always streams (with
+ * usage); the answer is "open" once its first token has arrived, because until then a failure
+ * that is the provider's own may still be handed to the next provider, and after it the answer is
+ * this provider's whatever happens.
  */
+import { ANTHROPIC_VERSION, AnthropicStreamReader, anthropicRequestOf, eventsOfAnthropicMessage } from './anthropicWire';
 import type { ChatMessage } from './chatRequest';
 import { ProviderError, UpstreamStreamError } from './errors';
+import { failureOfResponse, isProvidersOwn, isTheirsToFix } from './providerFailure';
 import type { ToolCallPiece } from './toolCalls';
 import type { TokenUsage } from './prices';
 import { readSse } from './sse';
 import { isRecord } from '../../src/core/isRecord';
 
-/** One OpenAI-shaped chat-completions endpoint. */
+/** One chat endpoint: OpenAI-shaped chat completions, or Anthropic's Messages API. */
 export interface Provider {
   /** A short name for logs, the `x-confab-provider` header and the ledger. Never the key. */
   name: string;
+  /** The API it speaks. Default `openai`. */
+  kind?: ProviderKind;
   /**
-   * Its base URL as an OpenAI SDK takes it (`https://api.openai.com/v1`); the door posts to
-   * `<baseUrl>/chat/completions`. A URL already ending in `/chat/completions` is used as it is.
+   * Its base URL as its SDK takes it. OpenAI-shaped (`https://api.openai.com/v1`): the door posts to
+   * `<baseUrl>/chat/completions`. Anthropic (`https://api.anthropic.com`): to `<baseUrl>/v1/messages`
+   * (`/messages` after a base that ends in `/v1`). A URL already ending in that path is used as it is.
    */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer <apiKey>`; never logged, never returned. */
+  /**
+   * Sent as `Authorization: Bearer <apiKey>` (OpenAI-shaped) or `x-api-key` (Anthropic); never
+   * logged, never returned, taken out of any provider sentence passed on.
+   */
   apiKey: string;
   /** The model to ask it for when the bot names no model for it. */
   model: string;
   /**
    * The name the answer's token ceiling is sent under: `max_completion_tokens` (the default; newer
    * OpenAI models refuse the old name) or `max_tokens`, for providers that know only the old one.
+   * OpenAI-shaped providers only: Anthropic's is always `max_tokens`, which it requires.
    */
   tokensField?: TokensField;
 }
+
+/** The API a provider speaks. */
+export type ProviderKind = 'openai' | 'anthropic';
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic'];
 
 export type TokensField = 'max_completion_tokens' | 'max_tokens';
 export const TOKENS_FIELDS: readonly TokensField[] = ['max_completion_tokens', 'max_tokens'];
@@ -68,18 +82,11 @@ export function completionsUrl(baseUrl: string): string {
   return base.endsWith('/chat/completions') ? base : `${base}/chat/completions`;
 }
 
-/** Error codes some providers send with a 400 that mean "no such model here", not "bad request". */
-const MODEL_MISSING_CODES = new Set(['model_not_found', 'model_not_available', 'invalid_model']);
-
-/**
- * Whether an HTTP failure is the provider's own, so the next one may be asked: a bad or unpermitted
- * key (401, 403), no credits (402), a missing model (404, or a 400 whose code says so), a timeout
- * or rate limit (408, 429), its server down (5xx). Anything else — 400, 413, 422 — is the request's
- * fault and fails identically everywhere.
- */
-export function isProvidersOwn(status: number, code?: string): boolean {
-  if ([401, 402, 403, 404, 408, 429].includes(status) || status >= 500) return true;
-  return status === 400 && code !== undefined && MODEL_MISSING_CODES.has(code);
+/** `<baseUrl>/v1/messages` (or `/messages` after a `/v1`), or `baseUrl` itself when it already is that path. */
+export function messagesUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  if (base.endsWith('/messages')) return base;
+  return base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`;
 }
 
 /**
@@ -125,11 +132,6 @@ export interface OpenOptions {
 /** The answer ceiling a bot gets unless told otherwise: an answer-sized reply, in tokens. */
 export const ANSWER_TOKENS = 4096;
 
-const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** Longest provider error body read for its `error.code`, in bytes. */
-const ERROR_BODY_MAX = 8192;
-
 /**
  * Asks `attempt` for an answer to `messages` and waits for its first token (text, or the first
  * piece of a tool call). Rejects with a
@@ -151,32 +153,17 @@ export async function openUpstream(attempt: Attempt, messages: readonly PromptMe
   try {
     let response: Response;
     try {
-      response = await options.fetch(completionsUrl(provider.baseUrl), {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${provider.apiKey}`,
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-        },
-        body: JSON.stringify({
-          model,
-          messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          [provider.tokensField ?? 'max_completion_tokens']: options.answerTokens ?? ANSWER_TOKENS,
-          ...(options.tools !== undefined && options.tools.length > 0 ? { tools: options.tools, parallel_tool_calls: true } : {}),
-        }),
-        signal,
-      });
+      response = await options.fetch(requestUrl(provider), { method: 'POST', ...requestOf(attempt, messages, options), signal });
     } catch (error) {
       throw failed('unreachable', error);
     }
     if (!response.ok) {
-      const code = await errorCode(response).catch(() => undefined);
+      const { code, sentence } = await failureOfResponse(response, provider.apiKey).catch(() => ({ code: undefined, sentence: undefined }));
       if (options.signal.aborted) throw options.signal.reason;
-      throw new ProviderError(provider.name, 'status', isProvidersOwn(response.status, code), response.status, code);
+      const theirs = isTheirsToFix(response.status, code, sentence);
+      throw new ProviderError(provider.name, 'status', isProvidersOwn(response.status, code, sentence), response.status, code, theirs ? { sentence } : undefined);
     }
-    const events = eventsOf(response);
+    const events = provider.kind === 'anthropic' ? anthropicEventsOf(response) : eventsOf(response);
     const early: UpstreamEvent[] = [];
     try {
       for (;;) {
@@ -193,6 +180,33 @@ export async function openUpstream(attempt: Attempt, messages: readonly PromptMe
   } finally {
     clearTimeout(timer);
   }
+}
+
+function requestUrl(provider: Provider): string {
+  return provider.kind === 'anthropic' ? messagesUrl(provider.baseUrl) : completionsUrl(provider.baseUrl);
+}
+
+/** The headers and body of `attempt`'s request, in the shape its provider speaks. */
+function requestOf(attempt: Attempt, messages: readonly PromptMessage[], options: OpenOptions): { headers: Record<string, string>; body: string } {
+  const { provider, model } = attempt;
+  const answerTokens = options.answerTokens ?? ANSWER_TOKENS;
+  if (provider.kind === 'anthropic') {
+    return {
+      headers: { 'x-api-key': provider.apiKey, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(anthropicRequestOf(messages, { model, maxTokens: answerTokens, stream: true, tools: options.tools })),
+    };
+  }
+  return {
+    headers: { authorization: `Bearer ${provider.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({
+      model,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      [provider.tokensField ?? 'max_completion_tokens']: answerTokens,
+      ...(options.tools !== undefined && options.tools.length > 0 ? { tools: options.tools, parallel_tool_calls: true } : {}),
+    }),
+  };
 }
 
 async function* replay(early: readonly UpstreamEvent[], rest: AsyncGenerator<UpstreamEvent, void, undefined>): AsyncGenerator<UpstreamEvent, void, undefined> {
@@ -216,6 +230,25 @@ async function* eventsOf(response: Response): AsyncGenerator<UpstreamEvent, void
       throw new UpstreamStreamError('The provider sent an event that is not JSON.', { cause: error });
     }
     yield* eventsOfChunk(chunk);
+  }
+}
+
+/** The events of an Anthropic 2xx response: its event stream (every event's `data` names its type), or one whole message. */
+async function* anthropicEventsOf(response: Response): AsyncGenerator<UpstreamEvent, void, undefined> {
+  if (response.body === null) throw new UpstreamStreamError('The provider sent an empty response.');
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+    yield* eventsOfAnthropicMessage(await response.json());
+    return;
+  }
+  const reader = new AnthropicStreamReader();
+  for await (const data of readSse(response.body as ReadableStream<Uint8Array>)) {
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch (error) {
+      throw new UpstreamStreamError('The provider sent an event that is not JSON.', { cause: error });
+    }
+    yield* reader.read(event);
   }
 }
 
@@ -255,32 +288,3 @@ function pieceOf(call: Record<string, unknown>, position: number): ToolCallPiece
     ...(typeof args === 'string' ? { arguments: args } : isRecord(args) ? { arguments: JSON.stringify(args) } : {}),
   };
 }
-
-/** The `error.code` (or `error.type`) of a provider's error body, read no further than `ERROR_BODY_MAX`. */
-async function errorCode(response: Response): Promise<string | undefined> {
-  if (response.body === null) return undefined;
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < ERROR_BODY_MAX) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(parts).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const error = isRecord(body) ? body.error : undefined;
-  const code = isRecord(error) ? (error.code ?? error.type) : undefined;
-  // Only a machine-readable code is kept: a provider's prose can quote the key it was sent.
-  return typeof code === 'string' && CODE.test(code) ? code : undefined;
-}
-

@@ -39,3 +39,33 @@ describe('the money settings', () => {
     expect(() => providers({ tokensField: 'maxTokens' })).toThrow(/tokensField is "maxTokens"/);
   });
 });
+
+describe('the providers', () => {
+  it('configures Anthropic from ANTHROPIC_API_KEY alone, after OpenAI when both keys are set, with its base URL and model overridable', () => {
+    expect(read({ ANTHROPIC_API_KEY: 'sk-ant-k' }).providers).toEqual([
+      { name: 'anthropic', kind: 'anthropic', baseUrl: 'https://api.anthropic.com', model: 'claude-haiku-4-5', apiKey: 'sk-ant-k' },
+    ]);
+    expect(read({ OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-ant-k' }).providers.map((p) => p.name)).toEqual(['openai', 'anthropic']);
+    expect(read({ ANTHROPIC_API_KEY: 'sk-ant-k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_MODEL: 'claude-sonnet-4-5' }).providers[0]).toMatchObject({
+      baseUrl: 'http://127.0.0.1:9',
+      model: 'claude-sonnet-4-5',
+    });
+    expect(() => read({ ANTHROPIC_API_KEY: 'sk-ant-k', ANTHROPIC_BASE_URL: 'api.anthropic.com' })).toThrow(/ANTHROPIC_BASE_URL must be an http\(s\) URL/);
+  });
+
+  it('reads a CONFAB_PROVIDERS entry’s kind, refusing one it does not speak and a tokensField on an Anthropic one', () => {
+    const providers = (entry: Record<string, string>) =>
+      read({ KEY: 'k', CONFAB_PROVIDERS: JSON.stringify([{ name: 'claude', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', keyEnv: 'KEY', ...entry }]) }).providers;
+    expect(providers({ kind: 'anthropic' })[0]?.kind).toBe('anthropic');
+    expect(providers({})[0]).not.toHaveProperty('kind');
+    expect(() => providers({ kind: 'gemini' })).toThrow(/kind is "gemini"; give "openai".*or "anthropic"/);
+    expect(() => providers({ kind: 'anthropic', tokensField: 'max_tokens' })).toThrow(/always takes max_tokens; remove its tokensField/);
+  });
+
+  it('prices Anthropic’s models by family out of the box', () => {
+    const { prices } = read({});
+    expect(prices['claude-sonnet-4']).toEqual({ promptUsdPerMillion: 3, completionUsdPerMillion: 15 });
+    expect(prices['claude-3-5-haiku']).toEqual({ promptUsdPerMillion: 0.8, completionUsdPerMillion: 4 });
+    expect(prices['claude-opus-4']).toEqual({ promptUsdPerMillion: 15, completionUsdPerMillion: 75 });
+  });
+});

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Backend, BackendDeps } from '../../../server/backend';
 import { parseBotFile } from '../../../server/bots';
 import type { DoorLogLine } from '../../../server/chat/doorTypes';
+import type { Provider } from '../../../server/chat/upstream';
 import type { Database } from '../../../server/db/database';
 import type { Queryable } from '../../../server/db/queryable';
 import type { VerbLogLine } from '../../../server/verbs/executor';
@@ -138,7 +139,7 @@ export interface ActingDoor extends Listening {
   script: (script: Script) => void;
 }
 
-export async function startActingDoor(options: { live?: boolean; overrides?: Partial<BackendDeps> } = {}): Promise<ActingDoor> {
+export async function startActingDoor(options: { live?: boolean; overrides?: Partial<BackendDeps>; /** Asked after the scripted `up`, in order. */ moreProviders?: Provider[] } = {}): Promise<ActingDoor> {
   let current: Script = (reply) => {
     reply.token('Hello.');
     reply.finish();
@@ -153,7 +154,7 @@ export async function startActingDoor(options: { live?: boolean; overrides?: Par
   ]);
   const backend = await openTestBackend({
     bots,
-    providers: [{ name: 'up', baseUrl: upstream.baseUrl, apiKey: 'key-never-logged', model: 'm' }],
+    providers: [{ name: 'up', baseUrl: upstream.baseUrl, apiKey: 'key-never-logged', model: 'm' }, ...(options.moreProviders ?? [])],
     live: options.live ?? true,
     registry: createRegistry([pantry]),
     log: (line) => doorLogs.push(line),

@@ -119,7 +119,7 @@ describe('the chat door, falling over to the next provider', () => {
     expect((error as APIError).code).toBe('provider_refused_request');
   });
 
-  it('says in the stream that no provider answered, naming each and its status — and never a key or the provider’s words', async () => {
+  it('says in the stream that no provider answered, naming each and its status with the provider’s own sentence — and never a key', async () => {
     const response = await askingNobody({ stream: true });
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -128,19 +128,19 @@ describe('the chat door, falling over to the next provider', () => {
     expect(events).toHaveLength(1);
     const body = JSON.parse((events[0] ?? '').replace(/^data: /, '')) as { error: { message: string; type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
-    expect(body.error.message).toContain('"alpha" answered 401');
-    expect(body.error.message).toContain('"beta" answered 429');
-    expect(text).not.toMatch(/secret|Incorrect/);
+    expect(body.error.message).toContain('"alpha" answered 401: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"beta" answered 429: “Incorrect API key provided: [key]”');
+    expect(text).not.toMatch(/secret/);
   });
 
-  it('answers 502 naming each provider and its status when none answers — and never a key or the provider’s words', async () => {
+  it('answers 502 naming each provider and its status with the provider’s own sentence when none answers — and never a key', async () => {
     const response = await askingNobody({});
     expect(response.status).toBe(502);
     const body = (await response.json()) as { error: { message: string; type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
-    expect(body.error.message).toContain('"alpha" answered 401');
-    expect(body.error.message).toContain('"beta" answered 429');
-    expect(JSON.stringify(body)).not.toMatch(/secret|Incorrect/);
+    expect(body.error.message).toContain('"alpha" answered 401: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"beta" answered 429: “Incorrect API key provided: [key]”');
+    expect(JSON.stringify(body)).not.toMatch(/secret/);
   });
 
   it('ends the answer with a closing sentence, not another provider, when the provider breaks after its first token', async () => {

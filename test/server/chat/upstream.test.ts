@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completionsUrl, isProvidersOwn, providerOrder } from '../../../server/chat/upstream';
+import { isProvidersOwn } from '../../../server/chat/providerFailure';
+import { completionsUrl, providerOrder } from '../../../server/chat/upstream';
 import { provider } from './door';
 
 const alpha = provider('alpha', 'http://a/v1', 'a-own');
