@@ -89,7 +89,7 @@ export interface RunService {
 }
 
 export function runService(deps: RunServiceDeps): RunService {
-  const log = deps.log ?? ((line) => console.error(JSON.stringify(line)));
+  const log = deps.log ?? ((line) => { console.error(JSON.stringify(line)); });
   const verbsOf = (bot: Bot | undefined): Verb[] =>
     bot === undefined ? [] : scopeOf(deps.registry, { botApps: bot.apps, recentApps: [] }).verbs.map((s) => s.verb).filter((verb) => !verb.name.startsWith(`${NOTICE_APP}.`));
 
@@ -200,8 +200,8 @@ export function runService(deps: RunServiceDeps): RunService {
   async function lookAtSchedules(): Promise<void> {
     await lookAtLapsedQuestions();
     const nowMs = deps.clock();
-    let started = false;
-    await deps.db.asServer(async (tx) => {
+    const started = await deps.db.asServer(async (tx) => {
+      let any = false;
       for (const schedule of await dueSchedules(tx, nowMs)) {
         const look = firing(schedule.recurrence, schedule.nextAtMs, nowMs);
         if (look.fire) {
@@ -213,11 +213,12 @@ export function runService(deps: RunServiceDeps): RunService {
               { person: schedule.person, bot: schedule.bot, conversationKey: schedule.conversationKey, asked: schedule.asked, script: planned.script, timeZone: schedule.recurrence.zone, schedule: schedule.id, ...planned.budget },
               nowMs,
             );
-            started ||= id !== undefined;
+            any ||= id !== undefined;
           }
         }
         await moveClock(tx, schedule.id, look.nextAtMs, look.fire ? nowMs : null);
       }
+      return any;
     });
     if (started) void worker.poke().catch(() => undefined);
   }

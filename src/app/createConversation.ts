@@ -5,6 +5,7 @@
  * into its events. The ports are interfaces, so the whole junction runs in Node tests with fakes;
  * the page builds the real ones (src/app/page/pageConversation.ts).
  */
+import type { PendingActionEvent } from '../core/acting/protocol';
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
 import { remembered } from '../core/conversation/lines';
@@ -142,6 +143,8 @@ export interface Conversation {
   greet(text: string): void;
   /** Says `text` of the bot's own accord, as soon as the turn is the person's and they are quiet. */
   announce(text: string): void;
+  /** Asks a run's question as an announcement, then hears the person's yes or no to it. */
+  ask(action: PendingActionEvent): void;
   /** What was to be announced and has not yet been said (for a conversation that replaces this one). */
   unsaid(): readonly string[];
   /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
@@ -380,6 +383,9 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     },
     announce(text) {
       send({ type: 'bot.announces', text });
+    },
+    ask(action) {
+      send({ type: 'bot.asks', action, atMs: Date.now() });
     },
     unsaid: () => actor.getSnapshot().context.announcements,
     confirm(yes) {

@@ -8,6 +8,7 @@
  * The page (src/app/page/activePage.ts) is told when it becomes active or passive (`onActive`) and
  * does the rest; while it is active, what it says is published.
  */
+import type { PendingActionEvent } from '../core/acting/protocol';
 import type { ConversationPorts, ConversationView } from './createConversation';
 import type { Line } from '../core/conversation/events';
 import type { Emitter } from '../core/emitter';
@@ -26,7 +27,7 @@ export type { PresenceClock, PresenceListeners, PresencePorts } from './presence
 export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
-export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: null };
+export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: null; runAsks: PendingActionEvent };
 
 /** Listeners that pass on what presence says to `events`. */
 export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
@@ -45,6 +46,9 @@ export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'
     },
     onRunEnded: () => {
       events.emit('runEnded', null);
+    },
+    onRunAsks: (action) => {
+      events.emit('runAsks', action);
     },
   };
 }
@@ -177,9 +181,10 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         }
         // Work that outlives a turn: its latest progress is said; its ending is a notice, said once.
         if (sequenced.event.kind === 'run' && seats.isActive()) {
-          const { run, ended } = sequenced.event;
+          const { run, ended, ask } = sequenced.event;
           const text = narratable(sequenced.event);
-          if (ended) {
+          if (ask !== undefined) listeners.onRunAsks(ask);
+          else if (ended) {
             narration.withdraw(run);
             listeners.onRunEnded();
           } else if (text !== null) narration.narrate(text, run);

@@ -119,6 +119,11 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   audio.on('microphoneLost', (event) => talk.current()?.microphoneRefused(event.missing, event.reason));
   presenceEvents.on('narration', talk.announce);
   presenceEvents.on('runEnded', () => void notices.refresh());
+  presenceEvents.on('runAsks', talk.ask);
+  // Questions runs asked while no page was open are asked when this one becomes the active page.
+  presenceEvents.on('active', (isActive) => {
+    if (isActive) api.waitingActions(bot.slug).then((asks) => { for (const ask of asks) talk.ask(ask); }, () => undefined);
+  });
   const active = activePage({ presence, presenceEvents, conversation: talk, audio, keeping, store, notices, settings: settingsNow, canListen: recogniser !== undefined });
 
   const newConversation = (): void => {

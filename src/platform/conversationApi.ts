@@ -4,6 +4,8 @@
  * Every answer is checked for the shape the page relies on. A failure is an `HttpError`: an
  * unreachable server is tried again later (lines wait in the outbox), a refusal is said.
  */
+import { isPendingAction } from '../core/acting/protocol';
+import type { PendingActionEvent } from '../core/acting/protocol';
 import type { ActionSettled } from '../core/acting/protocol';
 import type { PublicBot } from '../core/bot';
 import { isRecord } from '../core/isRecord';
@@ -78,6 +80,8 @@ export interface ConversationApi {
    * `/deny`. Answers what came of it, with the sentence to say.
    */
   settleAction(actionId: string, approve: boolean): Promise<ActionSettled>;
+  /** The questions the person's runs with `bot` wait on, to be asked again on this visit. */
+  waitingActions(bot: string): Promise<PendingActionEvent[]>;
 }
 
 /** How this client says what went wrong: what is unreachable is tried again, so it says so. */
@@ -133,6 +137,9 @@ export function conversationApi(fetcher?: typeof fetch): ConversationApi {
     },
     async forgetMemory(memoryId) {
       await http.json('forget that memory', `/api/memories/${encodeURIComponent(memoryId)}`, { method: 'DELETE' });
+    },
+    async waitingActions(bot) {
+      return (await http.json('read the questions waiting for you', `/api/actions/waiting?bot=${encodeURIComponent(bot)}`, {}, hasArray('actions', isPendingAction))).actions;
     },
     async settleAction(actionId, approve) {
       const what = approve ? 'do what you confirmed' : 'leave it as it was';

@@ -118,7 +118,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
-  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0 };
+  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0, asks: [] as string[] };
   const named: string[] = [];
   const listeners: PresenceListeners = {
     onActive: (active) => heard.active.push(active),
@@ -130,6 +130,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
     onRunEnded: () => {
       heard.runsEnded += 1;
     },
+    onRunAsks: (action) => heard.asks.push(action.id),
   };
   const presence = openPresence(
     {
@@ -322,6 +323,17 @@ describe('presence in the page', () => {
     server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 2 steps done so far.", ended: false }));
     await clock.advance(500);
     expect(heard.narrations).toEqual(["Added; I'm still on it: 2 steps done so far."]);
+  });
+
+  it('asks a run’s question through the conversation rather than narrating it', async () => {
+    const { server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    const ask = { id: 'act-9', verb: 'lists.clear', question: 'Clear your shopping list? Say yes or no.', expiresAtMs: 9e12 };
+    server.send(event({ kind: 'run', run: 'run-1', sentence: ask.question, ended: false, ask }));
+    await clock.advance(1_000);
+    expect(heard.asks).toEqual(['act-9']);
+    expect(heard.narrations).toEqual([]);
   });
 
   it('drops a run’s unsaid progress when it ends, and asks for its notice instead', async () => {

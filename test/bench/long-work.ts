@@ -46,7 +46,7 @@ interface Seen {
 export async function run(): Promise<BenchResult> {
   const external = process.env.CONFAB_TEST_DATABASE_URL;
   const served: SocketPostgres | undefined = external === undefined || external === '' ? await startSocketPostgres() : undefined;
-  const url = served?.url ?? (external as string);
+  const url = served === undefined ? (external ?? '') : served.url;
   const db = await openDatabase({ url, poolSize: 2 });
   const seen: Seen = { begun: new Map(), ended: new Set() };
   const onEvent = (event: RunEvent) => {

@@ -39,7 +39,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): WorkerProcess
     env: { ...process.env, RUNS_URL: options.url, RUNS_HOLDER: options.holder, RUNS_LEASE_MS: String(options.leaseMs), RUNS_CONCURRENCY: String(options.concurrency) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
     if (line.startsWith('{')) options.onEvent(JSON.parse(line) as RunEvent);
   });

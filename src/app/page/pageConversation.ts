@@ -3,6 +3,7 @@
  * carried on from another page), what the bot waits to say until audio can play, and the greeting.
  * What is kept and spoken is published to the person's other pages as it is.
  */
+import type { PendingActionEvent } from '../../core/acting/protocol';
 import type { PublicBot } from '../../core/bot';
 import type { Line } from '../../core/conversation/events';
 import type { Settings } from '../../core/settings';
@@ -42,6 +43,8 @@ export interface PageConversation {
   leave: (remember: (lines: readonly Line[]) => void) => void;
   /** Says `text` of the bot's own accord, or keeps it until audio can play. */
   announce: (text: string) => void;
+  /** Asks a run's question between turns (held until audio can play). */
+  ask: (action: PendingActionEvent) => void;
   /** Audio can play: the greeting first, then what waited to be said, then the notices come due. */
   sayWhatWaited: () => void;
   /** Greets in a conversation with nothing in it yet, if the greeting is still to be said. */
@@ -109,6 +112,12 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
     else waiting.push(text);
   }
 
+  const waitingAsks: PendingActionEvent[] = [];
+  function ask(action: PendingActionEvent): void {
+    if (store.state().audioReady && conversation !== null) conversation.ask(action);
+    else if (!waitingAsks.some((a) => a.id === action.id)) waitingAsks.push(action);
+  }
+
   function greetIfFresh(): void {
     const state = store.state();
     if (state.greeting === null || conversation === null || state.conversation?.lines.length !== 0) return;
@@ -128,9 +137,11 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
       stopCurrent();
     },
     announce,
+    ask,
     sayWhatWaited() {
       greetIfFresh();
       for (const text of waiting.splice(0)) announce(text);
+      for (const action of waitingAsks.splice(0)) ask(action);
       ports.notices.hearable();
     },
     greetIfFresh,

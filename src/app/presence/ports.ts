@@ -3,6 +3,7 @@
  * clock) and whom it tells (the listeners): shared by presence.ts and its parts, in a file of their
  * own so that no part imports the whole.
  */
+import type { PendingActionEvent } from '../../core/acting/protocol';
 import type { Line } from '../../core/conversation/events';
 import type { Mirror } from '../../core/presence/mirror';
 import type { PageRef } from '../../core/presence/protocol';
@@ -49,4 +50,6 @@ export interface PresenceListeners {
   onNarration(sentence: string): void;
   /** Work that outlived a turn has ended: what it came to waits as a notice, to be fetched and said once. */
   onRunEnded(): void;
+  /** Work that outlived a turn asks before something destructive: to be asked between turns. */
+  onRunAsks(action: PendingActionEvent): void;
 }

@@ -69,7 +69,11 @@ const firstSound = { guard: 'current', target: 'speaking', actions: 'hearPiece' 
  * piece by piece, talked over like an answer, and the turn returns once it has played out.
  */
 const saying = {
-  always: { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+  always: [
+    // A run's question, said: the person's next words are its yes or no.
+    { guard: and(['turnOver', 'pending']), target: 'confirming', actions: 'finishTurn' },
+    { guard: 'turnOver', target: 'listening', actions: 'finishTurn' },
+  ],
   on: {
     ...hearingAudio,
     'user.interrupted': { target: 'listening', actions: 'bargeIn' },
@@ -127,6 +131,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       pendingAction: null,
       awaitedAction: null,
       announcements: [],
+      asks: [],
     };
   },
   on: {
@@ -173,6 +178,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       initial: 'listening',
       on: {
         'bot.announces': { actions: 'queueAnnouncement' },
+        'bot.asks': { actions: 'queueAsk' },
         'action.settled': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
         'action.failed': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
       },

@@ -58,8 +58,17 @@ export const decisions = {
   announceNext: decide(({ context, enqueue }) => {
     const [next, ...rest] = context.announcements;
     if (next === undefined) return;
-    enqueue.assign({ announcements: rest });
-    say({ ...context, announcements: rest }, next, enqueue);
+    // A run's question, once said, is what the person's next yes or no answers.
+    const [ask, ...otherAsks] = context.asks;
+    const asking = ask !== undefined && ask.question === next && context.pendingAction === null;
+    enqueue.assign({ announcements: rest, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) });
+    say({ ...context, announcements: rest, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) }, next, enqueue);
+  }),
+  /** A run's question waits to be said like an announcement, once (the same question twice is asked once). */
+  queueAsk: set(({ context, event }) => {
+    if (event.type !== 'bot.asks' || context.asks.some((a) => a.id === event.action.id) || context.pendingAction?.id === event.action.id) return {};
+    const ask = { ...event.action, patienceMs: confirmPatienceMs(event.action.expiresAtMs, event.atMs) };
+    return { asks: [...context.asks, ask], announcements: [...context.announcements, ask.question] };
   }),
   /** Waits to be said until the turn is the person's and they are quiet. */
   queueAnnouncement: set({

@@ -140,7 +140,12 @@ export type ConversationEvent =
    * greeting, but at any time the turn is the person's and they are not talking. While an answer
    * or a question is under way it waits, and is said as soon as the turn is the person's again.
    */
-  | { type: 'bot.announces'; text: string };
+  | { type: 'bot.announces'; text: string }
+  /**
+   * A question work that outlived a turn asks (a run stopped at the confirmation gate): said as an
+   * announcement is, between turns, then heard as a yes or a no as an answer's question is.
+   */
+  | { type: 'bot.asks'; action: PendingActionEvent; atMs: number };
 
 /** How a conversation starts; every field but `recogniser` has a default. */
 export interface ConversationInput {
@@ -213,6 +218,8 @@ export interface ConversationContext {
   awaitedAction: string | null;
   /** What the bot is to say once the turn is the person's again, oldest first. */
   announcements: string[];
+  /** Of those, the questions runs asked, oldest first: each becomes the pending action once it is said. */
+  asks: PendingAction[];
 }
 
 /** A verb waiting for the person's answer, as the machine keeps it. */

@@ -193,3 +193,31 @@ describe('an answer that asks the person to confirm', () => {
     expect(c.settlements.map((s) => s.request)).toEqual([{ actionId: 'act-1', approve: true }]);
   });
 });
+
+describe('a question work that outlived a turn asks between turns', () => {
+  const RUN_ASK = { id: 'run-act-1', verb: 'lists.clear', question: 'Clear your shopping list? Say yes or no.', expiresAtMs: Date.now() + 24 * 60 * 60 * 1000 };
+
+  it('is said once the turn is the person’s, then hears their yes as the answer to it', () => {
+    const c = conversation().user('Tell me a story.').streamWords('Once upon a time. ').send({ type: 'bot.asks', action: RUN_ASK, atMs: Date.now() });
+    expect(c.context.pendingAction).toBeNull();
+    c.answerDone().plays();
+    expect(c.turn).toBe('announcing');
+    expect(c.context.pendingAction).toMatchObject({ id: 'run-act-1', patienceMs: 60_000 });
+    c.plays();
+    expect(c.turn).toBe('confirming');
+    c.user('Yes.');
+    expect(c.settlements.map((s) => s.request)).toEqual([{ actionId: 'run-act-1', approve: true }]);
+  });
+
+  it('is asked once however often it is heard, and never over the person', () => {
+    const c = conversation().hears('well').send({ type: 'bot.asks', action: RUN_ASK, atMs: Date.now() }).send({ type: 'bot.asks', action: RUN_ASK, atMs: Date.now() });
+    expect(c.turn).toBe('listening');
+    expect(c.context.announcements).toEqual([RUN_ASK.question]);
+    c.user('Well, what time is it?').bot('Noon.').plays();
+    expect(c.turn).toBe('announcing');
+    c.plays();
+    expect(c.turn).toBe('confirming');
+    c.user('No.');
+    expect(c.settlements.map((s) => s.request)).toEqual([{ actionId: 'run-act-1', approve: false }]);
+  });
+});

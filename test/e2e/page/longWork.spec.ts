@@ -66,3 +66,27 @@ test('(25) takes the work on, says its progress between turns and its ending onc
   await page.waitForTimeout(2_000);
   expect((await assistantLines(page)).filter((text) => FINISHED.test(text)).length).toBeLessThanOrEqual(1);
 });
+
+test('(25) stops at the confirmation gate: asks between turns on the active page, and goes on with the yes', async ({ page, speech }) => {
+  await openVoice(page);
+  await startListening(page);
+  await stopSpeaking(page);
+  await speech.listening();
+  await speech.final('Add milk to my shopping list.');
+  await expect(said(page, 'assistant').last()).toHaveText(/milk/, { timeout: ANSWER_PATIENCE_MS });
+  await turnBack(page);
+
+  await speech.listening();
+  await speech.final('In the background, clear my shopping list.');
+  await expect(said(page, 'assistant').last()).toHaveText("I'm on it — I'll tell you when it's done.", { timeout: ANSWER_PATIENCE_MS });
+  await turnBack(page);
+  // Asked between turns, with the card's Yes and No as for a question in a turn.
+  await expect(page.getByTestId('confirm').locator('.question')).toHaveText('Clear your shopping list? Say yes or no.', { timeout: ANSWER_PATIENCE_MS });
+  await turnBack(page);
+  await speech.listening();
+  await speech.final('Yes.');
+  await expect.poll(async () => (await assistantLines(page)).some((text) => /cleared your shopping list/.test(text)), { timeout: ANSWER_PATIENCE_MS }).toBe(true);
+  await speech.listening();
+  await speech.final("What's on my shopping list?");
+  await expect(said(page, 'assistant').last()).toHaveText(/empty/, { timeout: ANSWER_PATIENCE_MS });
+});
