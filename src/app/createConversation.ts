@@ -142,7 +142,9 @@ export interface Conversation {
   /** Speaks the bot's greeting, for a conversation with nothing in it yet. */
   greet(text: string): void;
   /** Says `text` of the bot's own accord, as soon as the turn is the person's and they are quiet. */
-  announce(text: string): void;
+  announce(text: string, about?: string): void;
+  /** Drops what waits to be announced about `about`, unsaid. */
+  withdraw(about: string): void;
   /** Asks a run's question as an announcement, then hears the person's yes or no to it. */
   ask(action: PendingActionEvent): void;
   /** What was to be announced and has not yet been said (for a conversation that replaces this one). */
@@ -381,8 +383,11 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     greet(text) {
       send({ type: 'bot.greets', text });
     },
-    announce(text) {
-      send({ type: 'bot.announces', text });
+    announce(text, about) {
+      send({ type: 'bot.announces', text, ...(about === undefined ? {} : { about }) });
+    },
+    withdraw(about) {
+      send({ type: 'bot.withdraws', about });
     },
     ask(action) {
       send({ type: 'bot.asks', action, atMs: Date.now() });

@@ -27,7 +27,7 @@ export type { PresenceClock, PresenceListeners, PresencePorts } from './presence
 export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
-export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: null; runAsks: PendingActionEvent };
+export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: string; runProgress: { run: string; sentence: string }; runAsks: PendingActionEvent };
 
 /** Listeners that pass on what presence says to `events`. */
 export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
@@ -44,8 +44,11 @@ export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'
     onNarration: (sentence) => {
       events.emit('narration', sentence);
     },
-    onRunEnded: () => {
-      events.emit('runEnded', null);
+    onRunEnded: (run) => {
+      events.emit('runEnded', run);
+    },
+    onRunProgress: (run, sentence) => {
+      events.emit('runProgress', { run, sentence });
     },
     onRunAsks: (action) => {
       events.emit('runAsks', action);
@@ -142,6 +145,8 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
       console.warn(line);
     }),
   });
+  /** Each run's progress waiting out its debounce: the cancel of its timer. */
+  const progressTimers = new Map<string, () => void>();
   const narration = narrator(clock, debounceMs, (sentence) => {
     listeners.onNarration(sentence);
   });
@@ -179,15 +184,20 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
           const text = narratable(sequenced.event);
           if (text !== null) narration.narrate(text);
         }
-        // Work that outlives a turn: its latest progress is said; its ending is a notice, said once.
+        // Work that outlives a turn: its question is asked; its progress, once quiet for the debounce,
+        // said in place of any older word of it; its ending (a notice, said once) drops what was not said.
         if (sequenced.event.kind === 'run' && seats.isActive()) {
-          const { run, ended, ask } = sequenced.event;
-          const text = narratable(sequenced.event);
+          const { run, ended, ask, sentence } = sequenced.event;
+          progressTimers.get(run)?.();
+          progressTimers.delete(run);
           if (ask !== undefined) listeners.onRunAsks(ask);
-          else if (ended) {
-            narration.withdraw(run);
-            listeners.onRunEnded();
-          } else if (text !== null) narration.narrate(text, run);
+          else if (ended) listeners.onRunEnded(run);
+          else if (sentence !== null && sentence.trim() !== '') {
+            progressTimers.set(run, clock.after(debounceMs, () => {
+              progressTimers.delete(run);
+              listeners.onRunProgress(run, sentence.trim());
+            }));
+          }
         }
         return;
       }
@@ -221,6 +231,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
       disposed = true;
       stream.close();
       narration.stop();
+      for (const cancel of progressTimers.values()) cancel();
       publishing.stop();
       seats.stop();
       becomeReady();

@@ -118,7 +118,13 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   const talk = pageConversation({ bot, store, settings: settingsNow, recogniser, audio, answer: door.answer, keeping, settle: (actionId, approve) => api.settleAction(actionId, approve), presence, notices });
   audio.on('microphoneLost', (event) => talk.current()?.microphoneRefused(event.missing, event.reason));
   presenceEvents.on('narration', talk.announce);
-  presenceEvents.on('runEnded', () => void notices.refresh());
+  presenceEvents.on('runProgress', ({ run, sentence }) => {
+    talk.announce(sentence, run);
+  });
+  presenceEvents.on('runEnded', (run) => {
+    talk.withdraw(run);
+    void notices.refresh();
+  });
   presenceEvents.on('runAsks', talk.ask);
   // Questions runs asked while no page was open are asked when this one becomes the active page.
   presenceEvents.on('active', (isActive) => {

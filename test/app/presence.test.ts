@@ -118,7 +118,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
-  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0, asks: [] as string[] };
+  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0, asks: [] as string[], progress: [] as string[] };
   const named: string[] = [];
   const listeners: PresenceListeners = {
     onActive: (active) => heard.active.push(active),
@@ -130,6 +130,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
     onRunEnded: () => {
       heard.runsEnded += 1;
     },
+    onRunProgress: (run, sentence) => heard.progress.push(`${run}: ${sentence}`),
     onRunAsks: (action) => heard.asks.push(action.id),
   };
   const presence = openPresence(
@@ -311,18 +312,23 @@ describe('presence in the page', () => {
     server.send(event({ kind: 'run', run: 'run-1', sentence: null, ended: true }));
     await clock.advance(1_000);
     expect(heard.narrations).toEqual([]);
+    expect(heard.progress).toEqual([]);
     expect(heard.runsEnded).toBe(0);
   });
 
-  it('says only the latest progress of a run in a burst, beside other news', async () => {
+  it('passes on only a run’s latest progress, once quiet for 500 ms, apart from other news', async () => {
     const { server, clock, heard } = open();
     await flush();
     server.send(hello(seat('active', 1, me)));
     server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 1 step done so far.", ended: false }));
     server.send(event({ kind: 'verb', verb: 'lists.add', ok: true, sentence: 'Added.', origin: 'elsewhere' }));
+    await clock.advance(300);
     server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 2 steps done so far.", ended: false }));
-    await clock.advance(500);
-    expect(heard.narrations).toEqual(["Added; I'm still on it: 2 steps done so far."]);
+    await clock.advance(499);
+    expect(heard.progress).toEqual([]);
+    await clock.advance(1);
+    expect(heard.progress).toEqual(["run-1: I'm still on it: 2 steps done so far."]);
+    expect(heard.narrations).toEqual(['Added.']);
   });
 
   it('asks a run’s question through the conversation rather than narrating it', async () => {
@@ -344,7 +350,7 @@ describe('presence in the page', () => {
     await clock.advance(100);
     server.send(event({ kind: 'run', run: 'run-1', sentence: null, ended: true }));
     await clock.advance(1_000);
-    expect(heard.narrations).toEqual([]);
+    expect(heard.progress).toEqual([]);
     expect(heard.runsEnded).toBe(1);
   });
 

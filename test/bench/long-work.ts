@@ -12,11 +12,27 @@
  * - resumeMsP95: for each run the dead worker held, from the moment its lease lapsed (the
  *   `lease_until` it left behind) to the next step of that run begun by another worker. The lease
  *   is LEASE_MS; target p95 ≤ 2 × the lease.
+ *
+ * Then, on the page: the real server (with its run worker, the stand-in pacing a scripted run's
+ * model step as a model would) serving `vite build --mode e2e` to Chromium with the fake recogniser.
+ * The person has two things on their list and asks PAGE_RUNS times in turn "go through my shopping
+ * list and remind me about each thing in an hour", saying nothing more. progressMsP95: from a tool
+ * step's end (its row written, on the server's clock) to its progress sentence shown on the page
+ * (one machine, one clock), for each progress sentence the page said of a step that ended while
+ * the page was quiet — between turns; target p95 ≤ 1 s. A step that ended while the page spoke is
+ * said after it, in the newest word of its run (not counted here), and a word replaced by a newer one
+ * before it could be said is not said at all.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser } from '@playwright/test';
+import { loadBots } from '../../server/bots';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { startRun } from '../../server/runs/runsApi';
 import type { RunEvent } from '../../server/runs/worker';
+import { FakeSpeech } from '../e2e/page/fakeRecogniser';
+import { benchFolder, buildPage, launchChromium, NAME_HELPER, ROOT, startBenchServer, tinyVoice } from '../helpers/benchPage';
 import { spread } from '../helpers/benchTimings';
 import { startWorkerProcess } from '../helpers/runWorkerProcess';
 import type { WorkerProcess } from '../helpers/runWorkerProcess';
@@ -26,6 +42,8 @@ import { VERBS } from '../server/runs/runFixtures';
 import type { BenchResult, BenchTarget } from './run';
 
 const RUNS = 200;
+const PAGE_RUNS = 8;
+const PROGRESS_TARGET_MS = 1_000;
 const LEASE_MS = 500;
 const CONCURRENCY = 3;
 const PATIENCE_MS = 240_000;
@@ -35,6 +53,7 @@ export const targets: BenchTarget[] = [
   { figure: 'duplicateWrites', atMost: 0, what: 'writes that took effect twice' },
   { figure: 'lostRuns', atMost: 0, what: 'runs never ended' },
   { figure: 'resumeMsP95', atMost: 2 * LEASE_MS, what: `lease lapse → the next step begun by another worker, p95 (lease ${String(LEASE_MS)} ms)` },
+  { figure: 'progressMsP95', atMost: PROGRESS_TARGET_MS, what: "a run's step ended → its progress sentence on the page, p95, between turns" },
 ];
 
 interface Seen {
@@ -86,6 +105,7 @@ export async function run(): Promise<BenchResult> {
     const count = (state: string) => states.rows.find((row) => row.state === state)?.n ?? 0;
     const duplicateWrites = await duplicates(db, people.map((p) => p.person));
     const resume = spread(resumes);
+    const progress = spread(await progressOnThePage());
     return {
       bench: 'long-work',
       runs: RUNS,
@@ -94,6 +114,9 @@ export async function run(): Promise<BenchResult> {
       lostRuns: RUNS - (count('finished') + count('failed') + count('cancelled') + count('out_of_budget')),
       resumeMsP95: resume.p95,
       resumeMsP50: resume.p50,
+      progressMsP95: progress.p95,
+      progressMsP50: progress.p50,
+      progressSaid: progress.n,
       takenOver: lapses.size,
       resumed: resumes.length,
       leaseMs: LEASE_MS,
@@ -125,3 +148,102 @@ async function until(done: () => boolean, withinMs: number, what: string): Promi
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+const PROGRESS = /^I'm still on it: (\d+) steps? done so far\.$/;
+const TAKEN_ON = "I'm on it — I'll tell you when it's done.";
+
+/** Each progress sentence the page showed: from its step's end to the moment it was shown, ms. */
+async function progressOnThePage(): Promise<number[]> {
+  const folder = benchFolder('long-work');
+  let browser: Browser | null = null;
+  try {
+    const dist = join(folder.path, 'dist');
+    buildPage(dist, 'e2e');
+    const bots = join(folder.path, 'bots');
+    mkdirSync(bots);
+    writeFileSync(join(bots, 'demo.md'), readFileSync(resolve(ROOT, 'bots', 'demo.md'), 'utf8').replace(/perMinute: \{[^}]*\}/, 'perMinute: { answers: 1000 }'));
+    const server = await startBenchServer({ dist, bots: await loadBots(bots), models: tinyVoice(join(folder.path, 'models')), runs: true });
+    try {
+      browser = await launchChromium(join(folder.path, 'mic'));
+      const page = await (await browser.newContext()).newPage();
+      await page.addInitScript(NAME_HELPER);
+      await FakeSpeech.install(page, { refused: false });
+      await page.goto(new URL('/voice/demo', server.url).href);
+      await page.getByTestId('start-listening').click();
+      await page.evaluate(() => {
+        const w = window as unknown as { shown: { text: string; atMs: number }[]; sounding: { audible: boolean; atMs: number }[] };
+        w.shown = [];
+        w.sounding = [];
+        const surface = document.querySelector('[data-audible]');
+        if (surface !== null) {
+          new MutationObserver(() => {
+            w.sounding.push({ audible: surface.getAttribute('data-audible') === 'true', atMs: performance.timeOrigin + performance.now() });
+          }).observe(surface, { attributes: true, attributeFilter: ['data-audible'] });
+        }
+        // Each assistant bubble once, from when it first shows words; its text as it grows.
+        const entries = new Map<Element, { text: string; atMs: number }>();
+        new MutationObserver(() => {
+          for (const bubble of document.querySelectorAll('[data-testid="transcript"] li[data-role="assistant"] .bubble')) {
+            const text = bubble.textContent.trim();
+            if (text === '') continue;
+            const entry = entries.get(bubble);
+            if (entry !== undefined) {
+              entry.text = text;
+              continue;
+            }
+            const shown = { text, atMs: performance.timeOrigin + performance.now() };
+            entries.set(bubble, shown);
+            w.shown.push(shown);
+          }
+        }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
+      const shown = () => page.evaluate(() => (window as unknown as { shown: { text: string; atMs: number }[] }).shown);
+      const say = async (line: string, answered: (text: string) => boolean) => {
+        const before = (await shown()).length;
+        // Said the moment the page listens (it does not while it speaks), in one step.
+        await page.waitForFunction((text) => window.fakeSpeech.running && (window.fakeSpeech.final(text), true), line, { timeout: PAGE_PATIENCE_MS, polling: 20 });
+        for (const untilMs = Date.now() + PAGE_PATIENCE_MS; !(await shown()).slice(before).some((l) => answered(l.text)); ) {
+          if (Date.now() > untilMs) throw new Error(`No answer to "${line}" on the page.`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      await say('Add milk to my shopping list.', (t) => t.includes('milk'));
+      await say('Add eggs to my shopping list.', (t) => t.includes('eggs'));
+      for (let i = 0; i < PAGE_RUNS; i += 1) {
+        const before = (await shown()).length;
+        await say('Go through my shopping list and remind me about each thing in an hour.', (t) => t === TAKEN_ON);
+        // Its ending, said as a notice once it finished, before the next is asked for.
+        for (const untilMs = Date.now() + PAGE_PATIENCE_MS; !(await shown()).slice(before).some((l) => /about eggs\.$/.test(l.text)); ) {
+          if (Date.now() > untilMs) throw new Error('A run’s ending was never said on the page.');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+      const lines = await shown();
+      const sounding = await page.evaluate(() => (window as unknown as { sounding: { audible: boolean; atMs: number }[] }).sounding);
+      const quietAt = (atMs: number) => !(sounding.findLast((change) => change.atMs <= atMs)?.audible ?? false);
+      const { rows } = await server.db.asServer((tx) =>
+        tx.query<{ run: string; seq: number; created_at: Date; run_created: Date }>(
+          "select s.run, s.seq, s.created_at, r.created_at as run_created from run_steps s join runs r on r.id = s.run where s.kind = 'tool' order by r.created_at, s.seq",
+        ),
+      );
+      // The runs in the order they were taken on, each with its tool steps' ends.
+      const runs = [...new Set(rows.map((row) => row.run))].map((run) => rows.filter((row) => row.run === run).map((row) => new Date(row.created_at).getTime()));
+      const taken = lines.map((line, i) => ({ ...line, i })).filter((line) => line.text === TAKEN_ON);
+      return taken.flatMap((start, r) => {
+        const end = taken[r + 1]?.i ?? lines.length;
+        return lines.slice(start.i + 1, end).flatMap((line) => {
+          const n = PROGRESS.exec(line.text)?.[1];
+          const stepAtMs = n === undefined ? undefined : runs[r]?.[Number(n) - 1];
+          return stepAtMs === undefined || !quietAt(stepAtMs) ? [] : [line.atMs - stepAtMs];
+        });
+      });
+    } finally {
+      await browser?.close();
+      await server.close();
+    }
+  } finally {
+    folder.dispose();
+  }
+}
+
+const PAGE_PATIENCE_MS = 60_000;

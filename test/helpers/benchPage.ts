@@ -16,6 +16,7 @@ import type { Bot } from '../../server/bots';
 import type { PriceTable } from '../../server/chat/prices';
 import type { Provider } from '../../server/chat/upstream';
 import { readConfig } from '../../server/config';
+import type { Database } from '../../server/db/database';
 import { openDatabase } from '../../server/db/database';
 import { readPersonMode } from '../../server/person';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
@@ -63,10 +64,14 @@ export interface BenchServerOptions {
   models?: string;
   /** Supabase mode against this project (the tests' stand-in for Supabase Auth); none: local mode. */
   supabase?: { url: string; anonKey: string; jwtSecret: string };
+  /** Runs this instance's run worker and schedules, as `npm start` does. Default false. */
+  runs?: boolean;
 }
 
 export interface BenchServer {
   url: string;
+  /** The server's database, for a benchmark that reads what happened. */
+  db: Database;
   close: () => Promise<void>;
 }
 
@@ -90,10 +95,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     registry: createRegistry(await loadApps()),
   });
   await api.presence.start();
+  if (options.runs === true) api.runs.start();
   const server = await serveApp(app);
   return {
     url: server.url,
+    db,
     close: async () => {
+      await api.runs.stop();
       await api.presence.close();
       await server.close();
       await db.close();

@@ -42,7 +42,10 @@ export interface PageConversation {
    */
   leave: (remember: (lines: readonly Line[]) => void) => void;
   /** Says `text` of the bot's own accord, or keeps it until audio can play. */
-  announce: (text: string) => void;
+  /** Says `text` between turns; with `about`, in place of an older word of the same thing still waiting. */
+  announce: (text: string, about?: string) => void;
+  /** Drops what waits to be said about `about`. */
+  withdraw: (about: string) => void;
   /** Asks a run's question between turns (held until audio can play). */
   ask: (action: PendingActionEvent) => void;
   /** Audio can play: the greeting first, then what waited to be said, then the notices come due. */
@@ -107,8 +110,8 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
     return unsaid;
   }
 
-  function announce(text: string): void {
-    if (store.state().audioReady && conversation !== null) conversation.announce(text);
+  function announce(text: string, about?: string): void {
+    if (store.state().audioReady && conversation !== null) conversation.announce(text, about);
     else waiting.push(text);
   }
 
@@ -137,6 +140,7 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
       stopCurrent();
     },
     announce,
+    withdraw: (about) => conversation?.withdraw(about),
     ask,
     sayWhatWaited() {
       greetIfFresh();

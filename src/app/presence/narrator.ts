@@ -1,13 +1,11 @@
 /** Narration for the active page: what finished away from the conversation, a burst said as one sentence once it is quiet. */
-import { dueAt, heard, SILENT, withdrawn } from '../../core/presence/narration';
+import { dueAt, heard, SILENT } from '../../core/presence/narration';
 import type { Narration } from '../../core/presence/narration';
 import type { PresenceClock } from './ports';
 
 export interface Narrator {
-  /** Says `text` between turns, a burst as one sentence; with `about`, in place of what waits about the same thing. */
-  narrate: (text: string, about?: string) => void;
-  /** Drops what waits about `about`, unsaid. */
-  withdraw: (about: string) => void;
+  /** Says `text` between turns, a burst as one sentence. */
+  narrate: (text: string) => void;
   stop: () => void;
 }
 
@@ -26,12 +24,8 @@ export function narrator(clock: PresenceClock, debounceMs: number, say: (sentenc
   }
 
   return {
-    narrate(text, about) {
-      narration = heard(narration, text, clock.nowMs(), about ?? null);
-      look();
-    },
-    withdraw(about) {
-      narration = withdrawn(narration, about);
+    narrate(text) {
+      narration = heard(narration, text, clock.nowMs());
       look();
     },
     stop() {

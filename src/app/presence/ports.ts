@@ -49,7 +49,9 @@ export interface PresenceListeners {
   /** Something finished away from the conversation: to be said between turns. */
   onNarration(sentence: string): void;
   /** Work that outlived a turn has ended: what it came to waits as a notice, to be fetched and said once. */
-  onRunEnded(): void;
+  onRunEnded(run: string): void;
+  /** How work that outlives a turn is going, quiet for the debounce: said between turns in place of an older word of it. */
+  onRunProgress(run: string, sentence: string): void;
   /** Work that outlived a turn asks before something destructive: to be asked between turns. */
   onRunAsks(action: PendingActionEvent): void;
 }

@@ -132,6 +132,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       awaitedAction: null,
       announcements: [],
       asks: [],
+      announcedAbout: [],
     };
   },
   on: {
@@ -179,6 +180,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       on: {
         'bot.announces': { actions: 'queueAnnouncement' },
         'bot.asks': { actions: 'queueAsk' },
+        'bot.withdraws': { actions: 'withdrawAnnouncement' },
         'action.settled': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
         'action.failed': [{ guard: 'awaited', actions: 'queueOutcome' }, { actions: 'dropOutcome' }],
       },

@@ -61,8 +61,9 @@ export const decisions = {
     // A run's question, once said, is what the person's next yes or no answers.
     const [ask, ...otherAsks] = context.asks;
     const asking = ask !== undefined && ask.question === next && context.pendingAction === null;
-    enqueue.assign({ announcements: rest, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) });
-    say({ ...context, announcements: rest, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) }, next, enqueue);
+    const announcedAbout = context.announcedAbout.slice(1);
+    enqueue.assign({ announcements: rest, announcedAbout, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) });
+    say({ ...context, announcements: rest, announcedAbout, ...(asking ? { asks: otherAsks, pendingAction: ask } : {}) }, next, enqueue);
   }),
   /** A run's question waits to be said like an announcement, once (the same question twice is asked once). */
   queueAsk: set(({ context, event }) => {
@@ -71,10 +72,14 @@ export const decisions = {
     return { asks: [...context.asks, ask], announcements: [...context.announcements, ask.question] };
   }),
   /** Waits to be said until the turn is the person's and they are quiet. */
-  queueAnnouncement: set({
-    announcements: ({ context, event }) =>
-      event.type === 'bot.announces' && event.text.trim() !== '' ? [...context.announcements, event.text.trim()] : context.announcements,
+  queueAnnouncement: set(({ context, event }) => {
+    if (event.type !== 'bot.announces' || event.text.trim() === '') return {};
+    const about = event.about ?? null;
+    const kept = withoutAbout(context, about);
+    return { announcements: [...kept.announcements, event.text.trim()], announcedAbout: [...padded(kept), about] };
   }),
+  /** What waited to be said about something that is no longer news, dropped unsaid. */
+  withdrawAnnouncement: set(({ context, event }) => (event.type === 'bot.withdraws' ? withoutAbout(context, event.about) : {})),
   /** The door asks the person to confirm a verb: it is pending, waiting for their answer once the answer has been said. */
   takePending: set({
     pendingAction: ({ context, event }) =>
@@ -236,4 +241,17 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
 function handOver(enqueue: Enqueue, handover: Handover): void {
   enqueue.assign(handover.update);
   for (const params of handover.speak) enqueue({ type: 'speak', params });
+}
+
+/** The announcements without those about `about` (none dropped for null). */
+function withoutAbout(context: Pick<ConversationContext, 'announcements' | 'announcedAbout'>, about: string | null): Pick<ConversationContext, 'announcements' | 'announcedAbout'> {
+  const abouts = padded(context);
+  if (about === null || !abouts.includes(about)) return { announcements: context.announcements, announcedAbout: abouts };
+  const keep = abouts.map((a) => a !== about);
+  return { announcements: context.announcements.filter((_, i) => keep[i]), announcedAbout: abouts.filter((_, i) => keep[i]) };
+}
+
+/** `announcedAbout` as long as `announcements` (what was queued without an `about` is about nothing). */
+function padded(context: Pick<ConversationContext, 'announcements' | 'announcedAbout'>): (string | null)[] {
+  return context.announcements.map((_, i) => context.announcedAbout[i] ?? null);
 }

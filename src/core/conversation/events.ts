@@ -140,7 +140,17 @@ export type ConversationEvent =
    * greeting, but at any time the turn is the person's and they are not talking. While an answer
    * or a question is under way it waits, and is said as soon as the turn is the person's again.
    */
-  | { type: 'bot.announces'; text: string }
+  | {
+      type: 'bot.announces';
+      text: string;
+      /**
+       * What it is news of (a run's id): a newer word of the same thing takes the place of one still
+       * waiting to be said, so a run's progress is heard as it is now, never as it was.
+       */
+      about?: string;
+    }
+  /** What waits to be said about `about` is no longer news (the run ended): it is dropped unsaid. */
+  | { type: 'bot.withdraws'; about: string }
   /**
    * A question work that outlived a turn asks (a run stopped at the confirmation gate): said as an
    * announcement is, between turns, then heard as a yes or a no as an answer's question is.
@@ -220,6 +230,8 @@ export interface ConversationContext {
   announcements: string[];
   /** Of those, the questions runs asked, oldest first: each becomes the pending action once it is said. */
   asks: PendingAction[];
+  /** For each announcement by place, what it is news of (`bot.announces`' `about`), or null. */
+  announcedAbout: (string | null)[];
 }
 
 /** A verb waiting for the person's answer, as the machine keeps it. */

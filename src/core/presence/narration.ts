@@ -18,11 +18,6 @@ export const NARRATION_DEFAULTS: Readonly<NarrationOptions> = Object.freeze({ de
 export interface Narration {
   /** What waits to be said, oldest first. */
   pending: readonly string[];
-  /**
-   * For each of `pending`, what it is about when a newer word of the same thing replaces it (a run's
-   * progress: only the latest is worth saying); null for the rest.
-   */
-  about?: readonly (string | null)[];
   /** When the last of them was heard, ms; null when nothing waits. */
   lastHeardAtMs: number | null;
 }
@@ -32,34 +27,15 @@ export const SILENT: Narration = Object.freeze({ pending: Object.freeze([]), las
 /** What of `event` is said, or null for an event that is not narrated. */
 export function narratable(event: WindowEvent): string | null {
   if (event.kind === 'notice') return event.text.trim() === '' ? null : event.text.trim();
-  if (event.kind === 'run') return event.ended || event.sentence === null || event.sentence.trim() === '' ? null : event.sentence.trim();
   if (event.kind === 'verb') return event.sentence === null || event.sentence.trim() === '' ? null : event.sentence.trim();
   return null;
 }
 
-/**
- * The narration with `text` heard at `atMs`. With `about`, it takes the place of what waits about
- * the same thing ("still on it: 2 steps done" gives way to "3 steps done").
- */
-export function heard(narration: Narration, text: string, atMs: number, about: string | null = null): Narration {
+/** The narration with `text` heard at `atMs`. */
+export function heard(narration: Narration, text: string, atMs: number): Narration {
   const said = text.trim();
   if (said === '') return narration;
-  const kept = withdrawn(narration, about);
-  return { pending: [...kept.pending, said], about: [...aboutOf(kept), about], lastHeardAtMs: atMs };
-}
-
-/** The narration without what waits about `about` (a run that has ended: its progress is no longer news). */
-export function withdrawn(narration: Narration, about: string | null): Narration {
-  if (about === null) return narration;
-  const abouts = aboutOf(narration);
-  const keep = abouts.map((a) => a !== about);
-  const pending = narration.pending.filter((_, i) => keep[i]);
-  if (pending.length === narration.pending.length) return narration;
-  return pending.length === 0 ? SILENT : { pending, about: abouts.filter((_, i) => keep[i]), lastHeardAtMs: narration.lastHeardAtMs };
-}
-
-function aboutOf(narration: Narration): (string | null)[] {
-  return narration.pending.map((_, i) => narration.about?.[i] ?? null);
+  return { pending: [...narration.pending, said], lastHeardAtMs: atMs };
 }
 
 /**

@@ -86,3 +86,18 @@ describe('something the bot says of its own accord', () => {
     expect(c.context.lines.map((l) => l.text)).toEqual([DUE, ALSO]);
   });
 });
+
+describe('news of one thing said between turns', () => {
+  it('is said as it is now: a newer word of it takes the place of one still waiting, and an ended one is dropped unsaid', () => {
+    const c = conversation().user('Tell me a story.').streamWords('Once upon a time. ');
+    c.send({ type: 'bot.announces', text: 'Still on it: 1 step done.', about: 'run-1' });
+    c.send({ type: 'bot.announces', text: DUE });
+    c.send({ type: 'bot.announces', text: 'Still on it: 2 steps done.', about: 'run-1' });
+    expect(c.context.announcements).toEqual([DUE, 'Still on it: 2 steps done.']);
+    c.send({ type: 'bot.announces', text: 'Still on it: 1 step done.', about: 'run-2' });
+    c.send({ type: 'bot.withdraws', about: 'run-1' });
+    expect(c.context.announcements).toEqual([DUE, 'Still on it: 1 step done.']);
+    c.answerDone().plays();
+    expect(c.spoken.at(-1)?.text).toBe(DUE);
+  });
+});
