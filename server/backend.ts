@@ -46,6 +46,9 @@ import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
+import { shippedWords } from './words/loadWords';
+import type { WordBook } from './words/loadWords';
+import { botWords, turnLanguage } from './words/turnWords';
 
 export interface BackendDeps {
   db: Database;
@@ -79,6 +82,8 @@ export interface BackendDeps {
   mcpLimits?: Partial<McpLimits>;
   /** The MCP door's refusals (never a token). Default: JSON on stderr. */
   mcpLog?: (line: McpLogLine) => void;
+  /** What Confab says in its own name, by language (`loadWords`); default: the shipped words alone. */
+  words?: WordBook;
   /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
   presence?: Partial<PresenceOptions>;
 }
@@ -101,6 +106,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const botOf = (slug: string) => deps.bots.get(slug);
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
+  const book = deps.words ?? shippedWords();
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
@@ -143,10 +149,11 @@ export function createBackend(deps: BackendDeps): Backend {
         conversationKey: turn.conversationKey,
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
+        words: turn.words,
         keepPending: async ({ verb, input }) => {
           // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
           const pending = await deps.db.asPerson(person, async (tx) => {
-            const question = await executor.question(tx, verb, input, caller);
+            const question = await executor.question(tx, verb, input, caller, turn.words);
             return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
           });
           return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
@@ -172,6 +179,7 @@ export function createBackend(deps: BackendDeps): Backend {
     ledger,
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversationKey: turn.conversationKey }),
     acting: planTurn,
+    wordsFor: (bot, language) => botWords(book, bot, turnLanguage(bot, language)),
     running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
     ...(deps.answerTokens === undefined ? {} : { answerTokens: deps.answerTokens }),

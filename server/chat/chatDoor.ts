@@ -12,7 +12,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { admit, settleTurn } from './admission';
-import { AnswerStop, CLOSING_SENTENCES, sentenceAnswer } from './answer';
+import { shippedWords } from '../words/loadWords';
+import { LANGUAGE_HEADER } from '../words/turnWords';
+import { AnswerStop, closingSentence, sentenceAnswer } from './answer';
 import { answerSource } from './answerSource';
 import { lastQuestion, parseChatRequest } from './chatRequest';
 import type { ChatRequest } from './chatRequest';
@@ -35,6 +37,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   // The global fetch (undici): it keeps connections alive, and never sends a request a second time.
   const answers = answerSource({ providers: deps.providers, prices: deps.prices, options, fetch: deps.fetch ?? fetch, sleep: deps.sleep ?? realSleep, log });
   const { respond, failureOf } = responder({ clock: deps.clock, log });
+  const wordsFor = deps.wordsFor ?? ((_bot: B, language: string | undefined) => shippedWords().wordsIn(language ?? 'en'));
 
   /** The grant, the request and the bot of a call, or the HTTP error that refuses it. */
   async function readTurn(c: Context): Promise<{ grant: G; request: ChatRequest; bot: B }> {
@@ -61,7 +64,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const { grant, request, bot } = await readTurn(c);
     const conversationKey = conversationKeyOf(c.req.header('x-confab-conversation'));
     const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));
-    const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey };
+    const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey, words: wordsFor(bot, c.req.header(LANGUAGE_HEADER)) };
     const plan = deps.acting === undefined
       ? Promise.resolve(undefined)
       : deps.acting({ ...turn, conversationKey, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
@@ -124,7 +127,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           throw error;
         }
         // A limit ran out before the first token: it is said, and nothing was answered.
-        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
+        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(closingSentence(turn.words, why), why), promptTokens: 0, bought: false };
         return { answer: cut, settle: (result) => settle(undefined, { ...result, modelChars: 0 }) };
       }
       const { afterAnswer } = deps;

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { Verb } from '../verbs/verb';
+import type { Words } from '../words/words';
 import type { TurnActing } from './acting';
 import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import type { ChatMessage, ConversationMessage } from './chatRequest';
@@ -87,6 +88,8 @@ export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
   messages: readonly ConversationMessage[];
   /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
   conversationKey?: string | undefined;
+  /** What the door says in its own name this turn, in the person's language (`wordsFor`). */
+  words: Words;
 }
 
 /** A turn as `acting` sees it: with what the page says of the conversation and the person's clock. */
@@ -179,6 +182,11 @@ export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partia
    * the model is offered no tools and only talks.
    */
   acting?: (turn: ActingTurn<G, B>) => Promise<TurnPlan | undefined>;
+  /**
+   * The door's own words for a turn with `bot`, given the page's `x-confab-language` (unchecked;
+   * undefined when none was sent). Default: the shipped words in that language, else English.
+   */
+  wordsFor?: (bot: B, language: string | undefined) => Words;
   /** The answers running now, for a graceful stop; while it stops, no new turn is admitted. */
   running?: RunningAnswers;
   /** Now, in ms since the epoch. */

@@ -39,6 +39,8 @@ import { appOf } from './registry';
 import type { Registry } from './registry';
 import type { AppServices, AskContext, Caller, Ran, Verb, VerbContext } from './verb';
 import { asksFirst } from './verb';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** Largest result of one call, as UTF-8 JSON, in bytes. */
 export const RESULT_BYTES_MAX = 16 * 1024;
@@ -128,10 +130,11 @@ export interface Executor {
    */
   sweepKeys(nowMs: number): Promise<number>;
   /**
-   * What the person is asked before `verb` runs with `input` (its `ask`, then "Say yes or no."),
-   * in their own transaction `tx` — the one the pending action is kept in.
+   * What the person is asked before `verb` runs with `input` — its `ask` (or `acting.go-ahead`),
+   * then `acting.confirm` ("Say yes or no.") in `words`, the turn's — in their own transaction
+   * `tx`, the one the pending action is kept in.
    */
-  question(tx: Queryable, verb: string, input: unknown, caller: Caller): Promise<string>;
+  question(tx: Queryable, verb: string, input: unknown, caller: Caller, words: Words): Promise<string>;
 }
 
 const stderr = (line: unknown) => {
@@ -377,10 +380,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return rows.map((row) => row.app);
   }
 
-  async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller): Promise<string> {
+  async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller, words: Words): Promise<string> {
     const ask = deps.registry.verb(verbName)?.ask;
-    const asked = ask === undefined ? 'Shall I go ahead?' : await ask(input, { ...caller, tx, nowMs: deps.clock() });
-    return `${asked} Say yes or no.`;
+    const asked = ask === undefined ? say(words, 'acting.go-ahead') : await ask(input, { ...caller, tx, nowMs: deps.clock() });
+    return `${asked} ${say(words, 'acting.confirm')}`;
   }
 
   return { registry: deps.registry, execute, narrate, recentApps, sweepKeys, question };
