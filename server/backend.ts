@@ -46,6 +46,9 @@ import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
+import { OPEN_SKILL, promptWithSkills, skillShelf } from './skills';
+import type { Skill } from './skills';
+import { digestOf } from './verbs/executor';
 import { shippedWords } from './words/loadWords';
 import type { WordBook } from './words/loadWords';
 import { botWords, turnLanguage } from './words/turnWords';
@@ -82,6 +85,8 @@ export interface BackendDeps {
   mcpLimits?: Partial<McpLimits>;
   /** The MCP door's refusals (never a token). Default: JSON on stderr. */
   mcpLog?: (line: McpLogLine) => void;
+  /** The skills there are (`loadSkills`); default: none. */
+  skills?: ReadonlyMap<string, Skill>;
   /** What Confab says in its own name, by language (`loadWords`); default: the shipped words alone. */
   words?: WordBook;
   /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
@@ -103,7 +108,19 @@ export interface Backend extends ApiDeps {
 
 export function createBackend(deps: BackendDeps): Backend {
   const authorize = (c: Context) => bearerGrant(c, deps.grantSecret, { nowMs: deps.clock() });
-  const botOf = (slug: string) => deps.bots.get(slug);
+  const shelf = skillShelf(deps.skills ?? new Map());
+  /** Each bot as the door asks with it: its prompt followed by its skills' lines (never their bodies). */
+  const asked = new WeakMap<Bot, Bot>();
+  const botOf = (slug: string): Bot | undefined => {
+    const bot = deps.bots.get(slug);
+    if (bot === undefined) return undefined;
+    let withSkills = asked.get(bot);
+    if (withSkills === undefined) {
+      withSkills = { ...bot, prompt: promptWithSkills(bot.prompt, shelf.of(bot)) };
+      asked.set(bot, withSkills);
+    }
+    return withSkills;
+  };
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
   const book = deps.words ?? shippedWords();
@@ -113,7 +130,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const executor = createExecutor({
     registry,
     db: deps.db,
-    services: { embedder: deps.embedder },
+    services: { embedder: deps.embedder, skills: (slug) => { const bot = deps.bots.get(slug); return bot === undefined ? [] : shelf.of(bot); } },
     clock: deps.clock,
     ...(deps.verbLog ? { log: deps.verbLog } : {}),
     onWritten: (write) => {
@@ -133,18 +150,34 @@ export function createBackend(deps: BackendDeps): Backend {
     }
     return matter;
   };
+  /**
+   * What a turn's skills change in its scope: the verbs of the skills opened in this conversation
+   * (read off its recorded `skills.open` calls, so any instance knows), and as hidden the verbs its
+   * other skills bring — and `skills.open` itself for a bot with no skills.
+   */
+  async function skillsOf(turn: ActingTurn<GrantClaims, Bot>, caller: { person: string; bot: string; via: 'model'; timeZone: string }): Promise<{ hidden: ReadonlySet<string>; opened: string[] }> {
+    const skills = shelf.of(turn.bot);
+    if (skills.length === 0) return { hidden: new Set([OPEN_SKILL]), opened: [] };
+    const brought = skills.flatMap((skill) => skill.verbs);
+    const called = brought.length === 0 ? [] : await executor.inputsCalled(caller, turn.conversationKey, OPEN_SKILL);
+    const opened = skills.filter((skill) => called.includes(digestOf(OPEN_SKILL, { name: skill.name }))).flatMap((skill) => skill.verbs);
+    return { hidden: new Set(brought.filter((verb) => !opened.includes(verb))), opened };
+  }
+
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
     const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
-    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
+    const skills = await skillsOf(turn, caller);
+    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps, ...skills });
     if (scope.verbs.length === 0) return undefined;
     return {
       verbs: scope.verbs.map((s) => s.verb),
       acting: {
         executor,
         scope: scope.names,
+        hidden: skills.hidden,
         caller,
         conversationKey: turn.conversationKey,
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId }),

@@ -42,6 +42,8 @@ export interface TurnActing {
   executor: Executor;
   /** The verbs the model was offered; no other can run. */
   scope: ReadonlySet<string>;
+  /** Verbs the model was not offered that are refused as nonexistent (a skill's, before it is opened). */
+  hidden?: ReadonlySet<string>;
   caller: Caller;
   /** The page's key for the conversation, if it sent one. */
   conversationKey: string | undefined;
@@ -164,6 +166,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         input,
         caller: acting.caller,
         scope: acting.scope,
+        ...(acting.hidden === undefined ? {} : { hidden: acting.hidden }),
         idempotencyKey: callKeyOf(acting.turnKey, verb, input, occurrence),
         ...(acting.conversationKey === undefined ? {} : { conversationKey: acting.conversationKey }),
         signal,

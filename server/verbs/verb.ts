@@ -64,6 +64,8 @@ export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
 export interface AppServices {
   /** The memory embedder (vectors for `memory.remember` and recall). */
   embedder: Embedder;
+  /** The skills a bot may open, by the bot's slug (`server/skills.ts`), for `skills.open`; unset: none. */
+  skills?: (bot: string) => readonly { name: string; body: string }[];
 }
 
 /** How the stand-in (no model bought) recognises one of a verb's plain phrasings. */
