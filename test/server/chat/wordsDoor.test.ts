@@ -10,7 +10,7 @@ import type { ActingDoor } from './actingDoor';
 import type { Received, Reply } from './localServers';
 
 const SPANISH = BOT.replace('apps: [pantry]', 'apps: [pantry]\nlanguages: [en, es]');
-const OWN_WORDS = `${SPANISH.replace('---\nYou', 'words: { es: { acting: { filler: "Déjame mirar." } } }\n---\nYou')}`;
+const OWN_WORDS = SPANISH.replace('---\nYou', 'words: { es: { acting: { filler: "Déjame mirar." } } }\n---\nYou');
 
 type Sent = { role: string };
 const answered = (received: Received) => (received.body.messages as Sent[]).some((m) => m.role === 'tool');
