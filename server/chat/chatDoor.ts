@@ -11,7 +11,10 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { refusalSentence } from '../db/limits';
+import type { Words } from '../words/words';
 import { admit, settleTurn } from './admission';
+import type { Refused } from './admission';
 import { shippedWords } from '../words/loadWords';
 import { LANGUAGE_HEADER } from '../words/turnWords';
 import { AnswerStop, closingSentence, sentenceAnswer } from './answer';
@@ -29,6 +32,14 @@ import { IDEMPOTENCY_HEADER, TURN_HEADER, turnIdOf } from './turnId';
 const stderrLog = (line: DoorLogLine): void => {
   console.error(JSON.stringify(line));
 };
+
+/** A refusal in the turn's words, when the ledger said what was reached; else as the ledger said it. */
+function refusalOf(refused: Refused, words: Words): string {
+  const reached = refused.ceiling;
+  if (reached === undefined) return refused.sentence;
+  const { window, kind, ceiling, freesAtMs, nowMs } = reached;
+  return refusalSentence({ window, kind, ceiling, freesAt: freesAtMs === null ? null : new Date(freesAtMs) }, new Date(nowMs), refused.by === 'site' ? 'site' : 'bot', words);
+}
 
 export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<G, B>): Hono {
   const options = doorOptionsOf(deps);
@@ -81,7 +92,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     if (!admitted.ok) {
       log({ event: 'answer.refused', by: admitted.by });
       c.header(REFUSED_HEADER, admitted.by);
-      const refusal: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(admitted.sentence, 'refused'), promptTokens: 0, bought: false };
+      const refusal: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(refusalOf(admitted, turn.words), 'refused'), promptTokens: 0, bought: false };
       return respond(c, request, Promise.resolve({ answer: refusal }));
     }
 

@@ -4,6 +4,7 @@
  * its way out, which the route, the answer's source and responding share.
  */
 import type { Context } from 'hono';
+import type { LimitWindow } from '../db/limits';
 import type { Verb } from '../verbs/verb';
 import type { Words } from '../words/words';
 import type { TurnActing } from './acting';
@@ -52,7 +53,19 @@ export type RefusedBy = 'person' | 'site';
 /** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
 export const REFUSED_HEADER = 'x-confab-refused';
 
-export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy };
+export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy; /** What was reached, for saying it in the person's words; unset: `sentence` is all there is. */ ceiling?: ReachedCeiling };
+
+/** The ceiling a refused turn reached. */
+export interface ReachedCeiling {
+  window: LimitWindow;
+  kind: 'answers' | 'spend';
+  /** Answers, or US dollars. */
+  ceiling: number;
+  /** When an answer fits again, in ms since the epoch; null when the ceiling admits none. */
+  freesAtMs: number | null;
+  /** When the turn was refused, in ms since the epoch. */
+  nowMs: number;
+}
 
 /** What one answer used, settled against its reservation. */
 export interface AnswerSpend extends TokenUsage {

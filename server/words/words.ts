@@ -13,6 +13,9 @@ export const WORD_KEYS = {
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
   acting: ['filler', 'confirm', 'go-ahead'],
   'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
+  ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend'],
+  windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
+  waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
 } as const;
 
 export type WordSection = keyof typeof WORD_KEYS;

@@ -10,6 +10,7 @@ import type { ActingDoor } from './actingDoor';
 import type { Received, Reply } from './localServers';
 
 const SPANISH = BOT.replace('apps: [pantry]', 'apps: [pantry]\nlanguages: [en, es]');
+const ONCE = SPANISH.replace('perMinute: { answers: 1000 }', 'perMinute: { answers: 1 }');
 const OWN_WORDS = SPANISH.replace('---\nYou', 'words: { es: { acting: { filler: "Déjame mirar." } } }\n---\nYou');
 
 type Sent = { role: string };
@@ -38,6 +39,7 @@ describe('the door’s words in the person’s language', () => {
         bots: new Map([
           ['pantry-bot', parseBotFile('pantry-bot.md', SPANISH)],
           ['own-words', parseBotFile('own-words.md', OWN_WORDS)],
+          ['once', parseBotFile('once.md', ONCE)],
         ]),
       },
     });
@@ -64,6 +66,13 @@ describe('the door’s words in the person’s language', () => {
     door.script(calling('pantry-count', {}, true));
     const heard = await person.ask(await person.start(), 'cuenta', es);
     expect(heard.text).toContain('Tuve que parar aquí: hacían falta más pasos de los que permite una sola respuesta.');
+  });
+
+  it('says the ceiling’s refusal in Spanish', async () => {
+    const grant = await person.start('once');
+    await person.ask(grant, 'hola', es);
+    const refused = await person.ask(grant, 'otra vez', es);
+    expect(refused.text).toMatch(/^Son todas las respuestas que este bot da en un minuto \(1\); la siguiente queda libre dentro de \d+ segundos?\.$/);
   });
 
   it('says a bot’s own words over the defaults', async () => {
