@@ -46,6 +46,8 @@ import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
+import type { SkillsScope } from './verbs/verbRoutes';
+import type { Caller } from './verbs/verb';
 import { OPEN_SKILL, promptWithSkills, skillShelf } from './skills';
 import type { Skill } from './skills';
 import { digestOf } from './verbs/executor';
@@ -155,11 +157,11 @@ export function createBackend(deps: BackendDeps): Backend {
    * (read off its recorded `skills.open` calls, so any instance knows), and as hidden the verbs its
    * other skills bring — and `skills.open` itself for a bot with no skills.
    */
-  async function skillsOf(turn: ActingTurn<GrantClaims, Bot>, caller: { person: string; bot: string; via: 'model'; timeZone: string }): Promise<{ hidden: ReadonlySet<string>; opened: string[] }> {
-    const skills = shelf.of(turn.bot);
+  async function skillsOf(bot: Bot, caller: Caller, conversationKey: string | undefined): Promise<SkillsScope> {
+    const skills = shelf.of(bot);
     if (skills.length === 0) return { hidden: new Set([OPEN_SKILL]), opened: [] };
     const brought = skills.flatMap((skill) => skill.verbs);
-    const called = brought.length === 0 ? [] : await executor.inputsCalled(caller, turn.conversationKey, OPEN_SKILL);
+    const called = brought.length === 0 ? [] : await executor.inputsCalled(caller, conversationKey, OPEN_SKILL);
     const opened = skills.filter((skill) => called.includes(digestOf(OPEN_SKILL, { name: skill.name }))).flatMap((skill) => skill.verbs);
     return { hidden: new Set(brought.filter((verb) => !opened.includes(verb))), opened };
   }
@@ -169,7 +171,7 @@ export function createBackend(deps: BackendDeps): Backend {
     const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
-    const skills = await skillsOf(turn, caller);
+    const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
     const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps, ...skills });
     if (scope.verbs.length === 0) return undefined;
     return {
@@ -227,7 +229,7 @@ export function createBackend(deps: BackendDeps): Backend {
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock }));
-  personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db }));
+  personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   const mcp = mcpEndpoint({

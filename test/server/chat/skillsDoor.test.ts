@@ -81,6 +81,8 @@ describe('a bot’s skills in the door', () => {
     });
     await person.ask(grant, 'and now?', { conversation: 'skills-3' });
     expect(toolsOf(door.upstream.received.at(-1))).toContain('pantry-count');
+    const listed = (await (await person.call('/api/bots/pantry-bot/verbs?conversation=skills-3')).json()) as { inScope: { verb: string; why: string }[] };
+    expect(listed.inScope).toContainEqual(expect.objectContaining({ verb: 'pantry.count', why: 'skill' }));
     await person.ask(grant, 'and elsewhere?', { conversation: 'skills-4' });
     expect(toolsOf(door.upstream.received.at(-1))).not.toContain('pantry-count');
 
