@@ -11,7 +11,7 @@ import { defineApp, defineVerb } from '../../verbs/verb';
 const open = defineVerb({
   name: 'skills.open',
   description: 'Opens one of your skills by name and answers its instructions; open a skill before doing what its line in your prompt describes.',
-  example: 'help me plan my day',
+  example: 'open the skill plan-the-day',
   input: z.object({ name: z.string().min(1).max(64).describe('The skill\'s name, as your prompt lists it (e.g. "plan-the-day").') }),
   output: z.object({
     name: z.string().describe('The skill opened.'),
@@ -24,6 +24,11 @@ const open = defineVerb({
     const skill = ctx.services.skills?.(ctx.bot).find((s) => s.name === name);
     if (skill === undefined) throw new VerbInputError(`There is no skill called ${name} here; open one of the skills your prompt lists.`);
     return Promise.resolve({ name: skill.name, instructions: skill.body });
+  },
+  standIn: {
+    phrasings: [{ pattern: /^open (?:the |your )?skill ([a-z0-9-]+)$/, input: (match) => ({ name: match[1] ?? '' }) }],
+    // The stand-in has no model to follow them, so it reads them out.
+    say: ({ instructions }) => instructions,
   },
 });
 
