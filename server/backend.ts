@@ -58,6 +58,14 @@ import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
+import type { SkillsScope } from './verbs/verbRoutes';
+import type { Caller } from './verbs/verb';
+import { OPEN_SKILL, promptWithSkills, skillShelf } from './skills';
+import type { Skill } from './skills';
+import { digestOf } from './verbs/executor';
+import { shippedWords } from './words/loadWords';
+import type { WordBook } from './words/loadWords';
+import { botWords, turnLanguage } from './words/turnWords';
 
 export interface BackendDeps {
   db: Database;
@@ -91,6 +99,10 @@ export interface BackendDeps {
   mcpLimits?: Partial<McpLimits>;
   /** The MCP door's refusals (never a token). Default: JSON on stderr. */
   mcpLog?: (line: McpLogLine) => void;
+  /** The skills there are (`loadSkills`); default: none. */
+  skills?: ReadonlyMap<string, Skill>;
+  /** What Confab says in its own name, by language (`loadWords`); default: the shipped words alone. */
+  words?: WordBook;
   /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
   presence?: Partial<PresenceOptions>;
   /** The run worker's timings (tests shorten them). */
@@ -142,14 +154,33 @@ function runModel(deps: BackendDeps): RunModel {
 
 export function createBackend(deps: BackendDeps): Backend {
   const authorize = (c: Context) => bearerGrant(c, deps.grantSecret, { nowMs: deps.clock() });
-  const botOf = (slug: string) => deps.bots.get(slug);
+  const shelf = skillShelf(deps.skills ?? new Map());
+  /** Each bot as the door asks with it: its prompt followed by its skills' lines (never their bodies). */
+  const asked = new WeakMap<Bot, Bot>();
+  const botOf = (slug: string): Bot | undefined => {
+    const bot = deps.bots.get(slug);
+    if (bot === undefined) return undefined;
+    let withSkills = asked.get(bot);
+    if (withSkills === undefined) {
+      withSkills = { ...bot, prompt: promptWithSkills(bot.prompt, shelf.of(bot)) };
+      asked.set(bot, withSkills);
+    }
+    return withSkills;
+  };
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
+  const book = deps.words ?? shippedWords();
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
   // The `tasks` app's services are the run service's, made once the executor it uses exists.
-  const services: AppServices = { embedder: deps.embedder };
+  const services: AppServices = {
+    embedder: deps.embedder,
+    skills: (slug) => {
+      const bot = deps.bots.get(slug);
+      return bot === undefined ? [] : shelf.of(bot);
+    },
+  };
   const executor = createExecutor({
     registry,
     db: deps.db,
@@ -173,26 +204,43 @@ export function createBackend(deps: BackendDeps): Backend {
     }
     return matter;
   };
+  /**
+   * What a turn's skills change in its scope: the verbs of the skills opened in this conversation
+   * (read off its recorded `skills.open` calls, so any instance knows), and as hidden the verbs its
+   * other skills bring — and `skills.open` itself for a bot with no skills.
+   */
+  async function skillsOf(bot: Bot, caller: Caller, conversationKey: string | undefined): Promise<SkillsScope> {
+    const skills = shelf.of(bot);
+    if (skills.length === 0) return { hidden: new Set([OPEN_SKILL]), opened: [] };
+    const brought = skills.flatMap((skill) => skill.verbs);
+    const called = brought.length === 0 ? [] : await executor.inputsCalled(caller, conversationKey, OPEN_SKILL);
+    const opened = skills.filter((skill) => called.includes(digestOf(OPEN_SKILL, { name: skill.name }))).flatMap((skill) => skill.verbs);
+    return { hidden: new Set(brought.filter((verb) => !opened.includes(verb))), opened };
+  }
+
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
     const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
-    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps });
+    const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
+    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps, ...skills });
     if (scope.verbs.length === 0) return undefined;
     return {
       verbs: scope.verbs.map((s) => s.verb),
       acting: {
         executor,
         scope: scope.names,
+        hidden: skills.hidden,
         caller,
         conversationKey: turn.conversationKey,
         turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId }),
         maxModelCalls: turn.bot.limits.steps,
+        words: turn.words,
         keepPending: async ({ verb, input }) => {
           // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
           const pending = await deps.db.asPerson(person, async (tx) => {
-            const question = await executor.question(tx, verb, input, caller);
+            const question = await executor.question(tx, verb, input, caller, turn.words);
             return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
           });
           return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
@@ -216,6 +264,7 @@ export function createBackend(deps: BackendDeps): Backend {
     registry,
     bots: deps.bots,
     scripted: !bought,
+    wordsOf: (bot) => botWords(book, bot, bot.voice.language),
     ...(bought ? { model: runModel(deps) } : {}),
     ledger,
     priced: (model) => priceOf(deps.prices, model) !== undefined,
@@ -234,6 +283,7 @@ export function createBackend(deps: BackendDeps): Backend {
     ledger,
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversationKey: turn.conversationKey }),
     acting: planTurn,
+    wordsFor: (bot, language) => botWords(book, bot, turnLanguage(bot, language)),
     running,
     ...(deps.upstreamIdleMs === undefined ? {} : { upstreamIdleMs: deps.upstreamIdleMs }),
     ...(deps.answerTokens === undefined ? {} : { answerTokens: deps.answerTokens }),
@@ -248,7 +298,7 @@ export function createBackend(deps: BackendDeps): Backend {
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots }));
-  personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db }));
+  personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   const mcp = mcpEndpoint({

@@ -30,6 +30,8 @@ import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
 import type { BotVoice, MemoryKind, PublicBot } from '../src/core/bot';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import type { PersonLimits } from './db/limits';
+import { wordsOfMapping, WordsFileError } from './words/words';
+import type { SomeWords } from './words/words';
 
 export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
 export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../src/core/bot';
@@ -85,6 +87,16 @@ export interface Bot {
    * used last in a conversation). Checked against the apps found at start. Default: none.
    */
   apps: string[];
+  /**
+   * The skills the bot may open (`skills/<name>.md`), by name, or `all`: every skill there is,
+   * including ones added later. Checked against the skills found at start. Default: none.
+   */
+  skills: string[] | 'all';
+  /**
+   * The bot's own words by language (its file's `words:`), laid over the site's and the defaults'
+   * (`words/<lang>.md`). Default: none.
+   */
+  words?: Readonly<Record<string, SomeWords>>;
 }
 
 /** A bot file the server cannot start with; names the file and the field, says what it accepts. */
@@ -102,7 +114,7 @@ export class BotFileError extends Error {
   }
 }
 
-const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps'] as const;
+const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps', 'skills', 'words'] as const;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VOICE_KEYS = ['by', 'steps', 'opening', 'floor', 'words', 'gap', 'visual', 'voices', 'language'] as const;
 const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
@@ -169,7 +181,16 @@ export function parseBotFile(file: string, text: string): Bot {
     languages,
     limits: readLimits(file, fields.limits),
     apps: readApps(file, fields.apps),
+    skills: readSkills(file, fields.skills),
   };
+  if (fields.words !== undefined) {
+    try {
+      bot.words = wordsOfMapping(file, fields.words, languages);
+    } catch (error) {
+      if (!(error instanceof WordsFileError)) throw error;
+      throw new BotFileError(file, error.key, error.message.slice(`${file}: ${error.key} `.length), { cause: error });
+    }
+  }
   const provider = text1(file, 'provider', fields.provider, 100);
   const model = text1(file, 'model', fields.model, 200);
   const greeting = text1(file, 'greeting', fields.greeting, GREETING_CHARS_MAX);
@@ -198,6 +219,28 @@ function readApps(file: string, value: unknown): string[] {
     if (!APP_NAME.test(app)) throw new BotFileError(file, 'apps', `names "${app}"; an app is named in lower-case letters, digits and underscores, as its folder in server/apps/.`);
   }
   return [...new Set(apps)];
+}
+
+const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function readSkills(file: string, value: unknown): string[] | 'all' {
+  if (value === 'all') return 'all';
+  const skills = list(file, 'skills', value) ?? [];
+  for (const skill of skills) {
+    if (!SKILL_NAME.test(skill)) throw new BotFileError(file, 'skills', `names "${skill}"; a skill is named as its file skills/<name>.md, in lower-case letters, digits and single dashes — or write skills: all.`);
+  }
+  return skills;
+}
+
+/** Refuses a bot that names a skill nobody wrote: it could never be opened. */
+export function checkBotSkills(bots: ReadonlyMap<string, Bot>, written: readonly string[]): void {
+  for (const bot of bots.values()) {
+    if (bot.skills === 'all') continue;
+    const unknown = bot.skills.filter((skill) => !written.includes(skill));
+    if (unknown.length > 0) {
+      throw new BotFileError(`${bot.slug}.md`, 'skills', `names ${unknown.map((s) => `"${s}"`).join(', ')}, which no file in skills/ is; the skills here are: ${written.join(', ') || 'none'}.`);
+    }
+  }
 }
 
 /** Refuses a bot that names an app nobody installed: its verbs would silently never be offered. */

@@ -2,13 +2,16 @@
  * The one entry that reads the environment and listens. Everything else is `createApp` and
  * `createBackend`, built from what this file reads.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createBackend } from './backend';
 import { readBackendConfig } from './backendConfig';
-import { BotFileError, checkBotApps, loadBots } from './bots';
+import { BotFileError, checkBotApps, checkBotSkills, loadBots } from './bots';
+import { checkSkillVerbs, loadSkills, SkillFileError } from './skills';
+import { defaultWordsDir, loadWords } from './words/loadWords';
+import { WordsFileError } from './words/words';
 import { ConfigError, readConfig } from './config';
 import { openDatabase } from './db/database';
 import { loadGrantSecret } from './grants';
@@ -52,6 +55,14 @@ async function main(): Promise<void> {
   const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine }, { mcp: mcpApp, openapi: openApiApp });
   const registry = createRegistry([...(await loadApps(appsDir)), ...outsideApps]);
   checkBotApps(bots, registry.apps.map((app) => app.name));
+  // Beside bots/, at the project root: skills/<name>.md and words/<lang>.md; a site's own words
+  // (only those it changes) in CONFAB_WORDS_DIR, and its skills in CONFAB_SKILLS_DIR instead.
+  const skillsDir = resolve(env.CONFAB_SKILLS_DIR?.trim() || 'skills');
+  const skills = await loadSkills(skillsDir);
+  checkSkillVerbs(skills, registry.verbs.map((verb) => verb.name), skillsDir);
+  checkBotSkills(bots, [...skills.keys()]);
+  const siteWords = env.CONFAB_WORDS_DIR?.trim();
+  const words = loadWords({ dir: defaultWordsDir(), ...(siteWords ? { siteDir: resolve(siteWords) } : {}) });
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
   const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
@@ -73,6 +84,8 @@ async function main(): Promise<void> {
     speech: backend.speech,
     embedder,
     registry,
+    skills,
+    words,
     upstreamIdleMs: backend.upstreamIdleMs,
     siteLimits: backend.siteLimits,
     answerTokens: backend.answerTokens,
@@ -133,7 +146,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof AppError || error instanceof AppFileError || error instanceof McpProjectionError) {
+  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof SkillFileError || error instanceof WordsFileError || error instanceof AppError || error instanceof AppFileError || error instanceof McpProjectionError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -13,7 +13,7 @@ import type { SpendAsk, SpendLedger } from './chat/admission';
 import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
 import type { Database } from './db/database';
 import type { Queryable } from './db/queryable';
-import type { PersonLimits } from './db/limits';
+import type { PersonLimits, Refusal } from './db/limits';
 import { releaseReservation, reserveAnswer, SITE_BOT, SITE_PERSON } from './db/reservations';
 import { recordUsage } from './db/usage';
 import type { GrantClaims } from './grants';
@@ -31,7 +31,7 @@ export type DatabaseLedger = DoorLedger<GrantClaims> & SpendLedger;
 
 /** The site refused after the person's reservation was written: thrown to roll the transaction back. */
 class SiteRefused extends Error {
-  constructor(readonly sentence: string) {
+  constructor(readonly refusal: Refusal) {
     super('The site refused the turn.');
   }
 }
@@ -43,6 +43,12 @@ function spendOnly(limits: PersonLimits): PersonLimits {
     if (typeof ceiling === 'object' && ceiling.spend !== undefined) kept[window] = { spend: ceiling.spend };
   }
   return kept;
+}
+
+/** A refusal as the door has it: the sentence in English, and what it said, to say again in the person's words. */
+function refusedBy(refusal: Refusal, by: 'person' | 'site', nowMs: number): Reservation {
+  const { window, kind, ceiling, freesAt } = refusal;
+  return { ok: false, sentence: refusal.sentence, by, ceiling: { window, kind, ceiling, freesAtMs: freesAt === null ? null : freesAt.getTime(), nowMs } };
 }
 
 interface Reserved {
@@ -62,22 +68,22 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
   const reserveBoth = async (ask: ReserveAsk): Promise<Reservation> => {
     const now = new Date(ask.nowMs);
     const shared = { spendHoldUsd: ask.spendHoldUsd, spendHoldMs: ask.spendHoldMs, now, answer: ask.answer };
-    let reserved: { mine: string; site: string | undefined } | { refused: string };
+    let reserved: { mine: string; site: string | undefined } | { refused: Refusal };
     try {
       reserved = await db.asServer(async (tx) => {
         const mine = await reserveAnswer(tx, { person: ask.person, bot: ask.bot, limits: ask.limits, ...shared });
-        if (!mine.ok) return { refused: mine.sentence };
+        if (!mine.ok) return { refused: mine };
         if (site === undefined) return { mine: mine.reservationId, site: undefined };
         const limits = ask.answer ? site : spendOnly(site);
         const everybody = await reserveAnswer(tx, { person: SITE_PERSON, bot: SITE_BOT, limits, ...shared });
-        if (!everybody.ok) throw new SiteRefused(everybody.sentence);
+        if (!everybody.ok) throw new SiteRefused(everybody);
         return { mine: mine.reservationId, site: everybody.reservationId };
       });
     } catch (error) {
-      if (error instanceof SiteRefused) return { ok: false, sentence: error.sentence, by: 'site' };
+      if (error instanceof SiteRefused) return refusedBy(error.refusal, 'site', ask.nowMs);
       throw error;
     }
-    if ('refused' in reserved) return { ok: false, sentence: reserved.refused, by: 'person' };
+    if ('refused' in reserved) return refusedBy(reserved.refused, 'person', ask.nowMs);
     unsettled.set(reserved.mine, { person: ask.person, bot: ask.bot, startedAt: now, site: reserved.site });
     return { ok: true, reservation: reserved.mine };
   };

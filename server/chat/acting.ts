@@ -18,17 +18,15 @@ import { digestOf } from '../verbs/executor';
 import type { Executor, Outcome } from '../verbs/executor';
 import { verbNameOf } from '../verbs/project';
 import type { Caller } from '../verbs/verb';
-import { AnswerStop, CLOSING_SENTENCES, limitedAnswer } from './answer';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
+import { AnswerStop, closingSentence, limitedAnswer } from './answer';
 import type { AnswerPieces, AnswerResult, DoorEvent, LimitOptions } from './answer';
 import type { TokenUsage } from './prices';
 import { ToolCallAccumulator } from './toolCalls';
 import type { ToolCall } from './toolCalls';
 import type { OpenUpstream, PromptMessage } from './upstream';
 
-/** Said once a turn when a verb has kept the person waiting past `fillerMs`. */
-export const FILLER_LINE = 'One moment.';
-/** Said when the model wants more steps than one answer may take. */
-export const TOO_MANY_STEPS = 'I had to stop there: that needed more steps than one answer may take.';
 /** What the model is told of a call not run because the turn's verb calls ran out. */
 const VERB_CALLS_SPENT = 'Not run: this turn has used all the verb calls it may make.';
 
@@ -44,6 +42,8 @@ export interface TurnActing {
   executor: Executor;
   /** The verbs the model was offered; no other can run. */
   scope: ReadonlySet<string>;
+  /** Verbs the model was not offered that are refused as nonexistent (a skill's, before it is opened). */
+  hidden?: ReadonlySet<string>;
   caller: Caller;
   /** The page's key for the conversation, if it sent one. */
   conversationKey: string | undefined;
@@ -58,6 +58,11 @@ export interface TurnActing {
   maxVerbCalls?: number;
   /** Default `FILLER_MS`. */
   fillerMs?: number;
+  /**
+   * What the door says in its own name this turn, in the person's language: the filler
+   * (`acting.filler`, once a turn when a verb keeps them waiting past `fillerMs`), and the endings.
+   */
+  words: Words;
   /** Keeps a `confirm` verb's call pending for the person to answer; the event the page is sent. */
   keepPending: (call: { verb: string; input: unknown }) => Promise<PendingActionEvent>;
 }
@@ -68,7 +73,7 @@ export interface ActingOptions {
   /** The model's next answer to `messages`. Rejects as the first call's opening would. */
   next: (messages: readonly PromptMessage[]) => Promise<OpenModel>;
   /** Per-model-call limits (spend is checked per call against what is left). */
-  limits: (model: string, spentUsd: number) => Omit<LimitOptions, 'controller' | 'toolCalls'>;
+  limits: (model: string, spentUsd: number) => Omit<LimitOptions, 'controller' | 'toolCalls' | 'words'>;
   /** USD a call's usage cost, for what is left of the answer's `spend`. */
   costOf: (model: string, usage: TokenUsage) => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -112,7 +117,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
   for (let modelCall = 1; ; modelCall += 1) {
     const calls = new ToolCallAccumulator();
     let text = '';
-    const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls });
+    const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls, words: acting.words });
     let step = await pieces.next();
     while (!step.done) {
       // The model's first words after the door's own (a filler line) are a new sentence.
@@ -134,7 +139,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     const toolCalls = calls.calls();
     if (toolCalls.length === 0) break;
     if (modelCall >= acting.maxModelCalls) {
-      yield said(TOO_MANY_STEPS);
+      yield said(say(acting.words, 'endings.out-of-steps'));
       break;
     }
 
@@ -166,6 +171,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         input,
         caller: acting.caller,
         scope: acting.scope,
+        ...(acting.hidden === undefined ? {} : { hidden: acting.hidden }),
         idempotencyKey: callKeyOf(acting.turnKey, verb, input, occurrence),
         ...(acting.conversationKey === undefined ? {} : { conversationKey: acting.conversationKey }),
         signal,
@@ -176,7 +182,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         waited.abort();
         if (late) {
           fillerSaid = true;
-          yield said(FILLER_LINE);
+          yield said(say(acting.words, 'acting.filler'));
         }
       }
       const outcome: Outcome = await running;
@@ -214,16 +220,18 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     } catch {
       if (signal.aborted) {
         if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
-          yield said(CLOSING_SENTENCES[signal.reason.why]);
+          yield said(closingSentence(acting.words, signal.reason.why));
           return ended(signal.reason.why);
         }
         return ended('aborted');
       }
-      yield said(CLOSING_SENTENCES.broke);
+      yield said(closingSentence(acting.words, 'broke'));
       return ended('broke');
     }
   }
   for (const sentence of [...narration.values()].flat()) yield said(sentence);
+  // A turn that ended with no word at all still answers: silence reads as a broken page.
+  if (lastText === '') yield said(say(acting.words, 'endings.nothing-to-add'));
   return ended('stop');
 }
 

@@ -5,7 +5,7 @@
  * it was bought.
  */
 import type { PersonLimits } from '../db/limits';
-import type { Answer, AnswerSpend, DoorGrant, DoorLedger, DoorLogLine, Ending, RefusedBy, Reservation } from './doorTypes';
+import type { Answer, AnswerSpend, DoorGrant, DoorLedger, DoorLogLine, Ending, ReachedCeiling, RefusedBy, Reservation } from './doorTypes';
 import { nameOf } from './errors';
 import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable, TokenUsage } from './prices';
@@ -15,6 +15,8 @@ export interface Refused {
   ok: false;
   sentence: string;
   by: RefusedBy;
+  /** What was reached, to say it in the person's words. */
+  ceiling?: ReachedCeiling;
 }
 
 /** A turn reserved against the windows until it is settled. */
@@ -67,7 +69,7 @@ export async function admitSpend(ledger: SpendLedger, ask: SpendAsk): Promise<Ad
 }
 
 function settledOnce(reserved: Reservation, ledger: Pick<SpendLedger, 'settle'>): Admission | Refused {
-  if (!reserved.ok) return { ok: false, sentence: reserved.sentence, by: reserved.by };
+  if (!reserved.ok) return { ok: false, sentence: reserved.sentence, by: reserved.by, ...(reserved.ceiling === undefined ? {} : { ceiling: reserved.ceiling }) };
   const reservation = reserved.reservation;
   let settled = false;
   return {

@@ -5,6 +5,8 @@
  * the voice can say, as does a provider that breaks after its first token — the answer is that
  * provider's by then, and switching mid-sentence would start the answer over in another voice.
  */
+import { say } from '../words/words';
+import type { WordKey, Words } from '../words/words';
 import type { ModelPrice, TokenUsage } from './prices';
 import { costUsd, estimateTokens } from './prices';
 import type { ToolCallAccumulator } from './toolCalls';
@@ -39,14 +41,22 @@ export class AnswerStop extends Error {
   }
 }
 
-/** What the voice says when an answer is cut short, by how it ended. */
-export const CLOSING_SENTENCES: Readonly<Record<'minutes' | 'spend' | 'broke' | 'stalled' | 'shutdown', string>> = {
-  minutes: 'I have to stop there, because this answer ran out of time.',
-  spend: 'I have to stop there, because this answer reached its spending limit.',
-  broke: 'Sorry, I lost my connection to the model partway through, so that answer is cut short.',
-  stalled: 'Sorry, the model stopped answering partway through, so that answer is cut short.',
-  shutdown: 'I have to stop there, because the server is restarting. Ask again in a moment.',
+/** The ways an answer is cut short that the voice says. */
+export type Cut = 'minutes' | 'spend' | 'broke' | 'stalled' | 'shutdown';
+
+/** Which of the endings (`words/<lang>.md`, `## endings`) each cut says. */
+export const CLOSING_WORDS: Readonly<Record<Cut, WordKey>> = {
+  minutes: 'endings.out-of-time',
+  spend: 'endings.out-of-money',
+  broke: 'endings.failed',
+  stalled: 'endings.stalled',
+  shutdown: 'endings.cancelled',
 };
+
+/** What the voice says when an answer is cut short `why`, in the turn's words. */
+export function closingSentence(words: Words, why: Cut): string {
+  return say(words, CLOSING_WORDS[why]);
+}
 
 /** OpenAI's `finish_reason` for an ending: a limit reads as `length`, everything else as `stop`. */
 export function finishReason(ended: AnswerEnded): 'stop' | 'length' {
@@ -87,6 +97,8 @@ export interface LimitOptions {
   promptTokens: number;
   /** Where the answer's tool-call pieces are gathered; without it they are dropped. */
   toolCalls?: ToolCallAccumulator;
+  /** The turn's words, for the sentence that closes a cut answer. */
+  words: Words;
   /** Longest wait for the provider's next event, in ms, before the answer is cut as `stalled`; unset: no limit. */
   idleMs?: number;
 }
@@ -137,7 +149,7 @@ export async function* limitedAnswer(open: Pick<OpenUpstream, 'events'>, options
   if (why === 'client') return { ended: 'aborted', ...base };
   const cut = why ?? (broke ? 'broke' : undefined);
   if (cut === undefined) return { ended: length ? 'length' : 'stop', ...base };
-  yield closing(said, CLOSING_SENTENCES[cut]);
+  yield closing(said, closingSentence(options.words, cut));
   return { ended: cut, ...base };
 }
 

@@ -5,7 +5,7 @@
  */
 import { openAiTools } from '../verbs/project';
 import { actingAnswer } from './acting';
-import { AnswerStop, CLOSING_SENTENCES, limitedAnswer } from './answer';
+import { AnswerStop, closingSentence, limitedAnswer } from './answer';
 import type { AnswerPieces } from './answer';
 import { lastQuestion } from './chatRequest';
 import type { ChatMessage } from './chatRequest';
@@ -16,6 +16,7 @@ import { costUsd, estimateTokens, priceOf } from './prices';
 import type { PriceTable } from './prices';
 import { STAND_IN_MODEL, standInAnswer, wordByWord } from './standIn';
 import type { Sleep } from './standIn';
+import type { Words } from '../words/words';
 import { standInModel } from './standInModel';
 import { providerOrder } from './upstream';
 import type { PromptMessage, Provider } from './upstream';
@@ -45,12 +46,12 @@ export function answerSource(deps: SourceDeps) {
   ): Promise<Answer> {
     if ('standIn' in source) {
       if (plan === undefined) {
-        const text = standInAnswer(source.standIn, lastQuestion(turn.messages));
-        return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal), promptTokens: 0, bought: false };
+        const text = standInAnswer(source.standIn, lastQuestion(turn.messages), turn.words);
+        return { provider: STAND_IN, model: STAND_IN_MODEL, pieces: standIn(text, controller.signal, turn.words), promptTokens: 0, bought: false };
       }
       const why = source.standIn;
       const model = (messages: readonly PromptMessage[]) =>
-        standInModel(messages, { reason: why, verbs: plan.verbs, wordMs: deps.options.standInWordMs, sleep: deps.sleep, signal: controller.signal });
+        standInModel(messages, { reason: why, verbs: plan.verbs, words: turn.words, wordMs: deps.options.standInWordMs, sleep: deps.sleep, signal: controller.signal });
       const pieces = actingAnswer(model(turn.messages), turn.messages, plan.acting, {
         controller,
         next: (messages) => Promise.resolve(model(messages)),
@@ -85,7 +86,7 @@ export function answerSource(deps: SourceDeps) {
     const limitsFor = (model: string, spentUsd: number) => {
       const price = priceOf(deps.prices, model);
       const left = spendUsd === undefined ? undefined : Math.max(0, spendUsd - spentUsd);
-      return { promptTokens, idleMs: deps.options.upstreamIdleMs, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
+      return { promptTokens, idleMs: deps.options.upstreamIdleMs, words: turn.words, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
     };
     const pieces = plan === undefined || tools === undefined
       ? limitedAnswer(open, { controller, ...limitsFor(open.model, 0) })
@@ -100,7 +101,7 @@ export function answerSource(deps: SourceDeps) {
   }
 
   /** The stand-in's text, word by word, as an answer. */
-  async function* standIn(text: string, signal: AbortSignal): AnswerPieces {
+  async function* standIn(text: string, signal: AbortSignal, words: Words): AnswerPieces {
     let modelChars = 0;
     for await (const word of wordByWord(text, deps.options.standInWordMs, deps.sleep, signal)) {
       modelChars += word.length;
@@ -109,7 +110,7 @@ export function answerSource(deps: SourceDeps) {
     if (!signal.aborted) return { ended: 'stop', modelChars };
     if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
       const why = signal.reason.why;
-      yield ` ${CLOSING_SENTENCES[why]}`;
+      yield ` ${closingSentence(words, why)}`;
       return { ended: why, modelChars };
     }
     return { ended: 'aborted', modelChars };

@@ -11,8 +11,13 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { refusalSentence } from '../db/limits';
+import type { Words } from '../words/words';
 import { admit, settleTurn } from './admission';
-import { AnswerStop, CLOSING_SENTENCES, sentenceAnswer } from './answer';
+import type { Refused } from './admission';
+import { shippedWords } from '../words/loadWords';
+import { LANGUAGE_HEADER } from '../words/turnWords';
+import { AnswerStop, closingSentence, sentenceAnswer } from './answer';
 import { answerSource } from './answerSource';
 import { lastQuestion, parseChatRequest } from './chatRequest';
 import type { ChatRequest } from './chatRequest';
@@ -28,6 +33,14 @@ const stderrLog = (line: DoorLogLine): void => {
   console.error(JSON.stringify(line));
 };
 
+/** A refusal in the turn's words, when the ledger said what was reached; else as the ledger said it. */
+function refusalOf(refused: Refused, words: Words): string {
+  const reached = refused.ceiling;
+  if (reached === undefined) return refused.sentence;
+  const { window, kind, ceiling, freesAtMs, nowMs } = reached;
+  return refusalSentence({ window, kind, ceiling, freesAt: freesAtMs === null ? null : new Date(freesAtMs) }, new Date(nowMs), refused.by === 'site' ? 'site' : 'bot', words);
+}
+
 export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<G, B>): Hono {
   const options = doorOptionsOf(deps);
   const log = deps.log ?? stderrLog;
@@ -35,6 +48,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   // The global fetch (undici): it keeps connections alive, and never sends a request a second time.
   const answers = answerSource({ providers: deps.providers, prices: deps.prices, options, fetch: deps.fetch ?? fetch, sleep: deps.sleep ?? realSleep, log });
   const { respond, failureOf } = responder({ clock: deps.clock, log });
+  const wordsFor = deps.wordsFor ?? ((_bot: B, language: string | undefined) => shippedWords().wordsIn(language ?? 'en'));
 
   /** The grant, the request and the bot of a call, or the HTTP error that refuses it. */
   async function readTurn(c: Context): Promise<{ grant: G; request: ChatRequest; bot: B }> {
@@ -61,7 +75,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const { grant, request, bot } = await readTurn(c);
     const conversationKey = conversationKeyOf(c.req.header('x-confab-conversation'));
     const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));
-    const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey };
+    const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey, words: wordsFor(bot, c.req.header(LANGUAGE_HEADER)) };
     const plan = deps.acting === undefined
       ? Promise.resolve(undefined)
       : deps.acting({ ...turn, conversationKey, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
@@ -78,7 +92,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     if (!admitted.ok) {
       log({ event: 'answer.refused', by: admitted.by });
       c.header(REFUSED_HEADER, admitted.by);
-      const refusal: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(admitted.sentence, 'refused'), promptTokens: 0, bought: false };
+      const refusal: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(refusalOf(admitted, turn.words), 'refused'), promptTokens: 0, bought: false };
       return respond(c, request, Promise.resolve({ answer: refusal }));
     }
 
@@ -124,7 +138,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
           throw error;
         }
         // A limit ran out before the first token: it is said, and nothing was answered.
-        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(CLOSING_SENTENCES[why], why), promptTokens: 0, bought: false };
+        const cut: Answer = { provider: null, model: REFUSAL_MODEL, pieces: sentenceAnswer(closingSentence(turn.words, why), why), promptTokens: 0, bought: false };
         return { answer: cut, settle: (result) => settle(undefined, { ...result, modelChars: 0 }) };
       }
       const { afterAnswer } = deps;

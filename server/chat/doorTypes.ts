@@ -4,7 +4,9 @@
  * its way out, which the route, the answer's source and responding share.
  */
 import type { Context } from 'hono';
+import type { LimitWindow } from '../db/limits';
 import type { Verb } from '../verbs/verb';
+import type { Words } from '../words/words';
 import type { TurnActing } from './acting';
 import type { AnswerEnded, AnswerPieces, AnswerResult } from './answer';
 import type { ChatMessage, ConversationMessage } from './chatRequest';
@@ -51,7 +53,19 @@ export type RefusedBy = 'person' | 'site';
 /** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
 export const REFUSED_HEADER = 'x-confab-refused';
 
-export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy };
+export type Reservation = { ok: true; reservation: string } | { ok: false; sentence: string; by: RefusedBy; /** What was reached, for saying it in the person's words; unset: `sentence` is all there is. */ ceiling?: ReachedCeiling };
+
+/** The ceiling a refused turn reached. */
+export interface ReachedCeiling {
+  window: LimitWindow;
+  kind: 'answers' | 'spend';
+  /** Answers, or US dollars. */
+  ceiling: number;
+  /** When an answer fits again, in ms since the epoch; null when the ceiling admits none. */
+  freesAtMs: number | null;
+  /** When the turn was refused, in ms since the epoch. */
+  nowMs: number;
+}
 
 /** What one answer used, settled against its reservation. */
 export interface AnswerSpend extends TokenUsage {
@@ -87,6 +101,8 @@ export interface DoorTurn<G extends DoorGrant, B extends DoorBot> {
   messages: readonly ConversationMessage[];
   /** `x-confab-conversation`: the page's key for this conversation, if it sent a well-formed one. */
   conversationKey?: string | undefined;
+  /** What the door says in its own name this turn, in the person's language (`wordsFor`). */
+  words: Words;
 }
 
 /** A turn as `acting` sees it: with what the page says of the conversation and the person's clock. */
@@ -179,6 +195,11 @@ export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partia
    * the model is offered no tools and only talks.
    */
   acting?: (turn: ActingTurn<G, B>) => Promise<TurnPlan | undefined>;
+  /**
+   * The door's own words for a turn with `bot`, given the page's `x-confab-language` (unchecked;
+   * undefined when none was sent). Default: the shipped words in that language, else English.
+   */
+  wordsFor?: (bot: B, language: string | undefined) => Words;
   /** The answers running now, for a graceful stop; while it stops, no new turn is admitted. */
   running?: RunningAnswers;
   /** Now, in ms since the epoch. */

@@ -1,10 +1,14 @@
 /**
  * The scripted stand-in that answers while nothing may be bought: with no provider configured, or
- * with providers configured but `AGENTS_LIVE` not switched on. It says which, in plain spoken
- * English, and repeats what it heard, so the whole voice loop — recogniser, door, chunker, voice —
+ * with providers configured but `AGENTS_LIVE` not switched on. It says which, in the person's
+ * language (`## stand-in` of the words files), and repeats what it heard, so the whole voice loop — recogniser, door, chunker, voice —
  * works end to end for nothing. It streams word by word, like a model, so the page's first-piece
  * timing is exercised too.
  */
+
+import { shippedWords } from '../words/loadWords';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** The `model` a stand-in's answer reports. */
 export const STAND_IN_MODEL = 'confab-stand-in';
@@ -33,17 +37,14 @@ export function heardLine(question: string): string {
   return `${(atWord > HEARD_CHARS_MAX / 2 ? cut.slice(0, atWord) : cut.slice(0, HEARD_CHARS_MAX)).trimEnd()}…`;
 }
 
-/** The stand-in's whole answer: four sentences, no markdown. */
-export function standInAnswer(reason: StandInReason, question: string): string {
+/**
+ * The stand-in's whole answer, no markdown: why it is standing in, and what it heard. `words`
+ * default to the shipped English (a run's worker, which has no person's language).
+ */
+export function standInAnswer(reason: StandInReason, question: string, words: Words = shippedWords().wordsIn('en')): string {
   const heard = heardLine(question);
-  const echo = heard === '' ? 'I did not hear any words in what you sent.' : `I heard you say: "${heard}".`;
-  return reason === 'no-provider'
-    ? `I'm a stand-in, not a language model, because this server has no model provider set up. ` +
-        `Nothing is being bought while I answer. ${echo} ` +
-        `Once a provider is configured and AGENTS_LIVE is set to 1, a real model will answer instead.`
-    : `I'm a stand-in, not the real model, because a provider is set up but AGENTS_LIVE has not been switched on. ` +
-        `That keeps anything from being bought by accident. ${echo} ` +
-        `Whoever pays the bill can set AGENTS_LIVE to 1, and a real model will answer instead.`;
+  const echo = heard === '' ? say(words, 'stand-in.heard-nothing') : say(words, 'stand-in.heard', { words: heard });
+  return say(words, reason === 'no-provider' ? 'stand-in.no-provider' : 'stand-in.not-live', { heard: echo });
 }
 
 /** Waits `ms`, or less when `signal` aborts first; never rejects. */

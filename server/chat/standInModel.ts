@@ -13,11 +13,14 @@ import { toolNameOf, verbNameOf } from '../verbs/project';
 import { sentenceOf } from '../verbs/errors';
 import type { VerbErrorCode } from '../verbs/errors';
 import type { Verb } from '../verbs/verb';
+import type { Words } from '../words/words';
 
 export interface StandInModelOptions {
   reason: StandInReason;
   /** The verbs in scope this turn; only these are ever called. */
   verbs: readonly Verb[];
+  /** The turn's words, for the stand-in's own answer; default the shipped English (a run's worker). */
+  words?: Words;
   wordMs: number;
   sleep: Sleep;
   signal: AbortSignal;
@@ -42,7 +45,7 @@ async function* events(messages: readonly PromptMessage[], options: StandInModel
   const question = messages.findLast((m) => m.role === 'user')?.content ?? '';
   const call = recognise(question, options.verbs);
   if (call === undefined) {
-    yield* words(standInAnswer(options.reason, question), options);
+    yield* words(standInAnswer(options.reason, question, options.words), options);
     return;
   }
   // As a provider streams it: the id and name first, then the arguments in two pieces.

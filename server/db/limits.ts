@@ -3,6 +3,10 @@
  * refusal is told in. Pure: `reservations.ts` does the counting.
  */
 
+import { shippedWords } from '../words/loadWords';
+import { say } from '../words/words';
+import type { WordKey, Words } from '../words/words';
+
 /** What one rolling window allows. An omitted field has no ceiling. */
 export interface WindowCeiling {
   /** Answers begun in the window: a whole number, 0 or more. 0 refuses every answer. */
@@ -41,12 +45,13 @@ export const WINDOW_MS: Readonly<Record<LimitWindow, number>> = Object.freeze({
   perMonth: 30 * 86_400_000,
 });
 
-const WINDOW_WORDS: Readonly<Record<LimitWindow, string>> = {
-  perMinute: 'a minute',
-  perHour: 'an hour',
-  perDay: 'a day',
-  perWeek: 'a week',
-  perMonth: '30 days',
+/** How each window is said (`## windows` of the words files). */
+const WINDOW_WORDS: Readonly<Record<LimitWindow, WordKey>> = {
+  perMinute: 'windows.per-minute',
+  perHour: 'windows.per-hour',
+  perDay: 'windows.per-day',
+  perWeek: 'windows.per-week',
+  perMonth: 'windows.per-month',
 };
 
 export const LIMIT_WINDOWS = Object.keys(WINDOW_MS) as LimitWindow[];
@@ -100,21 +105,18 @@ export interface Refusal {
 }
 
 /**
- * The refusal's sentence: which ceiling, and when it frees up, counted from `now`. `whose` is the
- * bot's windows for one person, or the site's over everybody (`CONFAB_SITE_LIMITS`).
+ * The refusal's sentence: which ceiling, and when it frees up, counted from `now`, in `words`
+ * (`## ceilings`; default the shipped English). `whose` is the bot's windows for one person, or
+ * the site's over everybody (`CONFAB_SITE_LIMITS`).
  */
-export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: 'bot' | 'site' = 'bot'): string {
-  const span = WINDOW_WORDS[refusal.window];
-  const subject = whose === 'site' ? 'this site' : 'this bot';
-  const Subject = whose === 'site' ? 'This site' : 'This bot';
-  if (refusal.freesAt === null) {
-    return refusal.kind === 'answers' ? `${Subject} is set to give no answers at all.` : `${Subject} is set to spend nothing, so it cannot answer.`;
-  }
-  const wait = waitWords(refusal.freesAt.getTime() - now.getTime());
-  const everybody = whose === 'site' ? ' for everybody together' : '';
-  return refusal.kind === 'answers'
-    ? `That is as many answers as ${subject} gives in ${span}${everybody} (${refusal.ceiling}); the next one frees up in ${wait}.`
-    : `That is all ${subject} may spend in ${span}${everybody} (${dollars(refusal.ceiling)}); it frees up in ${wait}.`;
+export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: 'bot' | 'site' = 'bot', words: Words = shippedWords().wordsIn('en')): string {
+  const site = whose === 'site' ? 'site-' : '';
+  if (refusal.freesAt === null) return say(words, `ceilings.${site}no-${refusal.kind}` as WordKey);
+  return say(words, `ceilings.${site}${refusal.kind}` as WordKey, {
+    window: say(words, WINDOW_WORDS[refusal.window]),
+    ceiling: refusal.kind === 'answers' ? String(refusal.ceiling) : dollars(refusal.ceiling),
+    wait: waitWords(refusal.freesAt.getTime() - now.getTime(), words),
+  });
 }
 
 /** Dollars and cents, or the exact figure when a ceiling is smaller than a cent. */
@@ -123,11 +125,11 @@ function dollars(usd: number): string {
 }
 
 /** A wait in words, rounded up so that the promise holds: "40 seconds", "12 minutes", "3 hours", "2 days". */
-export function waitWords(ms: number): string {
+export function waitWords(ms: number, words: Words = shippedWords().wordsIn('en')): string {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (seconds < 90) return unit(seconds, 'second');
-  if (seconds < 90 * 60) return unit(Math.ceil(seconds / 60), 'minute');
-  if (seconds < 36 * 3600) return unit(Math.ceil(seconds / 3600), 'hour');
-  return unit(Math.ceil(seconds / 86_400), 'day');
+  const unit = (n: number, one: WordKey, many: WordKey) => say(words, n === 1 ? one : many, { n: String(n) });
+  if (seconds < 90) return unit(seconds, 'waits.second', 'waits.seconds');
+  if (seconds < 90 * 60) return unit(Math.ceil(seconds / 60), 'waits.minute', 'waits.minutes');
+  if (seconds < 36 * 3600) return unit(Math.ceil(seconds / 3600), 'waits.hour', 'waits.hours');
+  return unit(Math.ceil(seconds / 86_400), 'waits.day', 'waits.days');
 }

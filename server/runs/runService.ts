@@ -6,6 +6,8 @@
  * next visit). Every instance over one database runs one of these; the rows are the queue.
  */
 import type { Bot } from '../bots';
+import { shippedWords } from '../words/loadWords';
+import type { Words } from '../words/words';
 import type { SpendLedger } from '../chat/admission';
 import { admitSpend } from '../chat/admission';
 import type { Database } from '../db/database';
@@ -48,6 +50,8 @@ export interface RunServiceDeps {
   executor: Executor;
   registry: Registry;
   bots: ReadonlyMap<string, Bot>;
+  /** The words a bot's runs say in Confab's own name (its language's). */
+  wordsOf: (bot: Bot) => Words;
   /** No model may be bought: runs carry the stand-in's script. */
   scripted: boolean;
   /** The model for runs that carry no script, before metering. */
@@ -109,6 +113,10 @@ export function runService(deps: RunServiceDeps): RunService {
     db: deps.db,
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
+    wordsFor: (run) => {
+      const bot = deps.bots.get(run.bot);
+      return bot === undefined ? shippedWords().wordsIn('en') : deps.wordsOf(bot);
+    },
     ...(deps.model === undefined ? {} : { model: metered(deps.model) }),
     holder: deps.holder,
     clock: deps.clock,

@@ -18,6 +18,7 @@ import type { Decision } from './nextStep';
 import { scriptedModel } from './runModel';
 import type { RunModel } from './runModel';
 import type { PendingActionEvent } from '../../src/core/acting/protocol';
+import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
 import { claimRun, endRun, readRun, readSteps, renewLease, waitOnAction, writeStep } from './runs';
 import type { Ending, Run, RunStep, StepBody } from './types';
@@ -50,6 +51,8 @@ export interface WorkerOptions {
   executor: Executor;
   /** The verbs a run may call (its bot's scope); no other runs. */
   verbsFor: (run: Run) => readonly Verb[];
+  /** The words a run's questions are asked in (its bot's language). */
+  wordsFor: (run: Run) => Words;
   /** The model for runs that carry no script; default: none, so such a run fails with a sentence. */
   model?: RunModel;
   /** This worker's name on the leases it holds: unique per instance (a host and pid, a UUID). */
@@ -249,7 +252,7 @@ export function createWorker(options: WorkerOptions): Worker {
             // The confirmation gate: the call waits for the person's yes, held for the run, and the run lets go.
             const input = outcome.input ?? decision.call.input;
             const action = await db.asPerson(run.person, async (tx) => {
-              const question = await options.executor.question(tx, decision.call.verb, input, caller);
+              const question = await options.executor.question(tx, decision.call.verb, input, caller, options.wordsFor(run));
               return keepPending(tx, { person: run.person, bot: run.bot, verb: decision.call.verb, input, question, timeZone: run.timeZone, conversationKey: run.conversationKey, expiresAtMs: clock() + RUN_QUESTION_MS, run: run.id });
             });
             if (!dead && !lost && (await db.asServer((tx) => waitOnAction(tx, run.id, holder, action.id, clock())))) {

@@ -39,6 +39,8 @@ import { appOf } from './registry';
 import type { Registry } from './registry';
 import type { AppServices, AskContext, Caller, Ran, Verb, VerbContext } from './verb';
 import { asksFirst } from './verb';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** Largest result of one call, as UTF-8 JSON, in bytes. */
 export const RESULT_BYTES_MAX = 16 * 1024;
@@ -70,6 +72,11 @@ export interface Call {
   caller: Caller;
   /** The verbs this call may use; unset: every verb (MCP, where the token's bots decide). */
   scope?: ReadonlySet<string>;
+  /**
+   * Verbs this caller was not offered that must read as nonexistent (`unknown_verb`), not merely
+   * out of scope: a skill's verbs before the skill is opened.
+   */
+  hidden?: ReadonlySet<string>;
   /** Required for writes. */
   idempotencyKey?: string;
   /** The page's key for the conversation, so its recently used apps stay in scope. */
@@ -123,15 +130,21 @@ export interface Executor {
   /** The apps this person used with this bot in the conversation `conversationKey`, most recent first. */
   recentApps(caller: Caller, conversationKey: string | undefined): Promise<string[]>;
   /**
+   * The digests (`digestOf`) of the inputs `verb` was called with in the conversation
+   * `conversationKey`, by this person with this bot: which skills were opened (`skills.open`).
+   */
+  inputsCalled(caller: Caller, conversationKey: string | undefined, verb: string): Promise<string[]>;
+  /**
    * Clears every write's key and result recorded more than `IDEMPOTENCY_KEPT_MS` before `nowMs`
    * (ms since the epoch), every person's, as the server; answers how many were cleared.
    */
   sweepKeys(nowMs: number): Promise<number>;
   /**
-   * What the person is asked before `verb` runs with `input` (its `ask`, then "Say yes or no."),
-   * in their own transaction `tx` — the one the pending action is kept in.
+   * What the person is asked before `verb` runs with `input` — its `ask` (or `acting.go-ahead`),
+   * then `acting.confirm` ("Say yes or no.") in `words`, the turn's — in their own transaction
+   * `tx`, the one the pending action is kept in.
    */
-  question(tx: Queryable, verb: string, input: unknown, caller: Caller): Promise<string>;
+  question(tx: Queryable, verb: string, input: unknown, caller: Caller, words: Words): Promise<string>;
 }
 
 const stderr = (line: unknown) => {
@@ -145,7 +158,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function execute(call: Call): Promise<Outcome> {
     const startedMs = deps.clock();
-    const verb = deps.registry.verb(call.verb);
+    const verb = call.hidden?.has(call.verb) === true ? undefined : deps.registry.verb(call.verb);
     let input: unknown;
     const state = { replayed: false };
     const outcome = await (async (): Promise<Outcome> => {
@@ -385,13 +398,24 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return rows.map((row) => row.app);
   }
 
-  async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller): Promise<string> {
-    const ask = deps.registry.verb(verbName)?.ask;
-    const asked = ask === undefined ? 'Shall I go ahead?' : await ask(input, { ...caller, tx, nowMs: deps.clock() });
-    return `${asked} Say yes or no.`;
+  async function inputsCalled(caller: Caller, conversationKey: string | undefined, verb: string): Promise<string[]> {
+    if (conversationKey === undefined || conversationKey === '') return [];
+    const { rows } = await deps.db.asPerson(caller.person, (reader) =>
+      reader.query<{ input_digest: string }>(
+        `select distinct input_digest from verb_calls where person = $1 and bot = $2 and conversation = $3 and verb = $4`,
+        [caller.person, caller.bot, conversationKey, verb],
+      ),
+    );
+    return rows.map((row) => row.input_digest);
   }
 
-  return { registry: deps.registry, execute, narrate, recentApps, sweepKeys, question };
+  async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller, words: Words): Promise<string> {
+    const ask = deps.registry.verb(verbName)?.ask;
+    const asked = ask === undefined ? say(words, 'acting.go-ahead') : await ask(input, { ...caller, tx, nowMs: deps.clock() });
+    return `${asked} ${say(words, 'acting.confirm')}`;
+  }
+
+  return { registry: deps.registry, execute, narrate, recentApps, inputsCalled, sweepKeys, question };
 }
 
 /** A remote write's output while its call is under way: recorded as no result yet. */

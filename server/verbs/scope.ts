@@ -15,7 +15,7 @@ export const SCOPE_MAX = 12;
 /** How many recently used apps stay in scope. */
 export const RECENT_APPS = 2;
 
-export type ScopeReason = 'always' | 'bot' | 'recent';
+export type ScopeReason = 'always' | 'skill' | 'bot' | 'recent';
 
 export interface ScopedVerb {
   verb: Verb;
@@ -43,6 +43,13 @@ export interface ScopeAsk {
   botApps: readonly string[];
   /** Apps used in this conversation, most recent first (only the first `RECENT_APPS` count). */
   recentApps: readonly string[];
+  /**
+   * Verbs not offered this turn for any reason, as if they did not exist: the verbs the bot's skills
+   * bring that no skill opened in this conversation brought, and `skills.open` for a bot with none.
+   */
+  hidden?: ReadonlySet<string>;
+  /** The verbs the skills opened in this conversation bring, offered after `always` ones. */
+  opened?: readonly string[];
 }
 
 /** Whether `app` is an outside one whose server cannot be reached now. */
@@ -50,12 +57,12 @@ export function isAway(app: App | undefined): boolean {
   return app?.outside?.status().up === false;
 }
 
-export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): Scope {
+export function scopeOf(registry: Registry, { botApps, recentApps, hidden, opened = [] }: ScopeAsk): Scope {
   const wanted: ScopedVerb[] = [];
   const seen = new Set<string>();
   const away = new Set<string>();
   const want = (verb: Verb, why: ScopeReason) => {
-    if (seen.has(verb.name)) return;
+    if (seen.has(verb.name) || hidden?.has(verb.name) === true) return;
     seen.add(verb.name);
     wanted.push({ verb, why });
   };
@@ -66,6 +73,10 @@ export function scopeOf(registry: Registry, { botApps, recentApps }: ScopeAsk): 
     return [];
   };
   for (const verb of registry.verbs) if (verb.always === true && registry.app(appOf(verb.name))?.outside === undefined) want(verb, 'always');
+  for (const name of opened) {
+    const verb = registry.verb(name);
+    if (verb !== undefined && !isAway(registry.app(appOf(name)))) want(verb, 'skill');
+  }
   for (const app of botApps) for (const verb of verbsOf(app)) want(verb, 'bot');
   // A recent app already offered whole (the bot's own, or all `always`) does not take one of the two
   // places; an outside app is never offered as a recent one (only a bot that names it may use it).

@@ -69,6 +69,8 @@ export interface AppServices {
   embedder: Embedder;
   /** How a bot takes work on that outlives a turn (the `tasks` app); absent where no worker runs. */
   runs?: RunServices;
+  /** The skills a bot may open, by the bot's slug (`server/skills.ts`), for `skills.open`; unset: none. */
+  skills?: (bot: string) => readonly { name: string; body: string }[];
 }
 
 /** How the stand-in (no model bought) recognises one of a verb's plain phrasings. */

@@ -15,7 +15,7 @@ import type { PersonEnv } from '../person';
 import type { Executor } from './executor';
 import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
-import type { App } from './verb';
+import type { App, Caller } from './verb';
 
 /** What an outside app says of itself now: its kind and file, whether it is up, and why not. */
 export interface OutsideStatus {
@@ -35,7 +35,21 @@ export function outsideStatus(apps: readonly App[]): OutsideStatus[] {
   });
 }
 
-export function verbRoutes({ bots, executor, db }: { bots: ReadonlyMap<string, Bot>; executor: Executor; db: Pick<Database, 'asPerson'> }): Hono<PersonEnv> {
+/** What a bot's skills change in a conversation's scope (`scopeOf`'s `hidden` and `opened`). */
+export interface SkillsScope {
+  hidden: ReadonlySet<string>;
+  opened: readonly string[];
+}
+
+export interface VerbRoutesDeps {
+  bots: ReadonlyMap<string, Bot>;
+  executor: Executor;
+  db: Pick<Database, 'asPerson'>;
+  /** The skills' part of the scope, as the door reads it for a turn; unset: skills change nothing. */
+  skillsScope?: (bot: Bot, caller: Caller, conversationKey: string | undefined) => Promise<SkillsScope>;
+}
+
+export function verbRoutes({ bots, executor, db, skillsScope }: VerbRoutesDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
   // The words the person uses with the apps (their lists' names), for the page's recogniser to expect.
   routes.get('/bots/:slug/phrases', async (c) => {
@@ -54,8 +68,10 @@ export function verbRoutes({ bots, executor, db }: { bots: ReadonlyMap<string, B
     if (bot === undefined) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
     // `?conversation=` is the page's conversation key, under the name the page sends it by.
     const conversationKey = c.req.query('conversation');
-    const recentApps = await executor.recentApps({ person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' }, conversationKey);
-    const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps });
+    const caller: Caller = { person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' };
+    const recentApps = await executor.recentApps(caller, conversationKey);
+    const skills = skillsScope === undefined ? {} : await skillsScope(bot, caller, conversationKey);
+    const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps, ...skills });
     return c.json({
       bot: bot.slug,
       max: SCOPE_MAX,

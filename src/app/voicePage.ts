@@ -107,7 +107,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     clock: pageTimers,
   });
 
-  const door = doorAnswers({ api, slug, first: started, fetch: options.fetch, conversationKey: () => keeping.key(), onVerbRan: () => void notices.refresh() });
+  const door = doorAnswers({ api, slug, first: started, fetch: options.fetch, conversationKey: () => keeping.key(), language: () => settingsNow().language, onVerbRan: () => void notices.refresh() });
   const audio = createPageAudio({ bot, model: config.model, engine, settings: settingsNow, deviceVoice, grant: door.grant, canListen: recogniser !== undefined, microphone: options.microphone ?? {} });
   audio.on('audible', (audible) => {
     update({ audible });

@@ -47,6 +47,11 @@ export interface AnswerRequest {
    * once per turn and never by the words.
    */
   turn?: string;
+  /**
+   * The language the person is speaking (`x-confab-language`), the reader's setting: the door says
+   * its own words (a cut answer's ending, the filler, a confirmation's prompt) in it.
+   */
+  language?: string;
 }
 
 /** What the door streams, in order: answer text, a verb that ran, a verb waiting for a yes. */
@@ -56,7 +61,7 @@ export type AnswerItem =
   | { type: 'confirm'; action: PendingActionEvent };
 
 /** The request headers the door reads beside the grant. */
-export const DOOR_HEADERS = { conversationKey: 'x-confab-conversation', timeZone: 'x-confab-time-zone', turn: 'x-confab-turn' } as const;
+export const DOOR_HEADERS = { conversationKey: 'x-confab-conversation', timeZone: 'x-confab-time-zone', turn: 'x-confab-turn', language: 'x-confab-language' } as const;
 
 /**
  * The answer as it streams: its text piece by piece, with the door's named events where they
@@ -69,6 +74,7 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
   if (request.conversationKey !== undefined && request.conversationKey !== '') headers[DOOR_HEADERS.conversationKey] = request.conversationKey;
   if (request.timeZone !== undefined && request.timeZone !== '') headers[DOOR_HEADERS.timeZone] = request.timeZone;
   if (request.turn !== undefined && request.turn !== '') headers[DOOR_HEADERS.turn] = request.turn;
+  if (request.language !== undefined && request.language !== '') headers[DOOR_HEADERS.language] = request.language;
   let response: Response;
   try {
     response = await fetcher('/v1/chat/completions', {

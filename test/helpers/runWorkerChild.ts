@@ -8,6 +8,7 @@ import { hashEmbedder } from '../../server/memory/embed';
 import { createWorker } from '../../server/runs/worker';
 import { createExecutor } from '../../server/verbs/executor';
 import { createRegistry } from '../../server/verbs/registry';
+import { shippedWords } from '../../server/words/loadWords';
 
 const url = process.env.RUNS_URL ?? '';
 if (url === '') throw new Error('RUNS_URL names the database the worker works over.');
@@ -18,6 +19,7 @@ const worker = createWorker({
   db,
   executor,
   verbsFor: () => registry.verbs,
+  wordsFor: () => shippedWords().wordsIn('en'),
   holder: process.env.RUNS_HOLDER ?? `child-${String(process.pid)}`,
   clock: Date.now,
   leaseMs: Number(process.env.RUNS_LEASE_MS ?? '500'),

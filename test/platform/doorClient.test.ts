@@ -119,6 +119,15 @@ describe('the door client', () => {
     expect(new Headers(bare.seen.init?.headers).has('x-confab-turn')).toBe(false);
   });
 
+  it('sends the reader’s language as x-confab-language, and none when it has none', async () => {
+    const { fetcher, seen } = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal, language: 'es' }, fetcher));
+    expect(new Headers(seen.init?.headers).get('x-confab-language')).toBe('es');
+    const bare = sse(['data: [DONE]\n\n']);
+    await collect(streamAnswer({ grant: 'g', messages: [], signal: new AbortController().signal }, bare.fetcher));
+    expect(new Headers(bare.seen.init?.headers).has('x-confab-language')).toBe(false);
+  });
+
   it('yields the door’s verb and confirm events in stream order with the text, each split across reads', async () => {
     const whole =
       chunk('Sure. ') +

@@ -54,6 +54,7 @@ describe('bot files', () => {
       languages: ['en'],
       limits: DEFAULT_LIMITS,
       apps: [],
+      skills: [],
     });
   });
 

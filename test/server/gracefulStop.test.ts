@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSING_SENTENCES } from '../../server/chat/answer';
+import { closingOf } from '../helpers/words';
 import { startUpstream, talkingUntilClosed } from './chat/localServers';
 import type { Upstream } from './chat/localServers';
 
@@ -105,7 +105,7 @@ describe('the compiled server, stopping', () => {
     }
     const ranOnMs = Date.now() - signalled;
     expect(ranOnMs).toBeGreaterThanOrEqual(900);
-    expect(text).toContain(JSON.stringify(CLOSING_SENTENCES.shutdown).slice(1, -1));
+    expect(text).toContain(JSON.stringify(closingOf('shutdown')).slice(1, -1));
     expect(text).toContain('data: [DONE]');
     expect(await server.exited).toBe(0);
     const stopped = server.logs.find((l) => l.includes('"event":"server.stopped"'));

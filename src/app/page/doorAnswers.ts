@@ -20,6 +20,8 @@ export interface DoorAnswersPorts {
   fetch: typeof fetch | undefined;
   /** The conversation's key now, read once per turn. */
   conversationKey: () => string;
+  /** The reader's language setting now, read once per turn (sent as `x-confab-language`). */
+  language: () => string;
   /** A verb ran during the turn (it may have made a notice). */
   onVerbRan: () => void;
 }
@@ -54,12 +56,13 @@ export function doorAnswers(ports: DoorAnswersPorts): DoorAnswers {
   async function* answer(messages: readonly ChatMessage[], signal: AbortSignal, turn: string): AsyncGenerator<AnswerItem> {
     // Read once per turn: a retried turn and a renewed grant go under the same key and turn id.
     const conversationKey = ports.conversationKey();
+    const language = ports.language();
     let verbRan = false;
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
           // Never the whole history: the door is sent the last 32 messages, and keeps a summary of the rest.
-          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversationKey, timeZone: timeZone(), turn }, ports.fetch)) {
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversationKey, timeZone: timeZone(), turn, language }, ports.fetch)) {
             if (item.type === 'verb') verbRan = true;
             yield item;
           }

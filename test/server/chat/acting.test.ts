@@ -4,7 +4,8 @@
  * reads text and the door's own events.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FILLER_LINE, TOO_MANY_STEPS } from '../../../server/chat/acting';
+import { say } from '../../../server/words/words';
+import { english } from '../../helpers/words';
 import type { Reply, Received } from './localServers';
 import { delay } from './localServers';
 import { z } from 'zod';
@@ -135,7 +136,7 @@ describe('the door runs verbs the model calls', () => {
     const before = door.upstream.received.length;
     const heard = await person.ask(grant, 'count forever');
     expect(door.upstream.received.length - before).toBe(4);
-    expect(heard.text).toContain(TOO_MANY_STEPS);
+    expect(heard.text).toContain(say(english, 'endings.out-of-steps'));
   });
 
   it('runs at most eight verbs a turn and tells the model which were not run', async () => {
@@ -214,7 +215,7 @@ describe('the door runs verbs the model calls', () => {
       }, 'Checked.'),
     );
     const heard = await person.ask(grant, 'check slowly');
-    expect(heard.text).toBe(`${FILLER_LINE} Checked.`);
+    expect(heard.text).toBe(`${say(english, 'acting.filler')} Checked.`);
   });
 
   it('cancels a read the person talks over', async () => {

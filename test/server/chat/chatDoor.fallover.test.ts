@@ -1,6 +1,6 @@
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { CLOSING_SENTENCES } from '../../../server/chat/answer';
+import { closingOf } from '../../helpers/words';
 import { ask, closedAfterEach, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
 import { answering, delay, startUpstream, unreachableUrl } from './localServers';
@@ -150,7 +150,7 @@ describe('the chat door, falling over to the next provider', () => {
       reply.destroy();
     });
     const result = await streamed(door);
-    expect(result).toEqual({ text: `The answer is — ${CLOSING_SENTENCES.broke}`, finish: 'stop', provider: 'alpha' });
+    expect(result).toEqual({ text: `The answer is — ${closingOf('broke')}`, finish: 'stop', provider: 'alpha' });
     expect(second.received).toHaveLength(0);
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'broke' });
   });

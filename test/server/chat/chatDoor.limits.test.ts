@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOSING_SENTENCES } from '../../../server/chat/answer';
+import { closingOf } from '../../helpers/words';
 import { ask, closedAfterEach, GRANT, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
 import { answering, deferred, startUpstream, talkingUntilClosed, unreachableUrl } from './localServers';
@@ -80,7 +80,7 @@ describe('the chat door, within its limits', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(result.pieces.length).toBeGreaterThan(2);
     // The last word ended mid-sentence, so the closing sentence follows a dash.
-    expect(result.pieces.at(-1)).toBe(`— ${CLOSING_SENTENCES.minutes}`);
+    expect(result.pieces.at(-1)).toBe(`— ${closingOf('minutes')}`);
     expect(result.finish).toBe('length');
     expect(await (await upstream.next()).closed).toBe(true);
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'minutes' });
@@ -98,7 +98,7 @@ describe('the chat door, within its limits', () => {
     );
     const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], upstreamIdleMs: 150 }));
     const { text } = await streamed(door);
-    expect(text).toBe(`The first words. ${CLOSING_SENTENCES.stalled}`);
+    expect(text).toBe(`The first words. ${closingOf('stalled')}`);
     expect(await received).toBe(true);
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'stalled' });
   });
@@ -110,7 +110,7 @@ describe('the chat door, within its limits', () => {
       }),
     );
     const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], limits: { minutes: 0.002 } }));
-    expect(await streamed(door)).toEqual({ pieces: [CLOSING_SENTENCES.minutes], text: CLOSING_SENTENCES.minutes, finish: 'length', provider: 'none' });
+    expect(await streamed(door)).toEqual({ pieces: [closingOf('minutes')], text: closingOf('minutes'), finish: 'length', provider: 'none' });
     expect(await door.ledger.nextSettle()).toMatchObject({ provider: null, ended: 'minutes', costUsd: 0 });
   });
 
@@ -125,7 +125,7 @@ describe('the chat door, within its limits', () => {
       }),
     );
     const result = await streamed(door);
-    expect(result.pieces).toEqual(['abcd', 'abcd', 'abcd', ` — ${CLOSING_SENTENCES.spend}`]);
+    expect(result.pieces).toEqual(['abcd', 'abcd', 'abcd', ` — ${closingOf('spend')}`]);
     expect(result.finish).toBe('length');
     expect(await (await upstream.next()).closed).toBe(true);
     const spent = await door.ledger.nextSettle();

@@ -16,6 +16,7 @@ import type { RunEvent, Worker, WorkerOptions } from '../../../server/runs/worke
 import { createExecutor } from '../../../server/verbs/executor';
 import type { Executor } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
+import { shippedWords } from '../../../server/words/loadWords';
 import { openMemoryDatabase } from '../db/fixtures';
 
 const realPostgres = process.env.CONFAB_TEST_DATABASE_URL;
@@ -35,7 +36,7 @@ export function executorOver(db: Database): Executor {
 export const TEST_LEASE_MS = 300;
 
 export function workerOver(db: Database, executor: Executor, holder: string, events: RunEvent[], over: Partial<WorkerOptions> = {}): Worker {
-  return createWorker({ db, executor, verbsFor: () => VERBS, holder, clock: Date.now, leaseMs: TEST_LEASE_MS, pollMs: 25, onEvent: (event) => events.push(event), ...over });
+  return createWorker({ db, executor, verbsFor: () => VERBS, wordsFor: () => shippedWords().wordsIn('en'), holder, clock: Date.now, leaseMs: TEST_LEASE_MS, pollMs: 25, onEvent: (event) => events.push(event), ...over });
 }
 
 export async function start(db: Database, person: string, asked: string, over: Partial<StartRun> = {}): Promise<string> {

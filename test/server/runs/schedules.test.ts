@@ -14,6 +14,7 @@ import { runService } from '../../../server/runs/runService';
 import type { RunService } from '../../../server/runs/runService';
 import { activeSchedules, insertSchedule } from '../../../server/runs/schedules';
 import { createRegistry } from '../../../server/verbs/registry';
+import { shippedWords } from '../../../server/words/loadWords';
 import { DB_TEST_MS, OPENING_MS, somebody } from '../db/fixtures';
 import { ENGINES, executorOver } from './runFixtures';
 
@@ -34,6 +35,7 @@ describe.each(ENGINES)('schedules on $name', { timeout: DB_TEST_MS }, ({ open })
       registry: createRegistry([lists]),
       bots: new Map([['buddy', BOT]]),
       scripted: true,
+      wordsOf: () => shippedWords().wordsIn('en'),
       publish: () => Promise.resolve(),
       holder: 'schedules-test',
       clock: () => nowMs,

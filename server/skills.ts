@@ -1,0 +1,127 @@
+/**
+ * Skills: what a bot knows, as against what it can do. A skill is a file, `skills/<name>.md`: YAML
+ * front matter with a one-line `description` — when to use it, which is all the model sees until it
+ * opens the skill — optionally the `verbs` it brings, and a body of instructions. Only the
+ * description goes into the prompt; the body is behind the always-offered verb `skills.open`
+ * (`server/apps/skills/`), and the verbs a skill brings are offered only once it has been opened in
+ * the conversation. So a bot with twenty skills carries twenty lines, not twenty manuals.
+ *
+ * Every file is read and checked when the server starts; one invalid file stops the start with a
+ * `SkillFileError` naming the file, as an invalid bot file does.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { FRONT_MATTER } from './bots';
+import { toolNameOf } from './verbs/project';
+
+/** The verb that opens a skill. */
+export const OPEN_SKILL = 'skills.open';
+/** Longest description, in characters: it is one line of every prompt. */
+export const DESCRIPTION_CHARS_MAX = 300;
+const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SKILL_KEYS = ['description', 'verbs'] as const;
+
+export interface Skill {
+  /** The file name without `.md`. */
+  name: string;
+  /** When to use it, in one line: what the model reads to decide whether to open it. */
+  description: string;
+  /** The verbs (`<app>.<verb>`) it brings, offered once it has been opened. */
+  verbs: readonly string[];
+  /** The instructions, returned by `skills.open`. */
+  body: string;
+}
+
+/** A skill file the server cannot start with; names the file and says what is wrong. */
+export class SkillFileError extends Error {
+  override readonly name = 'SkillFileError';
+  constructor(
+    readonly file: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${file}: ${detail}`, options);
+  }
+}
+
+/** Every skill there is, by name, and which of them a bot may open. */
+export interface SkillShelf {
+  readonly skills: ReadonlyMap<string, Skill>;
+  /** The skills a bot file names (`skills: [a, b]`), or all of them (`skills: all`). */
+  of(bot: { skills: readonly string[] | 'all' }): Skill[];
+}
+
+export function skillShelf(skills: ReadonlyMap<string, Skill>): SkillShelf {
+  return {
+    skills,
+    of: (bot) => (bot.skills === 'all' ? [...skills.values()] : bot.skills.flatMap((name) => skills.get(name) ?? [])),
+  };
+}
+
+/** Reads every `<name>.md` in `dir` (README.md aside); a folder that is not there holds none. */
+export async function loadSkills(dir: string): Promise<Map<string, Skill>> {
+  const skills = new Map<string, Skill>();
+  if (!existsSync(dir)) return skills;
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && entry.name.toLowerCase() !== 'readme.md')
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of names) {
+    const file = join(dir, name);
+    const skill = parseSkillFile(file, await readFile(file, 'utf8'));
+    skills.set(skill.name, skill);
+  }
+  return skills;
+}
+
+/** Parses one skill file's text; the name is the file name without `.md`. */
+export function parseSkillFile(file: string, text: string): Skill {
+  const name = basename(file, '.md');
+  if (!SKILL_NAME.test(name)) throw new SkillFileError(file, `"${name}" (the file name) is not a skill name: use lower-case letters, digits and single dashes (e.g. plan-the-day.md).`);
+  const match = FRONT_MATTER.exec(text);
+  if (match === null) throw new SkillFileError(file, 'has no front matter: start with a `---` line, then `description: …`, then a closing `---` line, then the instructions.');
+  const document = parseDocument(match[1] ?? '', { uniqueKeys: true });
+  const [yamlError] = document.errors;
+  if (yamlError !== undefined) throw new SkillFileError(file, `front matter is not valid YAML: ${yamlError.message}`, { cause: yamlError });
+  const fields: unknown = document.toJS() ?? {};
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new SkillFileError(file, `front matter must be a mapping of ${SKILL_KEYS.join(', ')}.`);
+  const unknown = Object.keys(fields).find((key) => !(SKILL_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) throw new SkillFileError(file, `${unknown} is not a field of a skill file; the fields are ${SKILL_KEYS.join(', ')}.`);
+  const { description, verbs } = fields as Record<string, unknown>;
+  if (typeof description !== 'string' || description.trim() === '' || description.includes('\n') || description.trim().length > DESCRIPTION_CHARS_MAX) {
+    throw new SkillFileError(file, `description must be one line of 1 to ${DESCRIPTION_CHARS_MAX} characters saying when to use the skill: it is all the bot sees until it opens it, so a skill without one would never be opened.`);
+  }
+  if (verbs !== undefined && (!Array.isArray(verbs) || verbs.some((verb) => typeof verb !== 'string' || verb.trim() === ''))) {
+    throw new SkillFileError(file, 'verbs must be a list of verb names, e.g. [lists.read, reminders.list].');
+  }
+  const body = (match[2] ?? '').trim();
+  if (body === '') throw new SkillFileError(file, 'has no instructions after the front matter; the body is what opening the skill returns.');
+  return { name, description: description.trim(), verbs: [...new Set((verbs as string[] | undefined ?? []).map((verb) => verb.trim()))], body };
+}
+
+/** Refuses a skill that brings a verb no app has: it would silently never be offered. */
+export function checkSkillVerbs(skills: ReadonlyMap<string, Skill>, verbs: readonly string[], dir: string): void {
+  for (const skill of skills.values()) {
+    const unknown = skill.verbs.find((verb) => verb === OPEN_SKILL || !verbs.includes(verb));
+    if (unknown !== undefined) throw new SkillFileError(join(dir, `${skill.name}.md`), `verbs names "${unknown}", which is not a verb any app in server/apps/ has.`);
+  }
+}
+
+/**
+ * What the prompt carries of a bot's skills: a line each, name and description, after the bot's
+ * own prompt. Empty for a bot with none. Written for the model, which is told in English whatever
+ * the person speaks, as the rest of its instructions are.
+ */
+export function skillsPrompt(skills: readonly Skill[]): string {
+  if (skills.length === 0) return '';
+  const lines = skills.map((skill) => `- ${skill.name}: ${skill.description}`);
+  return `Skills you know. Each line says when to use one; before acting on one, open it with ${toolNameOf(OPEN_SKILL)} (its name) and follow what it says:\n${lines.join('\n')}`;
+}
+
+/** `prompt` with the skills' lines after it. */
+export function promptWithSkills(prompt: string, skills: readonly Skill[]): string {
+  const lines = skillsPrompt(skills);
+  return lines === '' ? prompt : `${prompt}\n\n${lines}`;
+}

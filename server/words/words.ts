@@ -1,0 +1,126 @@
+/**
+ * What Confab says in its own name — a cut answer's ending, the filler, a confirmation's prompt,
+ * the stand-in's reasons — kept in words files (`words/<lang>.md`), never in code. This module is
+ * the catalogue (which words there are), the file format and the one lookup; `loadWords.ts` reads
+ * the files and lays the site's over the defaults, `turnWords.ts` picks a turn's.
+ *
+ * A words file is markdown a site owner can edit: one `## <section>` heading per kind, and under it
+ * `- <key>: <text>` items, one a line. `{name}` in a text is filled in when it is said.
+ */
+
+/** Every word there is, by section, in the order `words/en.md` lists them. */
+export const WORD_KEYS = {
+  endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
+  acting: ['filler', 'confirm', 'go-ahead'],
+  'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
+  ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend'],
+  windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
+  waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
+} as const;
+
+export type WordSection = keyof typeof WORD_KEYS;
+/** One word's full name, `<section>.<key>` (`endings.out-of-time`). */
+export type WordKey = { [S in WordSection]: `${S}.${(typeof WORD_KEYS)[S][number]}` }[WordSection];
+
+/** Every full name, in catalogue order. */
+export const ALL_WORD_KEYS: readonly WordKey[] = (Object.entries(WORD_KEYS) as [WordSection, readonly string[]][]).flatMap(([section, keys]) =>
+  keys.map((key) => `${section}.${key}` as WordKey),
+);
+
+/** A full set of words in one language: every key has its text. */
+export type Words = Readonly<Record<WordKey, string>>;
+/** Some words (a site's, a bot's, a language short of a key): laid over a full set. */
+export type SomeWords = Partial<Record<WordKey, string>>;
+
+/** A words file (or a bot's `words:`) the server cannot start with: names the file and the key. */
+export class WordsFileError extends Error {
+  override readonly name = 'WordsFileError';
+  constructor(
+    /** The file as it was read (a words file, or the bot file whose `words:` is at fault). */
+    readonly file: string,
+    /** The key at fault (`endings.out-of-time`), or `section`, `line`, `folder`. */
+    readonly key: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${file}: ${key} ${detail}`, options);
+  }
+}
+
+/** Whether `name` is a word's full name. */
+export function isWordKey(name: string): name is WordKey {
+  return (ALL_WORD_KEYS as readonly string[]).includes(name);
+}
+
+/**
+ * The text of `key` in `words`, each `{name}` filled from `fill`. A placeholder nobody filled is
+ * dropped rather than said as braces.
+ */
+export function say(words: Words, key: WordKey, fill: Readonly<Record<string, string>> = {}): string {
+  return words[key].replace(/\{([a-z-]+)\}/g, (_, name: string) => fill[name] ?? '').replace(/\s{2,}/g, ' ').trim();
+}
+
+/** `over` laid on `base`: a key `over` has wins. */
+export function layered(base: Words, ...over: readonly (SomeWords | undefined)[]): Words {
+  return Object.freeze(Object.assign({}, base, ...over.filter((o) => o !== undefined)) as Record<WordKey, string>);
+}
+
+const SECTION = /^##\s+(\S.*?)\s*$/;
+const ITEM = /^-\s+([a-z][a-z-]*)\s*:\s*(\S.*?)\s*$/;
+
+/**
+ * The words in one file's text. Refuses, naming the file and the key, an unknown section or key, a
+ * key given twice, and a line that is neither a heading, an item, blank, nor prose before the
+ * first heading (a title or a note for whoever edits it). Missing keys are the caller's to judge.
+ */
+export function parseWordsFile(file: string, text: string): SomeWords {
+  const words: SomeWords = {};
+  let section: WordSection | undefined;
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    const at = `line ${String(index + 1)}`;
+    if (line === '' || line.startsWith('# ') || line.startsWith('<!--')) continue;
+    const heading = SECTION.exec(line);
+    if (heading !== null) {
+      const name = heading[1] ?? '';
+      if (!(name in WORD_KEYS)) throw new WordsFileError(file, `section "${name}"`, `is not a section of words; the sections are ${Object.keys(WORD_KEYS).join(', ')}.`);
+      section = name as WordSection;
+      continue;
+    }
+    if (section === undefined) continue;
+    const item = ITEM.exec(line);
+    if (item === null) throw new WordsFileError(file, at, `is "${line.slice(0, 40)}"; under a section each line is an item, "- <key>: <text>".`);
+    const key = `${section}.${item[1] ?? ''}`;
+    if (!isWordKey(key)) throw new WordsFileError(file, key, `is not a word Confab says; ## ${section} has ${WORD_KEYS[section].join(', ')}.`);
+    if (words[key] !== undefined) throw new WordsFileError(file, key, 'is given twice; keep one.');
+    words[key] = item[2] ?? '';
+  }
+  return words;
+}
+
+/** The words of a bot file's `words:` (`{ <lang>: { <section>: { <key>: text } } }`), checked. */
+export function wordsOfMapping(file: string, value: unknown, languages: readonly string[]): Readonly<Record<string, SomeWords>> {
+  const byLanguage: Record<string, SomeWords> = {};
+  if (!isMapping(value)) throw new WordsFileError(file, 'words', 'must be a mapping of languages, each a mapping of sections of `key: text` (e.g. words: { en: { acting: { filler: Just a second. } } }).');
+  for (const [language, sections] of Object.entries(value)) {
+    if (!languages.includes(language)) throw new WordsFileError(file, `words.${language}`, `is not a language this bot speaks; it speaks ${languages.join(', ')}.`);
+    if (!isMapping(sections)) throw new WordsFileError(file, `words.${language}`, 'must be a mapping of sections.');
+    const words: SomeWords = {};
+    for (const [section, keys] of Object.entries(sections)) {
+      if (!(section in WORD_KEYS)) throw new WordsFileError(file, `words.${language}.${section}`, `is not a section of words; the sections are ${Object.keys(WORD_KEYS).join(', ')}.`);
+      if (!isMapping(keys)) throw new WordsFileError(file, `words.${language}.${section}`, 'must be a mapping of `key: text`.');
+      for (const [key, text] of Object.entries(keys)) {
+        const name = `${section}.${key}`;
+        if (!isWordKey(name)) throw new WordsFileError(file, `words.${language}.${name}`, `is not a word Confab says; ${section} has ${WORD_KEYS[section as WordSection].join(', ')}.`);
+        if (typeof text !== 'string' || text.trim() === '') throw new WordsFileError(file, `words.${language}.${name}`, 'must be a sentence.');
+        words[name] = text.trim();
+      }
+    }
+    byLanguage[language] = words;
+  }
+  return byLanguage;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

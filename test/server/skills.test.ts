@@ -1,0 +1,85 @@
+/**
+ * Skills (`server/skills.ts`): files refused at start naming the file, a bot's `skills:` (names or
+ * `all`), and what the prompt carries of them — the descriptions, never the bodies.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BotFileError, checkBotSkills, parseBotFile } from '../../server/bots';
+import { checkSkillVerbs, loadSkills, parseSkillFile, promptWithSkills, skillShelf, SkillFileError, skillsPrompt } from '../../server/skills';
+
+const skillFile = (front: string, body = 'Do this, then that.') => `---\n${front}\n---\n${body}\n`;
+const bot = (fields: string) => parseBotFile('bots/test.md', `---\nname: Test\n${fields}\n---\nYou are a test bot.`);
+
+describe('skill files', () => {
+  it('keeps a skill’s name, description, verbs and body', () => {
+    const skill = parseSkillFile('skills/stocktake.md', skillFile('description: When somebody asks what is in the pantry.\nverbs: [pantry.count]', 'Count first.'));
+    expect(skill).toEqual({ name: 'stocktake', description: 'When somebody asks what is in the pantry.', verbs: ['pantry.count'], body: 'Count first.' });
+  });
+
+  it('refuses, naming the file, a skill without a description, with a bad name, an unknown field or no body', () => {
+    expect(() => parseSkillFile('skills/stocktake.md', skillFile('verbs: [pantry.count]'))).toThrow(/^skills\/stocktake\.md: description must be one line/);
+    expect(() => parseSkillFile('skills/Stock_Take.md', skillFile('description: x'))).toThrow(SkillFileError);
+    expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x\ntools: [a.b]'))).toThrow('skills/stocktake.md: tools is not a field of a skill file; the fields are description, verbs.');
+    expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x', ''))).toThrow(/has no instructions/);
+  });
+
+  it('refuses at start a skill that brings a verb no app has, naming the file and the verb', () => {
+    const skills = new Map([['stocktake', parseSkillFile('skills/stocktake.md', skillFile('description: x\nverbs: [pantry.weigh]'))]]);
+    expect(() => {
+      checkSkillVerbs(skills, ['pantry.count', 'skills.open'], 'skills');
+    }).toThrow('skills/stocktake.md: verbs names "pantry.weigh", which is not a verb any app in server/apps/ has.');
+  });
+
+  it('loads the shipped skills, each with a one-line description', async () => {
+    const skills = await loadSkills(join(import.meta.dirname, '../../skills'));
+    expect([...skills.keys()]).toContain('plan-the-day');
+    for (const skill of skills.values()) expect(skill.description).not.toContain('\n');
+  });
+
+  it('loads a folder and refuses the first bad file in it by name', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skills-'));
+    try {
+      await writeFile(join(dir, 'README.md'), 'not a skill');
+      await writeFile(join(dir, 'good.md'), skillFile('description: When good.'));
+      expect([...(await loadSkills(dir)).keys()]).toEqual(['good']);
+      await writeFile(join(dir, 'nodesc.md'), skillFile('verbs: []'));
+      await expect(loadSkills(dir)).rejects.toThrow(`${join(dir, 'nodesc.md')}: description must be one line`);
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+  });
+});
+
+describe('a bot’s skills', () => {
+  const one = parseSkillFile('skills/one.md', skillFile('description: When one.', 'The first body.'));
+  const two = parseSkillFile('skills/two.md', skillFile('description: When two.', 'The second body.'));
+
+  it('names skills that exist, and is refused naming one that does not', () => {
+    const bots = new Map([['test', bot('skills: [one, three]')]]);
+    expect(() => {
+      checkBotSkills(bots, ['one', 'two']);
+    }).toThrow('test.md: skills names "three", which no file in skills/ is; the skills here are: one, two.');
+    expect(() => bot('skills: [One!]')).toThrow(BotFileError);
+  });
+
+  it('with `skills: all` has every skill there is, including one added later', () => {
+    const all = bot('skills: all');
+    expect(all.skills).toBe('all');
+    expect(skillShelf(new Map([['one', one]])).of(all).map((s) => s.name)).toEqual(['one']);
+    expect(skillShelf(new Map([['one', one], ['two', two]])).of(all).map((s) => s.name)).toEqual(['one', 'two']);
+    expect(skillShelf(new Map([['one', one], ['two', two]])).of(bot('skills: [two]')).map((s) => s.name)).toEqual(['two']);
+    expect(bot('').skills).toEqual([]);
+  });
+
+  it('puts each skill’s name and description in the prompt, never its body', () => {
+    const prompt = promptWithSkills('You are a test bot.', [one, two]);
+    expect(prompt).toContain('- one: When one.');
+    expect(prompt).toContain('- two: When two.');
+    expect(prompt).toContain('skills-open');
+    expect(prompt).not.toContain('body');
+    expect(promptWithSkills('You are a test bot.', [])).toBe('You are a test bot.');
+    expect(skillsPrompt([])).toBe('');
+  });
+});
