@@ -94,8 +94,10 @@ export interface RunService {
 
 export function runService(deps: RunServiceDeps): RunService {
   const log = deps.log ?? ((line) => { console.error(JSON.stringify(line)); });
+  // A run does not start runs or open skills: those verbs are kept out before the cap, not after.
+  const notInRuns = new Set(deps.registry.verbs.filter((verb) => verb.name.startsWith(`${NOTICE_APP}.`) || verb.name.startsWith('skills.')).map((verb) => verb.name));
   const verbsOf = (bot: Bot | undefined): Verb[] =>
-    bot === undefined ? [] : scopeOf(deps.registry, { botApps: bot.apps, recentApps: [] }).verbs.map((s) => s.verb).filter((verb) => !verb.name.startsWith(`${NOTICE_APP}.`));
+    bot === undefined ? [] : scopeOf(deps.registry, { botApps: bot.apps, recentApps: [], hidden: notInRuns }).verbs.map((s) => s.verb);
 
   function plan(slug: string, asked: string): { script: ReturnType<typeof scriptFor> | null; budget: Budget } | undefined {
     const bot = deps.bots.get(slug);

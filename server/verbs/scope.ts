@@ -10,8 +10,11 @@ import { appOf } from './registry';
 import type { Registry } from './registry';
 import type { App, Verb } from './verb';
 
-/** Most verbs one turn may see. */
-export const SCOPE_MAX = 12;
+/**
+ * Most verbs one turn may see. Twenty: the verbs every bot has (the clock, taking work on, opening a
+ * skill) are eight, and a companion's own apps a dozen more.
+ */
+export const SCOPE_MAX = 20;
 /** How many recently used apps stay in scope. */
 export const RECENT_APPS = 2;
 

@@ -86,10 +86,10 @@ describe('scopeOf', () => {
     expect(listed(scope)).toEqual(['chime.now always', 'kettle.v1 bot']);
   });
 
-  it('stops at twelve verbs and says which the cap left out, and which nothing chose', () => {
-    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1), appOf('piano', 6)]);
+  it('stops at twenty verbs and says which the cap left out, and which nothing chose', () => {
+    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1), appOf('piano', 14)]);
     const scope = scopeOf(big, { botApps: ['piano', 'lamp'], recentApps: ['tally'] });
-    expect(SCOPE_MAX).toBe(12);
+    expect(SCOPE_MAX).toBe(20);
     expect(scope.verbs).toHaveLength(SCOPE_MAX);
     expect(listed(scope)).toEqual([
       'chime.now always',
@@ -99,6 +99,14 @@ describe('scopeOf', () => {
       'piano.v4 bot',
       'piano.v5 bot',
       'piano.v6 bot',
+      'piano.v7 bot',
+      'piano.v8 bot',
+      'piano.v9 bot',
+      'piano.v10 bot',
+      'piano.v11 bot',
+      'piano.v12 bot',
+      'piano.v13 bot',
+      'piano.v14 bot',
       'lamp.v1 bot',
       'lamp.v2 bot',
       'tally.add recent',
