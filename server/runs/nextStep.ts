@@ -52,13 +52,3 @@ export function nextStep({ run, steps, nowMs, spentUsd }: DecisionInput): Decisi
   if (pending !== undefined) return { next: 'run_tool', call: pending };
   return { next: 'call_model' };
 }
-
-/** What a run that stopped for its budget says, in words a person can hear. */
-export const BUDGET_SENTENCES = {
-  out_of_steps: 'I had to stop there: that needed more steps than I was allowed to take.',
-  out_of_money: 'I had to stop there: that would have cost more than I was allowed to spend.',
-  out_of_time: 'I had to stop there: that was taking longer than I was allowed to spend on it.',
-} as const satisfies Record<string, string>;
-
-/** What a cancelled run says. */
-export const CANCELLED_SENTENCE = 'I stopped that, as you asked.';

@@ -7,6 +7,7 @@
  */
 import type { Bot } from '../bots';
 import { shippedWords } from '../words/loadWords';
+import { say } from '../words/words';
 import type { Words } from '../words/words';
 import type { SpendLedger } from '../chat/admission';
 import { admitSpend } from '../chat/admission';
@@ -203,7 +204,8 @@ export function runService(deps: RunServiceDeps): RunService {
     const lapsed = await deps.db.asServer((tx) => lapsedWaits(tx, deps.clock()));
     for (const { id, actionId } of lapsed) {
       const action = { id: actionId, run: id } as PendingAction;
-      await answers.answered(action, { ok: false, error: 'expired', message: UNANSWERED_SENTENCE }, null);
+      const bot = deps.bots.get((await deps.db.asServer((tx) => readRun(tx, id)))?.bot ?? '');
+      await answers.answered(action, { ok: false, error: 'expired', message: say(bot === undefined ? shippedWords().wordsIn('en') : deps.wordsOf(bot), 'runs.unanswered') }, null);
     }
   }
 
@@ -253,9 +255,6 @@ export function runService(deps: RunServiceDeps): RunService {
     },
   };
 }
-
-/** What a run's step says when its question was not answered within its day. */
-export const UNANSWERED_SENTENCE = 'Nobody answered my question in time, so I did not do that.';
 
 /** "I'm still on it: 2 steps done so far." */
 export function progress(toolSteps: number): string {

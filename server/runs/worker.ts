@@ -13,11 +13,12 @@
 import type { Database } from '../db/database';
 import type { Executor } from '../verbs/executor';
 import type { Verb } from '../verbs/verb';
-import { BUDGET_SENTENCES, CANCELLED_SENTENCE, nextStep } from './nextStep';
+import { nextStep } from './nextStep';
 import type { Decision } from './nextStep';
 import { scriptedModel } from './runModel';
 import type { RunModel } from './runModel';
 import type { PendingActionEvent } from '../../src/core/acting/protocol';
+import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
 import { claimRun, endRun, readRun, readSteps, renewLease, waitOnAction, writeStep } from './runs';
@@ -106,9 +107,9 @@ export class RunRefused extends Error {
   }
 }
 
-/** What a run says when it could not go on. */
-export const FAILED_SENTENCE = 'Something went wrong with that, so I had to stop before finishing.';
-const NO_MODEL_SENTENCE = 'I could not do that: no model is set up to work on it.';
+
+/** The words a run that stopped for its budget says. */
+const BUDGET_WORDS = { out_of_steps: 'runs.out-of-steps', out_of_money: 'runs.out-of-money', out_of_time: 'runs.out-of-time' } as const;
 
 export function createWorker(options: WorkerOptions): Worker {
   const settings = { ...WORKER_DEFAULTS, ...Object.fromEntries(Object.entries({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollMs: options.pollMs }).filter(([, v]) => v !== undefined)) } as typeof WORKER_DEFAULTS;
@@ -206,7 +207,7 @@ export function createWorker(options: WorkerOptions): Worker {
     } catch (error) {
       // The run cannot go on (a ceiling, the model's provider refused, the database failed): it ends with a sentence.
       const seq = await db.asServer((tx) => readSteps(tx, claimed.id)).then((steps) => steps.length + 1);
-      await (error instanceof RunRefused ? end('out_of_budget', error.sentence, seq) : end('failed', FAILED_SENTENCE, seq)).catch(() => undefined);
+      await (error instanceof RunRefused ? end('out_of_budget', error.sentence, seq) : end('failed', say(options.wordsFor(claimed), 'runs.failed'), seq)).catch(() => undefined);
     } finally {
       clearInterval(renewal);
     }
@@ -218,19 +219,19 @@ export function createWorker(options: WorkerOptions): Worker {
           await finish('finished', decision.answer);
           return 'ended';
         case 'cancelled':
-          await end('cancelled', CANCELLED_SENTENCE, seq);
+          await end('cancelled', say(options.wordsFor(run), 'runs.cancelled'), seq);
           return 'ended';
         case 'out_of_steps':
         case 'out_of_money':
         case 'out_of_time':
-          await end('out_of_budget', BUDGET_SENTENCES[decision.next], seq);
+          await end('out_of_budget', say(options.wordsFor(run), BUDGET_WORDS[decision.next]), seq);
           return 'ended';
         case 'say':
           return { seq, body: { kind: 'say', text: decision.text, ending: 'finished' }, writeKey: null, spentUsd: 0 };
         case 'call_model': {
           const model = run.script !== null ? scriptedModel : options.model;
           if (model === undefined) {
-            await end('failed', NO_MODEL_SENTENCE, seq);
+            await end('failed', say(options.wordsFor(run), 'runs.no-model'), seq);
             return 'ended';
           }
           if (run.script !== null && (options.scriptedStepMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, options.scriptedStepMs));

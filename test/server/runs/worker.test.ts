@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standInModel } from '../../../server/chat/standInModel';
 import { realSleep } from '../../../server/chat/standIn';
 import type { Database } from '../../../server/db/database';
-import { BUDGET_SENTENCES, CANCELLED_SENTENCE } from '../../../server/runs/nextStep';
+import { english } from '../../helpers/words';
 import { streamedModel } from '../../../server/runs/runModel';
 import type { RunModel } from '../../../server/runs/runModel';
 import { cancelOwnRun, runStatus } from '../../../server/runs/runsApi';
@@ -130,7 +130,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     await worker.poke();
     const run = await ended(db, id);
     await worker.stop();
-    expect(run).toMatchObject({ state: 'cancelled', answer: CANCELLED_SENTENCE });
+    expect(run).toMatchObject({ state: 'cancelled', answer: english['runs.cancelled'] });
     const status = await runStatus(db, ana, id);
     expect(status?.steps.map((step) => step.body.kind)).toEqual(['model', 'say']);
     expect(await listItems(executor, ana)).toEqual([]);
@@ -145,7 +145,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     await worker.poke();
     const run = await ended(db, id);
     await worker.stop();
-    expect(run).toMatchObject({ state: 'out_of_budget', answer: BUDGET_SENTENCES.out_of_steps });
+    expect(run).toMatchObject({ state: 'out_of_budget', answer: english['runs.out-of-steps'] });
     expect(await listItems(executor, ana)).toEqual(['milk']);
   });
 
@@ -163,7 +163,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     await worker.poke();
     const run = await ended(db, id);
     await worker.stop();
-    expect(run).toMatchObject({ state: 'out_of_budget', answer: BUDGET_SENTENCES.out_of_money });
+    expect(run).toMatchObject({ state: 'out_of_budget', answer: english['runs.out-of-money'] });
     // The second call's tool was asked for, but the money was spent by then: it never ran.
     expect(asked).toBe(2);
     expect(await listItems(executor, ana)).toEqual(['thing 1']);
