@@ -3,6 +3,7 @@
  * quirks providers have, the one executor runs them against a real database, and the page's side
  * reads text and the door's own events.
  */
+import { SCOPE_MAX } from '../../../server/verbs/scope';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { say } from '../../../server/words/words';
 import { english } from '../../helpers/words';
@@ -272,7 +273,7 @@ describe('the door runs verbs the model calls', () => {
 
   it('says which verbs a turn may use and why, with the apps used lately in that conversation', async () => {
     await person.start('talker');
-    expect(await (await person.call('/api/bots/talker/verbs')).json()).toMatchObject({ bot: 'talker', max: 12, botApps: [], recentApps: [], inScope: [] });
+    expect(await (await person.call('/api/bots/talker/verbs')).json()).toMatchObject({ bot: 'talker', max: SCOPE_MAX, botApps: [], recentApps: [], inScope: [] });
     door.script(callsThenSays((reply) => { reply.toolCalls([{ index: 0, id: 'r', function: { name: 'pantry-count', arguments: '{}' } }]); }));
     await person.ask(grant, 'how full is it', { conversation: 'talk-1' });
     const scope = (await (await person.call('/api/bots/pantry-bot/verbs?conversation=talk-1')).json()) as { recentApps: string[]; inScope: { verb: string; why: string; risk: string; confirm: boolean }[] };
