@@ -74,12 +74,15 @@ export interface RunServiceDeps {
   log?: (line: { event: 'runs.failed'; what: string; error: string }) => void;
 }
 
+/** A pending action as a run sees it: its id, and the run waiting on it. */
+type AskedOfRun = Pick<PendingAction, 'id' | 'run'>;
+
 /** What the confirmation route tells a run that asked: whether it still asks, and the person's answer. */
 export interface RunAnswers {
   /** Whether the run still waits on `action` (not cancelled meanwhile): if not, the question is closed. */
-  stillAsked(action: PendingAction): Promise<boolean>;
+  stillAsked(action: AskedOfRun): Promise<boolean>;
   /** The answer, written as the run's step; the run is queued again. */
-  answered(action: PendingAction, outcome: ToolOutcome, writeKey: string | null): Promise<void>;
+  answered(action: AskedOfRun, outcome: ToolOutcome, writeKey: string | null): Promise<void>;
 }
 
 export interface RunService {
@@ -203,7 +206,7 @@ export function runService(deps: RunServiceDeps): RunService {
   async function lookAtLapsedQuestions(): Promise<void> {
     const lapsed = await deps.db.asServer((tx) => lapsedWaits(tx, deps.clock()));
     for (const { id, actionId } of lapsed) {
-      const action = { id: actionId, run: id } as PendingAction;
+      const action: AskedOfRun = { id: actionId, run: id };
       const bot = deps.bots.get((await deps.db.asServer((tx) => readRun(tx, id)))?.bot ?? '');
       await answers.answered(action, { ok: false, error: 'expired', message: say(bot === undefined ? shippedWords().wordsIn('en') : deps.wordsOf(bot), 'runs.unanswered') }, null);
     }

@@ -37,8 +37,10 @@ interface StepRow {
 
 const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
 
-const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
-const iso = (atMs: number): string => new Date(atMs).toISOString();
+/** A timestamp column as ms since the epoch (null stays null). */
+export const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
+/** ms since the epoch as a timestamp parameter. */
+export const iso = (atMs: number): string => new Date(atMs).toISOString();
 
 function runOf(row: RunRow): Run {
   return {

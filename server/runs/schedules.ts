@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../db/queryable';
 import type { Recurrence } from './recurrence';
+import { iso, ms } from './runs';
 
 export interface Schedule {
   id: string;
@@ -35,8 +36,7 @@ interface Row {
 }
 
 const COLUMNS = 'id, person, bot, conversation, asked, said, recurrence, next_at, last_fired_at, state';
-const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
-const iso = (atMs: number | null): string | null => (atMs === null ? null : new Date(atMs).toISOString());
+const isoOrNull = (atMs: number | null): string | null => (atMs === null ? null : iso(atMs));
 
 function scheduleOf(row: Row): Schedule {
   return {
@@ -67,7 +67,7 @@ export interface NewSchedule {
 export async function insertSchedule(tx: Queryable, schedule: NewSchedule, nowMs: number): Promise<Schedule> {
   const { rows } = await tx.query<Row>(
     `insert into schedules (person, bot, conversation, asked, said, recurrence, next_at, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
-    [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), iso(schedule.nextAtMs), iso(nowMs)],
+    [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), isoOrNull(schedule.nextAtMs), iso(nowMs)],
   );
   return scheduleOf(rows[0] as Row);
 }
@@ -101,6 +101,6 @@ export async function dueSchedules(tx: Queryable, nowMs: number, limit = 20): Pr
 export async function moveClock(tx: Queryable, id: string, nextAtMs: number | null, firedAtMs: number | null): Promise<void> {
   await tx.query(
     `update schedules set next_at = $2, last_fired_at = coalesce($3, last_fired_at), state = case when $2::timestamptz is null then 'over' else state end where id = $1`,
-    [id, iso(nextAtMs), iso(firedAtMs)],
+    [id, isoOrNull(nextAtMs), isoOrNull(firedAtMs)],
   );
 }
