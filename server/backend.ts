@@ -220,7 +220,7 @@ export function createBackend(deps: BackendDeps): Backend {
 
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
-    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone };
+    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone, language: turnLanguage(turn.bot, turn.language) };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
     const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
@@ -264,7 +264,7 @@ export function createBackend(deps: BackendDeps): Backend {
     registry,
     bots: deps.bots,
     scripted: !bought,
-    wordsOf: (bot) => botWords(book, bot, bot.voice.language),
+    wordsOf: (bot, language) => botWords(book, bot, language ?? bot.voice.language),
     ...(bought ? { model: runModel(deps) } : {}),
     ledger,
     priced: (model) => priceOf(deps.prices, model) !== undefined,

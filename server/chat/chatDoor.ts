@@ -78,7 +78,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
     const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey, words: wordsFor(bot, c.req.header(LANGUAGE_HEADER)) };
     const plan = deps.acting === undefined
       ? Promise.resolve(undefined)
-      : deps.acting({ ...turn, conversationKey, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), turnId });
+      : deps.acting({ ...turn, conversationKey, timeZone: timeZoneOf(c.req.header('x-confab-time-zone')), language: c.req.header(LANGUAGE_HEADER), turnId });
     plan.catch(() => undefined);
     const standInWhy = standInReason(deps.providers.length, deps.live);
     // What follows the prompt is gathered while the turn is admitted: both read the database, and

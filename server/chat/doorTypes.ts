@@ -111,6 +111,8 @@ export interface ActingTurn<G extends DoorGrant, B extends DoorBot> extends Door
   conversationKey: string | undefined;
   /** `x-confab-time-zone`, when it names a real IANA zone; else `UTC`. */
   timeZone: string;
+  /** `x-confab-language`, as sent (unchecked; undefined when none was). */
+  language: string | undefined;
   /** `x-confab-turn` (or `Idempotency-Key`): the same on a retry of this turn; a fresh one when neither was sent. */
   turnId: string;
 }

@@ -18,7 +18,6 @@ import type { Executor } from '../verbs/executor';
 import type { Registry } from '../verbs/registry';
 import { scopeOf } from '../verbs/scope';
 import type { Verb } from '../verbs/verb';
-import { counted } from '../apps/spoken';
 import { firing } from './recurrence';
 import { scriptFor } from './runModel';
 import type { RunModel } from './runModel';
@@ -51,8 +50,8 @@ export interface RunServiceDeps {
   executor: Executor;
   registry: Registry;
   bots: ReadonlyMap<string, Bot>;
-  /** The words a bot's runs say in Confab's own name (its language's). */
-  wordsOf: (bot: Bot) => Words;
+  /** The words a bot's runs say in Confab's own name, in `language` (null: the bot's own). */
+  wordsOf: (bot: Bot, language: string | null) => Words;
   /** No model may be bought: runs carry the stand-in's script. */
   scripted: boolean;
   /** The model for runs that carry no script, before metering. */
@@ -110,6 +109,11 @@ export function runService(deps: RunServiceDeps): RunService {
     return { script: deps.scripted ? scriptFor(asked, verbsOf(bot)) : null, budget };
   }
 
+  const wordsOfRun = (slug: string, language: string | null): Words => {
+    const bot = deps.bots.get(slug);
+    return bot === undefined ? shippedWords().wordsIn(language ?? 'en') : deps.wordsOf(bot, language);
+  };
+
   const stepMs = deps.scriptedStepMs ?? 600;
   const pokeSoon = () => {
     // After the transaction that queued it has committed.
@@ -119,10 +123,7 @@ export function runService(deps: RunServiceDeps): RunService {
     db: deps.db,
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
-    wordsFor: (run) => {
-      const bot = deps.bots.get(run.bot);
-      return bot === undefined ? shippedWords().wordsIn('en') : deps.wordsOf(bot);
-    },
+    wordsFor: (run) => wordsOfRun(run.bot, run.language),
     ...(deps.model === undefined ? {} : { model: metered(deps.model) }),
     holder: deps.holder,
     clock: deps.clock,
@@ -171,7 +172,7 @@ export function runService(deps: RunServiceDeps): RunService {
     if (event.event === 'run.waiting') {
       await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence: event.action.question, ended: false, ask: event.action }]);
     } else if (event.event === 'run.step') {
-      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(event.toolSteps ?? 1) : null;
+      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(wordsOfRun(event.bot, event.language), event.toolSteps ?? 1) : null;
       if (sentence !== null) await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence, ended: false }]);
     } else if (event.event === 'run.ended') {
       await deps.db.asPerson(event.person, (tx) => scheduleNotice(tx, { person: event.person, bot: event.bot, app: NOTICE_APP, text: event.answer, dueAtMs: event.atMs }));
@@ -207,8 +208,8 @@ export function runService(deps: RunServiceDeps): RunService {
     const lapsed = await deps.db.asServer((tx) => lapsedWaits(tx, deps.clock()));
     for (const { id, actionId } of lapsed) {
       const action: AskedOfRun = { id: actionId, run: id };
-      const bot = deps.bots.get((await deps.db.asServer((tx) => readRun(tx, id)))?.bot ?? '');
-      await answers.answered(action, { ok: false, error: 'expired', message: say(bot === undefined ? shippedWords().wordsIn('en') : deps.wordsOf(bot), 'runs.unanswered') }, null);
+      const run = await deps.db.asServer((tx) => readRun(tx, id));
+      await answers.answered(action, { ok: false, error: 'expired', message: say(wordsOfRun(run?.bot ?? '', run?.language ?? null), 'runs.unanswered') }, null);
     }
   }
 
@@ -225,7 +226,7 @@ export function runService(deps: RunServiceDeps): RunService {
           if (planned !== undefined) {
             const id = await insertRun(
               tx,
-              { person: schedule.person, bot: schedule.bot, conversationKey: schedule.conversationKey, asked: schedule.asked, script: planned.script, timeZone: schedule.recurrence.zone, schedule: schedule.id, ...planned.budget },
+              { person: schedule.person, bot: schedule.bot, conversationKey: schedule.conversationKey, asked: schedule.asked, script: planned.script, timeZone: schedule.recurrence.zone, ...(schedule.language === null ? {} : { language: schedule.language }), schedule: schedule.id, ...planned.budget },
               nowMs,
             );
             any ||= id !== undefined;
@@ -259,9 +260,9 @@ export function runService(deps: RunServiceDeps): RunService {
   };
 }
 
-/** "I'm still on it: 2 steps done so far." */
-export function progress(toolSteps: number): string {
-  return `I'm still on it: ${counted(toolSteps, 'step')} done so far.`;
+/** "I'm still on it: 2 steps done so far.", in `words`' language. */
+export function progress(words: Words, toolSteps: number): string {
+  return toolSteps === 1 ? say(words, 'runs.progress-one') : say(words, 'runs.progress', { n: String(toolSteps) });
 }
 
 export type { Run };

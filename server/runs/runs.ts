@@ -14,6 +14,7 @@ interface RunRow {
   asked: string;
   script: ScriptEntry[] | null;
   time_zone: string;
+  language: string | null;
   schedule: string | null;
   max_steps: number;
   max_spend_usd: string | number;
@@ -35,7 +36,7 @@ interface StepRow {
   spent_usd: string | number;
 }
 
-const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
+const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, language, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
 
 /** A timestamp column as ms since the epoch (null stays null). */
 export const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
@@ -51,6 +52,7 @@ function runOf(row: RunRow): Run {
     asked: row.asked,
     script: row.script,
     timeZone: row.time_zone,
+    language: row.language,
     schedule: row.schedule,
     maxSteps: row.max_steps,
     maxSpendUsd: Number(row.max_spend_usd),
@@ -76,6 +78,8 @@ export interface NewRun extends Budget {
   script: readonly ScriptEntry[] | null;
   /** Default UTC. */
   timeZone?: string;
+  /** The language the person asked in; default: the bot's own. */
+  language?: string;
   /** The schedule starting it (the server's insert only). */
   schedule?: string;
 }
@@ -87,8 +91,8 @@ export interface NewRun extends Budget {
  */
 export async function insertRun(tx: Queryable, run: NewRun, nowMs: number): Promise<string | undefined> {
   const { rows } = await tx.query<{ id: string }>(
-    `insert into runs (person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, time_zone, ${run.schedule === undefined ? '' : 'schedule, '}created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${run.schedule === undefined ? '' : '$11, '}$10, $10)
+    `insert into runs (person, bot, conversation, asked, script, max_steps, max_spend_usd, max_minutes, time_zone, language, ${run.schedule === undefined ? '' : 'schedule, '}created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${run.schedule === undefined ? '' : '$12, '}$11, $11)
      on conflict (person, bot, coalesce(conversation, '')) where state in ('queued', 'running', 'waiting') do nothing
      returning id`,
     [
@@ -101,6 +105,7 @@ export async function insertRun(tx: Queryable, run: NewRun, nowMs: number): Prom
       run.maxSpendUsd,
       run.maxMinutes,
       run.timeZone ?? 'UTC',
+      run.language ?? null,
       iso(nowMs),
       ...(run.schedule === undefined ? [] : [run.schedule]),
     ],

@@ -16,6 +16,8 @@ export interface Schedule {
   /** How it was said back when it was made ("every weekday at 08:00"). */
   said: string;
   recurrence: Recurrence;
+  /** The language it was made in, for the runs it starts; null: the bot's own. */
+  language: string | null;
   /** The next occurrence not yet fired, ms since the epoch; null when it is over. */
   nextAtMs: number | null;
   lastFiredAtMs: number | null;
@@ -30,12 +32,13 @@ interface Row {
   asked: string;
   said: string;
   recurrence: Recurrence;
+  language: string | null;
   next_at: Date | string | null;
   last_fired_at: Date | string | null;
   state: Schedule['state'];
 }
 
-const COLUMNS = 'id, person, bot, conversation, asked, said, recurrence, next_at, last_fired_at, state';
+const COLUMNS = 'id, person, bot, conversation, asked, said, recurrence, language, next_at, last_fired_at, state';
 const isoOrNull = (atMs: number | null): string | null => (atMs === null ? null : iso(atMs));
 
 function scheduleOf(row: Row): Schedule {
@@ -47,6 +50,7 @@ function scheduleOf(row: Row): Schedule {
     asked: row.asked,
     said: row.said,
     recurrence: row.recurrence,
+    language: row.language,
     nextAtMs: ms(row.next_at),
     lastFiredAtMs: ms(row.last_fired_at),
     state: row.state,
@@ -60,14 +64,16 @@ export interface NewSchedule {
   asked: string;
   said: string;
   recurrence: Recurrence;
+  /** The language the person made it in; default: the bot's own. */
+  language?: string;
   /** Its first occurrence after now: a new schedule's clock starts at its making, not in the past. */
   nextAtMs: number | null;
 }
 
 export async function insertSchedule(tx: Queryable, schedule: NewSchedule, nowMs: number): Promise<Schedule> {
   const { rows } = await tx.query<Row>(
-    `insert into schedules (person, bot, conversation, asked, said, recurrence, next_at, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
-    [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), isoOrNull(schedule.nextAtMs), iso(nowMs)],
+    `insert into schedules (person, bot, conversation, asked, said, recurrence, language, next_at, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${COLUMNS}`,
+    [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), schedule.language ?? null, isoOrNull(schedule.nextAtMs), iso(nowMs)],
   );
   return scheduleOf(rows[0] as Row);
 }

@@ -59,6 +59,8 @@ export interface Run extends Budget {
   script: readonly ScriptEntry[] | null;
   /** The person's IANA zone when they asked, for the verbs it calls. */
   timeZone: string;
+  /** The language the person asked in (its words are said in it); null: the bot's own. */
+  language: string | null;
   /** The schedule that started it, if one did. */
   schedule: string | null;
   state: RunState;

@@ -33,6 +33,8 @@ export type RunEvent =
       runId: string;
       person: string;
       bot: string;
+      /** The language the run speaks in (`Run.language`). */
+      language: string | null;
       seq: number;
       kind: StepBody['kind'];
       verb?: string;
@@ -52,7 +54,7 @@ export interface WorkerOptions {
   executor: Executor;
   /** The verbs a run may call (its bot's scope); no other runs. */
   verbsFor: (run: Run) => readonly Verb[];
-  /** The words a run's questions are asked in (its bot's language). */
+  /** The words a run says in Confab's own name: its person's language's, else its bot's. */
   wordsFor: (run: Run) => Words;
   /** The model for runs that carry no script; default: none, so such a run fails with a sentence. */
   model?: RunModel;
@@ -196,6 +198,7 @@ export function createWorker(options: WorkerOptions): Worker {
           runId: run.id,
           person: run.person,
           bot: run.bot,
+          language: run.language,
           seq,
           kind: body.kind,
           ...(body.kind === 'tool' ? { verb: body.verb, ok: body.outcome.ok, toolSteps: steps.filter((s) => s.body.kind === 'tool').length + 1 } : {}),

@@ -32,6 +32,11 @@ export interface Caller {
   via: 'model' | 'mcp' | 'person';
   /** The person's IANA time zone, as their page reports it; `UTC` when unknown. */
   timeZone: string;
+  /**
+   * The language the person is speaking to the bot in (the page's setting, resolved against the
+   * bot's languages); unset where nobody is speaking (MCP): the bot's own.
+   */
+  language?: string;
 }
 
 /** What a handler needs that is not its input: who, when, the person's transaction, a signal. */

@@ -16,7 +16,7 @@ export const WORD_KEYS = {
   ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend'],
   windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
   waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
-  runs: ['cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered'],
+  runs: ['progress-one', 'progress', 'cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered'],
 } as const;
 
 export type WordSection = keyof typeof WORD_KEYS;

@@ -14,7 +14,8 @@
  *   is LEASE_MS; target p95 ≤ 2 × the lease.
  *
  * Then, on the page: the real server (with its run worker, the stand-in pacing a scripted run's
- * model step as a model would) serving `vite build --mode e2e` to Chromium with the fake recogniser.
+ * model step by PAGE_STEP_MS, as a model thinking over a list takes seconds, so the page has said
+ * one word of a run and is quiet again when the next step ends) serving `vite build --mode e2e` to Chromium with the fake recogniser.
  * The person has six things on their list and asks PAGE_RUNS times in turn "go through my shopping
  * list and remind me about each thing in an hour", saying nothing more. progressMsP95: from a tool
  * step's end (its row written, on the server's clock) to its progress sentence shown on the page
@@ -43,6 +44,7 @@ import type { BenchResult, BenchTarget } from './run';
 
 const RUNS = 200;
 const PAGE_RUNS = 6;
+const PAGE_STEP_MS = 2_500;
 const PROGRESS_TARGET_MS = 1_000;
 const LEASE_MS = 500;
 const CONCURRENCY = 3;
@@ -162,7 +164,7 @@ async function progressOnThePage(): Promise<number[]> {
     const bots = join(folder.path, 'bots');
     mkdirSync(bots);
     writeFileSync(join(bots, 'demo.md'), readFileSync(resolve(ROOT, 'bots', 'demo.md'), 'utf8').replace(/perMinute: \{[^}]*\}/, 'perMinute: { answers: 1000 }'));
-    const server = await startBenchServer({ dist, bots: await loadBots(bots), models: tinyVoice(join(folder.path, 'models')), runs: true });
+    const server = await startBenchServer({ dist, bots: await loadBots(bots), models: tinyVoice(join(folder.path, 'models')), runs: { scriptedStepMs: PAGE_STEP_MS } });
     try {
       browser = await launchChromium(join(folder.path, 'mic'));
       const page = await (await browser.newContext()).newPage();

@@ -64,8 +64,11 @@ export interface BenchServerOptions {
   models?: string;
   /** Supabase mode against this project (the tests' stand-in for Supabase Auth); none: local mode. */
   supabase?: { url: string; anonKey: string; jwtSecret: string };
-  /** Runs this instance's run worker and schedules, as `npm start` does. Default false. */
-  runs?: boolean;
+  /**
+   * Runs this instance's run worker and schedules, as `npm start` does, the stand-in pacing a
+   * scripted run's model step by `scriptedStepMs` (default: the server's own). Default: not run.
+   */
+  runs?: boolean | { scriptedStepMs: number };
 }
 
 export interface BenchServer {
@@ -93,9 +96,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     live: providers.length > 0,
     ...(options.prices === undefined ? {} : { prices: options.prices }),
     registry: createRegistry(await loadApps()),
+    ...(typeof options.runs === 'object' ? { runs: options.runs } : {}),
   });
   await api.presence.start();
-  if (options.runs === true) api.runs.start();
+  if (options.runs !== undefined && options.runs !== false) api.runs.start();
   const server = await serveApp(app);
   return {
     url: server.url,

@@ -50,7 +50,7 @@ const start = defineVerb({
     const conversationKey = ctx.conversationKey ?? null;
     const busy = await latestRun(ctx.tx, ctx.bot, conversationKey ?? '');
     if (busy !== undefined && !ENDED_STATES.has(busy.state)) throw new VerbInputError(ALREADY_BUSY);
-    const id = await insertRun(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey, asked: what, script: plan.script, timeZone: ctx.timeZone, ...plan.budget }, ctx.nowMs);
+    const id = await insertRun(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey, asked: what, script: plan.script, timeZone: ctx.timeZone, ...(ctx.language === undefined ? {} : { language: ctx.language }), ...plan.budget }, ctx.nowMs);
     if (id === undefined) throw new VerbInputError(ALREADY_BUSY);
     runs.queued();
     return { id, said: TAKEN_ON };
@@ -158,7 +158,7 @@ const schedule = defineVerb({
       throw new VerbInputError(`You already have ${String(SCHEDULES_MAX)} schedules with me; cancel one first.`);
     }
     const said = spokenRecurrence(recurrence);
-    const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, nextAtMs: nextAtMs ?? null }, ctx.nowMs);
+    const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, ...(ctx.language === undefined ? {} : { language: ctx.language }), nextAtMs: nextAtMs ?? null }, ctx.nowMs);
     return { id: made.id, said, firstAt: nextAtMs === undefined ? null : new Date(nextAtMs).toISOString() };
   },
   standIn: {

@@ -26,6 +26,7 @@ import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
 const BOT = `---
 name: Buddy
 memory: none
+languages: [en, es]
 apps: [lists, reminders, clock]
 limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
 ---
@@ -61,7 +62,8 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     published.length = 0;
   });
 
-  async function somebody() {
+  /** A new person on a page set to `language` (none: the page sends no language). */
+  async function somebody(language?: string) {
     let cookie = '';
     const res = await backend.request('/api/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'buddy' }) });
     cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -70,7 +72,7 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     const say = async (line: string) => {
       const answer = await backend.request('/v1/chat/completions', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}`, cookie, 'x-confab-conversation': conversation, 'x-confab-time-zone': 'Europe/Lisbon' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}`, cookie, 'x-confab-conversation': conversation, 'x-confab-time-zone': 'Europe/Lisbon', ...(language === undefined ? {} : { 'x-confab-language': language }) },
         body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: line }] }),
       });
       return (await heardOf(answer)).text.trim();
@@ -135,6 +137,26 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     } finally {
       backend.api.runs.start();
     }
+  });
+
+  it('says how the work goes in the language the person asked in, and a schedule keeps it for the runs it starts', async () => {
+    const dora = await somebody('es');
+    await dora.say('add milk to my shopping list');
+    expect(await dora.say('go through my shopping list and remind me about each thing in one minute')).toBe(TAKEN_ON);
+    const run = await ended(dora.person);
+    expect(run.state).toBe('finished');
+    await expect.poll(() => published.filter((p) => p.person === dora.person && p.event.kind === 'run').length, { timeout: 10_000 }).toBe(3);
+    const said = published.filter((p) => p.person === dora.person && p.event.kind === 'run').map((p) => (p.event.kind === 'run' ? p.event.sentence : null));
+    expect(said.slice(0, 2)).toEqual(['Sigo con ello: llevo 1 paso hecho.', 'Sigo con ello: llevo 2 pasos hechos.']);
+    const { rows } = await db.asServer((tx) => tx.query<{ language: string | null }>('select language from runs where id = $1', [run.id]));
+    expect(rows[0]?.language).toBe('es');
+
+    await dora.say("every weekday at eight, tell me what's on my todo list");
+    expect((await db.asPerson(dora.person, (tx) => activeSchedules(tx, 'buddy')))[0]?.language).toBe('es');
+    // A language the bot does not speak is not kept: the bot's own is.
+    const ed = await somebody('fr');
+    await ed.say("every weekday at eight, tell me what's on my todo list");
+    expect((await db.asPerson(ed.person, (tx) => activeSchedules(tx, 'buddy')))[0]?.language).toBe('en');
   });
 
   it('makes a schedule from "every weekday at eight, …", lists it, and stops it', async () => {
