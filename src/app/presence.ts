@@ -14,7 +14,7 @@ import type { Line } from '../core/conversation/events';
 import type { Emitter } from '../core/emitter';
 import { applyEvent, mirrorEvent, mirrorLive, mirrorView } from '../core/presence/mirror';
 import type { Mirror } from '../core/presence/mirror';
-import { narratable } from '../core/presence/narration';
+import { narratable, PROGRESS_GAP_MS, progressDueAt } from '../core/presence/narration';
 import type { ConversationRef, PresenceMessage, WindowEvent } from '../core/presence/protocol';
 import type { PageSeat } from '../core/presence/seat';
 import type { PresenceStreamHandle } from '../platform/presenceClient';
@@ -63,9 +63,11 @@ export interface PresenceOptions {
   liveEveryMs: number;
   /** How long a burst of narration must be quiet before it is said, in ms. Default 500. */
   debounceMs: number;
+  /** The least time between two words of one run's progress, in ms. Default `PROGRESS_GAP_MS`. */
+  progressGapMs: number;
 }
 
-export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500 });
+export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500, progressGapMs: PROGRESS_GAP_MS });
 
 export interface PagePresence {
   /** Resolves once the page knows whether it is the active one (the referee said, or it waited `readyMs`). */
@@ -91,7 +93,7 @@ export interface PagePresence {
 }
 
 export function openPresence(ports: PresencePorts, listeners: PresenceListeners, options: Partial<PresenceOptions> = {}): PagePresence {
-  const { readyMs, liveEveryMs, debounceMs } = { ...PRESENCE_PAGE_DEFAULTS, ...options };
+  const { readyMs, liveEveryMs, debounceMs, progressGapMs } = { ...PRESENCE_PAGE_DEFAULTS, ...options };
   const { me, bot, client, clock } = ports;
   let lastSeq = ports.since ?? 0;
   let disposed = false;
@@ -147,6 +149,8 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
   });
   /** Each run's progress waiting out its debounce: the cancel of its timer. */
   const progressTimers = new Map<string, () => void>();
+  /** When each run's last word of progress was passed on, ms. */
+  const progressPassedAt = new Map<string, number>();
   const narration = narrator(clock, debounceMs, (sentence) => {
     listeners.onNarration(sentence);
   });
@@ -184,17 +188,23 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
           const text = narratable(sequenced.event);
           if (text !== null) narration.narrate(text);
         }
-        // Work that outlives a turn: its question is asked; its progress, once quiet for the debounce,
-        // said in place of any older word of it; its ending (a notice, said once) drops what was not said.
+        // Work that outlives a turn: its question is asked; its progress, once quiet for the debounce
+        // and not within the gap of its last word, said in place of any older word of it; its ending
+        // (a notice, said once) drops what was not said.
         if (sequenced.event.kind === 'run' && seats.isActive()) {
           const { run, ended, ask, sentence } = sequenced.event;
           progressTimers.get(run)?.();
           progressTimers.delete(run);
           if (ask !== undefined) listeners.onRunAsks(ask);
-          else if (ended) listeners.onRunEnded(run);
-          else if (sentence !== null && sentence.trim() !== '') {
-            progressTimers.set(run, clock.after(debounceMs, () => {
+          else if (ended) {
+            progressPassedAt.delete(run);
+            listeners.onRunEnded(run);
+          } else if (sentence !== null && sentence.trim() !== '') {
+            const nowMs = clock.nowMs();
+            const dueAtMs = progressDueAt(nowMs, progressPassedAt.get(run) ?? null, { debounceMs, gapMs: progressGapMs });
+            progressTimers.set(run, clock.after(dueAtMs - nowMs, () => {
               progressTimers.delete(run);
+              progressPassedAt.set(run, clock.nowMs());
               listeners.onRunProgress(run, sentence.trim());
             }));
           }

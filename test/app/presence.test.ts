@@ -331,6 +331,28 @@ describe('presence in the page', () => {
     expect(heard.narrations).toEqual(['Added.']);
   });
 
+  it('passes on a long run’s progress now and then, not at every step: its newest word once the gap since the last is over', async () => {
+    const { server, clock, heard } = open();
+    await flush();
+    server.send(hello(seat('active', 1, me)));
+    server.send(event({ kind: 'run', run: 'run-1', sentence: "I'm still on it: 1 step done so far.", ended: false }));
+    await clock.advance(500);
+    expect(heard.progress).toEqual(["run-1: I'm still on it: 1 step done so far."]);
+    // Steps every 2.5 s: those inside the 8 s gap wait, and only the newest is passed on.
+    for (const n of [2, 3, 4]) {
+      await clock.advance(2_500);
+      server.send(event({ kind: 'run', run: 'run-1', sentence: `I'm still on it: ${String(n)} steps done so far.`, ended: false }));
+    }
+    await clock.advance(499);
+    expect(heard.progress).toHaveLength(1);
+    await clock.advance(1);
+    expect(heard.progress).toEqual(["run-1: I'm still on it: 1 step done so far.", "run-1: I'm still on it: 4 steps done so far."]);
+    // Another run is not held by this one's gap.
+    server.send(event({ kind: 'run', run: 'run-2', sentence: "I'm still on it: 1 step done so far.", ended: false }));
+    await clock.advance(500);
+    expect(heard.progress.at(-1)).toBe("run-2: I'm still on it: 1 step done so far.");
+  });
+
   it('asks a run’s question through the conversation rather than narrating it', async () => {
     const { server, clock, heard } = open();
     await flush();

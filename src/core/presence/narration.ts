@@ -60,3 +60,22 @@ export function oneSentence(texts: readonly string[]): string {
   if (parts.length <= 1) return parts[0] ?? '';
   return `${parts.map((t) => t.replace(/[.!…]+$/u, '')).join('; ')}.`;
 }
+
+/**
+ * The least time between two words of one run's progress, in ms: a long job is said to be going
+ * on now and then, not recited step by step (its steps may come every few seconds, and a word of
+ * it takes about as long to say).
+ */
+export const PROGRESS_GAP_MS = 8_000;
+
+/**
+ * When a run's progress heard at `heardAtMs` is to be passed on: once quiet for `debounceMs`, and
+ * not sooner than `gapMs` after the run's last word was passed on (`lastPassedAtMs`; null: none yet).
+ */
+export function progressDueAt(heardAtMs: number, lastPassedAtMs: number | null, options: { debounceMs: number; gapMs: number }): number {
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`The narration's ${name} is ${String(value)}; give a number of milliseconds from 0.`);
+  }
+  const quietAtMs = heardAtMs + options.debounceMs;
+  return lastPassedAtMs === null ? quietAtMs : Math.max(quietAtMs, lastPassedAtMs + options.gapMs);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueAt, heard, narratable, oneSentence, SILENT } from '../../../src/core/presence/narration';
+import { dueAt, heard, narratable, oneSentence, SILENT, progressDueAt } from '../../../src/core/presence/narration';
 import type { Narration } from '../../../src/core/presence/narration';
 
 describe('narrating what finished away from the conversation', () => {
@@ -34,5 +34,15 @@ describe('narrating what finished away from the conversation', () => {
   it('ignores blank text, and refuses a debounce that is no time', () => {
     expect(heard(SILENT, '   ', 0)).toBe(SILENT);
     expect(() => dueAt(SILENT, 0, { debounceMs: -1 })).toThrow(/debounceMs is -1/);
+  });
+
+  it('passes a run’s progress on once quiet for the debounce, and not within the gap of its last word', () => {
+    const options = { debounceMs: 500, gapMs: 8_000 };
+    expect(progressDueAt(1_000, null, options)).toBe(1_500);
+    // Its last word went 2 s ago: the next waits out the gap, not only the debounce.
+    expect(progressDueAt(3_000, 1_000, options)).toBe(9_000);
+    // Long after its last word, the debounce alone.
+    expect(progressDueAt(20_000, 1_000, options)).toBe(20_500);
+    expect(() => progressDueAt(0, null, { debounceMs: 500, gapMs: Number.NaN })).toThrow(/gapMs is NaN/);
   });
 });
