@@ -162,6 +162,8 @@ function runLine(o: TurnTakingOutcome): Record<string, unknown> {
     ducksMs: o.report.ducks.map((d) => `${d.ducked ? 'down' : 'up'}@${String(rel(d.atMs))}`),
     recogniserStartedMs: rel(o.report.recogniserStartedAtMs),
     words: o.report.words.map((w) => `${w.final ? 'final' : 'interim'}@${String(rel(w.atMs))}${w.taken ? '' : ' (passed on)'}: ${w.text}`),
+    barAtHeard: o.report.bar.atHeardMs === null ? null : Number(o.report.bar.atHeardMs.toFixed(3)),
+    leakOverBar: Number(o.report.bar.leakOverBar.toFixed(3)),
     duckedMs: round(o.duckedMs),
     taken: o.taken,
     silentMs: round(o.silentMs),

@@ -102,6 +102,13 @@ export interface TurnTakingReport {
    */
   voiceFrames: { total: number; speech: number; firstAtMs: number | null; changes: { atMs: number; speech: boolean }[] };
   refusals: MicRefused[];
+  /**
+   * The gate's bar as it heard the sound (null when it never did), and the leak's nearest approach
+   * to it: the loudest microphone frame over the bar in force, while the voice sounded, past the
+   * gate's warm-up (`JUDGED_AFTER_MS` into the answer) and before any sound began (under 1: the
+   * leak stayed under the bar; how far under says how much room a lower bar would have).
+   */
+  bar: { atHeardMs: number | null; leakOverBar: number };
 }
 
 /** What the page exposes on `window.harness`. */
@@ -118,6 +125,8 @@ const LANGUAGE = 'en';
  * quieter leak, whose gain is about 0.25.
  */
 const LEAK_EDGE = 0.02;
+/** From the answer's first output, in ms, past the gate's warm-up and an answer's widened start (200 + 500 ms). */
+const JUDGED_AFTER_MS = 700;
 
 /**
  * A recogniser that hears the scripted sound from when it is started: interim words one at a time
@@ -216,9 +225,14 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     yielder.sound(frame);
   });
   const leak: TurnTakingReport['leak'] = { gain: leakGain, playerAtMs: null, microphoneAtMs: null, peak: 0 };
+  const bar: TurnTakingReport['bar'] = { atHeardMs: null, leakOverBar: 0 };
   let answerPlaying = false;
+  let onsetAtMs = Number.POSITIVE_INFINITY;
   hearing.onHeard((frame) => {
     if (!answerPlaying) return;
+    if (frame.bargeIn) bar.atHeardMs ??= frame.bar;
+    const judged = leak.playerAtMs !== null && frame.atMs - leak.playerAtMs >= JUDGED_AFTER_MS;
+    if (judged && frame.assistantAudible && frame.atMs < onsetAtMs && bargeInsAtMs.length === 0) bar.leakOverBar = Math.max(bar.leakOverBar, frame.level / frame.bar);
     if (leak.playerAtMs === null && (frame.assistantLevel ?? 0) > LEAK_EDGE) leak.playerAtMs = frame.atMs;
     if (leak.microphoneAtMs === null && leakGain > 0 && frame.level > LEAK_EDGE * leakGain) leak.microphoneAtMs = frame.atMs;
     leak.peak = Math.max(leak.peak, frame.level);
@@ -248,6 +262,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     leak,
     voiceFrames,
     refusals,
+    bar,
   });
   if (microphone === null) {
     room.stop();
@@ -266,6 +281,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   // The marker began within the frame that first heard it; the answer goes `leadMs` after that.
   const answerAtMs = markerAtMs - MICROPHONE.frameMs + config.leadMs;
   const onsetMs = answerAtMs + (config.sound?.atMs ?? Number.NaN);
+  if (config.sound !== null) onsetAtMs = onsetMs;
   recogniser = fakeRecogniser(config, onsetMs, nowMs, (heard) => {
     words.push({ atMs: nowMs(), ...heard, taken: yielder.words(heard) });
   });
