@@ -4,7 +4,10 @@
  * reached by URL (PGlite served by pglite-socket, or the real Postgres of
  * CONFAB_TEST_DATABASE_URL), as two server instances share one Postgres. Once half the runs have
  * finished, one worker's process is killed with SIGKILL, whatever it was doing; the other takes its
- * runs over once their leases lapse, and a third process starts in the dead one's place.
+ * runs over once their leases lapse, and a third process starts in the dead one's place. A worker
+ * holds a few runs at a time (CONCURRENCY), so one kill leaves only two or three to take over: to
+ * give the resume figure more than a handful of samples, the newest worker is killed in the same
+ * way at each of KILLS_AT (shares of the runs finished), always leaving two alive.
  *
  * - finished: runs whose answer was said (state `finished`); lostRuns: runs not ended at all.
  * - duplicateWrites: writes that took effect more than once (the `lists.add` effects recorded
@@ -51,6 +54,8 @@ const PROGRESS_TARGET_MS = 1_000;
 const LEASE_MS = 500;
 const CONCURRENCY = 3;
 const PATIENCE_MS = 240_000;
+/** When a worker is killed: the share of the runs finished by then. The half is the issue's mid-way kill. */
+const KILLS_AT = [0.2, 0.35, 0.5, 0.65, 0.8] as const;
 
 export const targets: BenchTarget[] = [
   { figure: 'finished', atLeast: RUNS, what: `runs finished of ${String(RUNS)}, one of two workers killed mid-way` },
@@ -90,19 +95,22 @@ export async function run(): Promise<BenchResult> {
       people.push({ id, person });
     }
     const worker = (holder: string) => startWorkerProcess({ url, holder, leaseMs: LEASE_MS, concurrency: CONCURRENCY, onEvent });
-    workers.push(worker('bench-a'), worker('bench-b'));
-    await until(() => seen.ended.size >= RUNS / 2, PATIENCE_MS, 'half the runs to finish');
-
-    await (workers[0] as WorkerProcess).kill();
-    // The runs the dead worker left holding, and when each of their leases lapses.
-    const { rows } = await db.asServer((tx) => tx.query<{ id: string; lease_until: Date | string }>("select id, lease_until from runs where lease_holder = 'bench-a' and state = 'running'"));
-    const lapses = new Map(rows.map((row) => [row.id, new Date(row.lease_until).getTime()]));
-    workers.push(worker('bench-c'));
+    workers.push(worker('bench-b'), worker('bench-killed-1'));
+    /** Each run a killed worker left holding: who held it, and when its lease lapsed. */
+    const lapses = new Map<string, { holder: string; lapsedAtMs: number }>();
+    for (const [k, share] of KILLS_AT.entries()) {
+      await until(() => seen.ended.size >= RUNS * share, PATIENCE_MS, `${String(Math.round(share * 100))} % of the runs to finish`);
+      const victim = `bench-killed-${String(k + 1)}`;
+      await (workers.at(-1) as WorkerProcess).kill();
+      const { rows } = await db.asServer((tx) => tx.query<{ id: string; lease_until: Date | string }>("select id, lease_until from runs where lease_holder = $1 and state = 'running'", [victim]));
+      for (const row of rows) lapses.set(row.id, { holder: victim, lapsedAtMs: new Date(row.lease_until).getTime() });
+      workers.push(worker(`bench-killed-${String(k + 2)}`));
+    }
     await until(() => seen.ended.size >= RUNS, PATIENCE_MS, 'every run to end');
 
-    const resumes = [...lapses].flatMap(([id, lapsedAtMs]) => {
+    const resumes = [...lapses].flatMap(([id, { holder: dead, lapsedAtMs }]) => {
       const byHolder = seen.begun.get(id);
-      const taken = [...(byHolder ?? new Map<string, number>())].filter(([holder, atMs]) => holder !== 'bench-a' && atMs >= lapsedAtMs).map(([, atMs]) => atMs);
+      const taken = [...(byHolder ?? new Map<string, number>())].filter(([holder, atMs]) => holder !== dead && atMs >= lapsedAtMs).map(([, atMs]) => atMs);
       return taken.length === 0 ? [] : [Math.min(...taken) - lapsedAtMs];
     });
     const states = await db.asServer((tx) => tx.query<{ state: string; n: number }>('select state, count(*)::int as n from runs group by state'));
@@ -126,6 +134,7 @@ export async function run(): Promise<BenchResult> {
       progressHeld: page.held,
       progressAfterSpeech: page.afterSpeech,
       pageToolSteps: page.toolSteps,
+      kills: KILLS_AT.length,
       takenOver: lapses.size,
       resumed: resumes.length,
       leaseMs: LEASE_MS,

@@ -160,6 +160,19 @@ async function phone(browser: Browser, server: BenchServer): Promise<void> {
   await context.close();
 }
 
+/** Work that outlives a turn, at a phone's width: taken on, how it went, and what it came to. */
+async function longWork(browser: Browser, server: BenchServer): Promise<void> {
+  const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`, { viewport: PHONE });
+  await page.getByTestId('start-listening').click();
+  await orbIs(page, ['listening']);
+  await ask(page, speech, 'Add milk and eggs to my shopping list.', /2 things on your shopping list/);
+  await ask(page, speech, 'Go through my shopping list and remind me about each thing in one minute.', "I'm on it — I'll tell you when it's done.");
+  await page.getByTestId('transcript').getByText(/remind you.*milk.*eggs/i).waitFor({ timeout: PATIENCE_MS });
+  await orbIs(page, ['listening', 'hearing']);
+  await shoot(page, 'long-work');
+  await context.close();
+}
+
 /** The model hub out of reach: the voice cannot start; one line says so, with Try again. */
 async function voiceAway(browser: Browser, server: BenchServer): Promise<void> {
   const context = await browser.newContext({ viewport: LAPTOP });
@@ -203,6 +216,7 @@ try {
     await conversation(browser, server);
     await typed(browser, server);
     await phone(browser, server);
+    await longWork(browser, server);
     await voiceAway(browser, server);
     await signIn(browser, dist, models);
   } finally {
