@@ -32,11 +32,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from '@playwright/test';
 import { loadBots } from '../../server/bots';
-import { PROGRESS_GAP_MS } from '../../src/core/presence/narration';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { startRun } from '../../server/runs/runsApi';
 import type { RunEvent } from '../../server/runs/worker';
+import { PROGRESS_GAP_MS } from '../../src/core/presence/narration';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
 import { benchFolder, buildPage, launchChromium, NAME_HELPER, ROOT, startBenchServer, tinyVoice } from '../helpers/benchPage';
 import { spread } from '../helpers/benchTimings';
@@ -58,7 +58,7 @@ const PATIENCE_MS = 240_000;
 const KILLS_AT = [0.2, 0.35, 0.5, 0.65, 0.8] as const;
 
 export const targets: BenchTarget[] = [
-  { figure: 'finished', atLeast: RUNS, what: `runs finished of ${String(RUNS)}, one of two workers killed mid-way` },
+  { figure: 'finished', atLeast: RUNS, what: `runs finished of ${String(RUNS)}, a worker killed at each of ${String(KILLS_AT.length)} points, half-way among them` },
   { figure: 'duplicateWrites', atMost: 0, what: 'writes that took effect twice' },
   { figure: 'lostRuns', atMost: 0, what: 'runs never ended' },
   { figure: 'resumeMsP95', atMost: 2 * LEASE_MS, what: `lease lapse → the next step begun by another worker, p95 (lease ${String(LEASE_MS)} ms)` },

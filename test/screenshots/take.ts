@@ -160,7 +160,7 @@ async function phone(browser: Browser, server: BenchServer): Promise<void> {
   await context.close();
 }
 
-/** Work that outlives a turn, at a phone's width: taken on, how it went, and what it came to. */
+/** Work that outlives a turn, at a phone's width: taken on, and what it came to (a short run's progress is withdrawn once it ends, unsaid). */
 async function longWork(browser: Browser, server: BenchServer): Promise<void> {
   const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`, { viewport: PHONE });
   await page.getByTestId('start-listening').click();
