@@ -1,20 +1,22 @@
 /**
  * Hearing a person over the assistant: the one place that joins the microphone's level frames,
- * whether the assistant is audible (from the player), and the echo gate.
+ * whether the assistant is audible (from the player), and the echo gates.
  *
  * While the assistant is audible the recogniser is stopped (it opens a capture of its own that
  * echo cancellation does not touch), so barge-in is heard here, from the level of the page's own
- * echo-cancelled stream. Every frame goes to the gate with whether assistant audio was sounding;
- * a barge-in calls back, and the app sends the machine `user.interrupted`, whose effects stop the
- * player, cancel the utterance in the worker and abort the answer stream.
+ * echo-cancelled stream. Every frame goes to the gates with whether assistant audio was sounding:
+ * one judges the level as it comes, the other the level with the assistant's output cancelled from
+ * it by the level meter (while its canceller is trusted: gatePair.ts), which hears a soft start
+ * sooner. A barge-in calls back, and the app ducks the voice and decides (yielder.ts).
  *
- * One gate lives as long as the hearing does, across answers and across the microphone being
- * muted and reopened: it has learned how loudly this room leaks, and the next answer should start
- * with that bar rather than a cold one.
+ * One pair of gates lives as long as the hearing does, across answers and across the microphone
+ * being muted and reopened: it has learned how loudly this room leaks, and the next answer should
+ * start with that bar rather than a cold one.
  */
 import type { ConversationEvent } from '../core/conversation/events';
-import { EchoGate } from '../core/speech/echoGate';
 import type { EchoGateOptions } from '../core/speech/echoGateOptions';
+import { barsOf, hearPair, listenAgainPair, startGatePair } from '../core/speech/gatePair';
+import type { GatePairState } from '../core/speech/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 
@@ -43,11 +45,13 @@ export interface HeardFrame extends LevelFrame {
   readonly bargeIn: boolean;
   /** The level a person had to stay over as the frame came (the gate's bar from the leak it learned). */
   readonly bar: number;
+  /** The bar the cancelled level had to stay over, while the echo canceller was trusted; null otherwise. */
+  readonly cancelledBar: number | null;
 }
 
 /** Judges microphone frames against what the room leaks of the assistant's own voice. */
 export class Hearing {
-  readonly #gate: EchoGate;
+  #gates: GatePairState;
   readonly #assistant: AssistantAudio;
   readonly #onBargeIn: (frame: HeardFrame) => void;
   readonly #heard = new Set<(frame: HeardFrame) => void>();
@@ -58,7 +62,7 @@ export class Hearing {
    * Throws `EchoGateOptionError` for a gate option a person must fix.
    */
   constructor(assistant: AssistantAudio, onBargeIn: (frame: HeardFrame) => void, gate: Partial<EchoGateOptions> = {}) {
-    this.#gate = new EchoGate({ ...ROOM_GATE, ...gate });
+    this.#gates = startGatePair({ ...ROOM_GATE, ...gate });
     this.#assistant = assistant;
     this.#onBargeIn = onBargeIn;
   }
@@ -72,9 +76,11 @@ export class Hearing {
     // The output level metered with the frame, sample for sample, is the better reference; the
     // player's level read now is the fallback for a meter that has none.
     const assistantLevel = frame.assistantLevel ?? this.#assistant.level();
-    const bar = this.#gate.bar;
-    const bargeIn = this.#gate.hear({ level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel });
-    const heard: HeardFrame = { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, bargeIn, bar };
+    const bars = barsOf(this.#gates);
+    const judged = hearPair(this.#gates, { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, ...(frame.cancelledLevel === undefined ? {} : { cancelledLevel: frame.cancelledLevel }) });
+    this.#gates = judged.state;
+    const { bargeIn } = judged;
+    const heard: HeardFrame = { ...frame, assistantAudible, assistantLevel, bargeIn, bar: bars.raw, cancelledBar: frame.cancelledLevel === undefined ? null : bars.cancelled };
     for (const listener of this.#heard) listener(heard);
     if (bargeIn) this.#onBargeIn(heard);
     return heard;
@@ -82,7 +88,7 @@ export class Hearing {
 
   /** The voice carried on past what was heard: the next sound over it is heard as the first was. */
   listenAgain(): void {
-    this.#gate.listenAgain();
+    this.#gates = listenAgainPair(this.#gates);
   }
 
   /** Hears every frame of `source` from now on; the returned function stops that. */
@@ -98,12 +104,12 @@ export class Hearing {
 
   /** The level a person must stay over right now, 0..1 (over 1 when nothing the microphone reads can clear it). */
   get bar(): number {
-    return this.#gate.bar;
+    return barsOf(this.#gates).raw;
   }
 
   /** False when the leak is so loud no voice can be told from it: the page can suggest headphones or a lower volume. */
   get canBargeIn(): boolean {
-    return this.#gate.bar < 1;
+    return this.bar < 1;
   }
 }
 

@@ -37,7 +37,7 @@ function report(over: Partial<TurnTakingReport>): TurnTakingReport {
     leak: { gain: 0.25, playerAtMs: ANSWER_AT_MS + 10, microphoneAtMs: ANSWER_AT_MS + 20, peak: 0.2 },
     voiceFrames: { total: 0, speech: 0, firstAtMs: null, changes: [] },
     refusals: [],
-    bar: { atHeardMs: null, leakOverBar: 0 },
+    bar: { atHeardMs: null, leakOverBar: 0, cancelledAtHeard: null, residualOverBar: 0, cancellingFromMs: null },
     ...over,
   };
 }

@@ -8,6 +8,8 @@
  * Loaded by microphone.ts with `audioWorklet.addModule`; Vite bundles it (with its one import) as a
  * module of its own in dev and in the build.
  */
+import { EchoCanceller } from './echoCanceller';
+import type { CancelledFrame } from './echoCanceller';
 import { LEVEL_METER_PROCESSOR, PeakFramer } from './peakFrames';
 import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
 import { SpeechFramer } from './speechFrames';
@@ -29,7 +31,9 @@ declare function registerProcessor(
 /**
  * Posts each frame's peak to the page; it outputs nothing and keeps running until disconnected.
  * Its first input is the microphone; a second one, when connected, is the assistant's own output,
- * metered in the same frames so the echo gate compares the two sample for sample. Given a port
+ * metered in the same frames so the echo gate compares the two sample for sample, and cancelled
+ * from the microphone (echoCanceller.ts): each frame also carries the residual's peak while the
+ * canceller is trusted. Given a port
  * (`SpeechPortMessage`), it also sends the microphone there at 16 kHz, in the voice activity model's
  * frames, straight to the worker that runs it: the page's thread never touches the samples.
  */
@@ -37,6 +41,8 @@ class LevelMeter extends AudioWorkletProcessor {
   readonly #framer: PeakFramer;
   readonly #reference: PeakFramer;
   readonly #references: number[] = [];
+  readonly #canceller: EchoCanceller;
+  readonly #residuals: (number | null)[] = [];
   #speech: { port: MessagePort; framer: SpeechFramer } | null = null;
 
   constructor(options: AudioWorkletNodeOptions) {
@@ -44,6 +50,7 @@ class LevelMeter extends AudioWorkletProcessor {
     const { frameSamples } = options.processorOptions as LevelMeterOptions;
     this.#framer = new PeakFramer(frameSamples);
     this.#reference = new PeakFramer(frameSamples);
+    this.#canceller = new EchoCanceller(sampleRate, frameSamples);
     this.port.onmessage = (event: MessageEvent<SpeechPortMessage>) => {
       this.#speech?.port.close();
       this.#speech = { port: event.data.speech, framer: new SpeechFramer(sampleRate) };
@@ -55,15 +62,20 @@ class LevelMeter extends AudioWorkletProcessor {
     const reference = inputs[1];
     // A render quantum is 128 samples; an input with no channels (nothing arriving yet) is silence.
     const blockLength = channels[0]?.length ?? 128;
-    // Both framers see the same blocks, so they complete the same frames at the same samples.
+    // The framers and the canceller see the same blocks, so they complete the same frames at the same samples.
     if (reference !== undefined) {
       this.#reference.push(reference, blockLength, currentFrame, (message: LevelMeterMessage) => {
         this.#references.push(message.peak);
       });
+      this.#canceller.push(channels[0], reference[0], blockLength, currentFrame, (frame: CancelledFrame) => {
+        this.#residuals.push(frame.residual);
+      });
     }
     this.#framer.push(channels, blockLength, currentFrame, (message: LevelMeterMessage) => {
       const peak = this.#references.shift();
-      this.port.postMessage(peak === undefined ? message : { ...message, reference: peak });
+      const residual = this.#residuals.shift() ?? null;
+      if (peak === undefined) this.port.postMessage(message);
+      else this.port.postMessage(residual === null ? { ...message, reference: peak } : { ...message, reference: peak, residual });
     });
     const speech = this.#speech;
     speech?.framer.push(channels, blockLength, currentFrame, (frame: SpeechFrameMessage) => {

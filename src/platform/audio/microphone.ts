@@ -50,6 +50,11 @@ export interface LevelFrame {
    * player's output as its reference.
    */
   readonly assistantLevel?: number;
+  /**
+   * The microphone's level over the same samples with the assistant's output cancelled from it,
+   * 0..1, while the level meter's echo canceller is trusted (echoCanceller.ts); absent otherwise.
+   */
+  readonly cancelledLevel?: number;
 }
 
 /** Anything that hands out level frames in time order. */
@@ -213,8 +218,10 @@ function meter(context: AudioContext, stream: MediaStream, frameMs: number, refe
   let stopped = false;
 
   node.port.onmessage = (event: MessageEvent<LevelMeterMessage>) => {
-    const { peak, endSample, reference: output } = event.data;
-    const frame: LevelFrame = output === undefined ? { level: peak, atMs: endSample * msPerSample } : { level: peak, atMs: endSample * msPerSample, assistantLevel: output };
+    const { peak, endSample, reference: output, residual } = event.data;
+    const atMs = endSample * msPerSample;
+    const frame: LevelFrame =
+      output === undefined ? { level: peak, atMs } : residual === undefined ? { level: peak, atMs, assistantLevel: output } : { level: peak, atMs, assistantLevel: output, cancelledLevel: residual };
     for (const listener of frameListeners) listener(frame);
   };
   const ended = () => {

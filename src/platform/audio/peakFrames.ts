@@ -33,6 +33,11 @@ export interface LevelMeterMessage {
    * one is connected: the echo gate's reference, aligned to the microphone sample for sample.
    */
   reference?: number;
+  /**
+   * Peak |sample| over the same samples of the microphone with the assistant's output cancelled
+   * from it (echoCanceller.ts, at 16 kHz), while the canceller is trusted; absent when it is not.
+   */
+  residual?: number;
 }
 
 /**

@@ -106,9 +106,11 @@ export interface TurnTakingReport {
    * The gate's bar as it heard the sound (null when it never did), and the leak's nearest approach
    * to it: the loudest microphone frame over the bar in force, while the voice sounded, past the
    * gate's warm-up (`JUDGED_AFTER_MS` into the answer) and before any sound began (under 1: the
-   * leak stayed under the bar; how far under says how much room a lower bar would have).
+   * leak stayed under the bar; how far under says how much room a lower bar would have). The same
+   * for the cancelled gate (gatePair.ts), on the microphone with the voice cancelled from it, and
+   * when the echo canceller was first trusted (null: never).
    */
-  bar: { atHeardMs: number | null; leakOverBar: number };
+  bar: { atHeardMs: number | null; leakOverBar: number; cancelledAtHeard: number | null; residualOverBar: number; cancellingFromMs: number | null };
 }
 
 /** What the page exposes on `window.harness`. */
@@ -225,14 +227,19 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     yielder.sound(frame);
   });
   const leak: TurnTakingReport['leak'] = { gain: leakGain, playerAtMs: null, microphoneAtMs: null, peak: 0 };
-  const bar: TurnTakingReport['bar'] = { atHeardMs: null, leakOverBar: 0 };
+  const bar: TurnTakingReport['bar'] = { atHeardMs: null, leakOverBar: 0, cancelledAtHeard: null, residualOverBar: 0, cancellingFromMs: null };
   let answerPlaying = false;
   let onsetAtMs = Number.POSITIVE_INFINITY;
   hearing.onHeard((frame) => {
     if (!answerPlaying) return;
     if (frame.bargeIn) bar.atHeardMs ??= frame.bar;
+    if (frame.bargeIn && bar.cancelledAtHeard === null) bar.cancelledAtHeard = frame.cancelledBar;
+    if (frame.cancelledLevel !== undefined) bar.cancellingFromMs ??= frame.atMs;
     const judged = leak.playerAtMs !== null && frame.atMs - leak.playerAtMs >= JUDGED_AFTER_MS;
-    if (judged && frame.assistantAudible && frame.atMs < onsetAtMs && bargeInsAtMs.length === 0) bar.leakOverBar = Math.max(bar.leakOverBar, frame.level / frame.bar);
+    if (judged && frame.assistantAudible && frame.atMs < onsetAtMs && bargeInsAtMs.length === 0) {
+      bar.leakOverBar = Math.max(bar.leakOverBar, frame.level / frame.bar);
+      if (frame.cancelledLevel !== undefined && frame.cancelledBar !== null) bar.residualOverBar = Math.max(bar.residualOverBar, frame.cancelledLevel / frame.cancelledBar);
+    }
     if (leak.playerAtMs === null && (frame.assistantLevel ?? 0) > LEAK_EDGE) leak.playerAtMs = frame.atMs;
     if (leak.microphoneAtMs === null && leakGain > 0 && frame.level > LEAK_EDGE * leakGain) leak.microphoneAtMs = frame.atMs;
     leak.peak = Math.max(leak.peak, frame.level);

@@ -1,0 +1,87 @@
+/**
+ * Two echo gates heard as one: the first judges the microphone as it comes, the second what is left
+ * of it once the assistant's own voice is cancelled from it (the level meter's echo canceller). The
+ * cancelled leak is several times quieter than the leak, so the second gate's bar is lower and it
+ * hears a soft start — the glide of "yeah", the hum of "mm-hmm" — tens of milliseconds before the
+ * vowel clears the first gate's bar. A person is heard when either gate hears them, once per
+ * stretch of assistant audio.
+ *
+ * The second gate lives only while the canceller is trusted (the frames carry `cancelledLevel`): a
+ * frame without it ends the second gate, and the next one with it starts a fresh gate, which warms
+ * up on the residual as the first did on the leak. What it learned of a canceller it no longer
+ * trusts would be a bar for a different signal.
+ *
+ * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
+ */
+import { hearFrame, listenAgain, startEchoGate } from './echoGate';
+import type { EchoGateFrame } from './echoGate';
+import { barOf } from './echoGateBar';
+import type { EchoGateOptions } from './echoGateOptions';
+import type { EchoGateState } from './echoGateState';
+
+/**
+ * The second gate's options over the first's. The residual swings more than the leak about its
+ * usual peak — the room's late reverberation is left in it whole, and the filter's misadjustment
+ * comes and goes with the sound — (its loudest sustained level ran to 1.8–1.9 times its top 3 % on
+ * the bench's room, against the leak's 1.2–1.3), so its margin is wider.
+ */
+export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2, coldMargin: 2.5 });
+
+/** A frame of the microphone, with its cancelled level while the canceller is trusted. */
+export interface GatePairFrame extends EchoGateFrame {
+  /** The microphone's level with the assistant's output cancelled from it, 0..1; absent while the canceller is not trusted. */
+  cancelledLevel?: number;
+}
+
+/** Both gates' states; `cancelled` is null while the canceller is not trusted. */
+export interface GatePairState {
+  readonly raw: EchoGateState;
+  readonly cancelled: EchoGateState | null;
+  /** The second gate's options, to start it afresh. */
+  readonly cancelledOptions: Partial<EchoGateOptions>;
+}
+
+/**
+ * A pair that has heard nothing. `options` are both gates'; `cancelled` adjusts the second's over
+ * them (default `CANCELLED_GATE`). Throws `EchoGateOptionError` for an option a person must fix.
+ */
+export function startGatePair(options: Partial<EchoGateOptions> = {}, cancelled: Partial<EchoGateOptions> = CANCELLED_GATE): GatePairState {
+  const cancelledOptions = { ...options, ...cancelled };
+  // Checked now, not when the canceller is first trusted minutes later.
+  startEchoGate(cancelledOptions);
+  return { raw: startEchoGate(options), cancelled: null, cancelledOptions };
+}
+
+/**
+ * Hears one frame with both gates; `bargeIn` is true on the frame where the first of them hears a
+ * person, and that gate's barge-in counts for both: neither reports another until they re-arm.
+ */
+export function hearPair(state: GatePairState, frame: GatePairFrame): { state: GatePairState; bargeIn: boolean } {
+  const wasInterrupted = state.raw.interrupted || (state.cancelled?.interrupted ?? false);
+  const raw = hearFrame(state.raw, frame);
+  let cancelled: { state: EchoGateState; bargeIn: boolean } | null = null;
+  if (frame.cancelledLevel !== undefined) {
+    const gate = state.cancelled ?? { ...startEchoGate(state.cancelledOptions), interrupted: state.raw.interrupted };
+    cancelled = hearFrame(gate, { ...frame, level: frame.cancelledLevel });
+  }
+  const bargeIn = !wasInterrupted && (raw.bargeIn || (cancelled?.bargeIn ?? false));
+  if (!bargeIn) return { bargeIn: false, state: { ...state, raw: raw.state, cancelled: cancelled?.state ?? null } };
+  return {
+    bargeIn: true,
+    state: {
+      ...state,
+      raw: raw.bargeIn ? raw.state : { ...raw.state, interrupted: true },
+      cancelled: cancelled === null ? null : cancelled.bargeIn ? cancelled.state : { ...cancelled.state, interrupted: true },
+    },
+  };
+}
+
+/** Both gates armed again after the voice carried on past what they heard (`listenAgain`). */
+export function listenAgainPair(state: GatePairState): GatePairState {
+  return { ...state, raw: listenAgain(state.raw), cancelled: state.cancelled === null ? null : listenAgain(state.cancelled) };
+}
+
+/** The first gate's bar, and the second's while it lives (null otherwise), 0..1. */
+export function barsOf(state: GatePairState): { raw: number; cancelled: number | null } {
+  return { raw: barOf(state.raw), cancelled: state.cancelled === null ? null : barOf(state.cancelled) };
+}

@@ -1,0 +1,284 @@
+/**
+ * An echo canceller for the level meter: takes the assistant's own voice out of the microphone,
+ * sample for sample, so the echo gate can hear a person's soft start ("y-" of "yeah") under a leak
+ * it would otherwise have to stay over. Run by the level meter worklet on the audio thread, apart
+ * from it so it can be tested in Node.
+ *
+ * Both the microphone and the player's output (the reference, which the worklet has sample-aligned
+ * on its second input) are brought to 16 kHz (a low-pass under 8 kHz ahead of the decimation). A normalised LMS filter of `taps` samples learns the path from the output to the
+ * microphone — the speaker, the direct sound and the first reflections, and the latency of the
+ * capture — and its estimate of the leak is taken from the microphone. What is left (the residual)
+ * is the person, the noise, and the room's late reverberation, which a filter this short cannot
+ * reach.
+ *
+ * A canceller that has not learned the path, or has lost it, would hand the gate a residual as loud
+ * as the leak and then suddenly quieter or louder; so each frame says its residual's peak only while
+ * the canceller is trusted: the leak it removes (the echo return loss enhancement, over the output's
+ * recent audio) is at least `trustDb`, until it falls under `distrustDb`.
+ *
+ * A person talking over the voice is not the voice's echo, and neither is a clatter: the filter
+ * learns from them no more than from a sample of leak, because it learns from the residual clipped
+ * at its usual size (a robust NLMS), and the enhancement is measured only over residual of about
+ * that size. It holds no double-talk detector that stops it learning: on the bench's room each
+ * one tried (the residual over the filter's estimate, the microphone over the output's usual
+ * share) took the room's own reverberation for a person, held the filter, and left it cancelling less.
+ */
+import { SPEECH_RATE_HZ } from '../../core/speech/voiceActivity';
+
+/** How the canceller learns and when it is trusted. */
+export interface EchoCancellerOptions {
+  /**
+   * The filter's length in 16 kHz samples: the longest path from the output to the microphone it
+   * can learn. 768 is 48 ms: the capture latency of one AudioContext (10–30 ms in Chromium) and the
+   * first reflections. Longer paths (a Bluetooth headset) are never trusted, and the gate judges
+   * the microphone as it comes. Default 768.
+   */
+  taps: number;
+  /** The NLMS step, 0..1: larger learns faster and settles noisier. Default 0.2. */
+  step: number;
+  /**
+   * How fast, in ms, the size of residual the filter learns from may grow, e-fold: slow enough that
+   * a brief loud sound (a clatter, a cough, a syllable) barely moves it. Default 150.
+   */
+  robustMs: number;
+  /** The enhancement, in dB, from which the residual is trusted. Default 9. */
+  trustDb: number;
+  /** The enhancement, in dB, under which a trusted canceller is trusted no more. Default 5. */
+  distrustDb: number;
+  /** Time constant, in ms of output audio, of the powers the enhancement is measured from. Default 400. */
+  powerMs: number;
+  /** The quietest output power (mean square at 16 kHz) measured or learned from. Default 1e-6. */
+  quietPower: number;
+}
+
+/** The defaults, each explained on its field in `EchoCancellerOptions`. */
+export const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
+  taps: 768,
+  step: 0.2,
+  robustMs: 150,
+  trustDb: 9,
+  distrustDb: 5,
+  powerMs: 400,
+  quietPower: 1e-6,
+});
+
+/** Merges partial options over `ECHO_CANCELLER`; throws a RangeError naming the option to fix. */
+export function resolveEchoCanceller(partial: Partial<EchoCancellerOptions> = {}): EchoCancellerOptions {
+  const options = { ...ECHO_CANCELLER, ...partial };
+  if (!Number.isInteger(options.taps) || options.taps < 16 || options.taps > 8192) {
+    throw new RangeError(`echo canceller taps is ${String(options.taps)}; give a whole number from 16 to 8192.`);
+  }
+  if (!(options.step > 0 && options.step <= 1)) throw new RangeError(`echo canceller step is ${String(options.step)}; give a number over 0, at most 1.`);
+  if (!(options.distrustDb < options.trustDb)) {
+    throw new RangeError(`echo canceller distrustDb (${String(options.distrustDb)}) must be under trustDb (${String(options.trustDb)}).`);
+  }
+  for (const key of ['robustMs', 'powerMs', 'quietPower'] as const) {
+    if (!(options[key] > 0) || !Number.isFinite(options[key])) throw new RangeError(`echo canceller ${key} is ${String(options[key])}; give a number over 0.`);
+  }
+  return options;
+}
+
+/** How far over its usual size the residual is learned from, as a factor (Gänsler et al., 2000). */
+const ROBUST_CLIP = 1.1;
+/** E|ψ(e)| for a Gaussian residual clipped at `ROBUST_CLIP`: keeps the usual size near the residual's spread. */
+const ROBUST_NORM = 0.60655;
+/** How far over its usual size a residual sample is someone else's, as a factor: past the leak's own swings. */
+const OUTLIER = 4;
+/** Where the residual's usual size starts: a leak's, not a silent room's, so the first leak is learned at once. */
+const ROBUST_START = 0.01;
+
+/** One frame of the canceller's residual, at the level meter's frames. */
+export interface CancelledFrame {
+  /** Peak |residual| over the frame, 0..1, when the canceller is trusted; null when it is not. */
+  residual: number | null;
+  /** The audio-clock sample frame just after the frame's last sample. */
+  endSample: number;
+}
+
+/** The anti-aliasing low-pass's corner, in Hz: under 8 kHz, over the speech band a leak is heard in. */
+const ANTI_ALIAS_HZ = 7000;
+
+/** One section of a Butterworth low-pass (RBJ's biquad), run a sample at a time. */
+class LowPass {
+  readonly #b0: number;
+  readonly #b1: number;
+  readonly #a1: number;
+  readonly #a2: number;
+  #x1 = 0;
+  #x2 = 0;
+  #y1 = 0;
+  #y2 = 0;
+
+  constructor(rateHz: number, cornerHz: number, q: number) {
+    const w = (2 * Math.PI * cornerHz) / rateHz;
+    const alpha = Math.sin(w) / (2 * q);
+    const a0 = 1 + alpha;
+    this.#b0 = (1 - Math.cos(w)) / 2 / a0;
+    this.#b1 = (1 - Math.cos(w)) / a0;
+    this.#a1 = (-2 * Math.cos(w)) / a0;
+    this.#a2 = (1 - alpha) / a0;
+  }
+
+  filter(x: number): number {
+    const y = this.#b0 * (x + this.#x2) + this.#b1 * this.#x1 - this.#a1 * this.#y1 - this.#a2 * this.#y2;
+    this.#x2 = this.#x1;
+    this.#x1 = x;
+    this.#y2 = this.#y1;
+    this.#y1 = y;
+    return y;
+  }
+}
+
+/**
+ * Brings one signal to 16 kHz, a sample at a time: a fourth-order Butterworth low-pass at
+ * `ANTI_ALIAS_HZ`, then the mean of the input each output spans. A box filter alone lets the 8–16 kHz
+ * band fold back, and folded sound is not the output's echo any filter can learn: it capped the
+ * cancellation at about 12 dB.
+ */
+class Decimator {
+  readonly #step: number;
+  readonly #sections: readonly LowPass[];
+  #sum = 0;
+  #needed: number;
+
+  constructor(rateHz: number) {
+    this.#step = rateHz / SPEECH_RATE_HZ;
+    this.#needed = this.#step;
+    // A fourth-order Butterworth as two sections, Q = 1 / (2 cos(π/8)) and 1 / (2 cos(3π/8)).
+    const corner = Math.min(ANTI_ALIAS_HZ, 0.45 * rateHz);
+    this.#sections = [new LowPass(rateHz, corner, 0.5412), new LowPass(rateHz, corner, 1.3066)];
+  }
+
+  /**
+   * Hears one input sample; returns the 16 kHz sample it completes, or null. At most one: an
+   * output spans at least one input sample (the input is at 16 kHz or faster).
+   */
+  push(input: number): number | null {
+    let sample = input;
+    for (const section of this.#sections) sample = section.filter(sample);
+    const take = Math.min(1, this.#needed);
+    this.#sum += sample * take;
+    this.#needed -= take;
+    if (this.#needed > 1e-9) return null;
+    const out = this.#sum / this.#step;
+    // What is left of this input sample begins the next output.
+    this.#sum = sample * (1 - take);
+    this.#needed += this.#step - (1 - take);
+    return out;
+  }
+}
+
+export class EchoCanceller {
+  readonly options: EchoCancellerOptions;
+  readonly frameSamples: number;
+  readonly #mic: Decimator;
+  readonly #ref: Decimator;
+  /** The filter, newest tap first. */
+  readonly #weights: Float64Array;
+  /** The reference's last `taps` samples, written twice (at i and i + taps) so a window is one run. */
+  readonly #history: Float64Array;
+  #at = 0;
+  /** Sum of squares of the reference samples in the window. */
+  #energy = 0;
+  /** Powers over the output's recent audio, for the enhancement. */
+  #micPower = 0;
+  #residualPower = 0;
+  #trusted = false;
+  /** The residual's usual size, for the robust update. */
+  #scale = ROBUST_START;
+  readonly #scaleKeep: number;
+  /** The frame being measured: input samples in it, and its residual peak so far. */
+  #filled = 0;
+  #peak = 0;
+  readonly #powerAlpha: number;
+
+  constructor(inputRateHz: number, frameSamples: number, partial: Partial<EchoCancellerOptions> = {}) {
+    if (!Number.isFinite(inputRateHz) || inputRateHz < SPEECH_RATE_HZ) {
+      throw new RangeError(`the echo canceller's rate is ${String(inputRateHz)} Hz; it needs at least ${String(SPEECH_RATE_HZ)} Hz.`);
+    }
+    if (!Number.isInteger(frameSamples) || frameSamples < 1) {
+      throw new RangeError(`echo canceller frame is ${String(frameSamples)} samples; it must be a whole number from 1 up.`);
+    }
+    this.options = resolveEchoCanceller(partial);
+    this.frameSamples = frameSamples;
+    this.#mic = new Decimator(inputRateHz);
+    this.#ref = new Decimator(inputRateHz);
+    this.#weights = new Float64Array(this.options.taps);
+    this.#history = new Float64Array(2 * this.options.taps);
+    this.#powerAlpha = 1 - Math.exp(-1000 / (this.options.powerMs * SPEECH_RATE_HZ));
+    // Growing by at most (ROBUST_CLIP / ROBUST_NORM - 1) of the remainder each sample: e-fold per `robustMs`.
+    this.#scaleKeep = 1 - 1000 / (this.options.robustMs * SPEECH_RATE_HZ * (ROBUST_CLIP / ROBUST_NORM - 1));
+  }
+
+  /** Whether the residual is trusted now. */
+  get trusted(): boolean {
+    return this.#trusted;
+  }
+
+  /** The leak removed, in dB, over the output's recent audio (0 before any). */
+  get enhancementDb(): number {
+    return this.#residualPower <= 0 || this.#micPower <= 0 ? 0 : 10 * Math.log10(this.#micPower / this.#residualPower);
+  }
+
+  /**
+   * Hears one block: `mic` and `ref` are the microphone's and the output's first channels (either
+   * may be missing: silence), `blockLength` samples whose first is `firstSample` on the audio clock.
+   * Calls `emit` for each frame of `frameSamples` the block completes, at the same samples as the
+   * level meter's own frames.
+   */
+  push(mic: Float32Array | undefined, ref: Float32Array | undefined, blockLength: number, firstSample: number, emit: (frame: CancelledFrame) => void): void {
+    for (let i = 0; i < blockLength; i++) {
+      // The two decimators are alike and fed alike, so they complete their samples together.
+      const heard = this.#mic.push(mic?.[i] ?? 0);
+      const played = this.#ref.push(ref?.[i] ?? 0);
+      if (heard !== null && played !== null) this.#hear(heard, played);
+      this.#filled += 1;
+      if (this.#filled === this.frameSamples) {
+        emit({ residual: this.#trusted ? this.#peak : null, endSample: firstSample + i + 1 });
+        this.#filled = 0;
+        this.#peak = 0;
+      }
+    }
+  }
+
+  /** One 16 kHz sample of each: cancels, measures, and learns. */
+  #hear(mic: number, ref: number): void {
+    const { taps, step, quietPower } = this.options;
+    const history = this.#history;
+    const weights = this.#weights;
+    // The window, newest first, is history[at .. at + taps).
+    this.#at = this.#at === 0 ? taps - 1 : this.#at - 1;
+    const at = this.#at;
+    const leaving = history[at] ?? 0;
+    this.#energy = Math.max(0, this.#energy + ref * ref - leaving * leaving);
+    history[at] = ref;
+    history[at + taps] = ref;
+
+    let estimate = 0;
+    for (let k = 0; k < taps; k++) estimate += (weights[k] as number) * (history[at + k] as number);
+    const residual = mic - estimate;
+    this.#peak = Math.max(this.#peak, Math.abs(residual));
+
+    if (this.#energy / taps < quietPower) return;
+
+    // The enhancement is the leak's: a residual far over its usual size is someone else (a person,
+    // a clatter) and says nothing of how well the leak is taken out.
+    if (Math.abs(residual) <= OUTLIER * this.#scale) {
+      const alpha = this.#powerAlpha;
+      this.#micPower += alpha * (mic * mic - this.#micPower);
+      this.#residualPower += alpha * (residual * residual - this.#residualPower);
+      const enhancement = this.enhancementDb;
+      if (this.#trusted ? enhancement < this.options.distrustDb : enhancement >= this.options.trustDb) this.#trusted = !this.#trusted;
+    }
+
+    // Learns from the residual clipped at `ROBUST_CLIP` times its usual size (Gänsler's robust
+    // NLMS): a clatter or a person's first syllable, loud and brief, moves the filter no further
+    // than a sample of leak does, and the usual size itself can only grow about e-fold per
+    // `robustMs`, so it takes a sustained change (a louder leak, a moved microphone) to follow.
+    const scale = this.#scale;
+    const clipped = Math.max(-ROBUST_CLIP * scale, Math.min(ROBUST_CLIP * scale, residual));
+    this.#scale = this.#scaleKeep * scale + ((1 - this.#scaleKeep) / ROBUST_NORM) * Math.abs(clipped);
+    const gain = (step * clipped) / (this.#energy + taps * quietPower);
+    for (let k = 0; k < taps; k++) weights[k] = (weights[k] as number) + gain * (history[at + k] as number);
+  }
+}
