@@ -5,11 +5,11 @@
  * from it so it can be tested in Node.
  *
  * Both the microphone and the player's output (the reference, which the worklet has sample-aligned
- * on its second input) are brought to 16 kHz (a low-pass under 8 kHz ahead of the decimation). A normalised LMS filter of `taps` samples learns the path from the output to the
- * microphone — the speaker, the direct sound and the first reflections, and the latency of the
- * capture — and its estimate of the leak is taken from the microphone. What is left (the residual)
- * is the person, the noise, and the room's late reverberation, which a filter this short cannot
- * reach.
+ * on its second input) are brought to 16 kHz (a low-pass under 8 kHz ahead of the decimation). A
+ * normalised LMS filter of `taps` samples learns the path from the output to the microphone — the
+ * latency of the capture, the speaker, the direct sound and the early reflections — and its estimate
+ * of the leak is taken from the microphone. What is left (the residual) is the person, the noise,
+ * and the room's late reverberation, which a filter this short cannot reach.
  *
  * A canceller that has not learned the path, or has lost it, would hand the gate a residual as loud
  * as the leak and then suddenly quieter or louder; so each frame says its residual's peak only while
@@ -29,9 +29,11 @@ import { SPEECH_RATE_HZ } from '../../core/speech/voiceActivity';
 export interface EchoCancellerOptions {
   /**
    * The filter's length in 16 kHz samples: the longest path from the output to the microphone it
-   * can learn. 768 is 48 ms: the capture latency of one AudioContext (10–30 ms in Chromium) and the
-   * first reflections. Longer paths (a Bluetooth headset) are never trusted, and the gate judges
-   * the microphone as it comes. Default 768.
+   * can learn. 1280 is 80 ms: the capture latency of one AudioContext (about 22 ms in Chromium) and
+   * the room's reflections as they build up (to their loudest some 40 ms after the direct sound). At
+   * 48 ms the build-up was left in the residual and burst out of it after the loudest syllables.
+   * Longer paths (a Bluetooth headset) are never trusted, and the gate judges the microphone as it
+   * comes. Default 1280.
    */
   taps: number;
   /** The NLMS step, 0..1: larger learns faster and settles noisier. Default 0.2. */
@@ -53,7 +55,7 @@ export interface EchoCancellerOptions {
 
 /** The defaults, each explained on its field in `EchoCancellerOptions`. */
 export const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
-  taps: 768,
+  taps: 1280,
   step: 0.2,
   robustMs: 150,
   trustDb: 9,
@@ -84,6 +86,8 @@ const ROBUST_CLIP = 1.1;
 const ROBUST_NORM = 0.60655;
 /** How far over its usual size a residual sample is someone else's, as a factor: past the leak's own swings. */
 const OUTLIER = 4;
+/** The whitening filter's coefficient, 1 - a z⁻¹: tilts speech's spectrum about flat. */
+const PRE_EMPHASIS = 0.9;
 /** Where the residual's usual size starts: a leak's, not a silent room's, so the first leak is learned at once. */
 const ROBUST_START = 0.01;
 
@@ -177,6 +181,11 @@ export class EchoCanceller {
   readonly #weights: Float64Array;
   /** The reference's last `taps` samples, written twice (at i and i + taps) so a window is one run. */
   readonly #history: Float64Array;
+  /** The same, whitened (`PRE_EMPHASIS`): what the filter learns from. */
+  readonly #whitened: Float64Array;
+  #whiteEnergy = 0;
+  #lastRef = 0;
+  #lastResidual = 0;
   #at = 0;
   /** Sum of squares of the reference samples in the window. */
   #energy = 0;
@@ -190,6 +199,8 @@ export class EchoCanceller {
   /** The frame being measured: input samples in it, and its residual peak so far. */
   #filled = 0;
   #peak = 0;
+  /** The 16 kHz microphone's peak over the same frame. */
+  #micPeak = 0;
   readonly #powerAlpha: number;
 
   constructor(inputRateHz: number, frameSamples: number, partial: Partial<EchoCancellerOptions> = {}) {
@@ -205,6 +216,7 @@ export class EchoCanceller {
     this.#ref = new Decimator(inputRateHz);
     this.#weights = new Float64Array(this.options.taps);
     this.#history = new Float64Array(2 * this.options.taps);
+    this.#whitened = new Float64Array(2 * this.options.taps);
     this.#powerAlpha = 1 - Math.exp(-1000 / (this.options.powerMs * SPEECH_RATE_HZ));
     // Growing by at most (ROBUST_CLIP / ROBUST_NORM - 1) of the remainder each sample: e-fold per `robustMs`.
     this.#scaleKeep = 1 - 1000 / (this.options.robustMs * SPEECH_RATE_HZ * (ROBUST_CLIP / ROBUST_NORM - 1));
@@ -237,6 +249,7 @@ export class EchoCanceller {
         emit({ residual: this.#trusted ? this.#peak : null, endSample: firstSample + i + 1 });
         this.#filled = 0;
         this.#peak = 0;
+        this.#micPeak = 0;
       }
     }
   }
@@ -245,25 +258,36 @@ export class EchoCanceller {
   #hear(mic: number, ref: number): void {
     const { taps, step, quietPower } = this.options;
     const history = this.#history;
+    const whitened = this.#whitened;
     const weights = this.#weights;
-    // The window, newest first, is history[at .. at + taps).
+    // The windows, newest first, are history[at .. at + taps) and whitened[at .. at + taps).
     this.#at = this.#at === 0 ? taps - 1 : this.#at - 1;
     const at = this.#at;
     const leaving = history[at] ?? 0;
     this.#energy = Math.max(0, this.#energy + ref * ref - leaving * leaving);
     history[at] = ref;
     history[at + taps] = ref;
+    const white = ref - PRE_EMPHASIS * this.#lastRef;
+    this.#lastRef = ref;
+    const whiteLeaving = whitened[at] ?? 0;
+    this.#whiteEnergy = Math.max(0, this.#whiteEnergy + white * white - whiteLeaving * whiteLeaving);
+    whitened[at] = white;
+    whitened[at + taps] = white;
 
     let estimate = 0;
     for (let k = 0; k < taps; k++) estimate += (weights[k] as number) * (history[at + k] as number);
     const residual = mic - estimate;
+    // The residual as the whitened signals would have it: the path is the same filter either way.
+    const error = residual - PRE_EMPHASIS * this.#lastResidual;
+    this.#lastResidual = residual;
     this.#peak = Math.max(this.#peak, Math.abs(residual));
+    this.#micPeak = Math.max(this.#micPeak, Math.abs(mic));
 
     if (this.#energy / taps < quietPower) return;
 
     // The enhancement is the leak's: a residual far over its usual size is someone else (a person,
     // a clatter) and says nothing of how well the leak is taken out.
-    if (Math.abs(residual) <= OUTLIER * this.#scale) {
+    if (Math.abs(error) <= OUTLIER * this.#scale) {
       const alpha = this.#powerAlpha;
       this.#micPower += alpha * (mic * mic - this.#micPower);
       this.#residualPower += alpha * (residual * residual - this.#residualPower);
@@ -271,14 +295,15 @@ export class EchoCanceller {
       if (this.#trusted ? enhancement < this.options.distrustDb : enhancement >= this.options.trustDb) this.#trusted = !this.#trusted;
     }
 
-    // Learns from the residual clipped at `ROBUST_CLIP` times its usual size (Gänsler's robust
-    // NLMS): a clatter or a person's first syllable, loud and brief, moves the filter no further
-    // than a sample of leak does, and the usual size itself can only grow about e-fold per
-    // `robustMs`, so it takes a sustained change (a louder leak, a moved microphone) to follow.
+    // Learns on the whitened signals (speech's energy lies low; whitened, its high bands are
+    // learned as fast as its low ones), from the error clipped at `ROBUST_CLIP` times its usual
+    // size (Gänsler's robust NLMS): a clatter or a person's first syllable, loud and brief, moves
+    // the filter no further than a sample of leak does, and the usual size itself can only grow
+    // about e-fold per `robustMs`, so it takes a sustained change (a louder leak) to follow.
     const scale = this.#scale;
-    const clipped = Math.max(-ROBUST_CLIP * scale, Math.min(ROBUST_CLIP * scale, residual));
+    const clipped = Math.max(-ROBUST_CLIP * scale, Math.min(ROBUST_CLIP * scale, error));
     this.#scale = this.#scaleKeep * scale + ((1 - this.#scaleKeep) / ROBUST_NORM) * Math.abs(clipped);
-    const gain = (step * clipped) / (this.#energy + taps * quietPower);
-    for (let k = 0; k < taps; k++) weights[k] = (weights[k] as number) + gain * (history[at + k] as number);
+    const gain = (step * clipped) / (this.#whiteEnergy + taps * quietPower);
+    for (let k = 0; k < taps; k++) weights[k] = (weights[k] as number) + gain * (whitened[at + k] as number);
   }
 }
