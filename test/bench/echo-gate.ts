@@ -21,10 +21,14 @@
  * Scored per turn: a false barge-in is any barge-in in a turn where nobody talked over the
  * assistant, or before the person began, or while the assistant was silent; a missed one is a person
  * not heard within 1 s of starting; latency is detection time minus the person's first frame.
+ * `cancellerMsPerAudioSecond` is what the level meter's echo canceller (the second gate's input,
+ * gatePair.ts) costs the audio thread.
  */
+import { performance } from 'node:perf_hooks';
 import { hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
 import { FULL_SCALE } from '../../src/core/speech/echoGateBar';
 import type { EchoGateState } from '../../src/core/speech/echoGateState';
+import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';
@@ -212,6 +216,26 @@ function makeRoom(random: Random, leak: number, personLevel: number): Room {
   return { leak, personLevel, noise: between(random, 0.005, 0.03), reverbMs: between(random, 40, 70) };
 }
 
+/**
+ * What the level meter's echo canceller costs the audio thread: milliseconds of work per second of
+ * 48 kHz audio (a tone and its echo), in render quanta of 128 as the worklet gets them, the median
+ * of three passes over ten seconds on this machine's Node.
+ */
+function cancellerMsPerAudioSecond(): number {
+  const rateHz = 48_000;
+  const seconds = 10;
+  const output = Float32Array.from({ length: 128 }, (_, i) => 0.5 * Math.sin(i / 5));
+  const echo = Float32Array.from(output, (v) => 0.3 * v);
+  const passes: number[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    const canceller = new EchoCanceller(rateHz, rateHz / 100);
+    const started = performance.now();
+    for (let at = 0; at < rateHz * seconds; at += 128) canceller.push(echo, output, 128, at, () => undefined);
+    passes.push((performance.now() - started) / seconds);
+  }
+  return round(median(passes), 1);
+}
+
 export function run(): Promise<{
   bench: 'echo-gate';
   turns: number;
@@ -256,5 +280,6 @@ export function run(): Promise<{
     coldFirstTurns: tally(all.filter((o) => o.cold)),
     byLeak,
     headphones: { leak: HEADPHONE_LEAK, personLevel: QUIET_WORD, ...tally(headphones) },
+    cancellerMsPerAudioSecond: cancellerMsPerAudioSecond(),
   });
 }

@@ -22,8 +22,9 @@ import type { EchoGateState } from './echoGateState';
 /**
  * The second gate's options over the first's. The residual swings further over its usual peak than
  * the leak does — the room's late reverberation is left in it whole, and the filter's misadjustment
- * comes and goes with the sound: on the bench's room, single frames of it reached 1.2–1.4 times a
- * bar at twice its peak (the leak's own reach 0.9–1.0 of the first gate's) — so its margin is wider.
+ * comes and goes with the sound — so its margin is wider: at 2.75 (3.5 while cold), single frames
+ * of the residual on the bench's room reach 0.5–0.9 of its bar, as the leak's own reach 0.9–1.0 of
+ * the first gate's.
  */
 export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2.75, coldMargin: 3.5 });
 

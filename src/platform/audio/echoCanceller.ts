@@ -199,8 +199,6 @@ export class EchoCanceller {
   /** The frame being measured: input samples in it, and its residual peak so far. */
   #filled = 0;
   #peak = 0;
-  /** The 16 kHz microphone's peak over the same frame. */
-  #micPeak = 0;
   readonly #powerAlpha: number;
 
   constructor(inputRateHz: number, frameSamples: number, partial: Partial<EchoCancellerOptions> = {}) {
@@ -249,7 +247,6 @@ export class EchoCanceller {
         emit({ residual: this.#trusted ? this.#peak : null, endSample: firstSample + i + 1 });
         this.#filled = 0;
         this.#peak = 0;
-        this.#micPeak = 0;
       }
     }
   }
@@ -281,7 +278,6 @@ export class EchoCanceller {
     const error = residual - PRE_EMPHASIS * this.#lastResidual;
     this.#lastResidual = residual;
     this.#peak = Math.max(this.#peak, Math.abs(residual));
-    this.#micPeak = Math.max(this.#micPeak, Math.abs(mic));
 
     if (this.#energy / taps < quietPower) return;
 
