@@ -77,7 +77,7 @@ export class Hearing {
     // player's level read now is the fallback for a meter that has none.
     const assistantLevel = frame.assistantLevel ?? this.#assistant.level();
     const bars = barsOf(this.#gates);
-    const judged = hearPair(this.#gates, { level: frame.level, atMs: frame.atMs, assistantAudible, assistantLevel, ...(frame.cancelledLevel === undefined ? {} : { cancelledLevel: frame.cancelledLevel }) });
+    const judged = hearPair(this.#gates, { ...frame, assistantAudible, assistantLevel });
     this.#gates = judged.state;
     const { bargeIn } = judged;
     const heard: HeardFrame = { ...frame, assistantAudible, assistantLevel, bargeIn, bar: bars.raw, cancelledBar: frame.cancelledLevel === undefined ? null : bars.cancelled };

@@ -16,6 +16,7 @@
 import { hearFrame, listenAgain, startEchoGate } from './echoGate';
 import type { EchoGateFrame } from './echoGate';
 import { barOf } from './echoGateBar';
+import { resolveEchoGate } from './echoGateOptions';
 import type { EchoGateOptions } from './echoGateOptions';
 import type { EchoGateState } from './echoGateState';
 
@@ -49,7 +50,7 @@ export interface GatePairState {
 export function startGatePair(options: Partial<EchoGateOptions> = {}, cancelled: Partial<EchoGateOptions> = CANCELLED_GATE): GatePairState {
   const cancelledOptions = { ...options, ...cancelled };
   // Checked now, not when the canceller is first trusted minutes later.
-  startEchoGate(cancelledOptions);
+  resolveEchoGate(cancelledOptions);
   return { raw: startEchoGate(options), cancelled: null, cancelledOptions };
 }
 
