@@ -186,15 +186,17 @@ describe('signing in with Supabase', () => {
   it('ends a session whose refresh the project refuses, and asks for a new sign-in', async () => {
     const email = newEmail();
     const user = standIn.addUser(email, PASSWORD);
-    const auth = supabase();
-    standIn.accessTokenLifetimeS = -60;
-    await auth.signInWithPassword(email, PASSWORD);
-    // Signed out everywhere from another device: the refresh token is no longer honoured.
+    // Another device, signed in first with a token that stays good.
     const other = supabase();
-    standIn.accessTokenLifetimeS = 3600;
     await other.signInWithPassword(email, PASSWORD);
     const otherToken = await other.accessToken();
     expect(otherToken).not.toBeNull();
+    // This device holds an expired token. Every token issued from here on is expired too, so a
+    // background refresh of supabase-js's, whenever it runs, cannot leave this device a good one.
+    const auth = supabase();
+    standIn.accessTokenLifetimeS = -60;
+    await auth.signInWithPassword(email, PASSWORD);
+    // Signed out everywhere from the other device: this one's refresh token is no longer honoured.
     await fetch(`${standIn.url}/auth/v1/logout?scope=global`, {
       method: 'POST',
       headers: { apikey: standIn.anonKey, Authorization: `Bearer ${otherToken ?? ''}` },
