@@ -24,6 +24,7 @@
  * share) took the room's own reverberation for a person, held the filter, and left it cancelling less.
  */
 import { SPEECH_RATE_HZ } from '../../core/speech/voiceActivity';
+import { BoxDecimator } from './speechFrames';
 
 /** How the canceller learns and when it is trusted. */
 export interface EchoCancellerOptions {
@@ -140,35 +141,21 @@ class LowPass {
  * cancellation at about 12 dB.
  */
 class Decimator {
-  readonly #step: number;
   readonly #sections: readonly LowPass[];
-  #sum = 0;
-  #needed: number;
+  readonly #box: BoxDecimator;
 
   constructor(rateHz: number) {
-    this.#step = rateHz / SPEECH_RATE_HZ;
-    this.#needed = this.#step;
     // A fourth-order Butterworth as two sections, Q = 1 / (2 cos(π/8)) and 1 / (2 cos(3π/8)).
     const corner = Math.min(ANTI_ALIAS_HZ, 0.45 * rateHz);
     this.#sections = [new LowPass(rateHz, corner, 0.5412), new LowPass(rateHz, corner, 1.3066)];
+    this.#box = new BoxDecimator(rateHz);
   }
 
-  /**
-   * Hears one input sample; returns the 16 kHz sample it completes, or null. At most one: an
-   * output spans at least one input sample (the input is at 16 kHz or faster).
-   */
+  /** Hears one input sample; returns the 16 kHz sample it completes, or null. */
   push(input: number): number | null {
     let sample = input;
     for (const section of this.#sections) sample = section.filter(sample);
-    const take = Math.min(1, this.#needed);
-    this.#sum += sample * take;
-    this.#needed -= take;
-    if (this.#needed > 1e-9) return null;
-    const out = this.#sum / this.#step;
-    // What is left of this input sample begins the next output.
-    this.#sum = sample * (1 - take);
-    this.#needed += this.#step - (1 - take);
-    return out;
+    return this.#box.push(sample);
   }
 }
 
