@@ -25,9 +25,12 @@ import type { EchoGateState } from './echoGateState';
  * the leak does — the room's late reverberation is left in it whole, and the filter's misadjustment
  * comes and goes with the sound — so its margin is wider: at 2.75 (3.5 while cold), single frames
  * of the residual on the bench's room reach 0.5–0.9 of its bar, as the leak's own reach 0.9–1.0 of
- * the first gate's.
+ * the first gate's. It hears only while the voice sounds (`tailMs` 0): once the output falls silent
+ * there is nothing left to cancel, the residual is the microphone itself, and its bar (learned on a
+ * cancelled leak) would take the room's ring-out, or any sound just after the answer, for a person.
+ * The first gate judges that tail, against the leak's own bar.
  */
-export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2.75, coldMargin: 3.5 });
+export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2.75, coldMargin: 3.5, tailMs: 0 });
 
 /** A frame of the microphone, with its cancelled level while the canceller is trusted. */
 export interface GatePairFrame extends EchoGateFrame {

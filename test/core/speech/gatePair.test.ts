@@ -94,6 +94,17 @@ describe('two gates heard as one', () => {
     expect(feed(warmed, softStart(10, 4050)).bargeInsAtMs).toEqual([4080]);
   });
 
+  it('leaves the ring-out after the voice stops to the raw gate: the residual there is the microphone itself', () => {
+    const state = settled();
+    // After the last sample nothing is left to cancel: a sound the raw gate's held bar lets by is
+    // no barge-in, however far over the cancelled bar it is.
+    const afterVoice = Array.from({ length: 20 }, (_, i): GatePairFrame => ({ level: 0.17, atMs: 3000 + (i + 1) * FRAME_MS, assistantAudible: false, cancelledLevel: 0.17 }));
+    expect(feed(state, afterVoice).bargeInsAtMs).toEqual([]);
+    // Over the raw gate's bar in the same tail, a person is heard as before.
+    const loud = afterVoice.map((f) => ({ ...f, level: 0.9, cancelledLevel: 0.9 }));
+    expect(feed(state, loud).bargeInsAtMs).toEqual([3030]);
+  });
+
   it('checks the cancelled gate’s options when the pair starts, not minutes later', () => {
     expect(() => startGatePair({}, { margin: 5 })).toThrow(EchoGateOptionError);
   });

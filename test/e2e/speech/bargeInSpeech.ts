@@ -271,9 +271,15 @@ function addAt(into: Float32Array, clip: Float32Array, at: number): void {
   for (let i = 0; i < clip.length && at + i < into.length; i++) into[at + i] = (into[at + i] ?? 0) + (clip[i] ?? 0);
 }
 
-/** The coloured leak cut to the timeline and its tail, its peak scaled to 1. */
+/**
+ * The coloured leak on the timeline with its tail, its peak scaled to 1. sox's reverb ends with its
+ * input, so the ring-out is cut at the answer's last sample and the tail is the room's noise floor
+ * alone. The tail must be in the file: Chromium's fake capture at the end of a `%noloop` file
+ * keeps handing over its last buffer, a steady sound the page would hear just after the answer.
+ */
 function leakOf(wet: Pcm, timeline: Float32Array): Float32Array {
-  const leak = wet.samples.slice(0, timeline.length + msToSamples(TAIL_MS));
+  const leak = new Float32Array(timeline.length + msToSamples(TAIL_MS));
+  leak.set(wet.samples.subarray(0, leak.length));
   const peak = peakOf(leak);
   return leak.map((s) => s / peak);
 }
