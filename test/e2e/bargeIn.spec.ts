@@ -61,15 +61,18 @@ async function run(scenario: MicScenario, baseURL: string | undefined): Promise<
   });
 }
 
-/** Where each barge-in fell, in ms into the answer, for a failure to say. */
+/**
+ * Where each barge-in fell, in ms into the answer, for a failure to say, with the frames heard in
+ * the 100 ms up to the first: [ms into the answer, level, cancelled level (-1: not trusted),
+ * output level, first bar, second bar (-1: none)].
+ */
 function bargeInsIntoAnswer(outcome: BargeInOutcome): string {
-  const first = outcome.bargeInsAtMs[0];
-  if (first !== undefined && process.env.BARGE_DEBUG === '1') {
-    const hit = outcome.report.frames.find((f) => f.bargeIn);
-    const near = outcome.report.frames.filter((f) => hit !== undefined && f.atMs > hit.atMs - 300 && f.atMs <= hit.atMs);
-    console.log(JSON.stringify(near.map((f) => [Math.round(f.atMs - outcome.leakStartMs), +f.level.toFixed(3), +(f.assistantLevel ?? -1).toFixed(3), f.assistantAudible ? 1 : 0])));
-  }
-  return `barge-ins at ${JSON.stringify(outcome.bargeInsAtMs.map((atMs) => Math.round(atMs - outcome.leakStartMs)))} ms into the answer`;
+  const into = (atMs: number) => Math.round(atMs - outcome.leakStartMs);
+  const hit = outcome.report.frames.find((f) => f.bargeIn);
+  const near = hit === undefined ? [] : outcome.report.frames.filter((f) => f.atMs > hit.atMs - 100 && f.atMs <= hit.atMs);
+  const r = (x: number | null | undefined) => +(x ?? -1).toFixed(3);
+  const frames = near.map((f) => [into(f.atMs), r(f.level), r(f.cancelledLevel), r(f.assistantLevel), r(f.bar), r(f.cancelledBar)]);
+  return `barge-ins at ${JSON.stringify(outcome.bargeInsAtMs.map(into))} ms into the answer; frames before the first: ${JSON.stringify(frames)}`;
 }
 
 /** The player went quiet on the stop: nothing at its output, nothing audible, and no piece started after it. */

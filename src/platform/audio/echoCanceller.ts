@@ -14,7 +14,11 @@
  * A canceller that has not learned the path, or has lost it, would hand the gate a residual as loud
  * as the leak and then suddenly quieter or louder; so each frame says its residual's peak only while
  * the canceller is trusted: the leak it removes (the echo return loss enhancement, over the output's
- * recent audio) is at least `trustDb`, until it falls under `distrustDb`.
+ * recent audio) is at least `trustDb`, until it falls under `distrustDb` — or until one frame shows
+ * the path lost (its residual louder than the microphone, see `#lostPath`), after which trust is
+ * earned again from nothing. A capture starved of CPU hands the graph a stretch of silence and then
+ * the sound it held back, later than before; the filter's estimate is then the leak as it no longer
+ * is, and the residual the leak itself, which the second gate's low bar would take for a person.
  *
  * A person talking over the voice is not the voice's echo, and neither is a clatter: the filter
  * learns from them no more than from a sample of leak, because it learns from the residual clipped
@@ -186,6 +190,10 @@ export class EchoCanceller {
   /** The frame being measured: input samples in it, and its residual peak so far. */
   #filled = 0;
   #peak = 0;
+  /** The frame's sums of squares, over its samples with output sounding: microphone, estimate, residual. */
+  #frameMic = 0;
+  #frameEstimate = 0;
+  #frameResidual = 0;
   readonly #powerAlpha: number;
 
   constructor(inputRateHz: number, frameSamples: number, partial: Partial<EchoCancellerOptions> = {}) {
@@ -231,11 +239,31 @@ export class EchoCanceller {
       if (heard !== null && played !== null) this.#hear(heard, played);
       this.#filled += 1;
       if (this.#filled === this.frameSamples) {
+        if (this.#lostPath()) {
+          this.#trusted = false;
+          // Trust is earned again from nothing: the enhancement measured so far was of the old path.
+          this.#residualPower = this.#micPower;
+        }
         emit({ residual: this.#trusted ? this.#peak : null, endSample: firstSample + i + 1 });
         this.#filled = 0;
         this.#peak = 0;
+        this.#frameMic = 0;
+        this.#frameEstimate = 0;
+        this.#frameResidual = 0;
       }
     }
+  }
+
+  /**
+   * Whether the frame just heard says the filter no longer matches the path: the output's estimate
+   * was most of what the microphone heard (so a person or the room's noise cannot be what moved it),
+   * and taking it out left more than there was. A person talking adds to the microphone and leaves
+   * the residual under it; a filter that has lost the path (a capture that dropped samples and came
+   * back later, a moved speaker) takes out a leak that is not there and adds its own.
+   */
+  #lostPath(): boolean {
+    const quiet = this.options.quietPower * this.frameSamples;
+    return this.#frameEstimate > quiet && 2 * this.#frameEstimate >= this.#frameMic && this.#frameResidual > this.#frameMic;
   }
 
   /** One 16 kHz sample of each: cancels, measures, and learns. */
@@ -267,6 +295,9 @@ export class EchoCanceller {
     this.#peak = Math.max(this.#peak, Math.abs(residual));
 
     if (this.#energy / taps < quietPower) return;
+    this.#frameMic += mic * mic;
+    this.#frameEstimate += estimate * estimate;
+    this.#frameResidual += residual * residual;
 
     // The enhancement is the leak's: a residual far over its usual size is someone else (a person,
     // a clatter) and says nothing of how well the leak is taken out.

@@ -132,6 +132,46 @@ describe('EchoCanceller', () => {
     expect(20 * Math.log10(hit / quiet)).toBeLessThan(2);
   });
 
+  /**
+   * The leak with the capture dropping `dropMs` of samples (digital silence, as a starved capture
+   * hands the audio graph) `atS` seconds in, and coming back `lateMs` later than before; a faint
+   * room noise everywhere else, as a real microphone never gives exact zeros.
+   */
+  function droppedOut(leak: Float32Array, atS: number, dropMs: number, lateMs: number): Float32Array {
+    const from = Math.round(RATE * atS);
+    const to = from + Math.round((RATE * dropMs) / 1000);
+    const late = Math.round((RATE * lateMs) / 1000);
+    const noise = seededRandom(31);
+    return Float32Array.from(leak, (s, i) => (i < from ? s : i < to ? 0 : (leak[i - late] ?? 0)) + (i >= from && i < to ? 0 : 0.002 * (noise() * 2 - 1)));
+  }
+
+  it('says nothing of its residual from the frame the capture drops out, and trusts it again once the path is learned', () => {
+    const output = voice(6, 7);
+    const at = 3.15;
+    const frames = cancel(droppedOut(leakOf(output, 20, 0.4), at, 20, 0), output);
+    const before = frames.filter((f) => f.endSample > RATE * 2.5 && f.endSample <= RATE * at);
+    expect(before.every((f) => f.residual !== null)).toBe(true);
+    // The frame the drop begins in: what it would say is the filter's estimate, not anything heard.
+    const dropped = frames.find((f) => f.endSample > RATE * at);
+    expect(dropped?.residual).toBeNull();
+    const after = frames.filter((f) => f.endSample > RATE * (at + 2));
+    expect(after.length).toBeGreaterThan(50);
+    expect(after.every((f) => f.residual !== null)).toBe(true);
+  });
+
+  it.each([10, 20, 40])('never hands on the leak as residual when the capture comes back %i ms later than before', (lateMs) => {
+    const output = voice(8, 7);
+    const at = 3.15;
+    const frames = cancel(droppedOut(leakOf(output, 20, 0.4), at, 20, lateMs), output);
+    const usual = Math.max(...frames.filter((f) => f.endSample > RATE * 2.5 && f.endSample <= RATE * at).map((f) => f.residual ?? 1));
+    const after = frames.filter((f) => f.endSample > RATE * at);
+    // Until the new path is learned nothing is said; once it is, the residual is within 6 dB of
+    // before (and the gate starts afresh on it), never the leak it was failing to take out.
+    expect(after.slice(0, 50).every((f) => f.residual === null)).toBe(true);
+    expect(Math.max(...after.map((f) => f.residual ?? 0))).toBeLessThan(2 * usual);
+    expect(after.some((f) => f.residual !== null)).toBe(true);
+  });
+
   it('learns nothing, and trusts nothing, from an output that is silent', () => {
     const silence = new Float32Array(RATE * 2);
     const noise = seededRandom(3);
