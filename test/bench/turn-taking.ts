@@ -39,6 +39,8 @@
  * not in the figures. The detail line's `leak` also says how the leak lined up with the voice
  * (`lagMs`: the player's first output frame → the leak's first at the microphone; 0 is the same
  * 10 ms frame) and, in the leak-only runs, its loudest frame at the microphone (`peakByRun`).
+ * Each run's line (what was heard and done, and the frames up to its first barge-in) and the
+ * detail line go to stderr, which the acceptance checks keep; stdout ends with the figures.
  * `--clips DIR` plays the clips listed in DIR's clips.json instead of the kept ones.
  */
 import { execFileSync } from 'node:child_process';
@@ -180,6 +182,7 @@ function runLine(o: TurnTakingOutcome): Record<string, unknown> {
       firstMs: rel(o.report.voiceFrames.firstAtMs),
       changesMs: o.report.voiceFrames.changes.map((c) => `${c.speech ? 'speech' : 'none'}@${String(rel(c.atMs))}`),
     },
+    beforeFirstBargeIn: o.report.beforeFirstBargeIn.map(([atMs, ...levels]) => [rel(atMs ?? null), ...levels.map((l) => Number(l.toFixed(3)))]),
   };
 }
 
@@ -222,7 +225,8 @@ export async function run(options: BenchOptions = {}): Promise<{
           finalAfterMs: FINAL_AFTER_MS,
         });
         (measured.includes(scenario) ? outcomes : headphones).push(outcome);
-        console.log(JSON.stringify(runLine(outcome)));
+        // On stderr with the detail below (the checks keep it): stdout ends with the figures.
+        console.error(JSON.stringify(runLine(outcome)));
       }
     } finally {
       server.close();
@@ -262,7 +266,7 @@ export async function run(options: BenchOptions = {}): Promise<{
       taken: list.filter((o) => o.taken).length,
       duckedMs: spread(list.flatMap((o) => (o.duckedMs === null ? [] : [o.duckedMs]))),
     });
-    console.log(
+    console.error(
       JSON.stringify({
         detail: 'turn-taking',
         clips: clipsDir,

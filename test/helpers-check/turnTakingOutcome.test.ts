@@ -38,6 +38,7 @@ function report(over: Partial<TurnTakingReport>): TurnTakingReport {
     voiceFrames: { total: 0, speech: 0, firstAtMs: null, changes: [] },
     refusals: [],
     bar: { atHeardMs: null, leakOverBar: 0, cancelledAtHeard: null, residualOverBar: 0, cancellingFromMs: null },
+    beforeFirstBargeIn: [],
     ...over,
   };
 }

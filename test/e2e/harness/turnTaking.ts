@@ -111,6 +111,11 @@ export interface TurnTakingReport {
    * when the echo canceller was first trusted (null: never).
    */
   bar: { atHeardMs: number | null; leakOverBar: number; cancelledAtHeard: number | null; residualOverBar: number; cancellingFromMs: number | null };
+  /**
+   * The frames of the 100 ms up to the first barge-in, for a run to say what was heard: each
+   * [time, level, cancelled level (-1: not trusted), output level, first bar, second bar (-1: none)].
+   */
+  beforeFirstBargeIn: number[][];
 }
 
 /** What the page exposes on `window.harness`. */
@@ -230,8 +235,13 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   const bar: TurnTakingReport['bar'] = { atHeardMs: null, leakOverBar: 0, cancelledAtHeard: null, residualOverBar: 0, cancellingFromMs: null };
   let answerPlaying = false;
   let onsetAtMs = Number.POSITIVE_INFINITY;
+  const recent: number[][] = [];
+  const beforeFirstBargeIn: number[][] = [];
   hearing.onHeard((frame) => {
     if (!answerPlaying) return;
+    recent.push([frame.atMs, frame.level, frame.cancelledLevel ?? -1, frame.assistantLevel ?? -1, frame.bar, frame.cancelledBar ?? -1]);
+    while (recent.length > 0 && (recent[0]?.[0] ?? 0) <= frame.atMs - 100) recent.shift();
+    if (frame.bargeIn && beforeFirstBargeIn.length === 0) beforeFirstBargeIn.push(...recent);
     if (frame.bargeIn) bar.atHeardMs ??= frame.bar;
     if (frame.bargeIn && bar.cancelledAtHeard === null) bar.cancelledAtHeard = frame.cancelledBar;
     if (frame.cancelledLevel !== undefined) bar.cancellingFromMs ??= frame.atMs;
@@ -270,6 +280,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     voiceFrames,
     refusals,
     bar,
+    beforeFirstBargeIn,
   });
   if (microphone === null) {
     room.stop();
