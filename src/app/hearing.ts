@@ -33,6 +33,11 @@ export const ROOM_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ set
 /** Whether assistant audio is sounding now, and how loud it is going out; the player is one. */
 export interface AssistantAudio {
   readonly audible: boolean;
+  /**
+   * While audible, when the sounding began, in ms on the frames' clock (the audio clock); null or
+   * absent when unknown. A frame that ended before it is judged as heard with the voice silent.
+   */
+  readonly audibleFromMs?: number | null;
   /** The output's level now, 0..1: the gate judges the microphone against it. */
   level(): number;
 }
@@ -72,7 +77,11 @@ export class Hearing {
    * come in time order (one clock for every microphone this hearing listens to).
    */
   hear(frame: LevelFrame): HeardFrame {
-    const assistantAudible = this.#assistant.audible;
+    // Frames are read after they were heard, later on a busy page: one from before the voice began,
+    // read once it has, heard the room, and taken for the voice's leak it would teach the gate a
+    // leak of nothing (a bar at its floor, cleared by the voice's own first syllables).
+    const from = this.#assistant.audibleFromMs ?? null;
+    const assistantAudible = this.#assistant.audible && (from === null || frame.atMs > from);
     // The output level metered with the frame, sample for sample, is the better reference; the
     // player's level read now is the fallback for a meter that has none.
     const assistantLevel = frame.assistantLevel ?? this.#assistant.level();

@@ -49,8 +49,8 @@ class FakeMicrophone implements MicrophoneLevel {
   }
 }
 
-/** The player as hearing sees it: whether assistant audio is sounding, and (here) no output level to judge by. */
-const player = () => ({ audible: false, level: () => 0 });
+/** The player as hearing sees it: whether assistant audio is sounding and since when, and (here) no output level to judge by. */
+const player = () => ({ audible: false, audibleFromMs: null as number | null, level: () => 0 });
 
 function leak(seed: number, meanLevel: number, durationMs: number): Float64Array {
   return speechEnvelope(seededRandom(seed), { durationMs, meanLevel, reverbMs: 50 });
@@ -88,6 +88,20 @@ describe('Hearing', () => {
     expect(bargeIn?.bargeIn).toBe(true);
     expect(bargeIn?.atMs).toBeGreaterThan(personFrom);
     expect(heard.filter((f) => f.bargeIn)).toEqual(bargeIns);
+  });
+
+  it('takes nothing heard before the voice began for its leak, though a busy page reads it after', () => {
+    const { assistant, microphone, bargeIns, heard } = setUp();
+    // The voice began at 1000 ms on the clock; the page reads the 300 ms of quiet room before it only now.
+    assistant.audible = true;
+    assistant.audibleFromMs = 1000;
+    microphone.atMs = 700;
+    microphone.hears(new Array<number>(30).fill(0.004));
+    microphone.hears(leak(5, 0.2, 3000));
+    expect(heard.slice(0, 30).some((f) => f.assistantAudible)).toBe(false);
+    expect(heard.slice(30).every((f) => f.assistantAudible)).toBe(true);
+    // Learned as leak, that quiet would have left the bar at its floor, under the voice's first syllables.
+    expect(bargeIns).toEqual([]);
   });
 
   it('leaves a person talking while the assistant is silent to the recogniser', () => {

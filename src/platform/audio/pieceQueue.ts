@@ -206,11 +206,11 @@ export function pieceQueue(deps: PieceQueueDeps) {
 }
 
 /**
- * Reports a piece `started` when the clock reaches its first sample; the sound itself is already
- * scheduled. A suspended context (no gesture yet, or the system took the audio away) has a stopped
+ * Reports a piece `started` when the clock reaches its first sample (with that sample's time on the
+ * clock, in seconds); the sound itself is already scheduled. A suspended context (no gesture yet, or the system took the audio away) has a stopped
  * clock, so nothing is reported until it runs again: a piece is not "heard" while nothing can be.
  */
-export function startReporter(context: BaseAudioContext, report: (piece: Piece) => void) {
+export function startReporter(context: BaseAudioContext, report: (piece: Piece, atS: number) => void) {
   /** Timers that report a piece's start; cleared by `clear`. */
   const timers = new Set<ReturnType<typeof setTimeout>>();
   /** Pieces whose start waits for a suspended context's clock to run, with where they start; one listener for all. */
@@ -228,7 +228,7 @@ export function startReporter(context: BaseAudioContext, report: (piece: Piece) 
     const reportOnce = () => {
       // A late timer for a piece that already played out (a busy page) reports nothing.
       if (piece.dropped || piece.started) return;
-      report(piece);
+      report(piece, atS);
     };
     if (context.state === 'suspended') {
       if (waitingForClock.size === 0) context.addEventListener('statechange', clockRuns);

@@ -51,6 +51,12 @@ export interface AudioPlayer {
   readonly ducked: boolean;
   /** Whether any piece is sounding now (the gap between two scheduled pieces counts as sounding). */
   readonly audible: boolean;
+  /**
+   * While `audible`, when the sounding began, in ms on the audio clock (its first piece's first
+   * sample); null otherwise. `audible` turns true a timer's wait after that, and later on a busy
+   * page: a microphone frame from before this time did not hear the voice, however late it is read.
+   */
+  readonly audibleFromMs: number | null;
   /** Whether nothing is sounding, queued or open. */
   readonly drained: boolean;
   /** The output's level now: the peak |sample| over the last ~10 ms at the output, 0..1. */
@@ -118,9 +124,12 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
   }
 
   let audible = false;
-  function setAudible(now: boolean): void {
+  let audibleFromMs: number | null = null;
+  /** `fromS`: where the sounding began on the audio clock, when it begins. */
+  function setAudible(now: boolean, fromS?: number): void {
     if (audible === now) return;
     audible = now;
+    audibleFromMs = now ? (fromS ?? context.currentTime) * 1000 : null;
     events.emit('audible', now);
   }
   function reportStart(piece: Piece): void {
@@ -129,8 +138,8 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     events.emit('started', piece.key);
   }
 
-  const starts = startReporter(context, (piece) => {
-    setAudible(true);
+  const starts = startReporter(context, (piece, atS) => {
+    setAudible(true, atS);
     reportStart(piece);
   });
   const queue = pieceQueue({
@@ -215,6 +224,9 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
     },
     get audible() {
       return audible;
+    },
+    get audibleFromMs() {
+      return audibleFromMs;
     },
     get drained() {
       return queue.drained;

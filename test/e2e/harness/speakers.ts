@@ -124,6 +124,9 @@ function logged(real: AudioPlayer): AudioPlayer {
     get audible() {
       return real.audible;
     },
+    get audibleFromMs() {
+      return real.audibleFromMs;
+    },
     get drained() {
       return real.drained;
     },

@@ -68,6 +68,25 @@ describe('the audio player', () => {
     expect(player.drained).toBe(true);
   });
 
+  it('says where on the audio clock the sounding began, whenever it is asked, and forgets it once silent', () => {
+    const { context, player, advanceTo } = setUp(100);
+    expect(player.audibleFromMs).toBeNull();
+    player.play(key(0), tone(0.2), RATE);
+    player.play(key(1), tone(0.2), RATE);
+    // Asked 80 ms on: the time is still the first sample's.
+    const startS = context.sources[0]?.startS ?? NaN;
+    context.advanceTo(startS + 0.08);
+    vi.advanceTimersByTime(200);
+    expect(player.audible).toBe(true);
+    expect(player.audibleFromMs).toBeCloseTo(startS * 1000, 6);
+    advanceTo(startS + 0.35);
+    // The second piece does not move it: the gap between them is part of one sounding.
+    expect(player.audibleFromMs).toBeCloseTo(startS * 1000, 6);
+    advanceTo(startS + 0.6);
+    expect(player.audible).toBe(false);
+    expect(player.audibleFromMs).toBeNull();
+  });
+
   it('schedules streamed frames as they land, each right after the last', () => {
     const { context, player } = setUp();
     const writer = player.open(key(0), 24_000);

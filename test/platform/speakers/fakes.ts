@@ -94,6 +94,10 @@ export class RecordingPlayer implements AudioPlayer {
     return false;
   }
 
+  get audibleFromMs(): number | null {
+    return null;
+  }
+
   get drained(): boolean {
     return this.live.size === 0;
   }
