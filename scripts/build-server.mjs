@@ -2,7 +2,7 @@
 // and each app in server/apps/, which the registry finds as folders), shared code split into common
 // chunks so a class is one class everywhere (instanceof holds across apps and the executor), every
 // npm package left external (installed with `npm ci --omit=dev`), and the SQL migrations copied
-// beside the bundle. Output: build/server/. tsx stays for development.
+// beside the bundle, as are the apps' words files. Output: build/server/. tsx stays for development.
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -32,4 +32,9 @@ await build({
   banner: { js: "import { createRequire as __confabRequire } from 'node:module'; const require = __confabRequire(import.meta.url);" },
 });
 cpSync('server/db/migrations', join(out, 'db', 'migrations'), { recursive: true });
+// An app's words (`words/<lang>.md`), read beside its bundle as beside its source.
+for (const entry of apps) {
+  const words = join(entry, '..', 'words');
+  if (existsSync(words)) cpSync(words, join(out, 'apps', words.split('/').at(-2), 'words'), { recursive: true });
+}
 console.error(JSON.stringify({ event: 'server.built', out, apps: apps.length }));

@@ -12,11 +12,10 @@ import type { Database } from './db/database';
 import type { PersonEnv } from './person';
 import { Approval } from './verbs/approval';
 import type { Executor } from './verbs/executor';
-import { answerAction, waitingRunActions } from './verbs/pendingActions';
-
-export const DENIED_SENTENCE = "Okay, I've left it as it was.";
-export const EXPIRED_SENTENCE = 'That question is no longer open, so nothing was changed. Ask again if you still want it.';
-export const DONE_SENTENCE = 'Done.';
+import { actionAsked, answerAction, waitingRunActions } from './verbs/pendingActions';
+import { shippedWords } from './words/loadWords';
+import { say } from './words/words';
+import type { Words } from './words/words';
 
 export interface ActionDeps {
   db: Database;
@@ -25,10 +24,17 @@ export interface ActionDeps {
   /** Runs that asked (the confirmation gate of work that outlives a turn): told the answer, and asked whether they still ask. */
   runs?: RunAnswers;
   bots?: ReadonlyMap<string, unknown>;
+  /** What `bot` says in `language` (the question's; null: the bot's own); default: the shipped words. */
+  wordsFor?: (bot: string, language: string | null) => Words;
 }
 
-export function actionRoutes({ db, executor, clock, runs, bots }: ActionDeps): Hono<PersonEnv> {
+export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot, language) => shippedWords().wordsIn(language ?? 'en') }: ActionDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
+  // Said in the language the question was asked in; one that is not the person's has none: English.
+  const noLongerOpen = async (person: string, id: string): Promise<ActionSettled> => {
+    const asked = await db.asPerson(person, (tx) => actionAsked(tx, id));
+    return { outcome: 'expired', sentence: say(asked === undefined ? shippedWords().wordsIn('en') : wordsFor(asked.bot, asked.language), 'acting.no-longer-open') };
+  };
 
   // The questions runs of the person's are waiting on with this bot: a page asks them when it becomes the active one.
   routes.get('/actions/waiting', async (c) => {
@@ -41,10 +47,11 @@ export function actionRoutes({ db, executor, clock, runs, bots }: ActionDeps): H
   routes.post('/actions/:id/approve', async (c) => {
     const person = c.get('person');
     const action = await db.asPerson(person, (tx) => answerAction(tx, c.req.param('id'), 'approved', clock()));
-    if (action === undefined) return c.json<ActionSettled>({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
+    if (action === undefined) return c.json(await noLongerOpen(person, c.req.param('id')));
     // A run's question closes when the run was cancelled meanwhile: nothing is done.
-    if (action.run != null && !(await runs?.stillAsked(action))) return c.json<ActionSettled>({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
-    const caller = { person, bot: action.bot, via: 'person' as const, timeZone: action.timeZone };
+    if (action.run != null && !(await runs?.stillAsked(action))) return c.json(await noLongerOpen(person, action.id));
+    // The answer is said in the language the question was asked in, the app's consequence too.
+    const caller = { person, bot: action.bot, via: 'person' as const, timeZone: action.timeZone, ...(action.language == null ? {} : { language: action.language }) };
     const outcome = await executor.execute({
       verb: action.verb,
       input: action.input,
@@ -59,13 +66,15 @@ export function actionRoutes({ db, executor, clock, runs, bots }: ActionDeps): H
     }
     if (!outcome.ok) return c.json<ActionSettled>({ outcome: 'failed', sentence: outcome.error.sentence });
     const narration = await executor.narrate({ verb: action.verb, input: outcome.input, output: outcome.output }, caller);
-    return c.json<ActionSettled>({ outcome: 'done', sentence: [DONE_SENTENCE, ...narration].join(' ') });
+    return c.json<ActionSettled>({ outcome: 'done', sentence: [say(wordsFor(action.bot, action.language ?? null), 'acting.done'), ...narration].join(' ') });
   });
 
   routes.post('/actions/:id/deny', async (c) => {
     const action = await db.asPerson(c.get('person'), (tx) => answerAction(tx, c.req.param('id'), 'denied', clock()));
-    if (action?.run != null) await runs?.answered(action, { ok: false, error: 'denied', message: DENIED_SENTENCE }, null);
-    return c.json<ActionSettled>(action === undefined ? { outcome: 'expired', sentence: EXPIRED_SENTENCE } : { outcome: 'denied', sentence: DENIED_SENTENCE });
+    if (action === undefined) return c.json(await noLongerOpen(c.get('person'), c.req.param('id')));
+    const leftAsItWas = say(wordsFor(action.bot, action.language ?? null), 'acting.left-as-it-was');
+    if (action.run != null) await runs?.answered(action, { ok: false, error: 'denied', message: leftAsItWas }, null);
+    return c.json<ActionSettled>({ outcome: 'denied', sentence: leftAsItWas });
   });
 
   return routes;

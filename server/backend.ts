@@ -66,6 +66,7 @@ import { digestOf } from './verbs/executor';
 import { shippedWords } from './words/loadWords';
 import type { WordBook } from './words/loadWords';
 import { botWords, turnLanguage } from './words/turnWords';
+import type { Words } from './words/words';
 
 export interface BackendDeps {
   db: Database;
@@ -170,6 +171,11 @@ export function createBackend(deps: BackendDeps): Backend {
   const registry = deps.registry ?? createRegistry([]);
   const running = new RunningAnswers();
   const book = deps.words ?? shippedWords();
+  /** What the bot called `slug` says in Confab's own name in `language` (null: its own); a bot not found, the shipped words. */
+  const wordsOfBot = (slug: string, language: string | null): Words => {
+    const bot = deps.bots.get(slug);
+    return bot === undefined ? book.wordsIn(language ?? 'en') : botWords(book, bot, language ?? bot.voice.language);
+  };
   const pages = presence({ db: deps.db, bots: deps.bots, clock: deps.clock, ...(deps.presence ? { options: deps.presence } : {}) });
   // A write that finished away from the conversation is said by the active page.
   let written: ReturnType<typeof verbEvents> = () => undefined;
@@ -241,7 +247,7 @@ export function createBackend(deps: BackendDeps): Backend {
           // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
           const pending = await deps.db.asPerson(person, async (tx) => {
             const question = await executor.question(tx, verb, input, caller, turn.words);
-            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS });
+            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS, language: caller.language });
           });
           return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
         },
@@ -264,7 +270,7 @@ export function createBackend(deps: BackendDeps): Backend {
     registry,
     bots: deps.bots,
     scripted: !bought,
-    wordsOf: (bot, language) => botWords(book, bot, language ?? bot.voice.language),
+    wordsOf: wordsOfBot,
     ...(bought ? { model: runModel(deps) } : {}),
     ledger,
     priced: (model) => priceOf(deps.prices, model) !== undefined,
@@ -297,7 +303,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
-  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots }));
+  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots, wordsFor: wordsOfBot }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));

@@ -6,7 +6,6 @@
  * next visit). Every instance over one database runs one of these; the rows are the queue.
  */
 import type { Bot } from '../bots';
-import { shippedWords } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import type { SpendLedger } from '../chat/admission';
@@ -50,8 +49,8 @@ export interface RunServiceDeps {
   executor: Executor;
   registry: Registry;
   bots: ReadonlyMap<string, Bot>;
-  /** The words a bot's runs say in Confab's own name, in `language` (null: the bot's own). */
-  wordsOf: (bot: Bot, language: string | null) => Words;
+  /** The words the bot called `slug` says in Confab's own name, in `language` (null: the bot's own). */
+  wordsOf: (slug: string, language: string | null) => Words;
   /** No model may be bought: runs carry the stand-in's script. */
   scripted: boolean;
   /** The model for runs that carry no script, before metering. */
@@ -109,10 +108,7 @@ export function runService(deps: RunServiceDeps): RunService {
     return { script: deps.scripted ? scriptFor(asked, verbsOf(bot)) : null, budget };
   }
 
-  const wordsOfRun = (slug: string, language: string | null): Words => {
-    const bot = deps.bots.get(slug);
-    return bot === undefined ? shippedWords().wordsIn(language ?? 'en') : deps.wordsOf(bot, language);
-  };
+  const wordsOfRun = deps.wordsOf;
 
   const stepMs = deps.scriptedStepMs ?? 600;
   const pokeSoon = () => {

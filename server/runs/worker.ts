@@ -243,7 +243,7 @@ export function createWorker(options: WorkerOptions): Worker {
         }
         case 'run_tool': {
           const writeKey = writeKeyOf(run.id, seq);
-          const caller = { person: run.person, bot: run.bot, via: 'model' as const, timeZone: run.timeZone };
+          const caller = { person: run.person, bot: run.bot, via: 'model' as const, timeZone: run.timeZone, ...(run.language === null ? {} : { language: run.language }) };
           const outcome = await options.executor.execute({
             verb: decision.call.verb,
             input: decision.call.input,
@@ -257,7 +257,7 @@ export function createWorker(options: WorkerOptions): Worker {
             const input = outcome.input ?? decision.call.input;
             const action = await db.asPerson(run.person, async (tx) => {
               const question = await options.executor.question(tx, decision.call.verb, input, caller, options.wordsFor(run));
-              return keepPending(tx, { person: run.person, bot: run.bot, verb: decision.call.verb, input, question, timeZone: run.timeZone, conversationKey: run.conversationKey, expiresAtMs: clock() + RUN_QUESTION_MS, run: run.id });
+              return keepPending(tx, { person: run.person, bot: run.bot, verb: decision.call.verb, input, question, timeZone: run.timeZone, conversationKey: run.conversationKey, expiresAtMs: clock() + RUN_QUESTION_MS, run: run.id, language: run.language });
             });
             if (!dead && !lost && (await db.asServer((tx) => waitOnAction(tx, run.id, holder, action.id, clock())))) {
               emit({ event: 'run.waiting', runId: run.id, person: run.person, bot: run.bot, action: { id: action.id, verb: action.verb, question: action.question, expiresAtMs: action.expiresAtMs }, atMs: clock() });

@@ -20,6 +20,8 @@ export interface PendingAction {
   expiresAtMs: number;
   /** The run waiting on the answer, when a run asked rather than a turn. */
   run?: string | null;
+  /** The language the question was asked in; null or unset: the bot's own. */
+  language?: string | null;
 }
 
 interface Row {
@@ -33,10 +35,11 @@ interface Row {
   conversation: string | null;
   expires_at: Date;
   run: string | null;
+  language: string | null;
 }
 
 /** The column `conversation` holds the conversation key; it keeps the name its migration gave it. */
-const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at, run';
+const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at, run, language';
 
 function actionOf(row: Row): PendingAction {
   return {
@@ -50,15 +53,16 @@ function actionOf(row: Row): PendingAction {
     conversationKey: row.conversation,
     expiresAtMs: new Date(row.expires_at).getTime(),
     run: row.run,
+    language: row.language,
   };
 }
 
 /** Keeps a call pending for the person's answer until `expiresAtMs`. */
 export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
   const { rows } = await tx.query<Row>(
-    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at, run)
-     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000), $9) returning ${COLUMNS}`,
-    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs, action.run ?? null],
+    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at, run, language)
+     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000), $9, $10) returning ${COLUMNS}`,
+    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs, action.run ?? null, action.language ?? null],
   );
   return actionOf(onlyRow(rows, 'Keeping an action pending'));
 }
@@ -88,4 +92,11 @@ export async function waitingRunActions(tx: Queryable, bot: string, nowMs: numbe
     [bot, nowMs],
   );
   return rows.map(actionOf);
+}
+
+/** Whom an action of the person's was asked through and in which language, answered or not; undefined when it is not theirs. */
+export async function actionAsked(tx: Queryable, id: string): Promise<{ bot: string; language: string | null } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await tx.query<{ bot: string; language: string | null }>('select bot, language from pending_actions where id = $1', [id]);
+  return rows[0];
 }

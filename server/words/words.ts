@@ -11,7 +11,7 @@
 /** Every word there is, by section, in the order `words/en.md` lists them. */
 export const WORD_KEYS = {
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
-  acting: ['filler', 'confirm', 'go-ahead'],
+  acting: ['filler', 'confirm', 'go-ahead', 'done', 'left-as-it-was', 'no-longer-open'],
   'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
   ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend'],
   windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
@@ -53,12 +53,20 @@ export function isWordKey(name: string): name is WordKey {
   return (ALL_WORD_KEYS as readonly string[]).includes(name);
 }
 
+/** A `{name}` in a text. */
+export const PLACEHOLDER = /\{([a-z-]+)\}/g;
+
 /**
  * The text of `key` in `words`, each `{name}` filled from `fill`. A placeholder nobody filled is
  * dropped rather than said as braces.
  */
 export function say(words: Words, key: WordKey, fill: Readonly<Record<string, string>> = {}): string {
-  return words[key].replace(/\{([a-z-]+)\}/g, (_, name: string) => fill[name] ?? '').replace(/\s{2,}/g, ' ').trim();
+  return filledIn(words[key], fill);
+}
+
+/** `text` with each `{name}` filled from `fill`; a placeholder nobody filled is dropped rather than said as braces. */
+export function filledIn(text: string, fill: Readonly<Record<string, string>>): string {
+  return text.replace(PLACEHOLDER, (_, name: string) => fill[name] ?? '').replace(/\s{2,}/g, ' ').trim();
 }
 
 /** `over` laid on `base`: a key `over` has wins. */

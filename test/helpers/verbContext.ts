@@ -24,6 +24,8 @@ export interface CallOptions {
   /** Default the hash embedder. */
   embedder?: Embedder;
   signal?: AbortSignal;
+  /** The language the person speaks in; default none (MCP: the app's English). */
+  language?: string;
 }
 
 /** Tuesday 1 December 2026, 15:05:00 UTC. */
@@ -39,6 +41,7 @@ export function verbContext(tx: Queryable, options: CallOptions): VerbContext {
     nowMs: options.nowMs ?? TUESDAY_MS,
     tx,
     services: { embedder: options.embedder ?? hashEmbedder },
+    ...(options.language === undefined ? {} : { language: options.language }),
   };
 }
 

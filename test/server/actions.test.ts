@@ -8,7 +8,6 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/protocol';
 import { DOOR_EVENTS, PENDING_ACTION_MS } from '../../src/core/acting/protocol';
-import { DENIED_SENTENCE, DONE_SENTENCE, EXPIRED_SENTENCE } from '../../server/actions';
 import { parseBotFile } from '../../server/bots';
 import type { Database } from '../../server/db/database';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
@@ -16,9 +15,16 @@ import type { VerbLogLine } from '../../server/verbs/executor';
 import { sentenceOf } from '../../server/verbs/errors';
 import { keepPending } from '../../server/verbs/pendingActions';
 import { createRegistry } from '../../server/verbs/registry';
+import { shippedWords } from '../../server/words/loadWords';
+import { say } from '../../server/words/words';
 import { CLEAR_QUESTION, emptyTally, observed, resetObserved, tallyRows, testApps } from '../helpers/testApps';
 import { heardOf } from '../helpers/doorHeard';
 import { testBackend } from '../helpers/testBackend';
+
+const ENGLISH = shippedWords().wordsIn('en');
+const DONE_SENTENCE = say(ENGLISH, 'acting.done');
+const DENIED_SENTENCE = say(ENGLISH, 'acting.left-as-it-was');
+const EXPIRED_SENTENCE = say(ENGLISH, 'acting.no-longer-open');
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
 
 const BOT = `---
@@ -120,9 +126,9 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
   }
 
   /** Keeps a call of `verb` pending for `person`’s answer, as the door does. */
-  async function pend(person: string, verb = 'tally.clear', input: unknown = {}, expiresAtMs = nowMs + PENDING_ACTION_MS): Promise<string> {
+  async function pend(person: string, verb = 'tally.clear', input: unknown = {}, expiresAtMs = nowMs + PENDING_ACTION_MS, language?: string): Promise<string> {
     const pending = await db.asPerson(person, (tx) =>
-      keepPending(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversationKey: 'conversation-1', expiresAtMs }),
+      keepPending(tx, { person, bot: 'tally-bot', verb, input, question: `${CLEAR_QUESTION} Say yes or no.`, timeZone: 'UTC', conversationKey: 'conversation-1', expiresAtMs, ...(language === undefined ? {} : { language }) }),
     );
     return pending.id;
   }
@@ -149,6 +155,18 @@ describe('pending actions', { timeout: DB_TEST_MS }, () => {
     expect(await browser.answer(id, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(await browser.answer(id, 'deny')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
     expect(observed.clears).toBe(1);
+  });
+
+  it('answers in the language the question was asked in: done, left as it was, and no longer open', async () => {
+    const { browser, person } = await personWith(['robin']);
+    const spanish = await pend(person, 'tally.clear', {}, nowMs + PENDING_ACTION_MS, 'es');
+    // The tally's narration is a test app's, in English only: the app's own words fall back to English.
+    expect(await browser.answer(spanish, 'approve')).toEqual({ outcome: 'done', sentence: 'Hecho. The tally has changed.' });
+    expect(await browser.answer(spanish, 'approve')).toEqual({ outcome: 'expired', sentence: 'Esa pregunta ya no está abierta, así que no se ha cambiado nada. Vuelve a pedirlo si aún lo quieres.' });
+    const german = await pend(person, 'tally.clear', {}, nowMs + PENDING_ACTION_MS, 'de');
+    expect(await browser.answer(german, 'deny')).toEqual({ outcome: 'denied', sentence: 'Okay, ich habe es so gelassen, wie es war.' });
+    // Another person's question is not theirs to know the language of.
+    expect(await (await personWith([])).browser.answer(german, 'approve')).toEqual({ outcome: 'expired', sentence: EXPIRED_SENTENCE });
   });
 
   it('runs an action approved twice at once only once', async () => {

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionSettled, PendingActionEvent } from '../../src/core/acting/protocol';
 import { DOOR_EVENTS } from '../../src/core/acting/protocol';
 import memory from '../../server/apps/memory/index';
-import { DONE_SENTENCE } from '../../server/actions';
 import type { Backend } from '../../server/backend';
 import { parseBotFile } from '../../server/bots';
 import type { Database } from '../../server/db/database';
@@ -16,8 +15,12 @@ import { listMemories } from '../../server/db/memories';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import { Approval } from '../../server/verbs/approval';
 import { createRegistry } from '../../server/verbs/registry';
+import { shippedWords } from '../../server/words/loadWords';
+import { say } from '../../server/words/words';
 import { heardOf } from '../helpers/doorHeard';
 import { testBackend } from '../helpers/testBackend';
+
+const DONE_SENTENCE = say(shippedWords().wordsIn('en'), 'acting.done');
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from './db/fixtures';
 
 const BOT = `---

@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator, VerbContext } from '../../verbs/verb';
+import { appWords } from '../appWords';
 import { counted, joinWords, opening } from '../spoken';
 import { addItem, clearList, countItems, listItems, listNames, removeItems } from './listItems';
-import { itemKey, itemText, listName, splitItems, spokenList } from './names';
+import { itemKey, itemText, listName, splitItems } from './names';
 
 /** Most items one list holds: past this, adding is refused until some are taken off. */
 export const LIST_MAX_ITEMS = 200;
@@ -20,6 +21,15 @@ const SAID_MAX_ITEMS = 10;
 const PHRASES_MAX = 20;
 /** The list a person means when they say only "my list". */
 export const DEFAULT_LIST = 'shopping';
+
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
+
+/** A list's name as said in a sentence: "your shopping list", "tu lista de la compra"; English where no language is given. */
+export function spokenList(list: string, language?: string): string {
+  if (list === 'shopping' || list === 'todo') return WORDS.say(language, `list-${list}`);
+  return WORDS.say(language, 'list', { name: list });
+}
 
 const listField = z
   .string()
@@ -182,7 +192,7 @@ const clear = defineVerb({
   }),
   risk: 'destructive',
   confirm: true,
-  ask: (input) => `Clear ${spokenList(listName(input.list) || DEFAULT_LIST)}?`,
+  ask: (input, ctx) => opening(WORDS.say(ctx.language, 'clear', { list: spokenList(listName(input.list) || DEFAULT_LIST, ctx.language) })),
   deadlineMs: 5000,
   async run(input, ctx) {
     const list = namedList(input.list);
@@ -196,7 +206,7 @@ const clear = defineVerb({
 
 const changed = z.object({ list: z.string() });
 
-/** After a change, how many things the list has now: "That's 5 things on your shopping list." */
+/** After a change, how many things the list has now, in the person's language: "That's 5 things on your shopping list." */
 const howMany: Narrator = {
   follows: 'lists.*',
   async narrate(ran, ctx: VerbContext) {
@@ -205,7 +215,8 @@ const howMany: Narrator = {
     if (!parsed.success) return undefined;
     const { list } = parsed.data;
     const count = await countItems(ctx.tx, list);
-    return count === 0 ? `${opening(spokenList(list))} is empty now.` : `That's ${counted(count, 'thing')} on ${spokenList(list)}.`;
+    const yours = spokenList(list, ctx.language);
+    return opening(count === 0 ? WORDS.say(ctx.language, 'empty', { list: yours }) : WORDS.count(ctx.language, 'count', count, { list: yours }));
   },
 };
 

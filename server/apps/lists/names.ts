@@ -19,11 +19,6 @@ export function listName(said: string): string {
     .trim();
 }
 
-/** A list's name as said in a sentence: "your shopping list", "your to-do list". */
-export function spokenList(list: string): string {
-  return `your ${list === 'todo' ? 'to-do' : list} list`;
-}
-
 /** An item as kept and said: spaces collapsed, without end punctuation. */
 export function itemText(said: string): string {
   return said

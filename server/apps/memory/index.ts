@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Queryable } from '../../db/queryable';
-import { counted } from '../spoken';
+import { appWords } from '../appWords';
 import { forgetAbout, memoriesAbout, rememberAsPerson } from './remembered';
 
 /** Spaces collapsed, no end punctuation. */
@@ -17,6 +17,9 @@ function tidy(text: string): string {
     .trim()
     .replace(/[\s.,;:!?]+$/, '');
 }
+
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
 
 const remember = defineVerb({
   name: 'memory.remember',
@@ -74,7 +77,9 @@ const forget = defineVerb({
   confirm: async (input, ctx) => (await forgetting(input, ctx)) > 1,
   ask: async (input, ctx) => {
     const count = await forgetting(input, ctx);
-    return `Forget the ${count === 1 ? 'one thing' : counted(count, 'thing')} you told me about ${yourWords(tidy(input.about))}?`;
+    // "my sister" is said back as "your sister" in English; other languages say the words as given.
+    const about = ctx.language === undefined || ctx.language.split('-')[0] === 'en' ? yourWords(tidy(input.about)) : tidy(input.about);
+    return WORDS.count(ctx.language, 'forget', count, { about });
   },
   async run(input, ctx) {
     const about = tidy(input.about);

@@ -9,6 +9,7 @@ import type { StoredNotice } from '../../db/notices';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator } from '../../verbs/verb';
+import { appWords } from '../appWords';
 import { isoLocal, spokenAt, spokenSpan } from '../localTime';
 import { counted, joinWords } from '../spoken';
 import { AT_PATTERN, LONGEST_S, SAID_DELAY, SAID_TIME, dueFrom, whenSaid } from './when';
@@ -20,8 +21,8 @@ export const PENDING_MAX = 100;
 export const LIST_MAX = 20;
 /** Most reminders the stand-in reads out. */
 const SAID_MAX = 5;
-/** What the page says when one comes due: this, then the reminder, then a full stop. */
-const SAID_PREFIX = 'Reminder: ';
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
 
 /** The reminder as kept and said back: spaces collapsed, no end punctuation. */
 function tidy(text: string): string {
@@ -31,11 +32,11 @@ function tidy(text: string): string {
     .replace(/[\s.,;:!?]+$/, '');
 }
 
-/** What the page says for a reminder. */
-const noticeText = (reminder: string) => `${SAID_PREFIX}${reminder}.`;
+/** What the page says for a reminder when it comes due, in the language it was asked for in: "Reminder: take the tea out." */
+const noticeText = (reminder: string, language: string | undefined) => WORDS.say(language, 'said', { reminder });
 
-/** The reminder inside a notice this app wrote. */
-const reminderOf = (notice: StoredNotice) => notice.text.slice(SAID_PREFIX.length).replace(/\.$/, '');
+/** The reminder inside a notice this app wrote, in whichever language it was written. */
+const reminderOf = (notice: StoredNotice) => WORDS.filling('said', 'reminder', notice.text) ?? notice.text;
 
 /** When a waiting reminder is, said from now: "in 10 minutes" within the hour, else "at 7:30 pm". */
 function whenFromNow(dueAtMs: number, nowMs: number, timeZone: string): string {
@@ -76,7 +77,7 @@ const set = defineVerb({
     if ((await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP })) >= PENDING_MAX) {
       throw new VerbInputError(`You already have ${PENDING_MAX} reminders waiting; cancel some before setting more.`);
     }
-    const notice = await scheduleNotice(ctx.tx, { person: ctx.person, bot: ctx.bot, app: APP, text: noticeText(text), dueAtMs });
+    const notice = await scheduleNotice(ctx.tx, { person: ctx.person, bot: ctx.bot, app: APP, text: noticeText(text, ctx.language), dueAtMs });
     return { id: notice.id, text, dueAt: isoLocal(dueAtMs, ctx.timeZone), inWords };
   },
   standIn: {
@@ -127,7 +128,7 @@ const list = defineVerb({
       { pattern: /^do i have any reminders(?: set)?$/, input: () => ({}) },
     ],
     say({ reminders, total }) {
-      if (total === 0) return 'You have no reminders coming up.';
+      if (total === 0) return WORDS.say('en', 'none-coming');
       const said = joinWords(reminders.slice(0, SAID_MAX).map((r) => `to ${r.text} ${r.inWords}`));
       return `You have ${counted(total, 'reminder')} coming up: ${said}.`;
     },
@@ -167,13 +168,13 @@ const cancel = defineVerb({
   },
 });
 
-/** After a reminder is set or cancelled: "You have 3 reminders coming up." */
+/** After a reminder is set or cancelled, in the person's language: "You have 3 reminders coming up." */
 const coming: Narrator = {
   follows: 'reminders.*',
   async narrate(ran, ctx) {
     if (ran.verb === 'reminders.list') return undefined;
     const count = await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
-    return count === 0 ? 'You have no reminders coming up.' : `You have ${counted(count, 'reminder')} coming up.`;
+    return count === 0 ? WORDS.say(ctx.language, 'none-coming') : WORDS.count(ctx.language, 'coming', count);
   },
 };
 

@@ -135,6 +135,17 @@ describe('memory', { timeout: DB_TEST_MS }, () => {
   });
 
   it.each([
+    ['es', 'mi hermana', '¿Olvido las 2 cosas que me contaste sobre mi hermana?'],
+    ['fr', 'ma sœur', 'J’oublie les 2 choses que vous m’avez dites sur ma sœur ?'],
+    ['de', 'meine Schwester', 'Soll ich die 2 Dinge vergessen, die du mir über meine Schwester gesagt hast?'],
+    ['en-GB', 'my sister', 'Forget the 2 things you told me about your sister?'],
+  ])('asks in the person’s language (%s), saying their words back as they said them', async (language, about, asked) => {
+    const ana = somebody();
+    for (const text of [`${about}: Ana`, `${about}: Porto`]) await call(ana, 'memory.remember', { text });
+    expect(await askedFirst(db, memory, 'memory.forget', { about }, { person: ana, language })).toBe(asked);
+  });
+
+  it.each([
     ['my sister', 'your sister'],
     ['what I said to me about MY mum', 'what you said to you about your mum'],
     ['the dentist', 'the dentist'],

@@ -157,6 +157,23 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
     expect(standInCall([reminders], line)).toEqual({ verb, input });
   });
 
+  it.each([
+    ['es', 'sacar el té', 'té', 'Recordatorio: sacar el té.', ['Tienes 1 recordatorio pendiente.', 'Tienes 2 recordatorios pendientes.', 'No tienes recordatorios pendientes.']],
+    ['fr', 'sortir le thé', 'thé', 'Rappel : sortir le thé.', ['Vous avez 1 rappel à venir.', 'Vous avez 2 rappels à venir.', 'Vous n’avez aucun rappel à venir.']],
+    ['de', 'den Tee herausnehmen', 'Tee', 'Erinnerung: den Tee herausnehmen.', ['Du hast 1 anstehende Erinnerung.', 'Du hast 2 anstehende Erinnerungen.', 'Du hast keine anstehenden Erinnerungen.']],
+  ])('says a reminder and how many are coming up in the language it was asked in (%s), and lists and cancels it by its own words', async (language, text, word, notice, said) => {
+    const ana = somebody();
+    const narrate = async (verb: string, input: unknown) => narrations(db, reminders, { verb, input, output: await call(verb, input, { person: ana, language }) }, { person: ana, language });
+    const coming = [...(await narrate('reminders.set', { text, inSeconds: 600 }))];
+    expect((await noticesOf(ana)).map((n) => n.text)).toEqual([notice]);
+    coming.push(...(await narrate('reminders.set', { text: 'call mum', inSeconds: 900 })));
+    // Read in any language: an English list of a reminder asked for in another says it as it was asked.
+    expect(await call('reminders.list', {}, { person: ana })).toMatchObject({ reminders: [{ text }, { text: 'call mum' }] });
+    await call('reminders.cancel', { text: 'mum' }, { person: ana, language });
+    coming.push(...(await narrate('reminders.cancel', { text: word })));
+    expect(coming).toEqual(said);
+  });
+
   it('hears a delay or a time in what a person says, and nothing in an impossible time', () => {
     expect(whenSaid('in one second')).toEqual({ inSeconds: 1 });
     expect(whenSaid('in three hrs')).toEqual({ inSeconds: 10_800 });

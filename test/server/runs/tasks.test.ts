@@ -150,6 +150,9 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     expect(said.slice(0, 2)).toEqual(['Sigo con ello: llevo 1 paso hecho.', 'Sigo con ello: llevo 2 pasos hechos.']);
     const { rows } = await db.asServer((tx) => tx.query<{ language: string | null }>('select language from runs where id = $1', [run.id]));
     expect(rows[0]?.language).toBe('es');
+    // What the run set is said in it too, when it comes due.
+    const notices = await db.asServer((tx) => tx.query<{ text: string }>("select text from notices where person = $1 and app = 'reminders'", [dora.person]));
+    expect(notices.rows.map((n) => n.text)).toEqual([expect.stringMatching(/^Recordatorio: .*milk\.$/)]);
 
     await dora.say("every weekday at eight, tell me what's on my todo list");
     expect((await db.asPerson(dora.person, (tx) => activeSchedules(tx, 'buddy')))[0]?.language).toBe('es');
