@@ -13,6 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLOOR_LANGUAGE, WORDS_FILE } from '../words/loadWords';
 import { filledIn, PLACEHOLDER, WordsFileError } from '../words/words';
 
 export interface AppWords {
@@ -29,8 +30,6 @@ export interface AppWords {
   filling(key: string, name: string, text: string): string | undefined;
 }
 
-const FLOOR_LANGUAGE = 'en';
-const WORDS_FILE = /^([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md$/;
 const ITEM = /^-\s+([a-z][a-z-]*)\s*:\s*(\S.*?)\s*$/;
 
 /** The words in `folder`'s `words/` (a URL beside the app's `index`, or a path); throws `WordsFileError`. */

@@ -12,7 +12,8 @@ import type { SomeWords, Words } from './words';
 
 /** The language every other one falls back to, whose file must be whole. */
 export const FLOOR_LANGUAGE = 'en';
-const WORDS_FILE = /^([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md$/;
+/** A words file's name: its language (`es.md`, `pt-BR.md`). */
+export const WORDS_FILE = /^([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md$/;
 
 /** The words in every language there is a file for, the site's laid over the defaults. */
 export interface WordBook {
