@@ -10,10 +10,10 @@
  * A bad file (a key English lacks, a key given twice, a line under the title that is not an item,
  * no English) stops the app from loading, naming the file and the key.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FLOOR_LANGUAGE, WORDS_FILE } from '../words/loadWords';
+import { FLOOR_LANGUAGE, readWordsFiles } from '../words/loadWords';
 import { filledIn, PLACEHOLDER, WordsFileError } from '../words/words';
 
 export interface AppWords {
@@ -36,13 +36,7 @@ const ITEM = /^-\s+([a-z][a-z-]*)\s*:\s*(\S.*?)\s*$/;
 export function appWords(folder: URL | string): AppWords {
   const dir = join(typeof folder === 'string' ? folder : fileURLToPath(folder), 'words');
   if (!existsSync(dir)) throw new WordsFileError(dir, 'folder', 'cannot be found; an app that speaks keeps its words in words/<lang>.md beside its index.');
-  const byLanguage = new Map<string, ReadonlyMap<string, string>>();
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.md') && n.toLowerCase() !== 'readme.md').sort()) {
-    const file = join(dir, name);
-    const language = WORDS_FILE.exec(name)?.[1];
-    if (language === undefined) throw new WordsFileError(file, 'file name', 'is not a language: name a words file after its language, e.g. es.md or pt-BR.md.');
-    byLanguage.set(language, parseAppWords(file, readFileSync(file, 'utf8')));
-  }
+  const byLanguage = readWordsFiles(dir, parseAppWords);
   const floor = byLanguage.get(FLOOR_LANGUAGE);
   if (floor === undefined) throw new WordsFileError(join(dir, `${FLOOR_LANGUAGE}.md`), 'file', 'is missing; English names every word the app says and is every other language’s fallback.');
   for (const [language, words] of byLanguage) {

@@ -108,8 +108,6 @@ export function runService(deps: RunServiceDeps): RunService {
     return { script: deps.scripted ? scriptFor(asked, verbsOf(bot)) : null, budget };
   }
 
-  const wordsOfRun = deps.wordsOf;
-
   const stepMs = deps.scriptedStepMs ?? 600;
   const pokeSoon = () => {
     // After the transaction that queued it has committed.
@@ -119,7 +117,7 @@ export function runService(deps: RunServiceDeps): RunService {
     db: deps.db,
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
-    wordsFor: (run) => wordsOfRun(run.bot, run.language),
+    wordsFor: (run) => deps.wordsOf(run.bot, run.language),
     ...(deps.model === undefined ? {} : { model: metered(deps.model) }),
     holder: deps.holder,
     clock: deps.clock,
@@ -168,7 +166,7 @@ export function runService(deps: RunServiceDeps): RunService {
     if (event.event === 'run.waiting') {
       await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence: event.action.question, ended: false, ask: event.action }]);
     } else if (event.event === 'run.step') {
-      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(wordsOfRun(event.bot, event.language), event.toolSteps ?? 1) : null;
+      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(deps.wordsOf(event.bot, event.language), event.toolSteps ?? 1) : null;
       if (sentence !== null) await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence, ended: false }]);
     } else if (event.event === 'run.ended') {
       await deps.db.asPerson(event.person, (tx) => scheduleNotice(tx, { person: event.person, bot: event.bot, app: NOTICE_APP, text: event.answer, dueAtMs: event.atMs }));
@@ -205,7 +203,7 @@ export function runService(deps: RunServiceDeps): RunService {
     for (const { id, actionId } of lapsed) {
       const action: AskedOfRun = { id: actionId, run: id };
       const run = await deps.db.asServer((tx) => readRun(tx, id));
-      await answers.answered(action, { ok: false, error: 'expired', message: say(wordsOfRun(run?.bot ?? '', run?.language ?? null), 'runs.unanswered') }, null);
+      await answers.answered(action, { ok: false, error: 'expired', message: say(deps.wordsOf(run?.bot ?? '', run?.language ?? null), 'runs.unanswered') }, null);
     }
   }
 

@@ -12,8 +12,7 @@ import type { SomeWords, Words } from './words';
 
 /** The language every other one falls back to, whose file must be whole. */
 export const FLOOR_LANGUAGE = 'en';
-/** A words file's name: its language (`es.md`, `pt-BR.md`). */
-export const WORDS_FILE = /^([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md$/;
+const WORDS_FILE = /^([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md$/;
 
 /** The words in every language there is a file for, the site's laid over the defaults. */
 export interface WordBook {
@@ -65,13 +64,21 @@ function readFolder(dir: string, required: boolean): Map<string, SomeWords> {
     if (required) throw new WordsFileError(dir, 'folder', 'cannot be found; the server needs the words folder (`words/<lang>.md`) it ships with.');
     throw new WordsFileError(dir, 'folder', 'cannot be found; CONFAB_WORDS_DIR must name a folder of words files (`<lang>.md`).');
   }
+  return readWordsFiles(dir, parseWordsFile);
+}
+
+/**
+ * Each words file in `dir` (`<lang>.md`, a README aside), read by `parse`, by its language; throws
+ * `WordsFileError` on a file not named after a language. The door's words and an app's are read so.
+ */
+export function readWordsFiles<T>(dir: string, parse: (file: string, text: string) => T): Map<string, T> {
   const files = readdirSync(dir).filter((name) => name.endsWith('.md') && name.toLowerCase() !== 'readme.md').sort();
-  const byLanguage = new Map<string, SomeWords>();
+  const byLanguage = new Map<string, T>();
   for (const name of files) {
     const file = join(dir, name);
     const language = WORDS_FILE.exec(name)?.[1];
     if (language === undefined) throw new WordsFileError(file, 'file name', 'is not a language: name a words file after its language, e.g. es.md or pt-BR.md.');
-    byLanguage.set(language, parseWordsFile(file, readFileSync(file, 'utf8')));
+    byLanguage.set(language, parse(file, readFileSync(file, 'utf8')));
   }
   return byLanguage;
 }
