@@ -101,6 +101,24 @@ function checkFrame(frame: EchoGateFrame): void {
 }
 
 /**
+ * Lets one frame pass that says nothing of a person (the canceller's own misfit of the leak, see
+ * `GatePairFrame.echoLeft`): time goes on, the frame counts as a dip in what the gate sustains, and
+ * nothing is learned from it. A gate that heard it as sound would take the misfit for a person; one
+ * that learned from it would set its bar by it.
+ */
+export function hearNothing(state: EchoGateState, frame: EchoGateFrame): EchoGateState {
+  checkFrame(frame);
+  const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
+  const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
+  const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= state.options.tailMs;
+  // Out of hearing, a silent frame is what any frame is: the gate forgets and re-arms.
+  if (!listening) return hearFrame(state, { ...frame, level: 0 }).state;
+  const reference = frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, state.options.referenceMs);
+  const recent = remember(state.recent, { atMs: frame.atMs, level: 0, ms: Math.min(dtMs, LONGEST_FRAME_MS) }, state.options.minOverMs);
+  return { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent, reference };
+}
+
+/**
  * Hears one frame and returns the next state, and whether this frame completed a barge-in.
  *
  * Contract:

@@ -9,11 +9,13 @@
  * The second gate lives only while the canceller is trusted (the frames carry `cancelledLevel`): a
  * frame without it ends the second gate, and the next one with it starts a fresh gate, which warms
  * up on the residual as the first did on the leak. What it learned of a canceller it no longer
- * trusts would be a bar for a different signal.
+ * trusts would be a bar for a different signal. A frame the canceller says is its own misfit of the
+ * leak (`echoLeft`) is a dip to the second gate: a drifted filter leaves a syllable's shape in the
+ * residual nearly as loud as the microphone, over the second gate's low bar.
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
  */
-import { hearFrame, listenAgain, startEchoGate } from './echoGate';
+import { hearFrame, hearNothing, listenAgain, startEchoGate } from './echoGate';
 import type { EchoGateFrame } from './echoGate';
 import { barOf } from './echoGateBar';
 import { resolveEchoGate } from './echoGateOptions';
@@ -36,6 +38,12 @@ export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze(
 export interface GatePairFrame extends EchoGateFrame {
   /** The microphone's level with the assistant's output cancelled from it, 0..1; absent while the canceller is not trusted. */
   cancelledLevel?: number;
+  /**
+   * Whether the cancelled level is the canceller's own misfit of the leak, not anything new (its
+   * residual followed its estimate): the second gate lets such a frame pass as a dip (`hearNothing`).
+   * The first gate hears the microphone, which the misfit does not touch.
+   */
+  echoLeft?: boolean;
 }
 
 /** Both gates' states; `cancelled` is null while the canceller is not trusted. */
@@ -67,7 +75,7 @@ export function hearPair(state: GatePairState, frame: GatePairFrame): { state: G
   let cancelled: { state: EchoGateState; bargeIn: boolean } | null = null;
   if (frame.cancelledLevel !== undefined) {
     const gate = state.cancelled ?? { ...startEchoGate(state.cancelledOptions), interrupted: state.raw.interrupted };
-    cancelled = hearFrame(gate, { ...frame, level: frame.cancelledLevel });
+    cancelled = frame.echoLeft === true ? { state: hearNothing(gate, frame), bargeIn: false } : hearFrame(gate, { ...frame, level: frame.cancelledLevel });
   }
   const bargeIn = !wasInterrupted && (raw.bargeIn || (cancelled?.bargeIn ?? false));
   if (!bargeIn) return { bargeIn: false, state: { ...state, raw: raw.state, cancelled: cancelled?.state ?? null } };

@@ -95,11 +95,25 @@ const OUTLIER = 4;
 const PRE_EMPHASIS = 0.9;
 /** Where the residual's usual size starts: a leak's, not a silent room's, so the first leak is learned at once. */
 const ROBUST_START = 0.01;
+/**
+ * The correlation, either way, between a frame's residual and estimate from which the residual is
+ * the filter's misfit (`EchoCanceller#misfit`): between what a fitted filter or a person leaves and
+ * what a drifted syllable does (the README's "How it hears you over its own voice" has the figures).
+ */
+const MISFIT_CORRELATION = 0.3;
+/** The share of a frame's microphone energy the estimate must carry for its misfit to be what was heard. */
+const MISFIT_SHARE = 0.25;
 
 /** One frame of the canceller's residual, at the level meter's frames. */
 export interface CancelledFrame {
   /** Peak |residual| over the frame, 0..1, when the canceller is trusted; null when it is not. */
   residual: number | null;
+  /**
+   * Whether the frame's residual, while trusted, is mostly the filter's own misfit of the leak, not
+   * a person (`EchoCanceller#misfit`); false while it is not trusted. The gate hears such a frame
+   * as a dip rather than as a sound.
+   */
+  echoLeft: boolean;
   /** The audio-clock sample frame just after the frame's last sample. */
   endSample: number;
 }
@@ -190,6 +204,11 @@ export class EchoCanceller {
   /** The frame being measured: input samples in it, and its residual peak so far. */
   #filled = 0;
   #peak = 0;
+  #lastEstimate = 0;
+  /** The frame's whitened residual against its whitened estimate: their product's sum, and each one's energy. */
+  #misfitCross = 0;
+  #misfitEstimate = 0;
+  #misfitResidual = 0;
   /** The frame's sums of squares, over its samples with output sounding: microphone, estimate, residual. */
   #frameMic = 0;
   #frameEstimate = 0;
@@ -244,9 +263,12 @@ export class EchoCanceller {
           // Trust is earned again from nothing: the enhancement measured so far was of the old path.
           this.#residualPower = this.#micPower;
         }
-        emit({ residual: this.#trusted ? this.#peak : null, endSample: firstSample + i + 1 });
+        emit({ residual: this.#trusted ? this.#peak : null, echoLeft: this.#trusted && this.#misfit(), endSample: firstSample + i + 1 });
         this.#filled = 0;
         this.#peak = 0;
+        this.#misfitCross = 0;
+        this.#misfitEstimate = 0;
+        this.#misfitResidual = 0;
         this.#frameMic = 0;
         this.#frameEstimate = 0;
         this.#frameResidual = 0;
@@ -264,6 +286,24 @@ export class EchoCanceller {
   #lostPath(): boolean {
     const quiet = this.options.quietPower * this.frameSamples;
     return this.#frameEstimate > quiet && 2 * this.#frameEstimate >= this.#frameMic && this.#frameResidual > this.#frameMic;
+  }
+
+  /**
+   * Whether the frame just heard is the filter's misfit of the leak rather than anything new: the
+   * estimate carried at least `MISFIT_SHARE` of the microphone's energy, and the residual (whitened,
+   * as the filter learns it) follows the estimate with a correlation of at least `MISFIT_CORRELATION`
+   * either way. A filter that fits leaves a residual uncorrelated with its estimate, and so does a
+   * person, who is not the output's echo; one that has drifted on a loud syllable (the path moved a
+   * little, the voice's spectrum changed faster than it learns) leaves the leak's own shape: too
+   * much taken out, or too little. Its enhancement over `powerMs` can stay well over `trustDb` while
+   * one syllable's residual is nearly as loud as the microphone, which the second gate's low bar
+   * would take for a person; `#lostPath` catches the grosser case, a residual louder than the microphone.
+   */
+  #misfit(): boolean {
+    const quiet = this.options.quietPower * this.frameSamples;
+    if (!(this.#frameEstimate > quiet && this.#frameEstimate >= MISFIT_SHARE * this.#frameMic)) return false;
+    const correlation = this.#misfitCross / Math.sqrt(this.#misfitEstimate * this.#misfitResidual + Number.MIN_VALUE);
+    return Math.abs(correlation) >= MISFIT_CORRELATION;
   }
 
   /** One 16 kHz sample of each: cancels, measures, and learns. */
@@ -293,6 +333,11 @@ export class EchoCanceller {
     const error = residual - PRE_EMPHASIS * this.#lastResidual;
     this.#lastResidual = residual;
     this.#peak = Math.max(this.#peak, Math.abs(residual));
+    const whiteEstimate = estimate - PRE_EMPHASIS * this.#lastEstimate;
+    this.#lastEstimate = estimate;
+    this.#misfitCross += error * whiteEstimate;
+    this.#misfitEstimate += whiteEstimate * whiteEstimate;
+    this.#misfitResidual += error * error;
 
     if (this.#energy / taps < quietPower) return;
     this.#frameMic += mic * mic;

@@ -33,7 +33,7 @@ declare function registerProcessor(
  * Its first input is the microphone; a second one, when connected, is the assistant's own output,
  * metered in the same frames so the echo gate compares the two sample for sample, and cancelled
  * from the microphone (echoCanceller.ts): each frame also carries the residual's peak while the
- * canceller is trusted. Given a port
+ * canceller is trusted, and whether that residual is the filter's own misfit of the leak. Given a port
  * (`SpeechPortMessage`), it also sends the microphone there at 16 kHz, in the voice activity model's
  * frames, straight to the worker that runs it: the page's thread never touches the samples.
  */
@@ -42,7 +42,7 @@ class LevelMeter extends AudioWorkletProcessor {
   readonly #reference: PeakFramer;
   readonly #references: number[] = [];
   readonly #canceller: EchoCanceller;
-  readonly #residuals: (number | null)[] = [];
+  readonly #cancelled: CancelledFrame[] = [];
   #speech: { port: MessagePort; framer: SpeechFramer } | null = null;
 
   constructor(options: AudioWorkletNodeOptions) {
@@ -68,14 +68,16 @@ class LevelMeter extends AudioWorkletProcessor {
         this.#references.push(message.peak);
       });
       this.#canceller.push(channels[0], reference[0], blockLength, currentFrame, (frame: CancelledFrame) => {
-        this.#residuals.push(frame.residual);
+        this.#cancelled.push(frame);
       });
     }
     this.#framer.push(channels, blockLength, currentFrame, (message: LevelMeterMessage) => {
       const peak = this.#references.shift();
-      const residual = this.#residuals.shift() ?? null;
+      const cancelled = this.#cancelled.shift();
+      const residual = cancelled?.residual ?? null;
       if (peak === undefined) this.port.postMessage(message);
-      else this.port.postMessage(residual === null ? { ...message, reference: peak } : { ...message, reference: peak, residual });
+      else if (residual === null) this.port.postMessage({ ...message, reference: peak });
+      else this.port.postMessage(cancelled?.echoLeft === true ? { ...message, reference: peak, residual, echoLeft: true } : { ...message, reference: peak, residual });
     });
     const speech = this.#speech;
     speech?.framer.push(channels, blockLength, currentFrame, (frame: SpeechFrameMessage) => {

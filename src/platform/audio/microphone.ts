@@ -55,6 +55,8 @@ export interface LevelFrame {
    * 0..1, while the level meter's echo canceller is trusted (echoCanceller.ts); absent otherwise.
    */
   readonly cancelledLevel?: number;
+  /** Whether the cancelled level is the echo canceller's own misfit of the leak, not anything new (`CancelledFrame.echoLeft`). */
+  readonly echoLeft?: boolean;
 }
 
 /** Anything that hands out level frames in time order. */
@@ -218,10 +220,14 @@ function meter(context: AudioContext, stream: MediaStream, frameMs: number, refe
   let stopped = false;
 
   node.port.onmessage = (event: MessageEvent<LevelMeterMessage>) => {
-    const { peak, endSample, reference: output, residual } = event.data;
+    const { peak, endSample, reference: output, residual, echoLeft } = event.data;
     const atMs = endSample * msPerSample;
     const frame: LevelFrame =
-      output === undefined ? { level: peak, atMs } : residual === undefined ? { level: peak, atMs, assistantLevel: output } : { level: peak, atMs, assistantLevel: output, cancelledLevel: residual };
+      output === undefined
+        ? { level: peak, atMs }
+        : residual === undefined
+          ? { level: peak, atMs, assistantLevel: output }
+          : { level: peak, atMs, assistantLevel: output, cancelledLevel: residual, ...(echoLeft === true ? { echoLeft } : {}) };
     for (const listener of frameListeners) listener(frame);
   };
   const ended = () => {

@@ -38,6 +38,8 @@ export interface LevelMeterMessage {
    * from it (echoCanceller.ts, at 16 kHz), while the canceller is trusted; absent when it is not.
    */
   residual?: number;
+  /** Present, true, when the residual is the canceller's own misfit of the leak (`CancelledFrame.echoLeft`). */
+  echoLeft?: true;
 }
 
 /**

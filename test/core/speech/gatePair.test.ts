@@ -105,6 +105,30 @@ describe('two gates heard as one', () => {
     expect(feed(state, loud).bargeInsAtMs).toEqual([3030]);
   });
 
+  it('lets the canceller’s own misfit pass as a dip: a drifted syllable over the cancelled bar is no person', () => {
+    const state = settled();
+    // A loud syllable the filter drifted on: the residual nearly as loud as the microphone, under
+    // the raw gate's bar and far over the cancelled one, for 60 ms.
+    const drifted = softStart(6, 3000).map((f) => ({ ...f, level: 0.3, cancelledLevel: 0.25 }));
+    expect(feed(state, drifted).bargeInsAtMs).toEqual([3030]);
+    const misfit = feed(state, drifted.map((f) => ({ ...f, echoLeft: true })));
+    expect(misfit.bargeInsAtMs).toEqual([]);
+    // Nothing was learned from it: the bar is where the leak left it, and a person just after is heard.
+    expect(barsOf(misfit.state).cancelled).toBe(barsOf(state).cancelled);
+    expect(feed(misfit.state, softStart(10, 3060)).bargeInsAtMs).toEqual([3090]);
+  });
+
+  it('bridges no person across a misfit frame: a dip in the middle counts against them as silence does', () => {
+    const state = settled();
+    // A person heard at 3030 unbroken: with their second frame a misfit, 10 ms later, the gate
+    // forgiving one dip in its 40 ms (`bridgeMs`) as it forgives a quiet frame; with two, not until
+    // the first has left the 40 ms.
+    const person = softStart(9, 3000).map((f, i) => (i === 1 ? { ...f, echoLeft: true } : f));
+    expect(feed(state, person).bargeInsAtMs).toEqual([3040]);
+    const twoDips = softStart(9, 3000).map((f, i) => (i === 1 || i === 3 ? { ...f, echoLeft: true } : f));
+    expect(feed(state, twoDips).bargeInsAtMs).toEqual([3060]);
+  });
+
   it('checks the cancelled gate’s options when the pair starts, not minutes later', () => {
     expect(() => startGatePair({}, { margin: 5 })).toThrow(EchoGateOptionError);
   });

@@ -1,8 +1,8 @@
 /**
  * The level meter's echo canceller (echoCanceller.ts): it learns a path from the output to the
  * microphone and takes the output's leak out, says its residual only once it is trusted, leaves a
- * person who is not in the output alone, never trusts a path longer than it can learn, and frames
- * its residual at the level meter's samples.
+ * person who is not in the output alone, never trusts a path longer than it can learn, says which
+ * frames are its own misfit of the leak, and frames its residual at the level meter's samples.
  */
 import { describe, expect, it } from 'vitest';
 import { EchoCanceller, resolveEchoCanceller } from '../../../src/platform/audio/echoCanceller';
@@ -170,6 +170,36 @@ describe('EchoCanceller', () => {
     expect(after.slice(0, 50).every((f) => f.residual === null)).toBe(true);
     expect(Math.max(...after.map((f) => f.residual ?? 0))).toBeLessThan(2 * usual);
     expect(after.some((f) => f.residual !== null)).toBe(true);
+  });
+
+  it('flags none of its frames as its own misfit once it has learned a steady leak', () => {
+    const output = voice(6, 7);
+    const frames = cancel(leakOf(output, 20, 0.4), output);
+    const settled = frames.filter((f) => f.endSample > RATE * 2.5);
+    expect(settled.length).toBeGreaterThan(300);
+    expect(settled.filter((f) => f.echoLeft)).toEqual([]);
+  });
+
+  it('flags as its misfit the frames after the speaker is turned down mid-answer, which its trust does not see', () => {
+    const output = voice(6, 7);
+    const at = Math.round(RATE * 3);
+    const microphone = Float32Array.from(leakOf(output, 20, 0.8), (s, i) => (i < at ? s : 0.6 * s));
+    const frames = cancel(microphone, output);
+    // The filter still takes out the louder leak: its residual is the leak's own shape, turned over.
+    const after = frames.filter((f) => f.endSample > at && f.endSample <= at + RATE * 0.5);
+    expect(after.every((f) => f.residual !== null)).toBe(true);
+    expect(after.filter((f) => f.echoLeft).length).toBeGreaterThan(0.8 * after.length);
+  });
+
+  it.each([0.2, 0.5, 1])('does not take a person at %f over a learned leak for its misfit', (gain) => {
+    const output = voice(4, 17);
+    const leak = leakOf(output, 20, 0.4);
+    const person = voice(0.4, 19);
+    const from = Math.round(RATE * 3);
+    const microphone = Float32Array.from(leak, (s, i) => s + (i >= from && i - from < person.length ? gain * (person[i - from] ?? 0) : 0));
+    const during = cancel(microphone, output).filter((f) => f.endSample > from && f.endSample <= from + person.length);
+    expect(during.length).toBe(40);
+    expect(during.filter((f) => f.echoLeft)).toEqual([]);
   });
 
   it('learns nothing, and trusts nothing, from an output that is silent', () => {
