@@ -15,20 +15,11 @@
  */
 import type { ConversationEvent } from '../core/conversation/events';
 import type { EchoGateOptions } from '../core/speech/echoGateOptions';
-import { barsOf, hearPair, listenAgainPair, startGatePair } from '../core/speech/gatePair';
+import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../core/speech/gatePair';
 import type { GatePairState } from '../core/speech/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 
-/**
- * The gate's options for a real room, over its defaults. On real speech in Chromium (espeak answers
- * through a high-passed, reverberant leak: test/e2e/bargeIn.spec.ts) a first answer's second piece
- * can be louder than anything in its first; with the default `settleMs` (2 s, tuned on simulated
- * envelopes) the margin had narrowed by then and the leak's loudest syllable tripped it at 0.5 and
- * 0.7 leaks, and (one run in three) at 0.3. Six seconds keeps the first answer or two on the wider
- * margin, and the widest is 2 rather than 1.75.
- */
-export const ROOM_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ settleMs: 6000, coldMargin: 2 });
 
 /** Whether assistant audio is sounding now, and how loud it is going out; the player is one. */
 export interface AssistantAudio {

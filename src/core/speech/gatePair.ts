@@ -34,6 +34,16 @@ import type { EchoGateState } from './echoGateState';
  */
 export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2.75, coldMargin: 3.5, tailMs: 0 });
 
+/**
+ * The gate's options for a real room, over its defaults. On real speech in Chromium (espeak answers
+ * through a high-passed, reverberant leak: test/e2e/bargeIn.spec.ts) a first answer's second piece
+ * can be louder than anything in its first; with the default `settleMs` (2 s, tuned on simulated
+ * envelopes) the margin had narrowed by then and the leak's loudest syllable tripped it at 0.5 and
+ * 0.7 leaks, and (one run in three) at 0.3. Six seconds keeps the first answer or two on the wider
+ * margin, and the widest is 2 rather than 1.75.
+ */
+export const ROOM_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ settleMs: 6000, coldMargin: 2 });
+
 /** A frame of the microphone, with its cancelled level while the canceller is trusted. */
 export interface GatePairFrame extends EchoGateFrame {
   /** The microphone's level with the assistant's output cancelled from it, 0..1; absent while the canceller is not trusted. */

@@ -56,6 +56,14 @@ export interface EchoCancellerOptions {
   powerMs: number;
   /** The quietest output power (mean square at 16 kHz) measured or learned from. Default 1e-6. */
   quietPower: number;
+  /**
+   * The correlation, either way, between a frame's residual and its estimate from which the frame
+   * is the filter's own misfit of the leak (`EchoCanceller#misfit`), 0..1, or over 1 for never:
+   * between what a fitted filter or a person leaves and what a drifted syllable does (the README's
+   * "How it hears you over its own voice" has the figures, `npm run bench -- capture-lag` measures
+   * them). Default 0.3.
+   */
+  misfitCorrelation: number;
 }
 
 /** The defaults, each explained on its field in `EchoCancellerOptions`. */
@@ -67,6 +75,7 @@ export const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
   distrustDb: 5,
   powerMs: 400,
   quietPower: 1e-6,
+  misfitCorrelation: 0.3,
 });
 
 /** Merges partial options over `ECHO_CANCELLER`; throws a RangeError naming the option to fix. */
@@ -79,7 +88,7 @@ export function resolveEchoCanceller(partial: Partial<EchoCancellerOptions> = {}
   if (!(options.distrustDb < options.trustDb)) {
     throw new RangeError(`echo canceller distrustDb (${String(options.distrustDb)}) must be under trustDb (${String(options.trustDb)}).`);
   }
-  for (const key of ['robustMs', 'powerMs', 'quietPower'] as const) {
+  for (const key of ['robustMs', 'powerMs', 'quietPower', 'misfitCorrelation'] as const) {
     if (!(options[key] > 0) || !Number.isFinite(options[key])) throw new RangeError(`echo canceller ${key} is ${String(options[key])}; give a number over 0.`);
   }
   return options;
@@ -95,12 +104,6 @@ const OUTLIER = 4;
 const PRE_EMPHASIS = 0.9;
 /** Where the residual's usual size starts: a leak's, not a silent room's, so the first leak is learned at once. */
 const ROBUST_START = 0.01;
-/**
- * The correlation, either way, between a frame's residual and estimate from which the residual is
- * the filter's misfit (`EchoCanceller#misfit`): between what a fitted filter or a person leaves and
- * what a drifted syllable does (the README's "How it hears you over its own voice" has the figures).
- */
-const MISFIT_CORRELATION = 0.3;
 /** The share of a frame's microphone energy the estimate must carry for its misfit to be what was heard. */
 const MISFIT_SHARE = 0.25;
 
@@ -291,7 +294,7 @@ export class EchoCanceller {
   /**
    * Whether the frame just heard is the filter's misfit of the leak rather than anything new: the
    * estimate carried at least `MISFIT_SHARE` of the microphone's energy, and the residual (whitened,
-   * as the filter learns it) follows the estimate with a correlation of at least `MISFIT_CORRELATION`
+   * as the filter learns it) follows the estimate with a correlation of at least `misfitCorrelation`
    * either way. A filter that fits leaves a residual uncorrelated with its estimate, and so does a
    * person, who is not the output's echo; one that has drifted on a loud syllable (the path moved a
    * little, the voice's spectrum changed faster than it learns) leaves the leak's own shape: too
@@ -303,7 +306,7 @@ export class EchoCanceller {
     const quiet = this.options.quietPower * this.frameSamples;
     if (!(this.#frameEstimate > quiet && this.#frameEstimate >= MISFIT_SHARE * this.#frameMic)) return false;
     const correlation = this.#misfitCross / Math.sqrt(this.#misfitEstimate * this.#misfitResidual + Number.MIN_VALUE);
-    return Math.abs(correlation) >= MISFIT_CORRELATION;
+    return Math.abs(correlation) >= this.options.misfitCorrelation;
   }
 
   /** One 16 kHz sample of each: cancels, measures, and learns. */

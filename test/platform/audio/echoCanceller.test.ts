@@ -230,6 +230,7 @@ describe('EchoCanceller', () => {
     expect(() => resolveEchoCanceller({ taps: 8 })).toThrow(/taps is 8/);
     expect(() => resolveEchoCanceller({ step: 0 })).toThrow(/step is 0/);
     expect(() => resolveEchoCanceller({ trustDb: 4, distrustDb: 5 })).toThrow(/distrustDb \(5\) must be under trustDb \(4\)/);
+    expect(() => resolveEchoCanceller({ misfitCorrelation: 0 })).toThrow(/misfitCorrelation is 0; give a number over 0/);
     expect(() => new EchoCanceller(8000, FRAME)).toThrow(/8000 Hz/);
     expect(() => new EchoCanceller(RATE, 0)).toThrow(/0 samples/);
   });

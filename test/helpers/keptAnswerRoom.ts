@@ -1,0 +1,105 @@
+/**
+ * The kept answer (test/e2e/speech/clips) as the page hears it with no browser: the player's output,
+ * the microphone hearing its leak some milliseconds later, and the page's hearing of the two — the
+ * level meter's echo canceller and both gates (gatePair.ts) with the room's options (`ROOM_GATE`).
+ * For the tests and the benchmark that ask what the capture's lag does to barge-in.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/speech/gatePair';
+import type { GatePairFrame } from '../../src/core/speech/gatePair';
+import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
+import type { CancelledFrame, EchoCancellerOptions } from '../../src/platform/audio/echoCanceller';
+import { answerSpeech, CLIPS_DIR, GAP_MS, msToSamples, RATE_HZ, trimmed } from '../e2e/speech/bargeInSpeech';
+import { readWav } from '../e2e/speech/wav';
+import { seededRandom } from './random';
+
+const FRAME = RATE_HZ / 100;
+/** A second of quiet room before the answer, as the page hears before it speaks. */
+const LEAD = RATE_HZ;
+const QUANTUM = 128;
+const ROOM_NOISE = 0.003;
+
+/** The kept answer's pieces as played, its leak (peak 1), and a person's question (peak 1), at `RATE_HZ`. */
+export interface KeptAnswer {
+  pieces: Float32Array[];
+  leak: Float32Array;
+  question: Float32Array;
+}
+
+/** Reads the kept clips in `clipsDir`. Throws, saying how to make them again, if they cannot be used. */
+export function keptAnswer(clipsDir = CLIPS_DIR): KeptAnswer {
+  const dir = mkdtempSync(join(tmpdir(), 'kept-answer-'));
+  try {
+    const answer = answerSpeech(dir, clipsDir);
+    return {
+      pieces: answer.assistant.pieces.map((name) => readWav(join(dir, name)).samples),
+      leak: answer.leak,
+      question: trimmed(readWav(join(clipsDir, 'person-question.wav')).samples, 1),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the player plays and the microphone hears, and the samples the output sounds between. */
+export interface Room {
+  microphone: Float32Array;
+  output: Float32Array;
+  from: number;
+  to: number;
+}
+
+/**
+ * The answer played with the player's gaps, heard `lagMs` later at `leakLevel` over a faint room
+ * noise; and, when `person` is given, the question at `level` from `atMs` after the answer first
+ * reaches the microphone.
+ */
+export function roomOf(answer: KeptAnswer, leakLevel: number, lagMs: number, person?: { atMs: number; level: number }): Room {
+  const length = LEAD + answer.leak.length;
+  const output = new Float32Array(length);
+  const from = LEAD - msToSamples(lagMs);
+  let at = from;
+  for (const piece of answer.pieces) {
+    output.set(piece, at);
+    at += piece.length + msToSamples(GAP_MS);
+  }
+  const random = seededRandom(7);
+  const microphone = Float32Array.from({ length }, (_, i) => ROOM_NOISE * (random() * 2 - 1) + (i >= LEAD ? leakLevel * (answer.leak[i - LEAD] ?? 0) : 0));
+  if (person !== undefined) {
+    const onset = LEAD + msToSamples(person.atMs);
+    for (let i = 0; i < answer.question.length && onset + i < length; i++) {
+      microphone[onset + i] = Math.max(-1, Math.min(1, (microphone[onset + i] ?? 0) + person.level * (answer.question[i] ?? 0)));
+    }
+  }
+  return { microphone, output, from, to: at - msToSamples(GAP_MS) };
+}
+
+/** When, in ms after the answer first reaches the microphone, the page's gates hear a person in `room`. */
+export function pageBargeInsMs(room: Room, canceller: Partial<EchoCancellerOptions> = {}): number[] {
+  const { microphone, output, from, to } = room;
+  const cancelling = new EchoCanceller(RATE_HZ, FRAME, canceller);
+  const cancelled: CancelledFrame[] = [];
+  for (let at = 0; at < microphone.length; at += QUANTUM) {
+    const length = Math.min(QUANTUM, microphone.length - at);
+    cancelling.push(microphone.subarray(at, at + length), output.subarray(at, at + length), length, at, (frame) => cancelled.push(frame));
+  }
+  let gates = startGatePair(ROOM_GATE);
+  const heard: number[] = [];
+  cancelled.forEach(({ residual, echoLeft }, k) => {
+    const start = k * FRAME;
+    let level = 0;
+    let assistantLevel = 0;
+    for (let i = start; i < start + FRAME; i++) {
+      level = Math.max(level, Math.abs(microphone[i] ?? 0));
+      assistantLevel = Math.max(assistantLevel, Math.abs(output[i] ?? 0));
+    }
+    const atMs = ((start + FRAME) / RATE_HZ) * 1000;
+    const frame: GatePairFrame = { level, atMs, assistantAudible: start + FRAME > from && start < to, assistantLevel };
+    const next = hearPair(gates, residual === null ? frame : { ...frame, cancelledLevel: residual, echoLeft });
+    gates = next.state;
+    if (next.bargeIn) heard.push(atMs - (LEAD / RATE_HZ) * 1000);
+  });
+  return heard;
+}
