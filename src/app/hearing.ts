@@ -20,7 +20,6 @@ import type { GatePairState } from '../core/speech/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 
-
 /** Whether assistant audio is sounding now, and how loud it is going out; the player is one. */
 export interface AssistantAudio {
   readonly audible: boolean;
