@@ -71,7 +71,7 @@ function measure(answer: KeptAnswer, misfitCorrelation: number | undefined): Var
 }
 
 export function run(options: BenchOptions): BenchResult {
-  const answer = options.clips === undefined ? keptAnswer() : keptAnswer(options.clips);
+  const answer = keptAnswer(options.clips);
   return {
     bench: 'capture-lag',
     leakLevels: [...LEAK_LEVELS],

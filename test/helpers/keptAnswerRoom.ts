@@ -11,6 +11,7 @@ import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/speech/gatePa
 import type { GatePairFrame } from '../../src/core/speech/gatePair';
 import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
 import type { CancelledFrame, EchoCancellerOptions } from '../../src/platform/audio/echoCanceller';
+import { peakOf } from '../../src/platform/audio/peakFrames';
 import { answerSpeech, CLIPS_DIR, GAP_MS, msToSamples, RATE_HZ, trimmed } from '../e2e/speech/bargeInSpeech';
 import { readWav } from '../e2e/speech/wav';
 import { seededRandom } from './random';
@@ -89,14 +90,13 @@ export function pageBargeInsMs(room: Room, canceller: Partial<EchoCancellerOptio
   const heard: number[] = [];
   cancelled.forEach(({ residual, echoLeft }, k) => {
     const start = k * FRAME;
-    let level = 0;
-    let assistantLevel = 0;
-    for (let i = start; i < start + FRAME; i++) {
-      level = Math.max(level, Math.abs(microphone[i] ?? 0));
-      assistantLevel = Math.max(assistantLevel, Math.abs(output[i] ?? 0));
-    }
     const atMs = ((start + FRAME) / RATE_HZ) * 1000;
-    const frame: GatePairFrame = { level, atMs, assistantAudible: start + FRAME > from && start < to, assistantLevel };
+    const frame: GatePairFrame = {
+      level: peakOf([microphone], start, start + FRAME),
+      atMs,
+      assistantAudible: start + FRAME > from && start < to,
+      assistantLevel: peakOf([output], start, start + FRAME),
+    };
     const next = hearPair(gates, residual === null ? frame : { ...frame, cancelledLevel: residual, echoLeft });
     gates = next.state;
     if (next.bargeIn) heard.push(atMs - (LEAD / RATE_HZ) * 1000);

@@ -108,14 +108,28 @@ function checkFrame(frame: EchoGateFrame): void {
  */
 export function hearNothing(state: EchoGateState, frame: EchoGateFrame): EchoGateState {
   checkFrame(frame);
-  const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
-  const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
-  const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= state.options.tailMs;
+  const { ms, lastAudibleAtMs, listening, reference } = passTime(state, frame);
   // Out of hearing, a silent frame is what any frame is: the gate forgets and re-arms.
   if (!listening) return hearFrame(state, { ...frame, level: 0 }).state;
-  const reference = frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, state.options.referenceMs);
-  const recent = remember(state.recent, { atMs: frame.atMs, level: 0, ms: Math.min(dtMs, LONGEST_FRAME_MS) }, state.options.minOverMs);
+  const recent = remember(state.recent, { atMs: frame.atMs, level: 0, ms }, state.options.minOverMs);
   return { ...state, lastAtMs: frame.atMs, lastAudibleAtMs, recent, reference };
+}
+
+/**
+ * What a frame moves on, however it is heard: the time since the last one (`dtMs`) and the time it
+ * stands for (`ms`, at most `LONGEST_FRAME_MS`), when the assistant was last audible, whether the
+ * gate is listening, and the output levels kept.
+ */
+function passTime(state: EchoGateState, frame: EchoGateFrame) {
+  const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
+  const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
+  return {
+    dtMs,
+    ms: Math.min(dtMs, LONGEST_FRAME_MS),
+    lastAudibleAtMs,
+    listening: lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= state.options.tailMs,
+    reference: frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, state.options.referenceMs),
+  };
 }
 
 /**
@@ -141,11 +155,7 @@ export function hearFrame(
   checkFrame(frame);
   const { options } = state;
   const level = Math.min(1, frame.level);
-  const dtMs = state.lastAtMs === null ? 0 : Math.max(0, frame.atMs - state.lastAtMs);
-  const ms = Math.min(dtMs, LONGEST_FRAME_MS);
-  const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
-  const listening = lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= options.tailMs;
-  const reference = frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, options.referenceMs);
+  const { dtMs, ms, lastAudibleAtMs, listening, reference } = passTime(state, frame);
   const output = referenceLevel(reference);
 
   if (!listening) {

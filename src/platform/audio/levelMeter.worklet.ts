@@ -77,7 +77,7 @@ class LevelMeter extends AudioWorkletProcessor {
       const residual = cancelled?.residual ?? null;
       if (peak === undefined) this.port.postMessage(message);
       else if (residual === null) this.port.postMessage({ ...message, reference: peak });
-      else this.port.postMessage(cancelled?.echoLeft === true ? { ...message, reference: peak, residual, echoLeft: true } : { ...message, reference: peak, residual });
+      else this.port.postMessage({ ...message, reference: peak, residual, ...(cancelled?.echoLeft === true ? { echoLeft: true } : {}) });
     });
     const speech = this.#speech;
     speech?.framer.push(channels, blockLength, currentFrame, (frame: SpeechFrameMessage) => {
