@@ -13,6 +13,7 @@ import type { PersonEnv } from './person';
 import { Approval } from './verbs/approval';
 import type { Executor } from './verbs/executor';
 import { actionAsked, answerAction, waitingRunActions } from './verbs/pendingActions';
+import type { PendingAction } from './verbs/pendingActions';
 import { shippedWords } from './words/loadWords';
 import { say } from './words/words';
 import type { Words } from './words/words';
@@ -58,7 +59,9 @@ export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot
       caller,
       approval: Approval.issue(action.id, action.verb),
       // The action is answered once, so its key is its own: a retried approval cannot run it twice.
-      idempotencyKey: `action-${action.id}`,
+      // A turn's question is keyed by what it asked about (turn, verb, target), so even two copies
+      // of it — kept before questions were one per target — run once: the second yes replays the first.
+      idempotencyKey: keyOfAnswer(action),
       ...(action.conversationKey === null ? {} : { conversationKey: action.conversationKey }),
     });
     if (action.run != null) {
@@ -78,4 +81,9 @@ export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot
   });
 
   return routes;
+}
+
+/** The write key an approved action runs under: its target's when a turn asked it, else its own id's. */
+function keyOfAnswer(action: PendingAction): string {
+  return action.target == null ? `action-${action.id}` : `action-${action.target.slice(0, 40)}`;
 }

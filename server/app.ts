@@ -16,6 +16,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../src/core/route';
 import type { PageAuth, PageConfig } from '../src/core/voice/api';
 import { ConfigError, SERVER_DEFAULTS } from './config';
+import { bodyDoor, BODY_TIMING_DEFAULTS } from './bodyCap';
+import type { BodyTiming } from './bodyCap';
 import { hostGuard, jsonBodyGuard, originGuard } from './guard';
 import type { GuardOptions } from './guard';
 import { MCP_PATH } from './mcp/endpoint';
@@ -38,6 +40,8 @@ export interface AppDeps {
   embedder?: EmbedderStatus;
   /** The outside apps (MCP servers, OpenAPI specs) and whether each is up now, said by `GET /api/health`. */
   outside?: () => readonly OutsideStatus[];
+  /** How long a request body may take to arrive (server/bodyCap.ts); the defaults unless a test's clock is given. */
+  bodyTiming?: BodyTiming;
 }
 
 export interface ApiDeps extends SessionDeps {
@@ -55,7 +59,7 @@ export interface ApiDeps extends SessionDeps {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-export function createApp({ config, api, embedder, outside }: AppDeps): Hono {
+export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TIMING_DEFAULTS }: AppDeps): Hono {
   const app = new Hono();
   const auth = api === undefined ? undefined : pageAuth(api.personMode, config.supabaseAnonKey);
   const guard: GuardOptions = { host: config.host ?? SERVER_DEFAULTS.host, allowedOrigins: config.allowedOrigins ?? [] };
@@ -71,10 +75,13 @@ export function createApp({ config, api, embedder, outside }: AppDeps): Hono {
     c.header('Permissions-Policy', 'microphone=(self)');
     // A body refused for its size is left unread on the connection; closing it keeps the client's
     // next request on that keep-alive connection from being read as the rest of this one.
-    if (c.res.status === 413) c.header('Connection', 'close');
+    // So is a body that stopped arriving (408).
+    if (c.res.status === 413 || c.res.status === 408) c.header('Connection', 'close');
   });
   // Before every route, the page included: a rebound name reads nothing from this machine.
   app.use('*', hostGuard(guard));
+  // Then every body, read within its route's cap while it streams, before any route runs (server/bodyCap.ts).
+  app.use('*', bodyDoor(bodyTiming));
 
   app.get('/api/health', (c) => c.json({ ok: true, ...(embedder === undefined ? {} : { embedder }), ...(outside === undefined ? {} : { outside: outside() }) }));
   app.get('/api/config', (c) =>

@@ -9,7 +9,6 @@ import { PENDING_ACTION_MS } from '../src/core/acting/protocol';
 import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';
-import { admitSpend } from './chat/admission';
 import { chatDoor } from './chat/chatDoor';
 import { RunningAnswers } from './chat/runningAnswers';
 import { turnKeyOf } from './chat/turnId';
@@ -23,6 +22,7 @@ import { bearerGrant } from './grants';
 import type { GrantClaims } from './grants';
 import type { PersonLimits } from './db/limits';
 import { databaseLedger, SPEND_HOLD_GRACE_MS } from './ledger';
+import { createGate } from './gate';
 import type { McpLimits } from './mcp/callLimits';
 import { mcpEndpoint } from './mcp/endpoint';
 import type { McpEndpoint, McpLogLine } from './mcp/endpoint';
@@ -54,6 +54,7 @@ import type { Executor, VerbLogLine } from './verbs/executor';
 import { keySweep } from './verbs/keySweep';
 import type { KeySweep } from './verbs/keySweep';
 import { keepPending } from './verbs/pendingActions';
+import { turnStepStore } from './db/turnSteps';
 import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
@@ -82,6 +83,8 @@ export interface BackendDeps {
   upstreamIdleMs?: number;
   /** The site's windows over everybody (`CONFAB_SITE_LIMITS`); unset: none. */
   siteLimits?: PersonLimits;
+  /** The share of the site's windows background work may use (`CONFAB_BACKGROUND_SHARE`); default `BACKGROUND_SHARE_DEFAULT`. */
+  backgroundShare?: number;
   /** Most tokens a provider may answer one call with; default the door's (4096). */
   answerTokens?: number;
   /** USD per million characters of the paid voice (`COPILOT_TTS_PRICE`); default the proxy's. */
@@ -106,8 +109,8 @@ export interface BackendDeps {
   words?: WordBook;
   /** Presence's window, heartbeat and staleness over `PRESENCE_DEFAULTS`. */
   presence?: Partial<PresenceOptions>;
-  /** The run worker's timings (tests shorten them). */
-  runs?: Pick<RunServiceDeps, 'leaseMs' | 'pollMs' | 'scheduleLookMs' | 'scriptedStepMs'>;
+  /** The run worker's timings (tests shorten them), the instance's own id, and the caps on background work. */
+  runs?: Pick<RunServiceDeps, 'leaseMs' | 'pollMs' | 'scheduleLookMs' | 'scriptedStepMs' | 'instance' | 'idleDays' | 'siteSchedules'>;
 }
 
 /** The API, and the executor every verb call goes through (for the MCP adapter). */
@@ -149,6 +152,8 @@ function runModel(deps: BackendDeps): RunModel {
       });
     },
     costOf: (model, usage) => costUsd(priceOf(deps.prices, model), usage),
+    // The door's own wait for a silent provider (`CONFAB_UPSTREAM_IDLE_S`).
+    idleMs: deps.upstreamIdleMs ?? DOOR_DEFAULTS.upstreamIdleMs,
   });
 }
 
@@ -187,12 +192,29 @@ export function createBackend(deps: BackendDeps): Backend {
       return bot === undefined ? [] : shelf.of(bot);
     },
   };
+  // Every effect that spends or reaches outside — turns, checkpoints, run steps, schedules' firings,
+  // sentences of the paid voice, outside calls — is admitted by this one gate, under the person's
+  // windows, the site's and the background share.
+  const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
+  const gate = createGate({
+    ledger,
+    live: deps.live,
+    ...(deps.siteLimits === undefined ? {} : { site: deps.siteLimits }),
+    ...(deps.backgroundShare === undefined ? {} : { backgroundShare: deps.backgroundShare }),
+    limitsOf: (slug) => deps.bots.get(slug)?.limits,
+    clock: deps.clock,
+  });
   const executor = createExecutor({
+    gate,
     registry,
     db: deps.db,
     services,
     clock: deps.clock,
     ...(deps.verbLog ? { log: deps.verbLog } : {}),
+    wordsFor: (caller) => {
+      const bot = deps.bots.get(caller.bot);
+      return bot === undefined ? book.wordsIn(caller.language ?? 'en') : botWords(book, bot, turnLanguage(bot, caller.language));
+    },
     onWritten: (write) => {
       written(write);
     },
@@ -226,7 +248,8 @@ export function createBackend(deps: BackendDeps): Backend {
 
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
-    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone, language: turnLanguage(turn.bot, turn.language) };
+    const turnKey = turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId });
+    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone, language: turnLanguage(turn.bot, turn.language), turn: turnKey };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
     const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
@@ -240,14 +263,15 @@ export function createBackend(deps: BackendDeps): Backend {
         hidden: skills.hidden,
         caller,
         conversationKey: turn.conversationKey,
-        turnKey: turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId }),
+        turnKey,
+        steps: turnStepStore(deps.db, person, turnKey, deps.clock),
         maxModelCalls: turn.bot.limits.steps,
         words: turn.words,
         keepPending: async ({ verb, input }) => {
           // Asked and kept in one transaction: a question that counts the person's rows counts them as they are while it is pending.
           const pending = await deps.db.asPerson(person, async (tx) => {
             const question = await executor.question(tx, verb, input, caller, turn.words);
-            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS, language: caller.language });
+            return keepPending(tx, { person, bot: turn.grant.bot, verb, input, question, timeZone: turn.timeZone, conversationKey: turn.conversationKey ?? null, expiresAtMs: deps.clock() + PENDING_ACTION_MS, language: caller.language, turnKey });
           });
           return { id: pending.id, verb, question: pending.question, expiresAtMs: pending.expiresAtMs };
         },
@@ -255,9 +279,7 @@ export function createBackend(deps: BackendDeps): Backend {
     };
   }
 
-  // Answers, checkpoints and the paid voice spend under the person's ceilings and the site's.
-  const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
-  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger, prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger: gate.doorLedger('checkpoint'), prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversationKey: string | undefined }) =>
     // A bot that hears the question alone is given no summary either.
     turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversationKey),
@@ -272,7 +294,7 @@ export function createBackend(deps: BackendDeps): Backend {
     scripted: !bought,
     wordsOf: wordsOfBot,
     ...(bought ? { model: runModel(deps) } : {}),
-    ledger,
+    gate,
     priced: (model) => priceOf(deps.prices, model) !== undefined,
     publish: (person, bot, events) => pages.publish(person, bot, events),
     holder: `${hostname()}-${String(process.pid)}-${randomUUID().slice(0, 8)}`,
@@ -286,7 +308,7 @@ export function createBackend(deps: BackendDeps): Backend {
     providers: deps.providers,
     live: deps.live,
     prices: deps.prices,
-    ledger,
+    ledger: gate.doorLedger('turn'),
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversationKey: turn.conversationKey }),
     acting: planTurn,
     wordsFor: (bot, language) => botWords(book, bot, turnLanguage(bot, language)),
@@ -321,8 +343,9 @@ export function createBackend(deps: BackendDeps): Backend {
     voicesFor: (grant) => (deps.bots.get(grant.bot)?.voice.by === 'endpoint' ? deps.bots.get(grant.bot)?.voice.voices : undefined),
     live: deps.live,
     // A sentence's spend hold lapses, settled or not, as an answer's does: its bot's minutes and a grace.
+    voiceBy: (grant) => deps.bots.get(grant.bot)?.voice.by,
     meter: ({ grant, spendHoldUsd, nowMs }) =>
-      admitSpend(ledger, { person: grant.person, bot: grant.bot, limits: grant.limits, spendHoldUsd, spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS, nowMs }),
+      gate.admit({ kind: 'paidSentence', person: grant.person, bot: grant.bot, limits: grant.limits, spendHoldUsd, spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS, siteKeys: true, nowMs }),
     ...(deps.speechUsdPerMillionChars === undefined ? {} : { usdPerMillionChars: deps.speechUsdPerMillionChars }),
     clock: deps.clock,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
@@ -341,6 +364,7 @@ export function createBackend(deps: BackendDeps): Backend {
     mcpEndpoint: mcp,
     presence: pages,
     runs,
+    seen: (person, bot) => runs.seen(person, bot),
     keys: keySweep({
       executor,
       clock: deps.clock,

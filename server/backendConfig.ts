@@ -3,6 +3,7 @@
  * nothing else reads the environment). Every setting has a default that costs nothing: no provider
  * is called until one is configured AND `AGENTS_LIVE=1`.
  */
+import { BACKGROUND_SHARE_DEFAULT } from './gate';
 import { resolve } from 'node:path';
 import { PROVIDER_KINDS, TOKENS_FIELDS } from './chat/upstream';
 import type { Provider, ProviderKind, TokensField } from './chat/upstream';
@@ -49,6 +50,18 @@ export interface BackendConfig {
   answerTokens: number;
   /** `COPILOT_TTS_PRICE`: USD per million characters of the paid voice. Default `TTS_PRICE_DEFAULT`. */
   speechUsdPerMillionChars: number;
+  /**
+   * `CONFAB_BACKGROUND_SHARE`, default 0.5: the share of the site's windows that work nobody is
+   * waiting for (runs, schedules, checkpoints) may use, 0 to 1; people asking now keep the rest.
+   */
+  backgroundShare: number;
+  /**
+   * `CONFAB_IDLE_DAYS`, default 30: days a person may go unseen (no grant minted for them, no MCP
+   * token used) before their schedules pause; they run again, and the person is told, on their return.
+   */
+  idleDays: number;
+  /** `CONFAB_SITE_SCHEDULES`, default 1000: most active schedules the whole site keeps; past it a new one is refused with a sentence. */
+  siteSchedules: number;
 }
 
 /**
@@ -204,7 +217,31 @@ export function readBackendConfig(env: Record<string, string | undefined>, cwd =
     siteLimits: readSiteLimits(env),
     answerTokens: readAnswerTokens(env),
     speechUsdPerMillionChars: readSpeechPrice(env),
+    backgroundShare: readBackgroundShare(env),
+    idleDays: readWhole(env, 'CONFAB_IDLE_DAYS', 30, 1, 3650, 'days a person may go unseen before their schedules pause'),
+    siteSchedules: readWhole(env, 'CONFAB_SITE_SCHEDULES', 1000, 0, 1_000_000, 'most active schedules the whole site keeps'),
   };
+}
+
+/** A whole number setting from `min` to `max`, `fallback` when unset; refused with a sentence naming what it means. */
+function readWhole(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number, meaning: string): number {
+  const given = env[name]?.trim();
+  if (given === undefined || given === '') return fallback;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} is "${given}"; give the ${meaning}, a whole number from ${String(min)} to ${String(max)} (default ${String(fallback)}).`);
+  }
+  return value;
+}
+
+function readBackgroundShare(env: Record<string, string | undefined>): number {
+  const given = env.CONFAB_BACKGROUND_SHARE?.trim();
+  if (given === undefined || given === '') return BACKGROUND_SHARE_DEFAULT;
+  const share = Number(given);
+  if (!(Number.isFinite(share) && share >= 0 && share <= 1)) {
+    throw new ConfigError(`CONFAB_BACKGROUND_SHARE is "${given}"; give the share of the site's windows background work may use, from 0 (none) to 1 (all), such as 0.5.`);
+  }
+  return share;
 }
 
 const SITE_LIMITS_SHAPE = 'JSON in the window grammar of a bot\'s limits, such as {"perMinute":{"answers":60},"perDay":{"spend":5}}';

@@ -12,6 +12,7 @@ import { RefusedError } from './db/errors';
 import { addLine, listLines } from './db/lines';
 import { forgetMemory, listMemories } from './db/memories';
 import { createThread, deleteThread, listThreads } from './db/threads';
+import { bodyCap } from './bodyCap';
 import { flag, readJson, text } from './json';
 import type { PersonEnv } from './person';
 
@@ -55,8 +56,8 @@ export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonE
     return c.json({ threads });
   });
 
-  routes.post('/threads/:id/lines', async (c) => {
-    const body = await readJson(c, LINE_BODY_MAX_BYTES);
+  routes.post('/threads/:id/lines', bodyCap(LINE_BODY_MAX_BYTES), async (c) => {
+    const body = await readJson(c);
     const who = text(body, 'who', { maxChars: 16 });
     if (who !== 'person' && who !== 'assistant') throw new HTTPException(400, { message: 'who must be "person" or "assistant".' });
     const said = text(body, 'text', { maxChars: Number.MAX_SAFE_INTEGER });

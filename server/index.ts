@@ -22,7 +22,10 @@ import { chooseEmbedder } from './memory/chooseEmbedder';
 import { widthOf } from './memory/embed';
 import { reembedMemories } from './memory/reembed';
 import { readPersonMode } from './person';
+import { instanceId } from './runs/instance';
+import { DataFolderBusy, lockDataFolder } from './dataLock';
 import { AppFileError } from './outside/appFile';
+import { KEPT_RISKS_FILE, keptRisksIn } from './outside/keptRisks';
 import { closeOutsideApps, loadOutsideApps } from './outside/loadOutside';
 import { mcpApp } from './outside/mcpApp';
 import { openApiApp } from './outside/openApiApp';
@@ -52,7 +55,8 @@ async function main(): Promise<void> {
   const logLine = (line: object) => {
     console.error(JSON.stringify(line));
   };
-  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine }, { mcp: mcpApp, openapi: openApiApp });
+  // Each outside tool's risk as first seen is kept in the data folder, so a server cannot later claim a tool is safer.
+  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine, kept: keptRisksIn(join(backend.dataDir, KEPT_RISKS_FILE)) }, { mcp: mcpApp, openapi: openApiApp });
   const registry = createRegistry([...(await loadApps(appsDir)), ...outsideApps]);
   checkBotApps(bots, registry.apps.map((app) => app.name));
   // Beside bots/, at the project root: skills/<name>.md and words/<lang>.md; a site's own words
@@ -65,6 +69,8 @@ async function main(): Promise<void> {
   const words = loadWords({ dir: defaultWordsDir(), ...(siteWords ? { siteDir: resolve(siteWords) } : {}) });
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
   const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
+  // PGlite is one process's: a second server or `npm run admin` on this folder is refused, not let corrupt it.
+  const unlock = backend.databaseUrl ? undefined : await lockDataFolder(backend.dataDir);
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
   const { embedder, status: embedderStatus } = await chooseEmbedder(backend.embedder, { dataDir: backend.dataDir, log: logLine });
   await db.asServer((tx) => registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) }));
@@ -90,6 +96,9 @@ async function main(): Promise<void> {
     siteLimits: backend.siteLimits,
     answerTokens: backend.answerTokens,
     speechUsdPerMillionChars: backend.speechUsdPerMillionChars,
+    backgroundShare: backend.backgroundShare,
+    // Who this instance is across restarts (`.data/instance`), and the caps on work nobody waits for.
+    runs: { instance: await instanceId(backend.dataDir), idleDays: backend.idleDays, siteSchedules: backend.siteSchedules },
     clock: Date.now,
     mcpLimits: readMcpLimits(env),
   });
@@ -137,6 +146,7 @@ async function main(): Promise<void> {
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       if ('closeAllConnections' in server) server.closeAllConnections();
       await db.close();
+      await unlock?.();
       logLine({ event: 'server.stopped', answersCut: cut });
       process.exit(0);
     })();
@@ -146,7 +156,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof BotFileError || error instanceof SkillFileError || error instanceof WordsFileError || error instanceof AppError || error instanceof AppFileError || error instanceof McpProjectionError) {
+  if (error instanceof ConfigError || error instanceof DataFolderBusy || error instanceof BotFileError || error instanceof SkillFileError || error instanceof WordsFileError || error instanceof AppError || error instanceof AppFileError || error instanceof McpProjectionError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -1,20 +1,14 @@
 /**
- * Reading a JSON request body a person's page sent: capped in size, parsed, and checked field by
- * field, with a 400 that names the field and says what it accepts. The server keeps serving.
+ * Reading a JSON request body a person's page sent: parsed, and checked field by field, with a 400
+ * that names the field and says what it accepts. The server keeps serving. Its size was kept by
+ * the app's one body door before any route ran (server/bodyCap.ts; a route that takes more than
+ * `BODY_CAP_BYTES` declares it with `bodyCap`), so the body read here is whole and within its cap.
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 
-/** The largest JSON body any session route reads, in bytes. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
-
-export async function readJson(c: Context, limitBytes = BODY_LIMIT_BYTES): Promise<Record<string, unknown>> {
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > limitBytes) throw new HTTPException(413, { message: `The request is over ${limitBytes / 1024} KiB.` });
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
-  if (new TextEncoder().encode(text).length > limitBytes) {
-    throw new HTTPException(413, { message: `The request is over ${limitBytes / 1024} KiB.` });
-  }
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -7,10 +7,12 @@
  *
  * The person's windows and the site's are reserved in one transaction, the person's lock taken
  * first and the site's second by every caller (so two cannot wait on each other); a turn the site
- * refuses leaves nothing of the person's reservation behind.
+ * refuses leaves nothing of the person's reservation behind. The one gate (`gate.ts`) reserves every
+ * kind of effect here (`reserveEffect`), adding the background share's windows and an outside app's
+ * after the site's, locked in that order too.
  */
 import type { SpendAsk, SpendLedger } from './chat/admission';
-import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
+import type { AnswerSpend, DoorLedger, RefusedBy, Reservation } from './chat/doorTypes';
 import type { Database } from './db/database';
 import type { Queryable } from './db/queryable';
 import type { PersonLimits, Refusal } from './db/limits';
@@ -27,17 +29,28 @@ export interface LedgerOptions {
 }
 
 /** The door's ledger, which also reserves spend that is not an answer against the person's and the site's spend ceilings. */
-export type DatabaseLedger = DoorLedger<GrantClaims> & SpendLedger;
+export type DatabaseLedger = DoorLedger<GrantClaims> & SpendLedger & {
+  /**
+   * Reserves one effect against the person's windows, the site's and `more` (the gate's), in one
+   * transaction: `tx` when given (the caller's, which must be the server's), else one of its own.
+   */
+  reserveEffect(ask: EffectReserveAsk, tx?: Queryable): Promise<Reservation>;
+  /** Settles a reservation, in `tx` when given. */
+  settle(reservation: string, spend: AnswerSpend, tx?: Queryable): Promise<void>;
+};
 
-/** The site refused after the person's reservation was written: thrown to roll the transaction back. */
+/** Other windows than the person's refused after the person's reservation was written: thrown to roll the transaction back. */
 class SiteRefused extends Error {
-  constructor(readonly refusal: Refusal) {
+  constructor(
+    readonly refusal: Refusal,
+    readonly by: RefusedBy,
+  ) {
     super('The site refused the turn.');
   }
 }
 
 /** Only the spend ceilings of `limits`: what counts for something that is not an answer. */
-function spendOnly(limits: PersonLimits): PersonLimits {
+export function spendOnly(limits: PersonLimits): PersonLimits {
   const kept: PersonLimits = {};
   for (const [window, ceiling] of Object.entries(limits) as [keyof PersonLimits, PersonLimits[keyof PersonLimits]][]) {
     if (typeof ceiling === 'object' && ceiling.spend !== undefined) kept[window] = { spend: ceiling.spend };
@@ -46,46 +59,98 @@ function spendOnly(limits: PersonLimits): PersonLimits {
 }
 
 /** A refusal as the door has it: the sentence in English, and what it said, to say again in the person's words. */
-function refusedBy(refusal: Refusal, by: 'person' | 'site', nowMs: number): Reservation {
+function refusedBy(refusal: Refusal, by: RefusedBy, nowMs: number): Reservation {
   const { window, kind, ceiling, freesAt } = refusal;
   return { ok: false, sentence: refusal.sentence, by, ceiling: { window, kind, ceiling, freesAtMs: freesAt === null ? null : freesAt.getTime(), nowMs } };
 }
 
-interface Reserved {
+/** One reservation of a turn or an effect, to settle: whose it is and when it began. */
+interface Held {
+  id: string;
   person: string;
   bot: string;
-  startedAt: Date;
-  /** The site's reservation for the same turn, when the site has windows. */
-  site: string | undefined;
 }
+
+interface Reserved {
+  startedAt: Date;
+  /** Every owner's reservation for the same effect: the person's first, then the site's, the background share's, an app's. */
+  held: Held[];
+}
+
+/**
+ * One more owner whose windows an effect must also fit, beside the person's and the site's: the
+ * background share of the site's windows (`*background`), an outside app's own calls (`*app`, the
+ * app's name as its bot). Reserved after the site, in this order, by every caller.
+ */
+export interface MoreWindows {
+  owner: string;
+  bot: string;
+  limits: PersonLimits;
+  /** Whether the effect counts here as one answer (an app's calls) or only spends. */
+  answer: boolean;
+  /** Who refused, when these windows are full: said in the refusal and in `x-confab-refused`. */
+  by: RefusedBy;
+  /** The sentence for a refusal of these windows, in place of the person's. */
+  sentence: (refusal: Refusal, now: Date) => string;
+}
+
+/** What one reservation asks for, with the windows beyond the person's and the site's. */
+export type EffectReserveAsk = SpendAsk & {
+  /** Whether it counts against answer ceilings (a turn) or only spends (a sentence, a run's step). */
+  answer: boolean;
+  more?: readonly MoreWindows[];
+};
 
 export function databaseLedger(db: Database, options: LedgerOptions = {}): DatabaseLedger {
   const unsettled = new Map<string, Reserved>();
   const site = options.site;
 
-  /** What one reservation asks for: spend, and whether it is an answer (counted against answer ceilings too). */
-  type ReserveAsk = SpendAsk & { answer: boolean };
-  const reserveBoth = async (ask: ReserveAsk): Promise<Reservation> => {
-    const now = new Date(ask.nowMs);
-    const shared = { spendHoldUsd: ask.spendHoldUsd, spendHoldMs: ask.spendHoldMs, now, answer: ask.answer };
-    let reserved: { mine: string; site: string | undefined } | { refused: Refusal };
+  /** Runs `work` in `tx` when the caller holds one (a schedule's firing, beside the run it starts), else in a transaction of its own. */
+  // In the caller's transaction, a savepoint stands for the transaction of its own: a refusal by the
+  // site's windows leaves nothing of the person's reservation behind there either.
+  const within = async <T>(tx: Queryable | undefined, work: (tx: Queryable) => Promise<T>): Promise<T> => {
+    if (tx === undefined) return db.asServer(work);
+    await tx.query('savepoint effect');
     try {
-      reserved = await db.asServer(async (tx) => {
-        const mine = await reserveAnswer(tx, { person: ask.person, bot: ask.bot, limits: ask.limits, ...shared });
+      const done = await work(tx);
+      await tx.query('release savepoint effect');
+      return done;
+    } catch (error) {
+      await tx.query('rollback to savepoint effect');
+      throw error;
+    }
+  };
+
+  const reserveBoth = async (ask: EffectReserveAsk, outer?: Queryable): Promise<Reservation> => {
+    const now = new Date(ask.nowMs);
+    const shared = { spendHoldUsd: ask.spendHoldUsd, spendHoldMs: ask.spendHoldMs, now };
+    let reserved: { held: Held[] } | { refused: Refusal };
+    try {
+      reserved = await within(outer, async (tx) => {
+        const mine = await reserveAnswer(tx, { person: ask.person, bot: ask.bot, limits: ask.limits, answer: ask.answer, ...shared });
         if (!mine.ok) return { refused: mine };
-        if (site === undefined) return { mine: mine.reservationId, site: undefined };
-        const limits = ask.answer ? site : spendOnly(site);
-        const everybody = await reserveAnswer(tx, { person: SITE_PERSON, bot: SITE_BOT, limits, ...shared });
-        if (!everybody.ok) throw new SiteRefused(everybody);
-        return { mine: mine.reservationId, site: everybody.reservationId };
+        const held: Held[] = [{ id: mine.reservationId, person: ask.person, bot: ask.bot }];
+        if (site !== undefined) {
+          const limits = ask.answer ? site : spendOnly(site);
+          const everybody = await reserveAnswer(tx, { person: SITE_PERSON, bot: SITE_BOT, limits, answer: ask.answer, ...shared });
+          if (!everybody.ok) throw new SiteRefused(everybody, 'site');
+          held.push({ id: everybody.reservationId, person: SITE_PERSON, bot: SITE_BOT });
+        }
+        for (const more of ask.more ?? []) {
+          const theirs = await reserveAnswer(tx, { person: more.owner, bot: more.bot, limits: more.limits, answer: more.answer, ...shared });
+          if (!theirs.ok) throw new SiteRefused({ ...theirs, sentence: more.sentence(theirs, now) }, more.by);
+          held.push({ id: theirs.reservationId, person: more.owner, bot: more.bot });
+        }
+        return { held };
       });
     } catch (error) {
-      if (error instanceof SiteRefused) return refusedBy(error.refusal, 'site', ask.nowMs);
+      if (error instanceof SiteRefused) return refusedBy(error.refusal, error.by, ask.nowMs);
       throw error;
     }
     if ('refused' in reserved) return refusedBy(reserved.refused, 'person', ask.nowMs);
-    unsettled.set(reserved.mine, { person: ask.person, bot: ask.bot, startedAt: now, site: reserved.site });
-    return { ok: true, reservation: reserved.mine };
+    const [mine] = reserved.held as [Held, ...Held[]];
+    unsettled.set(mine.id, { startedAt: now, held: reserved.held });
+    return { ok: true, reservation: mine.id };
   };
 
   const record = (tx: Queryable, reservationId: string, person: string, bot: string, startedAt: Date, spend: AnswerSpend & { provider: string; model: string }) =>
@@ -117,21 +182,20 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
     reserveSpend(ask) {
       return reserveBoth({ ...ask, limits: spendOnly(ask.limits), answer: false });
     },
-    async settle(reservation: string, spend: AnswerSpend) {
+    reserveEffect: reserveBoth,
+    async settle(reservation: string, spend: AnswerSpend, outer?: Queryable) {
       const turn = unsettled.get(reservation);
       unsettled.delete(reservation);
       if (!turn) return;
       const { provider, model } = spend;
-      await db.asServer(async (tx) => {
+      await within(outer, async (tx) => {
         if (provider === null || model === null) {
           // Nothing was bought: the spend holds go, and the turn still counts as an answer.
-          await releaseReservation(tx, reservation);
-          if (turn.site !== undefined) await releaseReservation(tx, turn.site);
+          for (const held of turn.held) await releaseReservation(tx, held.id);
           return;
         }
         const bought = { ...spend, provider, model };
-        await record(tx, reservation, turn.person, turn.bot, turn.startedAt, bought);
-        if (turn.site !== undefined) await record(tx, turn.site, SITE_PERSON, SITE_BOT, turn.startedAt, bought);
+        for (const held of turn.held) await record(tx, held.id, held.person, held.bot, turn.startedAt, bought);
       });
     },
   };

@@ -22,15 +22,21 @@ export interface SessionDeps {
   bots: ReadonlyMap<string, Bot>;
   grantSecret: Uint8Array;
   clock: () => number;
+  /**
+   * The person was seen, starting `bot`: work of theirs paused while they were away runs again, and
+   * they are told so (`RunService.seen`). Every grant is minted here, so this is where a person is seen.
+   */
+  seen?: (person: string, bot: string) => Promise<void>;
 }
 
-export function sessionRoutes({ bots, grantSecret, clock }: SessionDeps): Hono<PersonEnv> {
+export function sessionRoutes({ bots, grantSecret, clock, seen }: SessionDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
   routes.post('/start', async (c) => {
     const slug = text(await readJson(c), 'bot', { maxChars: 64 });
     const bot = bots.get(slug);
     if (!bot) throw new HTTPException(404, { message: `There is no bot called "${slug}".` });
     const claims = grantClaims(bot, c.get('person'), clock());
+    await seen?.(c.get('person'), slug);
     return c.json<StartAnswer>({ grant: signGrant(grantSecret, claims), expiresAt: claims.expiresAt, bot: publicBot(bot) });
   });
   return routes;

@@ -18,11 +18,12 @@
  * priced per million (`COPILOT_TTS_PRICE`), are reserved against the person's and the site's spend
  * windows before the endpoint is asked and settled once it has answered — its whole input, since
  * that is what the endpoint bills — or let go when it did not answer with audio. A refusal is 429
- * `{"error":"refused","by","message"}` with `x-confab-refused`.
+ * `{"error":"refused","by","message"}` with `x-confab-refused`. The paid voice is sold only for a bot
+ * whose voice is the endpoint (`voice: { by: endpoint }`); any other grant is 403 `not-endpoint-voice`.
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyCap } from './bodyCap';
 import { HTTPException } from 'hono/http-exception';
 import type { Admission, Refused } from './chat/admission';
 import { REFUSED_HEADER } from './chat/doorTypes';
@@ -72,10 +73,15 @@ export interface SpeakDeps<G> extends Partial<SpeakOptions> {
   /** `AGENTS_LIVE=1`: the endpoint may be bought from. Unset, it is never asked (403 `not-live`). */
   live: boolean;
   /**
-   * Holds a sentence's price against the grant's person's and the site's spend windows. Unset:
-   * nothing is metered (tests of the proxy alone).
+   * Admits a sentence (`paidSentence`) through the one gate (`server/gate.ts`): its price held
+   * against the grant's person's and the site's spend windows. Required: no sentence is bought unadmitted.
    */
-  meter?: (ask: { grant: G; spendHoldUsd: number; nowMs: number }) => Promise<Admission | Refused>;
+  meter: (ask: { grant: G; spendHoldUsd: number; nowMs: number }) => Promise<Admission | Refused>;
+  /**
+   * How the grant's bot speaks (its `voice.by`): the paid voice is sold only to a bot whose voice is
+   * the endpoint; any other is refused 403 `not-endpoint-voice`, as the page speaks for it.
+   */
+  voiceBy: (grant: G) => string | undefined;
   /** USD per million characters said (`COPILOT_TTS_PRICE`). Default `SPEECH_USD_PER_MILLION_CHARS`. */
   usdPerMillionChars?: number;
   /** Now, in ms since the epoch. Default `Date.now`. */
@@ -114,7 +120,7 @@ export interface SpeechRequest {
 }
 
 /** The proxy's answers other than audio: `{ error: <code>, message, field? }`. */
-export type SpeakErrorCode = 'no-endpoint' | 'not-live' | 'refused' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
+export type SpeakErrorCode = 'no-endpoint' | 'not-live' | 'not-endpoint-voice' | 'refused' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
 
 /** A request the proxy does not pass on, or an endpoint that did not answer. Messages hold no key. */
 export class SpeakError extends Error {
@@ -192,15 +198,14 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
 
   app.post(
     '/api/speak',
-    bodyLimit({
-      maxSize: bodyBytesMax,
-      onError: () => {
-        throw new SpeakError(413, 'too-large', `The request body is larger than ${String(bodyBytesMax)} bytes.`);
-      },
-    }),
+    // Kept by the app's one body door (server/bodyCap.ts), refused in the proxy's own shape.
+    bodyCap(bodyBytesMax, (c, { status, sentence }) => c.json({ error: status === 413 ? 'too-large' : 'bad-request', message: sentence }, status)),
     async (c) => {
       const grant = await deps.authorize(c);
       if (endpoint === undefined || url === undefined) throw new SpeakError(404, 'no-endpoint', '');
+      if (deps.voiceBy(grant) !== 'endpoint') {
+        throw new SpeakError(403, 'not-endpoint-voice', 'This bot speaks with the device’s own voice, not the paid one, so the paid voice is not sold for it.');
+      }
       if (!deps.live) {
         throw new SpeakError(403, 'not-live', 'This site does not buy its paid voice until AGENTS_LIVE=1 is set, so the page speaks with its own voice.');
       }
@@ -217,8 +222,8 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
 
       const costUsd = (speech.input.length * usdPerMillionChars) / 1_000_000;
       const startedMs = clock();
-      const admitted = await deps.meter?.({ grant, spendHoldUsd: costUsd, nowMs: startedMs });
-      if (admitted !== undefined && !admitted.ok) {
+      const admitted = await deps.meter({ grant, spendHoldUsd: costUsd, nowMs: startedMs });
+      if (!admitted.ok) {
         throw new SpeakError(429, 'refused', admitted.sentence, undefined, undefined, undefined, admitted.by);
       }
       // Settled exactly once, however the request ends: with the sentence's price once the endpoint
@@ -228,7 +233,7 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
         return await ask(url, endpoint);
       } finally {
         await admitted
-          ?.settle({
+          .settle({
             provider: asked.bought ? SPEECH_PROVIDER : null,
             model: asked.bought ? (endpoint.model ?? 'speech') : null,
             promptTokens: 0,

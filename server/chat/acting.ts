@@ -9,13 +9,17 @@
  *
  * Writes carry idempotency keys the host derives from the turn's id and the call — the model never
  * sees them — so a retried turn never adds milk twice, and milk said again is added again. A turn
- * that was talked over starts no new write.
+ * that was talked over starts no new write. Each model step is kept under the turn's key as it
+ * ends (`steps`), and a retry acts on the kept step: a model that words it differently the second
+ * time cannot write twice.
  */
 import { createHash } from 'node:crypto';
 import { DOOR_EVENTS } from '../../src/core/acting/protocol';
 import type { PendingActionEvent, VerbRanEvent } from '../../src/core/acting/protocol';
+import { toolContent } from '../outside/fence';
 import { digestOf } from '../verbs/executor';
-import type { Executor, Outcome } from '../verbs/executor';
+import type { Executor, Outcome, TurnTaint } from '../verbs/executor';
+import { appOf } from '../verbs/registry';
 import { verbNameOf } from '../verbs/project';
 import type { Caller } from '../verbs/verb';
 import { say } from '../words/words';
@@ -26,6 +30,7 @@ import type { TokenUsage } from './prices';
 import { ToolCallAccumulator } from './toolCalls';
 import type { ToolCall } from './toolCalls';
 import type { OpenUpstream, PromptMessage } from './upstream';
+import type { TurnStep } from '../db/turnSteps';
 
 /** What the model is told of a call not run because the turn's verb calls ran out. */
 const VERB_CALLS_SPENT = 'Not run: this turn has used all the verb calls it may make.';
@@ -65,6 +70,18 @@ export interface TurnActing {
   words: Words;
   /** Keeps a `confirm` verb's call pending for the person to answer; the event the page is sent. */
   keepPending: (call: { verb: string; input: unknown }) => Promise<PendingActionEvent>;
+  /**
+   * Where this turn's model steps are kept under its key (`turn_steps`): each finished step is
+   * claimed before any of its calls runs, and a retry gets the first try's step back — so the
+   * calls that run, and their keys, are the first try's whatever the model says the second time.
+   */
+  steps: TurnStepStore;
+}
+
+/** A turn's recorded model steps (`server/db/turnSteps.ts`), under its turn key. */
+export interface TurnStepStore {
+  /** Records `said` as step `step` (from 1) unless a try of the turn recorded it first; answers the step as recorded. */
+  claim: (step: number, said: TurnStep) => Promise<TurnStep>;
 }
 
 export interface ActingOptions {
@@ -104,6 +121,8 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
    */
   const narration = new Map<string, string[]>();
   const seen = new Map<string, number>();
+  /** What this turn has read from outside Confab: the executor marks it, and asks before every write after. */
+  const taint: TurnTaint = {};
   /** Text that follows what was said, with a space between sentences. */
   const joined = (text: string): string => (lastText === '' || /\s$/.test(lastText) ? text : ` ${text}`);
   const said = (text: string): string => {
@@ -136,7 +155,9 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
       everyCallCounted = false;
     }
     if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...spent() };
-    const toolCalls = calls.calls();
+    // A retried turn acts on what its first try's model asked for at this step, not on the new wording.
+    const kept = await acting.steps.claim(modelCall, { text, toolCalls: calls.calls() });
+    const toolCalls: ToolCall[] = kept.toolCalls;
     if (toolCalls.length === 0) break;
     if (modelCall >= acting.maxModelCalls) {
       yield said(say(acting.words, 'endings.out-of-steps'));
@@ -175,6 +196,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         idempotencyKey: callKeyOf(acting.turnKey, verb, input, occurrence),
         ...(acting.conversationKey === undefined ? {} : { conversationKey: acting.conversationKey }),
         signal,
+        turn: taint,
       });
       if (!fillerSaid) {
         const waited = new AbortController();
@@ -189,7 +211,8 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
       if (aborted(signal)) return ended('aborted');
       if (outcome.ok) {
         yield event(DOOR_EVENTS.verb, { verb, ok: true } satisfies VerbRanEvent);
-        answers.push(toolAnswer(call, { ok: true, output: outcome.output }));
+        // An outside app's answer reaches the model fenced, as data from a named source.
+        answers.push(toolAnswer(call, { ok: true, output: outcome.output }, outcome.verb.remote === true ? appOf(outcome.verb.name) : undefined));
         // A read changed nothing, so it has no consequence to narrate: the model says what it found.
         if (outcome.verb.risk !== 'read') {
           const app = verb.slice(0, verb.indexOf('.'));
@@ -212,7 +235,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     }
     messages = [
       ...messages,
-      { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
+      { role: 'assistant', content: kept.text === '' ? null : kept.text, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
       ...answers,
     ];
     try {
@@ -244,8 +267,8 @@ function event(name: string, data: unknown): DoorEvent {
   return { event: name, data };
 }
 
-function toolAnswer(call: ToolCall, content: Record<string, unknown>): PromptMessage {
-  return { role: 'tool', tool_call_id: call.id, content: JSON.stringify(content) };
+function toolAnswer(call: ToolCall, content: { ok: boolean } & Record<string, unknown>, outsideApp?: string): PromptMessage {
+  return { role: 'tool', tool_call_id: call.id, content: toolContent(content, outsideApp) };
 }
 
 /** The call's arguments as an object; an empty string is no arguments; anything else not an object is undefined. */

@@ -68,7 +68,8 @@ export async function admitSpend(ledger: SpendLedger, ask: SpendAsk): Promise<Ad
   return settledOnce(await ledger.reserveSpend(ask), ledger);
 }
 
-function settledOnce(reserved: Reservation, ledger: Pick<SpendLedger, 'settle'>): Admission | Refused {
+/** A reservation made (or refused) as an admission, settled exactly once through `ledger`. */
+export function settledOnce(reserved: Reservation, ledger: Pick<SpendLedger, 'settle'>): Admission | Refused {
   if (!reserved.ok) return { ok: false, sentence: reserved.sentence, by: reserved.by, ...(reserved.ceiling === undefined ? {} : { ceiling: reserved.ceiling }) };
   const reservation = reserved.reservation;
   let settled = false;

@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyCap } from '../bodyCap';
 import { HTTPException } from 'hono/http-exception';
 import { refusalSentence } from '../db/limits';
 import type { Words } from '../words/words';
@@ -24,6 +24,7 @@ import type { ChatRequest } from './chatRequest';
 import { doorOptionsOf, REFUSAL_MODEL, REFUSED_HEADER } from './doorTypes';
 import type { Answer, AnswerSource, DoorBot, DoorDeps, DoorGrant, DoorLogLine, DoorTurn, Ending, Sending } from './doorTypes';
 import { ChatRequestError, nameOf } from './errors';
+import { errorOf } from './wire';
 import { responder } from './respond';
 import { realSleep, standInReason } from './standIn';
 import { conversationKeyOf, timeZoneOf } from './turnHeaders';
@@ -67,11 +68,12 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   }
 
   const app = new Hono();
-  const tooLarge = () => {
-    throw new ChatRequestError(`The request body is larger than ${String(options.bodyBytesMax)} bytes.`, null, 413);
-  };
+  // The body's cap, declared here and kept by the app's one body door (server/bodyCap.ts), refused in OpenAI's shape.
+  const cap = bodyCap(options.bodyBytesMax, (c, { status, sentence }) =>
+    c.json(errorOf(sentence, 'invalid_request_error', null, status === 413 ? 'request_too_large' : null), status),
+  );
 
-  app.post('/chat/completions', bodyLimit({ maxSize: options.bodyBytesMax, onError: tooLarge }), async (c) => {
+  app.post('/chat/completions', cap, async (c) => {
     const { grant, request, bot } = await readTurn(c);
     const conversationKey = conversationKeyOf(c.req.header('x-confab-conversation'));
     const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));

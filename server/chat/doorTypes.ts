@@ -48,8 +48,12 @@ export const STAND_IN = 'stand-in';
 /** The `model` a refusal reports. */
 export const REFUSAL_MODEL = 'confab';
 
-/** Whose windows refused a turn: the person's own, or the site's over everybody. */
-export type RefusedBy = 'person' | 'site';
+/**
+ * Who refused a turn or an effect (`server/gate.ts`): the person's own windows, the site's over
+ * everybody, the background share of the site's, an outside app's own calls, or a site that has not
+ * switched on `AGENTS_LIVE` for something bought with its keys.
+ */
+export type RefusedBy = 'person' | 'site' | 'background' | 'app' | 'not-live';
 /** The header that tells a client a refusal from an answer; its value is a `RefusedBy`. */
 export const REFUSED_HEADER = 'x-confab-refused';
 

@@ -14,6 +14,7 @@ import { sentenceOf } from '../verbs/errors';
 import type { VerbErrorCode } from '../verbs/errors';
 import type { Verb } from '../verbs/verb';
 import type { Words } from '../words/words';
+import { unfenced } from '../outside/fence';
 
 export interface StandInModelOptions {
   reason: StandInReason;
@@ -86,7 +87,7 @@ function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Ver
     .map((m) => {
       const call = calls.find((c) => c.id === m.tool_call_id);
       const verb = verbs.find((v) => v.name === verbNameOf(call?.function.name ?? ''));
-      const answer = JSON.parse(m.content) as { ok: boolean; output?: unknown; error?: string; message?: string };
+      const answer = JSON.parse(unfenced(m.content)) as { ok: boolean; output?: unknown; error?: string; message?: string };
       if (!answer.ok || verb?.standIn === undefined) return answer.message ?? sentenceOf((answer.error ?? 'execution_failed') as VerbErrorCode);
       const input = verb.input.safeParse(JSON.parse(call?.function.arguments ?? '{}'));
       const output = verb.output.safeParse(answer.output);

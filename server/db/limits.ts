@@ -105,18 +105,27 @@ export interface Refusal {
 }
 
 /**
- * The refusal's sentence: which ceiling, and when it frees up, counted from `now`, in `words`
- * (`## ceilings`; default the shipped English). `whose` is the bot's windows for one person, or
- * the site's over everybody (`CONFAB_SITE_LIMITS`).
+ * Whose windows refused: the bot's for one person, the site's over everybody (`CONFAB_SITE_LIMITS`),
+ * the background share of the site's (`CONFAB_BACKGROUND_SHARE`), or an outside app's own calls.
  */
-export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: 'bot' | 'site' = 'bot', words: Words = shippedWords().wordsIn('en')): string {
+export type Whose = 'bot' | 'site' | 'background' | { app: string };
+
+/**
+ * The refusal's sentence: which ceiling, and when it frees up, counted from `now`, in `words`
+ * (`## ceilings`; default the shipped English), as `whose` windows refused.
+ */
+export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: Whose = 'bot', words: Words = shippedWords().wordsIn('en')): string {
+  const wait = () => waitWords((refusal.freesAt?.getTime() ?? 0) - now.getTime(), words);
+  const window = () => say(words, WINDOW_WORDS[refusal.window]);
+  const ceiling = () => (refusal.kind === 'answers' ? String(refusal.ceiling) : dollars(refusal.ceiling));
+  if (typeof whose === 'object') {
+    if (refusal.freesAt === null) return say(words, 'ceilings.app-none', { app: whose.app });
+    return say(words, 'ceilings.app', { app: whose.app, window: window(), ceiling: ceiling(), wait: wait() });
+  }
+  if (whose === 'background') return refusal.freesAt === null ? say(words, 'ceilings.background-none') : say(words, 'ceilings.background', { window: window(), wait: wait() });
   const site = whose === 'site' ? 'site-' : '';
   if (refusal.freesAt === null) return say(words, `ceilings.${site}no-${refusal.kind}` as WordKey);
-  return say(words, `ceilings.${site}${refusal.kind}` as WordKey, {
-    window: say(words, WINDOW_WORDS[refusal.window]),
-    ceiling: refusal.kind === 'answers' ? String(refusal.ceiling) : dollars(refusal.ceiling),
-    wait: waitWords(refusal.freesAt.getTime() - now.getTime(), words),
-  });
+  return say(words, `ceilings.${site}${refusal.kind}` as WordKey, { window: window(), ceiling: ceiling(), wait: wait() });
 }
 
 /** Dollars and cents, or the exact figure when a ceiling is smaller than a cent. */

@@ -2,6 +2,7 @@
  * The lines of a conversation, saved one by one as they are said — a conversation has no end to save
  * it at. Run these in the person's transaction (`asPerson`).
  */
+import { BOT_MAY_READ, markIfForgotten } from './forgotten';
 import type { Queryable } from './queryable';
 import { RefusedError } from './errors';
 import { isUuid, onlyRow } from './rows';
@@ -57,7 +58,11 @@ export async function addLine(tx: Queryable, line: NewLine): Promise<Line> {
     [line.threadId, line.person, line.who, line.text, line.clientId, line.interrupted ?? false],
   );
   const row = inserted.rows[0];
-  if (row !== undefined) return fromRow(row);
+  if (row !== undefined) {
+    // Said after something was forgotten, and mentioning it: the person reads it, no bot does.
+    await markIfForgotten(tx, { id: row.id, person: line.person, threadId: line.threadId, text: line.text });
+    return fromRow(row);
+  }
   const existing = await tx.query<LineRow>(`select ${COLUMNS} from lines where thread_id = $1 and client_id = $2`, [line.threadId, line.clientId]);
   return fromRow(onlyRow(existing.rows, 'Finding the line saved under that clientId'));
 }
@@ -81,13 +86,12 @@ export async function pastQuestions(tx: Queryable, query: { person: string; bot:
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > PAST_QUESTIONS_MAX) {
     throw new RangeError(`pastQuestions limit is ${query.limit}; give a whole number from 1 to ${PAST_QUESTIONS_MAX}.`);
   }
-  // Newest first, as the index reads them; turned to oldest first here. The forgotten digests are
-  // read once, as an array, rather than looked up per line: one plan the engine makes quickly.
+  // Newest first, as the index reads them; turned to oldest first here. Words the person told this
+  // bot to forget are not handed back to it as a question (`BOT_MAY_READ`).
   const { rows } = await tx.query<{ text: string }>(
     `select l.text from lines l join threads t on t.id = l.thread_id
       where l.person = $1 and l.who = 'person' and t.bot = $2
-        -- Words the person told this bot to forget are not handed back to it as a question.
-        and sha256(convert_to(l.text, 'UTF8')) <> all (array(select digest from forgotten where person = $1 and bot = $2))
+        and ${BOT_MAY_READ}
       order by l.seq desc
       limit $3`,
     [query.person, query.bot, query.limit],

@@ -5,6 +5,7 @@
  * that made it: each memory keeps its embedder's name and width (migration 006), and recall filters
  * on both.
  */
+import { forgetPhrases } from './forgotten';
 import type { Queryable } from './queryable';
 import { isUuid, onlyRow } from './rows';
 
@@ -180,8 +181,12 @@ export async function listMemories(tx: Queryable, filter: { bot: string }): Prom
   return rows.map(fromRow);
 }
 
-/** Forgets one memory of the person's; false when there is no such memory of theirs. Run under `asPerson`. */
-export async function forgetMemory(tx: Queryable, id: string): Promise<boolean> {
+/**
+ * Forgets one memory of the person's; false when there is no such memory of theirs. Run under
+ * `asPerson`. What was said that mentions it (or `about`, the words `memory.forget` was asked to
+ * forget) is no longer handed to the bot either (`forgetPhrases`).
+ */
+export async function forgetMemory(tx: Queryable, id: string, about?: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const { rows } = await tx.query<{ person: string; bot: string; text: string }>('delete from memories where id = $1 returning person, bot, text', [id]);
   const gone = rows[0];
@@ -189,7 +194,24 @@ export async function forgetMemory(tx: Queryable, id: string): Promise<boolean> 
   // The words go, and a digest of them stays, so the same words in the person's earlier questions
   // are not handed to the bot either (see `pastQuestions`).
   await tx.query("insert into forgotten (person, bot, digest) values ($1, $2, sha256(convert_to($3, 'UTF8'))) on conflict do nothing", [gone.person, gone.bot, gone.text]);
+  await forgetPhrases(tx, { person: gone.person, bot: gone.bot, texts: about === undefined ? [gone.text] : [gone.text, about] });
   return true;
+}
+
+/** How many memories the turn `turn` (its key) has forgotten so far. Run under `asPerson`. */
+export async function forgottenInTurn(tx: Queryable, turn: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>('select count(*)::int as n from turn_forgets where turn_key = $1', [turn]);
+  return rows[0]?.n ?? 0;
+}
+
+/** Records that the turn `turn` forgot `memory` at `nowMs`; swept with the turn's steps. Run under `asPerson`. */
+export async function keepForgottenInTurn(tx: Queryable, forgot: { person: string; turn: string; memory: string; nowMs: number }): Promise<void> {
+  await tx.query('insert into turn_forgets (person, turn_key, memory, created_at) values ($1, $2, $3, $4) on conflict do nothing', [
+    forgot.person,
+    forgot.turn,
+    forgot.memory,
+    new Date(forgot.nowMs).toISOString(),
+  ]);
 }
 
 /**

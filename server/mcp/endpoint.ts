@@ -9,18 +9,20 @@
  * Before the SDK sees a request, this door:
  * - refuses it `401` with `WWW-Authenticate` and a JSON-RPC error when the token is missing, unknown
  *   or revoked (the same answer for all three);
- * - refuses a message over 1 MiB `413` (-32600) and one that is not JSON `400` (-32700);
+ * - refuses a message over 1 MiB `413` (-32600; its cap is declared here, kept by server/bodyCap.ts)
+ *   and one that is not JSON `400` (-32700);
  * - hands a 2025-era `notifications/cancelled` to the token's running call with that id: over
  *   stateless HTTP it arrives as a request of its own (a 2026-era client cancels by closing its
  *   request, which the SDK turns into the call's abort signal). A message that only cancels calls
  *   the token has running is answered from memory, without the database: on PGlite, one session,
  *   the lookup would wait behind the very call it cancels.
  */
-import { createMcpHandler, readRequestBody } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bearerOf } from '../bearer';
+import { bodyCap, sizeWords } from '../bodyCap';
 import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
@@ -57,7 +59,7 @@ export const TOKEN_REFUSED = "This MCP token is not valid, or it was revoked. Ma
 /** One line about a refused request: never a token, an argument or a result. */
 export interface McpLogLine {
   event: 'mcp.refused';
-  why: 'no-token' | 'bad-token' | 'too-large' | 'not-json' | 'rate_limited' | 'server_busy';
+  why: 'no-token' | 'bad-token' | 'too-large' | 'stalled' | 'not-json' | 'rate_limited' | 'server_busy';
 }
 
 export interface McpEndpointDeps {
@@ -112,7 +114,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     { maxRequestBodySize: MCP_MESSAGE_BYTES_MAX },
   );
 
-  const refuse = (c: Context, status: 400 | 401 | 413, code: number, message: string, why: McpLogLine['why']) => {
+  const refuse = (c: Context, status: 400 | 401 | 408 | 413, code: number, message: string, why: McpLogLine['why']) => {
     log({ event: 'mcp.refused', why });
     if (status === 401) {
       c.header('WWW-Authenticate', why === 'no-token' ? 'Bearer realm="confab"' : 'Bearer realm="confab", error="invalid_token", error_description="The token is not valid or was revoked."');
@@ -121,7 +123,11 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   };
 
   const routes = new Hono();
-  routes.all(MCP_PATH, async (c) => {
+  // A message may be up to 1 MiB: declared here, kept by the app's one body door (server/bodyCap.ts).
+  const cap = bodyCap(MCP_MESSAGE_BYTES_MAX, (c, { status, sentence }) =>
+    refuse(c, status, MCP_ERRORS.invalidRequest, status === 413 ? `The message is over ${sizeWords(MCP_MESSAGE_BYTES_MAX)}, the most one message may be.` : sentence, status === 413 ? 'too-large' : 'stalled'),
+  );
+  routes.all(MCP_PATH, cap, async (c) => {
     const bearer = bearerOf(c);
     if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
     const tokenHash = looksLikeToken(bearer) ? hashOfToken(bearer) : undefined;
@@ -132,12 +138,10 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
 
     let parsedBody: unknown;
     if (c.req.method === 'POST') {
-      const body = await readRequestBody(c.req.raw, MCP_MESSAGE_BYTES_MAX);
-      if (body.tooLarge) {
-        return refuse(c, 413, MCP_ERRORS.invalidRequest, `The message is over ${MCP_MESSAGE_BYTES_MAX / 1024 / 1024} MiB, the most one message may be.`, 'too-large');
-      }
+      // Whole and within the cap already: the body door read it.
+      const text = await c.req.text();
       try {
-        parsedBody = JSON.parse(body.text) as unknown;
+        parsedBody = JSON.parse(text) as unknown;
       } catch {
         return refuse(c, 400, MCP_ERRORS.parseError, 'The message is not valid JSON.', 'not-json');
       }

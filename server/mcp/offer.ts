@@ -1,9 +1,10 @@
 /**
- * Which tools a token offers: the verbs of its bots' apps (`apps:` in each bot file) and every
- * `always` verb, in registry order — and, for each verb, the bot its calls are made through: the
- * first of the token's bots that has the verb's app (an `always` verb none of them has goes through
- * the first bot). Unlike a spoken turn there is no cap of twelve: an MCP client lists tools once and
- * the person chose the bots. Pure.
+ * Which tools a token offers: the verbs of its bots' apps (`apps:` in each bot file) and no others,
+ * in registry order — and, for each verb, the bot its calls are made through: the first of the
+ * token's bots that has the verb's app. A verb a spoken turn always has (`always`: the clock, taking
+ * work on, schedules) is no exception: work started over MCP runs and fires with nobody listening,
+ * so a token may start it only through a bot whose file names its app. Unlike a spoken turn there is
+ * no cap of twelve: an MCP client lists tools once and the person chose the bots. Pure.
  */
 import type { Bot } from '../bots';
 import { appOf } from '../verbs/registry';
@@ -30,7 +31,7 @@ export function offerOf(registry: Registry, toolsByVerb: ReadonlyMap<string, Mcp
   // An outside app acts with the site's credentials: an MCP client of Confab must not borrow them.
   const tools = registry.verbs
     .filter((verb) => registry.app(appOf(verb.name))?.outside === undefined)
-    .filter((verb) => verb.always === true || botsOfApp.has(appOf(verb.name)))
+    .filter((verb) => botsOfApp.has(appOf(verb.name)))
     .map((verb) => toolsByVerb.get(verb.name))
     .filter((tool): tool is McpTool => tool !== undefined);
   return {

@@ -22,6 +22,8 @@
  * confirm: [add]                # asked first, beside every destructive one
  * deadline: 10                  # seconds, per call (default 10)
  * narrate: { after: [add], with: echo, say: 'The server says {echo}.' }
+ * limits: { perMinute: { calls: 30 } }  # the app's own calls over everybody (server/gate.ts)
+ * pricePerCallUsd: 0.002          # what one call costs the site (default 0)
  * ---
  * What the app is for, in a sentence or two: the model reads it.
  * ```
@@ -29,6 +31,8 @@
 import { basename } from 'node:path';
 import { parseDocument } from 'yaml';
 import { FRONT_MATTER } from '../bots';
+import type { PersonLimits } from '../db/limits';
+import { appLimitsOf, pricePerCallOf } from './appLimits';
 
 /**
  * A value from the file: plain text, or the environment variable it names (`env:NAME`), sent after
@@ -37,20 +41,20 @@ import { FRONT_MATTER } from '../bots';
 export type Secret = { text: string } | { env: string; prefix?: string; field?: string };
 
 export interface McpServerSpec {
-  /** stdio: the command Confab starts, its arguments and environment. */
+  /** stdio: the command Confab starts, its arguments (each plain or `env:NAME`) and environment. */
   command?: string;
-  args: string[];
+  args: Secret[];
   env: Record<string, Secret>;
-  /** Streamable HTTP: the server's URL and the headers sent with every request. */
-  url?: string;
+  /** Streamable HTTP: the server's URL (plain, or `env:NAME`) and the headers sent with every request. */
+  url?: Secret;
   headers: Record<string, Secret>;
 }
 
 export interface OpenApiSpec {
   /** A path (relative to the apps folder) or an `https://` URL. */
   spec: string;
-  /** The base URL the operations are called on; default: the spec's first server. */
-  server?: string;
+  /** The base URL the operations are called on: the file's alone, never the spec's `servers`. */
+  server: string;
   /** Headers sent with every call, each plain or `env:NAME`; the file's `auth` among them. */
   headers: Record<string, Secret>;
 }
@@ -78,9 +82,20 @@ interface AppFileCommon {
   examples: Record<string, string>;
   /** Tools asked about before they run, beside every destructive one. */
   confirm: string[];
+  /**
+   * Tools whose `readOnlyHint` is believed (MCP): any other tool that claims to only read is a write.
+   * Empty for an OpenAPI file, whose reads are its GET and HEAD operations.
+   */
+  reads: string[];
+  /** Calls may go to loopback, private and link-local addresses (a server on this machine or network). Default false. */
+  private: boolean;
   /** The deadline of one call, in ms. */
   deadlineMs: number;
   narrate?: NarrateSpec;
+  /** `limits`: the app's own calls per window over everybody (as answers; `appLimits.ts`); unset: none. The gate holds every call to them. */
+  limits?: PersonLimits;
+  /** `pricePerCallUsd`: what one call costs the site, counted in the windows; default 0. */
+  pricePerCallUsd: number;
 }
 
 export type AppFile = (AppFileCommon & { kind: 'mcp'; mcp: McpServerSpec }) | (AppFileCommon & { kind: 'openapi'; openapi: OpenApiSpec });
@@ -108,7 +123,7 @@ export const OUTSIDE_DEADLINE_MS = 10_000;
 /** The longest a file may give, in seconds: a spoken turn cannot wait longer (the registry's own cap). */
 const DEADLINE_MAX_S = 60;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
-const TOP_KEYS = ['mcp', 'openapi', 'tools', 'operations', 'examples', 'confirm', 'deadline', 'narrate'] as const;
+const TOP_KEYS = ['mcp', 'openapi', 'tools', 'operations', 'examples', 'confirm', 'reads', 'private', 'deadline', 'narrate', 'limits', 'pricePerCallUsd'] as const;
 const MCP_KEYS = ['command', 'args', 'env', 'url', 'headers'] as const;
 const OPENAPI_KEYS = ['spec', 'server', 'headers', 'auth'] as const;
 const AUTH_KEYS = ['bearer', 'header', 'value'] as const;
@@ -116,6 +131,12 @@ const NARRATE_KEYS = ['after', 'with', 'say'] as const;
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
 /** Header and variable names whose values are secrets: they must come from the environment. */
 const SECRET_NAME = /authorization|cookie|key|token|secret|password|credential/i;
+/** A flag whose next argument is a secret (`--api-key`, `-token`). */
+const SECRET_FLAG = /^-{1,2}[A-Za-z0-9_.-]*(?:authorization|cookie|key|token|secret|password|passwd|credential)[A-Za-z0-9_.-]*$/i;
+/** An argument that sets a secret itself (`--api-key=…`, `TOKEN=…`). */
+const SECRET_ASSIGNMENT = /^-{0,2}[A-Za-z0-9_.-]*(?:authorization|cookie|key|token|secret|password|passwd|credential)[A-Za-z0-9_.-]*[=:]\s*(?!env:)\S/i;
+/** Shapes of well-known keys: OpenAI/Stripe `sk-`, GitHub `ghp_`, Slack `xox…-`, AWS `AKIA…`, Google `AIza…`, GitLab `glpat-`, a bearer token. */
+const KNOWN_KEY = /(?:^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|Bearer\s+\S{8,})/;
 
 type Fields = Record<string, unknown>;
 
@@ -143,7 +164,13 @@ export function parseAppFile(file: string, text: string): AppFile {
   for (const tool of Object.keys(examples)) if (!allowed.includes(tool)) throw new AppFileError(file, `examples.${tool}`, `names a ${listField === 'tools' ? 'tool' : 'operation'} not in \`${listField}\`.`);
   const confirm = strings(file, 'confirm', fields.confirm) ?? [];
   for (const tool of confirm) if (!allowed.includes(tool)) throw new AppFileError(file, 'confirm', `names "${tool}", which is not in \`${listField}\`.`);
-  const common: AppFileCommon = { name, file, description, allowed, examples, confirm, deadlineMs: deadlineOf(file, fields.deadline) };
+  const reads = strings(file, 'reads', fields.reads) ?? [];
+  if (kind === 'openapi' && reads.length > 0) throw new AppFileError(file, 'reads', 'is for an MCP server; an operation reads when it is a GET or HEAD.');
+  for (const tool of reads) if (!allowed.includes(tool)) throw new AppFileError(file, 'reads', `names "${tool}", which is not in \`${listField}\`.`);
+  if (fields.private !== undefined && typeof fields.private !== 'boolean') throw new AppFileError(file, 'private', 'must be true or false: true lets calls go to this machine or a private network.');
+  const common: AppFileCommon = { name, file, description, allowed, examples, confirm, reads, private: fields.private === true, deadlineMs: deadlineOf(file, fields.deadline), pricePerCallUsd: pricePerCallOf(file, fields.pricePerCallUsd) };
+  const limits = appLimitsOf(file, fields.limits);
+  if (limits !== undefined) common.limits = limits;
   const narrate = narrateOf(file, fields.narrate, allowed, listField);
   if (narrate !== undefined) common.narrate = narrate;
   return kind === 'mcp' ? { ...common, kind, mcp: mcpOf(file, fields.mcp) } : { ...common, kind, openapi: openApiOf(file, fields.openapi) };
@@ -167,13 +194,50 @@ function mcpOf(file: string, value: unknown): McpServerSpec {
   const command = text(file, 'mcp.command', fields.command);
   const url = text(file, 'mcp.url', fields.url);
   if ((command === undefined) === (url === undefined)) throw new AppFileError(file, 'mcp', 'must give either `command` (a server Confab starts, over stdio) or `url` (one over Streamable HTTP), not both.');
-  if (url !== undefined && !/^https?:\/\//.test(url)) throw new AppFileError(file, 'mcp.url', `is "${url}"; give the server's http:// or https:// address.`);
-  const spec: McpServerSpec = { args: strings(file, 'mcp.args', fields.args) ?? [], env: secrets(file, 'mcp.env', fields.env), headers: secrets(file, 'mcp.headers', fields.headers) };
+  const args = (strings(file, 'mcp.args', fields.args, false) ?? []).map((arg, i, all) => literalOrEnv(file, `mcp.args[${String(i)}]`, arg, all[i - 1]));
+  const spec: McpServerSpec = { args, env: secrets(file, 'mcp.env', fields.env), headers: secrets(file, 'mcp.headers', fields.headers) };
   if (command !== undefined) spec.command = command;
-  if (url !== undefined) spec.url = url;
+  if (url !== undefined) spec.url = urlOf(file, 'mcp.url', url);
   if (url !== undefined && (spec.args.length > 0 || Object.keys(spec.env).length > 0)) throw new AppFileError(file, 'mcp', '`args` and `env` are for a server Confab starts (`command`); a server at a `url` takes `headers`.');
   if (command !== undefined && Object.keys(spec.headers).length > 0) throw new AppFileError(file, 'mcp.headers', 'are for a server at a `url`; a server Confab starts takes `env`.');
   return spec;
+}
+
+/** A URL from the file: `env:NAME`, or an http(s) address with no credentials and no secret in its query. */
+function urlOf(file: string, field: string, said: string): Secret {
+  const ref = ENV_REF.exec(said);
+  if (ref?.[1] !== undefined) return { env: ref[1], field };
+  if (!/^https?:\/\//.test(said)) throw new AppFileError(file, field, 'is not an http:// or https:// address; give the server\'s address, or `env:NAME` to read it from the server\'s environment.');
+  let url: URL;
+  try {
+    url = new URL(said);
+  } catch (error) {
+    throw new AppFileError(file, field, 'is not an address that parses; give the server\'s http:// or https:// address.', { cause: error });
+  }
+  const secretQuery = [...url.searchParams].some(([name, value]) => SECRET_NAME.test(name) || looksSecret(value));
+  if (url.username !== '' || url.password !== '' || secretQuery) throw new AppFileError(file, field, 'holds a secret (a user name, a password or a key in its query), which is never written in the app file: give the whole address as `env:NAME`.');
+  return { text: said };
+}
+
+/**
+ * One of `mcp.args`: `env:NAME`, or plain text that does not look like a secret — a known key's
+ * shape (`sk-…`, `ghp_…`), `--api-key=…`, the value after a flag named like one (`--token …`), or a
+ * long run of mixed letters and digits. Such a literal refuses the start: secrets never live in the file.
+ */
+function literalOrEnv(file: string, field: string, arg: string, before: string | undefined): Secret {
+  const ref = ENV_REF.exec(arg);
+  if (ref?.[1] !== undefined) return { env: ref[1], field };
+  const afterSecretFlag = before !== undefined && SECRET_FLAG.test(before) && !arg.startsWith('-');
+  if (afterSecretFlag || looksSecret(arg) || SECRET_ASSIGNMENT.test(arg)) {
+    throw new AppFileError(file, field, 'looks like a secret, which is never written in the app file: give that argument as `env:NAME`, set where the server starts.');
+  }
+  return { text: arg };
+}
+
+/** Known shapes of keys and tokens, and long runs of mixed-case letters and digits. */
+export function looksSecret(value: string): boolean {
+  if (KNOWN_KEY.test(value)) return true;
+  return (value.match(/[A-Za-z0-9_-]{32,}/g) ?? []).some((run) => /[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run));
 }
 
 function openApiOf(file: string, value: unknown): OpenApiSpec {
@@ -181,13 +245,13 @@ function openApiOf(file: string, value: unknown): OpenApiSpec {
   const spec = text(file, 'openapi.spec', fields.spec);
   if (spec === undefined) throw new AppFileError(file, 'openapi.spec', 'is missing: give the spec as a file beside this one or an https:// URL.');
   if (/^http:\/\//.test(spec)) throw new AppFileError(file, 'openapi.spec', `is "${spec}"; a spec read over the network must be https://.`);
-  const out: OpenApiSpec = { spec, headers: { ...secrets(file, 'openapi.headers', fields.headers), ...authOf(file, fields.auth) } };
   const server = text(file, 'openapi.server', fields.server);
-  if (server !== undefined) {
-    if (!/^https?:\/\//.test(server)) throw new AppFileError(file, 'openapi.server', `is "${server}"; give the API's http:// or https:// base URL.`);
-    out.server = server;
-  }
-  return out;
+  // The file says where the site's key is sent, never the spec: a spec's `servers` are not read.
+  if (server === undefined) throw new AppFileError(file, 'openapi.server', 'is missing: give the API\'s base URL (https://…); the site\'s credentials go only where the file says, never where the spec\'s `servers` point.');
+  if (!/^https?:\/\//.test(server)) throw new AppFileError(file, 'openapi.server', `is "${server}"; give the API's http:// or https:// base URL.`);
+  const base = new URL(server);
+  if (base.username !== '' || base.password !== '' || base.search !== '') throw new AppFileError(file, 'openapi.server', 'holds a user name, a password or a query; give the base URL alone, and credentials in `auth` as `env:NAME`.');
+  return { spec, server, headers: { ...secrets(file, 'openapi.headers', fields.headers), ...authOf(file, fields.auth) } };
 }
 
 /** `auth:` as the header it sends: `{ bearer: env:NAME }` (Authorization: Bearer …) or `{ header: NAME, value: env:NAME }`. */
@@ -241,9 +305,11 @@ function text(file: string, field: string, value: unknown): string | undefined {
   return value.trim();
 }
 
-function strings(file: string, field: string, value: unknown): string[] | undefined {
+/** A list of names, each once; `names` false: a list of strings as they are (a command's arguments, in order, repeats kept). */
+function strings(file: string, field: string, value: unknown, names = true): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.trim() === '')) throw new AppFileError(file, field, 'must be a list of names.');
+  if (!names && Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number')) return value.map(String);
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.trim() === '')) throw new AppFileError(file, field, names ? 'must be a list of names.' : 'must be a list of strings.');
   return [...new Set((value as string[]).map((item) => item.trim()))];
 }
 

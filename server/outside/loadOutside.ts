@@ -8,6 +8,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { App } from '../verbs/verb';
+import type { Lookup } from './address';
+import type { KeptRisks } from './keptRisks';
 import { AppFileError, parseAppFile } from './appFile';
 import type { McpAppFile, OpenApiAppFile } from './appFile';
 
@@ -21,6 +23,10 @@ export interface OutsideDeps {
   log: (line: Record<string, unknown>) => void;
   /** Where HTTP goes (a spec read over https://, an API's calls); default: the global fetch. */
   fetch?: typeof fetch;
+  /** How a host name becomes addresses, to refuse private ones (`address.ts`); default: the system's resolver. */
+  lookup?: Lookup;
+  /** The risk each MCP tool was first said to have, only ever raised (`keptRisks.ts`); default: kept for this process. */
+  kept?: KeptRisks;
 }
 
 /** How each kind of app file is opened. */

@@ -15,15 +15,20 @@
  * call; otherwise the verb answers the tool's `structuredContent` when it declares an output
  * schema, or `{ text }`, its text contents joined (anything else summarised, never passed on whole).
  */
+import { basename } from 'node:path';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { VerbError } from '../verbs/errors';
-import type { App, AppStatus, Narrator, OutsideAppInfo, Verb } from '../verbs/verb';
-import { AppFileError, secretValues } from './appFile';
+import type { App, AppStatus, Narrator, OutsideAppInfo, Risk, Verb } from '../verbs/verb';
+import { outsideCall } from '../gate';
+import { outsideCallOf } from './appLimits';
+import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
+import { AppFileError, secretValue, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';
+import { isSafer, keptRisksInMemory, stricter } from './keptRisks';
 import type { OutsideDeps } from './loadOutside';
-import { narrationOf, outsideVerb, riskOf, verbPartOf } from './outsideVerb';
+import { believedRisk, claimedRisk, narrationOf, outsideVerb, verbPartOf } from './outsideVerb';
 
 export interface McpAppOptions {
   /** The wait before the first try at a server that is away, in ms; doubled after each failed try. Default 1000. */
@@ -64,6 +69,14 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   // Secrets are read once, at start: a variable that is not set refuses the start (secretValues throws).
   const env = secretValues(file.file, 'mcp.env', file.mcp.env, deps.env);
   const headers = secretValues(file.file, 'mcp.headers', file.mcp.headers, deps.env);
+  const args = file.mcp.args.map((arg, i) => secretValue(file.file, `mcp.args[${String(i)}]`, arg, deps.env));
+  const url = file.mcp.url === undefined ? undefined : secretValue(file.file, 'mcp.url', file.mcp.url, deps.env);
+  if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new AppFileError(file.file, 'mcp.url', 'is not an http:// or https:// address (the variable it names holds something else).');
+  // Where the server is, as anyone may read it (GET /api/health needs no sign-in): never its
+  // arguments, a user name, a password or a query, nor anything read from the environment.
+  const shownAt = file.mcp.url === undefined || url === undefined ? undefined : 'env' in file.mcp.url ? `the address in ${file.mcp.url.env}` : shownUrl(url);
+  const redact = redactorOf([...Object.values(env), ...Object.values(headers), ...args.filter((_, i) => 'env' in (file.mcp.args[i] ?? { text: '' })), ...(url !== undefined && file.mcp.url !== undefined && 'env' in file.mcp.url ? [url] : [])]);
+  const kept = deps.kept ?? keptRisksInMemory();
   const where = `server/apps/${file.file}`;
   const listeners = new Set<() => void>();
   let link: Link | undefined;
@@ -77,13 +90,15 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   const isClosed = () => closed;
 
   const openTransport = (): Link['transport'] => {
-    if (file.mcp.url !== undefined) {
-      return new StreamableHTTPClientTransport(new URL(file.mcp.url), { requestInit: { headers }, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }) });
+    if (url !== undefined) {
+      // No redirect is followed, and no private address is called unless the file says `private: true`.
+      const guarded = guardedFetch(deps.fetch ?? fetch, file.name, file.private, deps.lookup ?? systemLookup);
+      return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers, redirect: 'manual' }, fetch: guarded });
     }
     const path = deps.env.PATH;
     return new StdioClientTransport({
       command: file.mcp.command ?? '',
-      args: file.mcp.args,
+      args,
       env: { ...(path === undefined ? {} : { PATH: path }), ...env },
       stderr: options.stderr,
     });
@@ -99,7 +114,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       listed = (await client.listTools(undefined, { timeout: options.connectTimeoutMs })).tools;
     } catch (error) {
       await client.close();
-      throw new Away(awayBecause(file, error, options.connectTimeoutMs), { cause: error });
+      throw new Away(redact(awayBecause(file, shownAt, error, options.connectTimeoutMs)), { cause: error });
     }
     const tools = new Map(listed.map((tool) => [tool.name, tool]));
     const missing = file.allowed.find((name) => !tools.has(name));
@@ -120,18 +135,32 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
         description: tool.description ?? tool.title ?? '',
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-        risk: riskOf({ readOnlyHint: tool.annotations?.readOnlyHint, destructiveHint: tool.annotations?.destructiveHint }),
+        risk: riskOfTool(name, tool),
         call: (input, signal) => call(name, input, signal),
       });
     });
     return { verbs: made, narrators: narratorsOf(made) };
   }
 
+  /**
+   * The risk `tool` is run at: what its annotations claim (none: destructive), never safer than was
+   * ever kept for it (a server that claims a tool is safer now is held to the stricter, and that is
+   * logged), and a claim to only read believed only for a tool the file lists under `reads:`.
+   */
+  function riskOfTool(name: string, tool: Tool): Risk {
+    const claimed = claimedRisk(tool.annotations);
+    const before = kept.get(file.file, name);
+    if (before !== undefined && isSafer(claimed, before)) deps.log({ event: 'outside.safer-claim', app: file.name, file: file.file, tool: name, kept: before, claimed });
+    const held = before === undefined ? claimed : stricter(before, claimed);
+    if (held !== before) kept.keep(file.file, name, held);
+    return believedRisk(held, file.reads.includes(name));
+  }
+
   function narratorsOf(made: readonly Verb[]): Narrator[] {
     const spec = file.narrate;
     if (spec === undefined) return [];
     const reader = made.find((verb) => verb.name === `${file.name}.${verbPartOf(spec.with)}`);
-    if (reader?.risk !== 'read') throw new AppFileError(file.file, 'narrate.with', `names "${spec.with}", which the server does not mark read-only (readOnlyHint); a narrator only reads.`);
+    if (reader?.risk !== 'read') throw new AppFileError(file.file, 'narrate.with', `names "${spec.with}", which is not a read: a narrator only reads, so list it under \`reads:\` (and its server must mark it readOnlyHint).`);
     const names = new Set(made.map((verb) => verb.name));
     return spec.after
       .map((tool) => `${file.name}.${verbPartOf(tool)}`)
@@ -139,7 +168,8 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       .map((follows) => ({
         follows,
         remote: true as const,
-        narrate: async (_ran, context) => narrationOf(spec.say, fieldsOf(await result(spec.with, {}, context.signal))),
+        // The narrator's read is an outside call like any other: admitted by the one gate (server/gate.ts).
+        narrate: async (_ran, context) => narrationOf(spec.say, fieldsOf(await outsideCall(context, outsideCallOf(file), spec.with, () => result(spec.with, {}, context.signal)))),
       }));
   }
 
@@ -196,7 +226,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   function away(why: string): void {
     const retryInMs = waitMs;
     waitMs = Math.min(waitMs * 2, options.retryMaxMs);
-    status = { up: false, reason: `${why}; Confab will try again in ${secondsOf(retryInMs)}.` };
+    status = { up: false, reason: redact(`${why}; Confab will try again in ${secondsOf(retryInMs)}.`) };
     deps.log({ event: 'outside.away', app: file.name, file: file.file, reason: status.reason, retryInMs });
     timer = setTimeout(() => {
       timer = undefined;
@@ -295,22 +325,41 @@ function secondsOf(ms: number): string {
   return seconds === 1 ? '1 second' : `${String(seconds)} seconds`;
 }
 
-/** Why the server of `file` could not be had, as a clause a person can act on. */
-function awayBecause(file: McpAppFile, error: unknown, timeoutMs: number): string {
+/**
+ * Why the server of `file` could not be had, as a clause a person can act on. It is read where no
+ * sign-in is needed (`GET /api/health`), so it names the app file, a command's name and a URL's
+ * origin and path (`shownAt`) — never a command's arguments, a URL's credentials or query.
+ */
+function awayBecause(file: McpAppFile, shownAt: string | undefined, error: unknown, timeoutMs: number): string {
   const where = `server/apps/${file.file}`;
   const code = codeOf(error);
-  if (file.mcp.url !== undefined) {
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server at ${file.mcp.url} did not answer within ${secondsOf(timeoutMs)}`;
+  const refused = causeOf(error, PrivateAddressError);
+  if (refused !== undefined) return `${refused.message.replace(/\.$/, '')}; set \`private: true\` in ${where} if that is meant`;
+  if (shownAt !== undefined) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server at ${shownAt} did not answer within ${secondsOf(timeoutMs)}`;
     const status = error instanceof SdkError && typeof (error.data as { status?: unknown } | undefined)?.status === 'number' ? (error.data as { status: number }).status : undefined;
-    if (status === 401 || status === 403) return `The ${file.name} app's server at ${file.mcp.url} refused Confab (HTTP ${String(status)}); check mcp.headers in ${where} and the variables they name`;
-    if (status !== undefined) return `The ${file.name} app's server at ${file.mcp.url} answered HTTP ${String(status)}; check mcp.url in ${where}`;
-    return `Nothing answers for the ${file.name} app at ${file.mcp.url}${code === undefined ? '' : ` (${code})`}; start that server, or correct mcp.url in ${where}`;
+    if (status === 401 || status === 403) return `The ${file.name} app's server at ${shownAt} refused Confab (HTTP ${String(status)}); check mcp.headers in ${where} and the variables they name`;
+    if (status !== undefined && status >= 300 && status < 400) return `The ${file.name} app's server at ${shownAt} answered with a redirect (HTTP ${String(status)}), which Confab does not follow; give its final address as mcp.url in ${where}`;
+    if (status !== undefined) return `The ${file.name} app's server at ${shownAt} answered HTTP ${String(status)}; check mcp.url in ${where}`;
+    return `Nothing answers for the ${file.name} app at ${shownAt}${code === undefined ? '' : ` (${code})`}; start that server, or correct mcp.url in ${where}`;
   }
-  const command = [file.mcp.command ?? '', ...file.mcp.args].join(' ');
-  if (code === 'ENOENT') return `Confab cannot start the ${file.name} app's server: "${file.mcp.command ?? ''}" is not found; install it, or correct mcp.command in ${where}`;
-  if (code === 'EACCES') return `Confab cannot start the ${file.name} app's server: "${file.mcp.command ?? ''}" may not be run; correct mcp.command in ${where}`;
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server ("${command}") did not answer within ${secondsOf(timeoutMs)}`;
-  return `The ${file.name} app's server ("${command}") stopped before it answered; run that command to see why, or correct ${where}`;
+  const command = basename(file.mcp.command ?? '');
+  if (code === 'ENOENT') return `Confab cannot start the ${file.name} app's server: "${command}" is not found; install it, or correct mcp.command in ${where}`;
+  if (code === 'EACCES') return `Confab cannot start the ${file.name} app's server: "${command}" may not be run; correct mcp.command in ${where}`;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server (${where}) did not answer within ${secondsOf(timeoutMs)}`;
+  return `The ${file.name} app's server (${where}) stopped before it answered; run its command by hand to see why, or correct ${where}`;
+}
+
+/** `error`, or the first of its causes, when it is a `type`. */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1) if (at instanceof type) return at;
+  return undefined;
+}
+
+/** A function that puts `…` in place of each of `secrets` (values read from the environment) in a sentence. */
+function redactorOf(secrets: readonly string[]): (text: string) => string {
+  const long = [...new Set(secrets.filter((secret) => secret.length >= 4))].sort((a, b) => b.length - a.length);
+  return (text) => long.reduce((said, secret) => said.replaceAll(secret, '…'), text);
 }
 
 /** A system error's code (`ENOENT`, `ECONNREFUSED`), on the error or its cause. */

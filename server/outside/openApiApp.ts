@@ -15,10 +15,11 @@
  *   absent when there was none (`Answer`);
  * - risk from the method: GET and HEAD read, DELETE destructive (asked first), anything else a write.
  *
- * The call goes to the base URL (the file's `openapi.server`, else the operation's, the path's or the
- * spec's first server, its variables at their defaults) with the file's headers, secrets from the
- * environment, and the executor's signal, so a deadline or a barge-in aborts the request at the other
- * end. Redirects are not followed: the site's credentials go only where the file says. An answer
+ * The call goes to the file's `openapi.server` (required: the spec's `servers` never decide where the
+ * site's key is sent) with the file's headers, secrets from the environment, a write's idempotency
+ * key as `Idempotency-Key`, and the executor's signal, so a deadline or a barge-in aborts the request
+ * at the other end. Redirects are not followed, the spec's read included, and a loopback, private or
+ * link-local address is refused unless the file says `private: true` (`address.ts`). An answer
  * other than 2xx throws an `OpenApiCallError` naming the operation and the status, never the body;
  * the executor says `execution_failed`. Nothing here logs an argument or a result.
  *
@@ -29,12 +30,15 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { VerbInputError } from '../verbs/errors';
-import type { App, Narrator } from '../verbs/verb';
+import { VerbError, VerbInputError } from '../verbs/errors';
+import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
+import type { App, Narrator, VerbContext } from '../verbs/verb';
+import { outsideCall } from '../gate';
+import { outsideCallOf } from './appLimits';
 import { AppFileError, secretValues } from './appFile';
 import type { OpenApiAppFile } from './appFile';
 import type { OutsideDeps } from './loadOutside';
-import { compileSchema, narrationOf, outsideVerb, riskOf, verbPartOf } from './outsideVerb';
+import { compileSchema, narrationOf, outsideVerb, riskOfMethod, verbPartOf } from './outsideVerb';
 import type { OutsideTool } from './outsideVerb';
 
 /** How long reading a spec (and what it refers to) over the network may take at start, in ms. */
@@ -120,7 +124,8 @@ interface Found {
 
 /** Reads `file`'s spec and makes its allowed operations an app; throws an `AppFileError` when it cannot. */
 export async function openApiApp(file: OpenApiAppFile, deps: OutsideDeps): Promise<App> {
-  const fetchFn = deps.fetch ?? fetch;
+  // No redirect is followed, and no private address is called unless the file says `private: true`.
+  const fetchFn = guardedFetch(deps.fetch ?? fetch, file.name, file.private, deps.lookup ?? systemLookup);
   const headers = secretValues(file.file, 'openapi.headers', file.openapi.headers, deps.env);
   const document = await readSpec(file, deps.appsDir, fetchFn);
   const version = document.openapi?.startsWith('3.1') === true ? '3.1' : '3.0';
@@ -136,7 +141,7 @@ export async function openApiApp(file: OpenApiAppFile, deps: OutsideDeps): Promi
     }
     const twin = [...tools.keys()].find((other) => verbPartOf(other) === verbPartOf(id));
     if (twin !== undefined) throw new AppFileError(file.file, 'operations', `names "${twin}" and "${id}", which would both be the verb ${file.name}.${verbPartOf(id)}; keep one.`);
-    tools.set(id, toolOf(file, id, found, { base: baseOf(file, document, found), headers, version, fetchFn }));
+    tools.set(id, toolOf(file, id, found, { base: baseOf(file), headers, version, fetchFn }));
   }
   const verbs = [...tools.values()].map(({ tool }) => outsideVerb(file, tool));
   const narrators = narratorsOf(file, tools);
@@ -181,8 +186,10 @@ async function readSpec(file: OpenApiAppFile, appsDir: string, fetchFn: typeof f
 
 async function readOver(fetchFn: typeof fetch, url: string): Promise<string> {
   if (!/^https:\/\//i.test(url)) throw new Error(`${url} is not https://`);
-  const response = await fetchFn(url, { signal: AbortSignal.timeout(SPEC_READ_MS), redirect: 'follow', headers: { accept: 'application/json, application/yaml, */*' } });
-  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+  // A redirect is refused (`fetchFn` follows none): an https:// spec is not read from wherever it points.
+  const response = await fetchFn(url, { signal: AbortSignal.timeout(SPEC_READ_MS), headers: { accept: 'application/json, application/yaml, */*' } });
+  if (response.status >= 300 && response.status < 400) throw new Error(`${shownUrl(url)} answered with a redirect (HTTP ${response.status}), which Confab does not follow; give the spec's final address`);
+  if (!response.ok) throw new Error(`${shownUrl(url)} answered HTTP ${response.status}`);
   return response.text();
 }
 
@@ -205,16 +212,12 @@ function operationsOf(document: Document): Map<string, Found> {
   return found;
 }
 
-/** The base URL `found` is called on, variables at their defaults; throws naming `openapi.server` when there is none to use. */
-function baseOf(file: OpenApiAppFile, document: Document, found: Found): string {
-  if (file.openapi.server !== undefined) return file.openapi.server;
-  const server = found.operation.servers?.[0] ?? found.pathItem.servers?.[0] ?? document.servers?.[0];
-  if (server === undefined) throw new AppFileError(file.file, 'openapi.server', `is missing, and ${file.openapi.spec} names no server: give the API's base URL.`);
-  const url = server.url.replace(/\{([^}]+)\}/g, (whole, name: string) => server.variables?.[name]?.default ?? whole);
-  if (!/^https?:\/\/[^{}]+$/.test(url)) {
-    throw new AppFileError(file.file, 'openapi.server', `is missing, and the server ${file.openapi.spec} names (${server.url}) is not a full http:// or https:// address: give the API's base URL.`);
-  }
-  return url;
+/**
+ * The base URL every operation is called on: the file's `openapi.server`, always. The spec's own
+ * `servers` (its document's, a path's, an operation's) never decide where the site's key is sent.
+ */
+function baseOf(file: OpenApiAppFile): string {
+  return file.openapi.server;
 }
 
 interface CallSetup {
@@ -296,8 +299,8 @@ function toolOf(file: OpenApiAppFile, id: string, found: Found, setup: CallSetup
     description: said.map((part) => (/[.!?]$/.test(part) ? part : `${part}.`)).join(' '),
     inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
     outputSchema,
-    risk: riskOf({ method: found.method }),
-    call: (input, signal) => callOperation({ id, found, setup, placed, whole, input, signal, bodyType }),
+    risk: riskOfMethod(found.method),
+    call: (input, signal, key) => callOperation({ id, found, setup, placed, whole, input, signal, bodyType, key }),
   };
   return { tool, whole };
 }
@@ -331,9 +334,11 @@ interface CallOf {
   input: Record<string, unknown>;
   signal: AbortSignal;
   bodyType: string | undefined;
+  /** A write's idempotency key, sent as `Idempotency-Key`: an API that honours it never does the write twice. */
+  key: string | undefined;
 }
 
-async function callOperation({ id, found, setup, placed, whole, input, signal, bodyType }: CallOf): Promise<Record<string, unknown>> {
+async function callOperation({ id, found, setup, placed, whole, input, signal, bodyType, key }: CallOf): Promise<Record<string, unknown>> {
   let path = found.path;
   const query = new URLSearchParams();
   const headers = new Headers({ accept: 'application/json' });
@@ -348,6 +353,7 @@ async function callOperation({ id, found, setup, placed, whole, input, signal, b
   }
   if (cookies.length > 0) headers.set('cookie', cookies.join('; '));
   for (const [name, value] of Object.entries(setup.headers)) headers.set(name, value);
+  if (key !== undefined) headers.set('Idempotency-Key', key);
   const init: RequestInit = { method: found.method.toUpperCase(), headers, signal, redirect: 'manual' };
   if (bodyType !== undefined && input.body !== undefined) {
     headers.set('content-type', bodyType);
@@ -363,6 +369,7 @@ async function callOperation({ id, found, setup, placed, whole, input, signal, b
   } catch (error) {
     // Cut off by the executor (a deadline, a barge-in): its own signal says which.
     if (signal.aborted) throw error;
+    if (error instanceof PrivateAddressError) throw new VerbError('execution_failed', error.message, { cause: error });
     throw new OpenApiCallError(id, undefined, `${id} got no answer from ${url.host}.`, { cause: error });
   }
   if (response.status < 200 || response.status > 299) {
@@ -527,10 +534,12 @@ function narratorsOf(file: OpenApiAppFile, tools: ReadonlyMap<string, Made>): Na
   if (!compileSchema(file, `operations.${spec.with} (its input schema)`, read.inputSchema)({})) {
     throw new AppFileError(file.file, 'narrate.with', `names "${spec.with}", which needs arguments; a narrator calls it with none.`);
   }
-  const say = async (signal: AbortSignal): Promise<string | undefined> => {
-    const answer = await read.call({}, signal);
+  const calls = outsideCallOf(file);
+  // The narrator's read is an outside call like any other: admitted by the one gate (server/gate.ts).
+  const say = async (context: VerbContext): Promise<string | undefined> => {
+    const answer = await outsideCall(context, calls, spec.with, () => read.call({}, context.signal));
     return narrationOf(spec.say, made.whole ? answer : answer.body);
   };
-  return spec.after.map((tool) => ({ follows: `${file.name}.${verbPartOf(tool)}`, remote: true, narrate: (_ran, context) => say(context.signal) }));
+  return spec.after.map((tool) => ({ follows: `${file.name}.${verbPartOf(tool)}`, remote: true, narrate: (_ran, context) => say(context) }));
 }
 

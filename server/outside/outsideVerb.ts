@@ -16,7 +16,9 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { checkVerb } from '../verbs/registry';
 import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
+import { outsideCall } from '../gate';
 import { AppFileError } from './appFile';
+import { outsideCallOf } from './appLimits';
 import type { AppFile } from './appFile';
 
 /** A tool as the other end describes it, and how to call it. */
@@ -30,8 +32,12 @@ export interface OutsideTool {
   outputSchema?: Record<string, unknown>;
   /** From the MCP annotations or the HTTP method (`riskOf`). */
   risk: Risk;
-  /** Calls it; `signal` aborts the call at the other end (an MCP cancel, an aborted request). */
-  call: (input: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+  /**
+   * Calls it; `signal` aborts the call at the other end (an MCP cancel, an aborted request). A
+   * write's idempotency key (`key`) is sent where the other end can honour it (OpenAPI's
+   * `Idempotency-Key` header).
+   */
+  call: (input: Record<string, unknown>, signal: AbortSignal, key?: string) => Promise<Record<string, unknown>>;
 }
 
 /** `getPetById` → `get_pet_by_id`, `list-today` → `list_today`: a verb's half of a name. */
@@ -44,12 +50,30 @@ export function verbPartOf(tool: string): string {
     .replace(/^(?=[0-9])/, 't_');
 }
 
-/** How much an outside tool can change: MCP's annotations, or else an HTTP method. */
-export function riskOf(hints: { readOnlyHint?: boolean; destructiveHint?: boolean; method?: string }): Risk {
-  const method = hints.method?.toUpperCase();
-  if (hints.readOnlyHint === true || method === 'GET' || method === 'HEAD') return 'read';
-  if (hints.destructiveHint === true || method === 'DELETE') return 'destructive';
-  return 'write';
+/** How much an OpenAPI operation can change, by its method: GET and HEAD read, DELETE destroys, anything else writes. */
+export function riskOfMethod(method: string): Risk {
+  const said = method.toUpperCase();
+  if (said === 'GET' || said === 'HEAD') return 'read';
+  return said === 'DELETE' ? 'destructive' : 'write';
+}
+
+/**
+ * What an MCP tool's annotations claim it can change, as MCP defines them: `readOnlyHint: true`
+ * reads; otherwise it is destructive unless it says `destructiveHint: false` — so a tool with no
+ * annotations at all is destructive (MCP's own default), and asked about first.
+ */
+export function claimedRisk(annotations: { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined } | undefined): Risk {
+  if (annotations?.readOnlyHint === true) return 'read';
+  return annotations?.destructiveHint === false ? 'write' : 'destructive';
+}
+
+/**
+ * The risk Confab acts on: a claim to only read is believed only for a tool the app file lists
+ * under `reads:` (its owner vouches for it); any other such tool is a write — keyed, run once,
+ * never run again on a retry.
+ */
+export function believedRisk(claimed: Risk, listedAsRead: boolean): Risk {
+  return claimed === 'read' && !listedAsRead ? 'write' : claimed;
 }
 
 const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false });
@@ -162,6 +186,7 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
   const asks = tool.risk === 'destructive' || file.confirm.includes(tool.tool);
   if (asks && tool.risk === 'read') throw new AppFileError(file.file, 'confirm', `names "${tool.tool}", which only reads; only a tool that changes something is asked about.`);
   const description = tool.description.trim() === '' ? `${tool.tool}, from ${file.name}.` : tool.description.trim();
+  const calls = outsideCallOf(file);
   const verb: Verb = {
     name: `${file.name}.${verbPartOf(tool.tool)}`,
     description: description.length > 1000 ? `${description.slice(0, 997)}…` : description,
@@ -173,7 +198,8 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
     remote: true,
     jsonSchema: { input: inputSchema, ...(outputSchema === undefined ? {} : { output: outputSchema }) },
     // The executor has validated the arguments against the tool's schema: an object.
-    run: (args, context) => tool.call(args as Record<string, unknown>, context.signal),
+    // Nothing goes out unadmitted: the one gate (server/gate.ts) admits each call, and it is settled once made.
+    run: (args, context) => outsideCall(context, calls, tool.tool, () => tool.call(args as Record<string, unknown>, context.signal, context.idempotencyKey)),
     ...(asks ? { confirm: true, ask: () => `Shall I ${example ?? `use ${file.name}'s ${tool.tool}`}?` } : {}),
   };
   const phrasings = phrasingsOf(example, inputSchema);

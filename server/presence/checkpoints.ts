@@ -17,6 +17,7 @@ import type { PriceTable, TokenUsage } from '../chat/prices';
 import { providerOrder } from '../chat/upstream';
 import type { Provider } from '../chat/upstream';
 import type { Database } from '../db/database';
+import { forgottenTest } from '../db/forgotten';
 import { countLines, keepCheckpoint, readCheckpoint } from '../db/presence';
 
 export interface CheckpointDeps<G extends DoorGrant> {
@@ -90,9 +91,13 @@ export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: Checkp
   return {
     async summaryOf(person, bot, conversationKey) {
       if (conversationKey === undefined) return null;
-      // On the way to the first token: one read as the grant's person, under row level security.
-      const checkpoint = await deps.db.asPerson(person, (tx) => readCheckpoint(tx, person, bot, conversationKey));
-      return checkpoint?.summary ?? null;
+      // On the way to the first token: one transaction as the grant's person, under row level security.
+      return deps.db.asPerson(person, async (tx) => {
+        const checkpoint = await readCheckpoint(tx, person, bot, conversationKey);
+        if (checkpoint?.summary == null) return null;
+        // A summary taken before something was forgotten does not hand it back to the bot.
+        return withoutForgotten(checkpoint.summary, await forgottenTest(tx, { person, bot }));
+      });
     },
     async afterAnswer(turn) {
       const { conversationKey } = turn;
@@ -100,11 +105,22 @@ export function checkpoints<G extends DoorGrant, B extends DoorBot>(deps: Checkp
       const { person, bot } = turn.grant;
       const counted = await deps.db.asPerson(person, (tx) => countLines(tx, person, bot, conversationKey, 2, (linesSince) => checkpointDue(linesSince, deps.everyLines)));
       if (!counted.due) return;
-      const said: PromptLine[] = [...turn.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: turn.answer }];
+      const forgotten = await deps.db.asPerson(person, (tx) => forgottenTest(tx, { person, bot }));
+      // What the person had the bot forget is left out of what it summarises, as out of what it finds.
+      const said: PromptLine[] = [...turn.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant' as const, content: turn.answer }].filter((line) => !forgotten(line.content));
       const bought = deps.live && deps.providers.length > 0 && turn.provider !== STAND_IN;
       // The model is told what was said since its last summary; the stand-in keeps the last lines.
       const summary = (bought ? await modelSummary(turn, counted.summary, said.slice(-counted.linesSince)) : null) ?? verbatimSummary(said);
       await deps.db.asPerson(person, (tx) => keepCheckpoint(tx, person, bot, conversationKey, summary, deps.clock()));
     },
   };
+}
+
+/** `summary` without the sentences (or lines) that mention something forgotten; null when nothing is left. */
+function withoutForgotten(summary: string, forgotten: (text: string) => boolean): string | null {
+  const kept = summary
+    .split(/\n/)
+    .map((line) => line.split(/(?<=[.!?…])\s+/).filter((sentence) => !forgotten(sentence)).join(' '))
+    .filter((line) => line.trim() !== '');
+  return kept.length === 0 ? null : kept.join('\n');
 }

@@ -30,6 +30,7 @@ import type { Database } from '../db/database';
 import type { Queryable } from '../db/queryable';
 import { appendEvents, eventsFrom, keepLive, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
 import type { SeatRow } from '../db/presence';
+import { bodyCap } from '../bodyCap';
 import { readJson } from '../json';
 import type { PersonEnv } from '../person';
 import { notificationOf, PRESENCE_CHANNEL, PresenceHub, PresenceStream } from './hub';
@@ -252,8 +253,8 @@ export function presence(deps: PresenceDeps): Presence {
     return c.json({ seat: seatOf(ruling.state, me.page) });
   });
 
-  routes.post('/presence/events', async (c) => {
-    const read = publicationOf(await readJson(c, PUBLICATION_BODY_MAX_BYTES));
+  routes.post('/presence/events', bodyCap(PUBLICATION_BODY_MAX_BYTES), async (c) => {
+    const read = publicationOf(await readJson(c));
     if (!read.ok) throw new HTTPException(400, { message: read.sentence });
     const { publication } = read;
     const bot = knownBot(publication.bot);

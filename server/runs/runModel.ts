@@ -13,6 +13,7 @@ import type { PromptMessage } from '../chat/upstream';
 import { toolNameOf, verbNameOf } from '../verbs/project';
 import type { Verb } from '../verbs/verb';
 import type { AskedCall, Run, RunStep, ScriptEntry, ScriptedCall } from './types';
+import { toolContent } from '../outside/fence';
 
 export interface ModelReply {
   /** The model that answered, as it named itself. */
@@ -32,8 +33,11 @@ export interface RunModel {
   reply(run: Run, steps: readonly RunStep[], verbs: readonly Verb[], signal: AbortSignal): Promise<ModelReply>;
 }
 
-/** The run as a conversation with the model: what was asked, then each model call and each tool's answer. */
-export function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[]): PromptMessage[] {
+/**
+ * The run as a conversation with the model: what was asked, then each model call and each tool's
+ * answer — an outside app's (a remote verb among `verbs`) fenced as data from a named source.
+ */
+export function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verbs: readonly Verb[] = []): PromptMessage[] {
   const messages: PromptMessage[] = [{ role: 'user', content: run.asked }];
   for (const { body } of steps) {
     if (body.kind === 'model' && body.toolCalls.length > 0) {
@@ -43,7 +47,8 @@ export function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[]):
         tool_calls: body.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: toolNameOf(call.verb), arguments: JSON.stringify(call.input ?? {}) } })),
       });
     } else if (body.kind === 'tool') {
-      messages.push({ role: 'tool', tool_call_id: body.callId, content: JSON.stringify(body.outcome) });
+      const remote = verbs.some((verb) => verb.name === body.verb && verb.remote === true);
+      messages.push({ role: 'tool', tool_call_id: body.callId, content: toolContent(body.outcome, remote ? body.verb.slice(0, body.verb.indexOf('.')) : undefined) });
     }
   }
   return messages;
@@ -134,28 +139,91 @@ export interface StreamedModelOptions {
   open: (messages: readonly PromptMessage[], verbs: readonly Verb[], signal: AbortSignal, run: Run) => Promise<OpenModel & { provider?: { name: string } }>;
   /** USD a call's usage cost. */
   costOf: (model: string, usage: TokenUsage) => number;
+  /**
+   * Longest the provider may go silent, in ms, before the call is given up (`RunModelStalled`) and
+   * its request aborted: the door's `CONFAB_UPSTREAM_IDLE_S`. Unset: no limit.
+   */
+  idleMs?: number;
+  /** Calls `run` after `delayMs`; answers a way to cancel it. Default: `setTimeout` (tests pass a manual clock's). */
+  after?: (delayMs: number, run: () => void) => () => void;
 }
 
-/** A run's model calls through an `OpenModel` stream, read to its end. */
+/** The provider went silent for longer than `idleMs` during a run's model step. */
+export class RunModelStalled extends Error {
+  override readonly name = 'RunModelStalled';
+  constructor(readonly idleMs: number) {
+    super(`The model said nothing for ${String(idleMs)} ms, so the step was given up.`);
+  }
+}
+
+const realAfter = (delayMs: number, run: () => void): (() => void) => {
+  const timer = setTimeout(run, delayMs);
+  return () => {
+    clearTimeout(timer);
+  };
+};
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it is aborted — whichever comes
+ * first, so a provider that ignores its signal (or a stream that never yields) cannot hold the step.
+ */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', stop);
+    });
+  });
+}
+
+/**
+ * A run's model calls through an `OpenModel` stream, read to its end — or given up as soon as the
+ * step's signal is aborted (cancel, `maxMinutes`) or the provider is silent for `idleMs`: the
+ * request's own signal is aborted then too, so its connection does not linger.
+ */
 export function streamedModel(options: StreamedModelOptions): RunModel {
+  const after = options.after ?? realAfter;
   return {
-    async reply(run, steps, verbs, signal) {
-      const open = await options.open(runMessages(run, steps), verbs, signal, run);
-      const calls = new ToolCallAccumulator();
-      let text = '';
-      let spentUsd = 0;
-      const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-      for await (const event of open.events) {
-        if (event.type === 'delta') text += event.text;
-        else if (event.type === 'tool-call') calls.push(event.piece);
-        else if (event.type === 'usage') {
-          spentUsd += options.costOf(open.model, event.usage);
-          usage.promptTokens += event.usage.promptTokens;
-          usage.completionTokens += event.usage.completionTokens;
+    async reply(run, steps, verbs, stepSignal) {
+      const stalled = new AbortController();
+      const signal = AbortSignal.any([stepSignal, stalled.signal]);
+      let stopIdle: () => void = () => undefined;
+      /** Restarts the wait for the provider's next word. */
+      const watch = () => {
+        stopIdle();
+        const idleMs = options.idleMs;
+        if (idleMs !== undefined) stopIdle = after(idleMs, () => { stalled.abort(new RunModelStalled(idleMs)); });
+      };
+      try {
+        watch();
+        const open = await unlessAborted(options.open(runMessages(run, steps, verbs), verbs, signal, run), signal);
+        const calls = new ToolCallAccumulator();
+        let text = '';
+        let spentUsd = 0;
+        const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+        const events = open.events[Symbol.asyncIterator]();
+        for (;;) {
+          watch();
+          const next = await unlessAborted(events.next(), signal);
+          if (next.done === true) break;
+          const event = next.value;
+          if (event.type === 'delta') text += event.text;
+          else if (event.type === 'tool-call') calls.push(event.piece);
+          else if (event.type === 'usage') {
+            spentUsd += options.costOf(open.model, event.usage);
+            usage.promptTokens += event.usage.promptTokens;
+            usage.completionTokens += event.usage.completionTokens;
+          }
         }
+        const toolCalls = calls.calls().map((call) => ({ id: call.id, verb: verbNameOf(call.name), input: argumentsOf(call.arguments) }));
+        return { model: open.model, text: text.trim(), toolCalls, spentUsd, usage, ...(open.provider === undefined ? {} : { provider: open.provider.name }) };
+      } finally {
+        stopIdle();
       }
-      const toolCalls = calls.calls().map((call) => ({ id: call.id, verb: verbNameOf(call.name), input: argumentsOf(call.arguments) }));
-      return { model: open.model, text: text.trim(), toolCalls, spentUsd, usage, ...(open.provider === undefined ? {} : { provider: open.provider.name }) };
     },
   };
 }

@@ -18,12 +18,16 @@ import type { Registry } from '../verbs/registry';
 import { scopeOf } from '../verbs/scope';
 import type { Verb } from '../verbs/verb';
 import { firing } from './recurrence';
-import { scriptFor } from './runModel';
+import { scriptFor, scriptedModel } from './runModel';
+import type { Gate } from '../gate';
+import { spentOn } from '../gate';
+import { STAND_IN } from '../chat/doorTypes';
 import type { RunModel } from './runModel';
 import { isWaitingOn, insertRun, lapsedWaits, readRun, readSteps, resumeWaiting } from './runs';
 import { nextStep } from './nextStep';
 import type { PendingAction } from '../verbs/pendingActions';
 import { dueSchedules, moveClock } from './schedules';
+import { DAY_MS, IDLE_DAYS_DEFAULT, markSeen } from './seen';
 import type { Budget, Run, RunServices, ToolOutcome } from './types';
 import { RunRefused, createWorker } from './worker';
 import type { RunEvent, Worker } from './worker';
@@ -37,6 +41,9 @@ export const RUN_BUDGET = Object.freeze({
   /** Its spend as so many of the bot's per-answer spend. */
   answersOfSpend: 10,
 });
+
+/** `CONFAB_SITE_SCHEDULES`' default: most active schedules the whole site keeps. */
+export const SITE_SCHEDULES_DEFAULT = 1000;
 
 /** How often schedules are looked at, in ms. */
 export const SCHEDULE_LOOK_MS = 15_000;
@@ -57,11 +64,25 @@ export interface RunServiceDeps {
   model?: RunModel;
   /** Each model call of a run is reserved and settled here, under the person's and the site's ceilings. */
   ledger?: SpendLedger;
+  /**
+   * The one gate (`server/gate.ts`): each model step (`runStep`) and each schedule's firing
+   * (`scheduleFiring`) is admitted there, as background work; in place of `ledger` when given.
+   */
+  gate?: Pick<Gate, 'admit' | 'admitIn'>;
   /** Whether the price table knows `model` (an unpriced model's cost is 0 without being free). */
   priced?: (model: string) => boolean;
   publish: (person: string, bot: string, events: readonly WindowEvent[]) => Promise<unknown>;
   /** This instance's name on the leases it holds. */
   holder: string;
+  /**
+   * The instance's own id, kept across restarts (`instanceId`): leases held under it by an earlier
+   * process of this instance are taken back at start rather than waited out. Default: none.
+   */
+  instance?: string;
+  /** Days a person may go unseen before their schedules pause (`CONFAB_IDLE_DAYS`). Default `IDLE_DAYS_DEFAULT`. */
+  idleDays?: number;
+  /** Most active schedules on the site (`CONFAB_SITE_SCHEDULES`). Default `SITE_SCHEDULES_DEFAULT`. */
+  siteSchedules?: number;
   clock: () => number;
   /** Worker timings (tests shorten them). */
   leaseMs?: number;
@@ -89,6 +110,11 @@ export interface RunService {
   worker: Worker;
   /** Looks at the schedules now: each due one starts its run. */
   lookAtSchedules(): Promise<void>;
+  /**
+   * The person is seen (a grant minted for them, for `bot`): if their schedules were paused while
+   * they were away, they are told so by a notice on `bot`'s page — the schedules run again from now.
+   */
+  seen(person: string, bot: string): Promise<void>;
   start(): void;
   /** Stops between steps; leases lapse for another instance to carry on. */
   stop(): Promise<void>;
@@ -118,8 +144,10 @@ export function runService(deps: RunServiceDeps): RunService {
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
     wordsFor: (run) => deps.wordsOf(run.bot, run.language),
-    ...(deps.model === undefined ? {} : { model: metered(deps.model) }),
+    ...(deps.model === undefined ? {} : { model: metered(deps.model, true) }),
+    scripted: metered(scriptedModel, false),
     holder: deps.holder,
+    ...(deps.instance === undefined ? {} : { instance: deps.instance }),
     clock: deps.clock,
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
     ...(deps.pollMs === undefined ? {} : { pollMs: deps.pollMs }),
@@ -131,27 +159,33 @@ export function runService(deps: RunServiceDeps): RunService {
     },
   });
 
-  /** A run's model calls under the ceilings: each reserved before it is asked, settled once it has answered. */
-  function metered(model: RunModel): RunModel {
+  /**
+   * A run's model calls under the ceilings: each admitted by the one gate (`runStep`, background
+   * work) before it is asked, settled once it has answered. `siteKeys`: a provider's model, bought
+   * only with AGENTS_LIVE=1; the stand-in's script is not, but is still held to the windows.
+   */
+  function metered(model: RunModel, siteKeys: boolean): RunModel {
     const ledger = deps.ledger;
-    if (ledger === undefined) return model;
+    const gate = deps.gate;
+    if (ledger === undefined && gate === undefined) return model;
     return {
       async reply(run, steps, verbs, signal) {
         const bot = deps.bots.get(run.bot);
         if (bot === undefined) throw new Error(`No bot ${run.bot}.`);
         const spent = steps.reduce((sum, step) => sum + step.spentUsd, 0);
-        const admission = await admitSpend(ledger, {
+        const ask = {
           person: run.person,
           bot: run.bot,
           limits: bot.limits,
-          spendHoldUsd: Math.max(0, Math.min(bot.limits.spend, run.maxSpendUsd - spent)),
+          spendHoldUsd: siteKeys ? Math.max(0, Math.min(bot.limits.spend, run.maxSpendUsd - spent)) : 0,
           spendHoldMs: bot.limits.minutes * 60_000,
           nowMs: deps.clock(),
-        });
+        };
+        const admission = gate !== undefined ? await gate.admit({ kind: 'runStep', siteKeys, ...ask }) : await admitSpend(ledger as SpendLedger, ask);
         if (!admission.ok) throw new RunRefused(admission.sentence);
         try {
           const reply = await model.reply(run, steps, verbs, signal);
-          await admission.settle({ provider: reply.provider ?? null, model: reply.model, ended: 'stop', estimated: false, costUsd: reply.spentUsd, priced: deps.priced?.(reply.model) ?? true, nowMs: deps.clock(), promptTokens: reply.usage?.promptTokens ?? 0, completionTokens: reply.usage?.completionTokens ?? 0 });
+          await admission.settle({ provider: reply.provider ?? (siteKeys ? null : STAND_IN), model: reply.model, ended: 'stop', estimated: false, costUsd: reply.spentUsd, priced: deps.priced?.(reply.model) ?? true, nowMs: deps.clock(), promptTokens: reply.usage?.promptTokens ?? 0, completionTokens: reply.usage?.completionTokens ?? 0 });
           return reply;
         } catch (error) {
           if (!admission.settled) await admission.settle({ provider: null, model: null, ended: 'failed', estimated: false, costUsd: 0, priced: true, nowMs: deps.clock(), promptTokens: 0, completionTokens: 0 });
@@ -207,17 +241,36 @@ export function runService(deps: RunServiceDeps): RunService {
     }
   }
 
+  const idleMs = (deps.idleDays ?? IDLE_DAYS_DEFAULT) * DAY_MS;
+
+  async function seen(person: string, bot: string): Promise<void> {
+    const nowMs = deps.clock();
+    const pausedAtMs = await deps.db.asServer((tx) => markSeen(tx, person, nowMs));
+    if (pausedAtMs === null) return;
+    const text = say(deps.wordsOf(bot, null), 'runs.paused-while-away');
+    await deps.db.asPerson(person, (tx) => scheduleNotice(tx, { person, bot, app: NOTICE_APP, text, dueAtMs: nowMs }));
+  }
+
   async function lookAtSchedules(): Promise<void> {
     await lookAtLapsedQuestions();
     const nowMs = deps.clock();
     const started = await deps.db.asServer(async (tx) => {
       let any = false;
-      for (const schedule of await dueSchedules(tx, nowMs)) {
+      for (const schedule of await dueSchedules(tx, nowMs, { idleMs })) {
         const look = firing(schedule.recurrence, schedule.nextAtMs, nowMs);
         if (look.fire) {
           const planned = plan(schedule.bot, schedule.asked);
           // A run still busy in that conversation: this occurrence passes, the next one fires.
-          if (planned !== undefined) {
+          // A firing is admitted by the one gate, in this transaction: refused (the person's or the
+          // background's windows are full), this occurrence passes, and the next one is looked at.
+          const bot = deps.bots.get(schedule.bot);
+          const fired =
+            planned === undefined || bot === undefined || deps.gate === undefined
+              ? undefined
+              : await deps.gate.admitIn(tx, { kind: 'scheduleFiring', person: schedule.person, bot: schedule.bot, limits: bot.limits, spendHoldUsd: 0, spendHoldMs: 0, siteKeys: false, nowMs });
+          if (fired !== undefined && !fired.ok) log({ event: 'runs.failed', what: `schedule refused by ${fired.by}`, error: 'refused' });
+          if (planned !== undefined && fired?.ok !== false) {
+            await fired?.settle(spentOn('schedule', 'firing', 0, nowMs));
             const id = await insertRun(
               tx,
               { person: schedule.person, bot: schedule.bot, conversationKey: schedule.conversationKey, asked: schedule.asked, script: planned.script, timeZone: schedule.recurrence.zone, ...(schedule.language === null ? {} : { language: schedule.language }), schedule: schedule.id, ...planned.budget },
@@ -235,10 +288,11 @@ export function runService(deps: RunServiceDeps): RunService {
 
   let scheduleTimer: ReturnType<typeof setInterval> | undefined;
   return {
-    services: { plan, queued: pokeSoon },
+    services: { plan, queued: pokeSoon, siteSchedules: deps.siteSchedules ?? SITE_SCHEDULES_DEFAULT },
     answers,
     worker,
     lookAtSchedules,
+    seen,
     start() {
       worker.start();
       const look = () => void lookAtSchedules().catch((error: unknown) => {

@@ -148,10 +148,33 @@ export async function claimRun(tx: Queryable, holder: string, nowMs: number, lea
   return row === undefined ? undefined : runOf(row);
 }
 
+/**
+ * At a restart, the runs an earlier process of `instance` held (leases named `<instance>:…` other
+ * than `holder`'s own) are let go at once, for `holder` to claim rather than wait out their leases;
+ * answers how many. That process is gone: an instance id is one process's at a time.
+ */
+export async function takeBackLeases(tx: Queryable, instance: string, holder: string, nowMs: number): Promise<number> {
+  const { rows } = await tx.query(
+    `update runs set lease_until = null, updated_at = $3
+      where state = 'running' and starts_with(lease_holder, $1 || ':') and lease_holder <> $2 returning id`,
+    [instance, holder, iso(nowMs)],
+  );
+  return rows.length;
+}
+
 /** Extends `holder`'s lease; false when it is not theirs any more (taken by another after it lapsed). */
 export async function renewLease(tx: Queryable, id: string, holder: string, nowMs: number, leaseUntilMs: number): Promise<boolean> {
   const { rows } = await tx.query('update runs set lease_until = $3, updated_at = $4 where id = $1 and lease_holder = $2 returning id', [id, holder, iso(leaseUntilMs), iso(nowMs)]);
   return rows.length > 0;
+}
+
+/** Everybody's runs, those not over first, then newest first, for the operator (`npm run admin`). As the server. */
+export async function listAllRuns(tx: Queryable, limit = 100): Promise<Run[]> {
+  const { rows } = await tx.query<RunRow>(
+    `select ${RUN_COLUMNS} from runs order by (state in ('queued', 'running', 'waiting')) desc, created_at desc, id limit $1`,
+    [limit],
+  );
+  return rows.map(runOf);
 }
 
 export async function readRun(tx: Queryable, id: string): Promise<Run | undefined> {

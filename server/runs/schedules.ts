@@ -4,8 +4,10 @@
  * moves a schedule's clock and starts its runs.
  */
 import type { Queryable } from '../db/queryable';
+import { firing } from './recurrence';
 import type { Recurrence } from './recurrence';
 import { iso, ms } from './runs';
+import { isAway, markPaused } from './seen';
 
 export interface Schedule {
   id: string;
@@ -91,16 +93,70 @@ export async function cancelSchedules(tx: Queryable, ids: readonly string[]): Pr
   return rows.length;
 }
 
+export interface DueOptions {
+  /**
+   * A person unseen for longer than this, in ms (`CONFAB_IDLE_DAYS`), is away: their due schedules
+   * do not fire — each occurrence passes, the clock moves on, and they are told on their return.
+   */
+  idleMs: number;
+  /** Most schedules looked at. Default 20. */
+  limit?: number;
+}
+
 /**
- * The active schedules due at `nowMs`, each locked until the transaction ends (`skip locked`: two
- * instances never fire one twice). As the server.
+ * The active schedules due at `nowMs` whose person is still there, each locked until the
+ * transaction ends (`skip locked`: two instances never fire one twice). As the server. This is the
+ * one way to a schedule's firing, so it is here that an away person's are passed over: their clock
+ * moves to the next occurrence without firing, and the person is marked paused (`persons_seen`).
+ * Seen is the latest of a grant minted for them, a use of one of their MCP tokens, and the
+ * schedule's own making.
  */
-export async function dueSchedules(tx: Queryable, nowMs: number, limit = 20): Promise<Schedule[]> {
-  const { rows } = await tx.query<Row>(
-    `select ${COLUMNS} from schedules where state = 'active' and next_at <= $1 order by next_at, id limit $2 for update skip locked`,
-    [iso(nowMs), limit],
+export async function dueSchedules(tx: Queryable, nowMs: number, options: DueOptions): Promise<Schedule[]> {
+  const { rows } = await tx.query<Row & { seen_at: Date | string }>(
+    `select ${COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')},
+            greatest(p.seen_at, (select max(t.last_used_at) from mcp_tokens t where t.person = s.person), s.created_at) as seen_at
+       from schedules s left join persons_seen p on p.person = s.person
+      where s.state = 'active' and s.next_at <= $1
+      order by s.next_at, s.id limit $2
+      for update of s skip locked`,
+    [iso(nowMs), options.limit ?? 20],
   );
+  const present: Schedule[] = [];
+  for (const row of rows) {
+    const schedule = scheduleOf(row);
+    const seenAtMs = ms(row.seen_at) ?? nowMs;
+    if (!isAway(seenAtMs, nowMs, options.idleMs)) {
+      present.push(schedule);
+      continue;
+    }
+    await moveClock(tx, schedule.id, firing(schedule.recurrence, schedule.nextAtMs, nowMs).nextAtMs, null);
+    await markPaused(tx, schedule.person, seenAtMs, nowMs);
+  }
+  return present;
+}
+
+/** How many active schedules the transaction's person keeps, over all their bots (row level security confines it). */
+export async function countOwnSchedules(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>("select count(*)::int as n from schedules where state = 'active'");
+  return rows[0]?.n ?? 0;
+}
+
+/** How many active schedules the whole site keeps; answered to a person too (`confab_site_schedules`, a count and nothing else). */
+export async function countSiteSchedules(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>('select confab_site_schedules() as n');
+  return rows[0]?.n ?? 0;
+}
+
+/** Everybody's schedules, newest first, for the operator (`npm run admin`). As the server. */
+export async function listAllSchedules(tx: Queryable, limit = 100): Promise<Schedule[]> {
+  const { rows } = await tx.query<Row>(`select ${COLUMNS} from schedules order by (state = 'active') desc, created_at desc, id limit $1`, [limit]);
   return rows.map(scheduleOf);
+}
+
+/** The operator cancels one schedule by its id, whoever's it is; true when it was active. As the server. */
+export async function cancelScheduleById(tx: Queryable, id: string): Promise<boolean> {
+  const { rows } = await tx.query("update schedules set state = 'cancelled' where id = $1 and state = 'active' returning id", [id]);
+  return rows.length > 0;
 }
 
 /** Moves a schedule's clock after a look at it: fired at `firedAtMs` (or not), next at `nextAtMs`, over when null. As the server. */

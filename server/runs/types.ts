@@ -37,6 +37,8 @@ export interface RunServices {
   plan(bot: string, asked: string): { script: ScriptEntry[] | null; budget: Budget } | undefined;
   /** A run was just queued: the worker looks for it soon rather than at its next poll. */
   queued(): void;
+  /** Most active schedules the whole site may keep (`CONFAB_SITE_SCHEDULES`). */
+  siteSchedules: number;
 }
 
 export interface Budget {

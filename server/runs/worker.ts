@@ -11,6 +11,7 @@
  * On `stop` it finishes the step in hand, writes it, and lets the lease lapse.
  */
 import type { Database } from '../db/database';
+import { taintOf } from '../verbs/executor';
 import type { Executor } from '../verbs/executor';
 import type { Verb } from '../verbs/verb';
 import { nextStep } from './nextStep';
@@ -21,7 +22,7 @@ import type { PendingActionEvent } from '../../src/core/acting/protocol';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
-import { claimRun, endRun, readRun, readSteps, renewLease, waitOnAction, writeStep } from './runs';
+import { claimRun, endRun, readRun, readSteps, renewLease, takeBackLeases, waitOnAction, writeStep } from './runs';
 import type { Ending, Run, RunStep, StepBody } from './types';
 
 /** What a run tells a listener (the presence window, a bench), as dotted facts. Never its words but the ending's. */
@@ -58,8 +59,17 @@ export interface WorkerOptions {
   wordsFor: (run: Run) => Words;
   /** The model for runs that carry no script; default: none, so such a run fails with a sentence. */
   model?: RunModel;
-  /** This worker's name on the leases it holds: unique per instance (a host and pid, a UUID). */
+  /** The model for runs that carry a script (the stand-in's, metered by the gate); default `scriptedModel`. */
+  scripted?: RunModel;
+  /** This worker's name on the leases it holds: unique per process (a host and pid, a UUID). */
   holder: string;
+  /**
+   * The instance's own id, kept across restarts in its data folder (`instanceId`): the leases it
+   * holds are named `<instance>:<holder>`, and before its first claim it takes back at once the runs
+   * an earlier process of the same instance held, rather than waiting out their leases. Other
+   * instances still wait for the lease to lapse. Default: none (nothing is taken back).
+   */
+  instance?: string;
   /** Now, in ms since the epoch. */
   clock: () => number;
   /** Most runs worked at once. Default `WORKER_DEFAULTS.concurrency`. */
@@ -76,9 +86,32 @@ export interface WorkerOptions {
   scriptedStepMs?: number;
   /** Called after each step is written, before the next is decided: where a test cancels or kills. */
   afterStep?: (run: Run, step: RunStep) => Promise<void> | void;
+  /**
+   * While a model step is in hand, how often it looks whether its run was cancelled, in ms: the
+   * step's signal is aborted then, and at the run's `maxMinutes`, so neither waits for the model.
+   * Default `WORKER_DEFAULTS.watchMs`.
+   */
+  watchMs?: number;
+  /** Calls `run` after `delayMs`; answers a way to cancel it. Default: `setTimeout` (tests pass a manual clock's). */
+  after?: (delayMs: number, run: () => void) => () => void;
 }
 
-export const WORKER_DEFAULTS = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000 });
+export const WORKER_DEFAULTS = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000, watchMs: 500 });
+
+/** Why a model step's signal was aborted by the worker: the run was cancelled, or its minutes ran out. */
+export class StepStopped extends Error {
+  override readonly name = 'StepStopped';
+  constructor(readonly why: 'cancelled' | 'out_of_time') {
+    super(why === 'cancelled' ? 'The run was cancelled while its model step was in hand.' : 'The run reached its maxMinutes while its model step was in hand.');
+  }
+}
+
+const realAfter = (delayMs: number, run: () => void): (() => void) => {
+  const timer = setTimeout(run, delayMs);
+  return () => {
+    clearTimeout(timer);
+  };
+};
 
 /** How long a run's question waits for the person's answer, in ms: a day, not a turn's minute. */
 export const RUN_QUESTION_MS = 24 * 60 * 60 * 1000;
@@ -114,11 +147,14 @@ export class RunRefused extends Error {
 const BUDGET_WORDS = { out_of_steps: 'runs.out-of-steps', out_of_money: 'runs.out-of-money', out_of_time: 'runs.out-of-time' } as const;
 
 export function createWorker(options: WorkerOptions): Worker {
-  const settings = { ...WORKER_DEFAULTS, ...Object.fromEntries(Object.entries({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollMs: options.pollMs }).filter(([, v]) => v !== undefined)) } as typeof WORKER_DEFAULTS;
+  const settings = { ...WORKER_DEFAULTS, ...Object.fromEntries(Object.entries({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollMs: options.pollMs, watchMs: options.watchMs }).filter(([, v]) => v !== undefined)) } as typeof WORKER_DEFAULTS;
+  const after = options.after ?? realAfter;
   for (const [name, value] of Object.entries(settings)) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`The worker's ${name} is ${String(value)}; give a whole number, 1 or more.`);
   }
-  const { db, clock, holder } = options;
+  const { db, clock } = options;
+  const holder = options.instance === undefined ? options.holder : `${options.instance}:${options.holder}`;
+  let tookBack = options.instance === undefined;
   const emit = (event: RunEvent) => options.onEvent?.(event);
   const active = new Set<Promise<void>>();
   let stopping = false;
@@ -134,6 +170,11 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function fill(): Promise<void> {
+    if (!tookBack && options.instance !== undefined) {
+      const instance = options.instance;
+      await db.asServer((tx) => takeBackLeases(tx, instance, holder, clock()));
+      tookBack = true;
+    }
     while (!stopping && !dead && active.size < settings.concurrency) {
       const nowMs = clock();
       const run = await db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + settings.leaseMs));
@@ -191,6 +232,8 @@ export function createWorker(options: WorkerOptions): Worker {
         if (step === 'ended') {
           return;
         }
+        // The model step was stopped (cancelled, out of minutes): the next decision says so.
+        if (step === 'again') continue;
         if (!(await write(step))) return;
         const body = step.body;
         emit({
@@ -215,8 +258,48 @@ export function createWorker(options: WorkerOptions): Worker {
       clearInterval(renewal);
     }
 
-    /** The step `decision` names, taken (not yet written); 'ended' when the run has ended instead. */
-    async function take(run: Run, steps: readonly RunStep[], seq: number, decision: Decision): Promise<RunStep | 'ended'> {
+    /**
+     * A signal for the model step in hand, aborted when the run is cancelled (looked at every
+     * `watchMs`) or reaches its `maxMinutes`; answers it and a way to stop watching.
+     */
+    function stepSignal(run: Run): { signal: AbortSignal; done: () => void } {
+      const controller = new AbortController();
+      const cancels: (() => void)[] = [];
+      let over = false;
+      const watching = () => !over && !controller.signal.aborted && !dead;
+      if (run.startedAtMs !== null) {
+        const leftMs = Math.max(0, run.startedAtMs + run.maxMinutes * 60_000 - clock());
+        cancels.push(after(leftMs, () => { controller.abort(new StepStopped('out_of_time')); }));
+      }
+      let stopLooking: () => void = () => undefined;
+      const look = () => {
+        stopLooking = after(settings.watchMs, () => {
+            if (!watching()) return;
+            db.readAsServer((reader) => readRun(reader, run.id)).then(
+              (now) => {
+                if (!watching()) return;
+                if (now?.state === 'cancelled') controller.abort(new StepStopped('cancelled'));
+                else look();
+              },
+              () => {
+                if (watching()) look();
+              },
+            );
+          });
+      };
+      look();
+      return {
+        signal: controller.signal,
+        done: () => {
+          over = true;
+          stopLooking();
+          for (const cancel of cancels) cancel();
+        },
+      };
+    }
+
+    /** The step `decision` names, taken (not yet written); 'ended' when the run has ended instead, 'again' when its model step was stopped. */
+    async function take(run: Run, steps: readonly RunStep[], seq: number, decision: Decision): Promise<RunStep | 'ended' | 'again'> {
       switch (decision.next) {
         case 'finished':
           await finish('finished', decision.answer);
@@ -232,13 +315,22 @@ export function createWorker(options: WorkerOptions): Worker {
         case 'say':
           return { seq, body: { kind: 'say', text: decision.text, ending: 'finished' }, writeKey: null, spentUsd: 0 };
         case 'call_model': {
-          const model = run.script !== null ? scriptedModel : options.model;
+          const model = run.script !== null ? (options.scripted ?? scriptedModel) : options.model;
           if (model === undefined) {
             await end('failed', say(options.wordsFor(run), 'runs.no-model'), seq);
             return 'ended';
           }
           if (run.script !== null && (options.scriptedStepMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, options.scriptedStepMs));
-          const reply = await model.reply(run, steps, options.verbsFor(run), new AbortController().signal);
+          const step = stepSignal(run);
+          let reply;
+          try {
+            reply = await model.reply(run, steps, options.verbsFor(run), step.signal);
+          } catch (error) {
+            if (step.signal.aborted) return 'again';
+            throw error;
+          } finally {
+            step.done();
+          }
           return { seq, body: { kind: 'model', model: reply.model, text: reply.text, toolCalls: reply.toolCalls }, writeKey: null, spentUsd: reply.spentUsd };
         }
         case 'run_tool': {
@@ -250,7 +342,11 @@ export function createWorker(options: WorkerOptions): Worker {
             caller,
             scope: new Set(options.verbsFor(run).map((verb) => verb.name)),
             idempotencyKey: writeKey,
+            // Nobody waits for a run: its outside calls count in the gate's background share.
+            byRun: true,
             ...(run.conversationKey === null ? {} : { conversationKey: run.conversationKey }),
+            // Once the run has read an outside app's result, every write of it asks first.
+            turn: taintOf(options.executor.registry, steps.flatMap((step) => (step.body.kind === 'tool' ? [{ verb: step.body.verb, ok: step.body.outcome.ok }] : []))),
           });
           if (!outcome.ok && outcome.error.code === 'confirmation_required') {
             // The confirmation gate: the call waits for the person's yes, held for the run, and the run lets go.

@@ -19,6 +19,8 @@ const SENTENCES: Readonly<Record<VerbErrorCode, string>> = {
   key_reused: 'That idempotency key was already used for a different request; use a new key for a new request.',
   rate_limited: 'Too many requests at once; wait a moment and try again.',
   server_busy: 'Too much is running at once; try again in a moment.',
+  overloaded: 'I am still finishing things that took too long, so I cannot start that now; try again in a minute.',
+  outcome_unknown: "I can't tell whether that went through.",
 };
 
 export class VerbError extends Error {

@@ -25,12 +25,18 @@
  * calls, then records the result (another); a retry finds the claim and waits for the result or,
  * once it has come, replays it. A remote write is cancelled at its deadline (the other end is told),
  * and its claim let go, so a retry tries again: whether a call cut off mid-flight landed at the other
- * end, only the other end knows.
+ * end, only the other end knows. A claim left by a process that ended mid-call (older than its
+ * deadline and `CLAIM_GRACE_MS`) is `outcome_unknown`: said, and not tried again.
+ *
+ * Who is asked first is one rule (`asksOf`): a verb's `confirm`; a write that `changesMany`; and
+ * every write in a turn (or run) after an outside app's result was read in it (`TurnTaint`).
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Database } from '../db/database';
+import type { Gate } from '../gate';
 import type { Queryable } from '../db/queryable';
+import { sweepTurnSteps } from '../db/turnSteps';
 import { spendApproval } from './approval';
 import type { Approval } from './approval';
 import { VerbError, VerbInputError } from './errors';
@@ -39,6 +45,7 @@ import { appOf } from './registry';
 import type { Registry } from './registry';
 import type { AppServices, AskContext, Caller, Ran, Verb, VerbContext } from './verb';
 import { asksFirst } from './verb';
+import { shippedWords } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 
@@ -46,6 +53,12 @@ import type { Words } from '../words/words';
 export const RESULT_BYTES_MAX = 16 * 1024;
 /** How long one narrator may take, in ms. */
 export const NARRATOR_MS = 300;
+/**
+ * Most handlers that may still be running after their caller stopped waiting (a deadline, a
+ * cancel), per server, before new calls are refused `overloaded` (seed 001's
+ * `MAX_ABANDONED_TOOL_HANDLERS`): a handler that ignores its signal cannot pile up without end.
+ */
+export const MAX_ABANDONED_HANDLERS = 3;
 /** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ (a UUID works). */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 /**
@@ -58,6 +71,11 @@ export const IDEMPOTENCY_KEPT_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_LOCK = 0x56_45_52_42; // "VERB"
 /** How often a retry of a remote write still under way looks for its result, in ms. */
 const CLAIM_POLL_MS = 50;
+/**
+ * How long past its verb's deadline a remote write's claim may still be waiting for its result
+ * before it counts as left by a process that ended mid-call (its outcome unknown), in ms.
+ */
+export const CLAIM_GRACE_MS = 5000;
 
 /** What a remote verb's handler has for a transaction: none, and it says so. */
 const NO_TRANSACTION: Queryable = {
@@ -85,6 +103,43 @@ export interface Call {
   approval?: Approval;
   /** The caller giving up: barge-in, an MCP cancel, a client gone. */
   signal?: AbortSignal;
+  /** Made by a run's step, which nobody waits for: its outside calls count in the background share (`server/gate.ts`). */
+  byRun?: boolean;
+  /**
+   * The turn (or run) this call is one of, shared by all its calls: once one of them has read an
+   * outside app's result, every write after it asks first (`asksOf`). Unset: a call on its own (MCP,
+   * an approval).
+   */
+  turn?: TurnTaint;
+}
+
+/**
+ * What a turn (or a run) has read from outside Confab. Set by the executor when a remote verb's
+ * result comes back (the model reads it next); never cleared within the turn.
+ */
+export interface TurnTaint {
+  /** The outside app whose result was read first, when one was. */
+  outsideApp?: string;
+}
+
+/**
+ * A run's taint from the calls its steps made so far (`called`, in order): the first outside app
+ * whose result it read. A run outlives a process, so its taint is read from its steps, not kept.
+ */
+export function taintOf(registry: Pick<Registry, 'verb'>, called: readonly { verb: string; ok: boolean }[]): TurnTaint {
+  const outside = called.find((each) => each.ok && registry.verb(each.verb)?.remote === true);
+  return outside === undefined ? {} : { outsideApp: appOf(outside.verb) };
+}
+
+/**
+ * Whether the person is asked before `verb` runs in `call` — the one risk rule, whatever the app:
+ * a write after an outside result was read in the turn, always (an outside word cannot act
+ * unasked); a verb's own `confirm`; a write that changes many things (`changesMany`), sometimes —
+ * decided in the person's transaction just before the handler would run.
+ */
+export function asksOf(verb: Verb, call: Pick<Call, 'turn'>): 'always' | 'sometimes' | 'never' {
+  if (verb.risk !== 'read' && call.turn?.outsideApp !== undefined) return 'always';
+  return asksFirst(verb);
 }
 
 export type Outcome =
@@ -112,11 +167,17 @@ export interface ExecutorDeps {
   resultBytesMax?: number;
   /** Default `NARRATOR_MS`. */
   narratorMs?: number;
+  /** Most handlers still running after their caller gave up on them before new calls are refused `overloaded`. Default `MAX_ABANDONED_HANDLERS`. */
+  maxAbandonedHandlers?: number;
   /**
    * Told of each write that committed (not a replay), once it has: `late` when its caller had
    * stopped waiting (talked over, timed out) and was told so — the only word there is of it then.
    */
   onWritten?: (written: { ran: Ran; caller: Caller; late: boolean }) => void;
+  /** The words of a caller's bot in their language, for what the executor says itself (`acting.outcome-unknown`); default: English. */
+  wordsFor?: (caller: Caller) => Words;
+  /** The one gate, which admits every outside call a remote verb makes; unset, remote verbs reach nothing. */
+  gate?: Pick<Gate, 'effectsOf'>;
 }
 
 export interface Executor {
@@ -136,7 +197,8 @@ export interface Executor {
   inputsCalled(caller: Caller, conversationKey: string | undefined, verb: string): Promise<string[]>;
   /**
    * Clears every write's key and result recorded more than `IDEMPOTENCY_KEPT_MS` before `nowMs`
-   * (ms since the epoch), every person's, as the server; answers how many were cleared.
+   * (ms since the epoch), every person's, as the server, and the turns' recorded model steps of the
+   * same age (`turn_steps`); answers how many keys were cleared.
    */
   sweepKeys(nowMs: number): Promise<number>;
   /**
@@ -155,6 +217,16 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const log = deps.log ?? stderr;
   const resultBytesMax = deps.resultBytesMax ?? RESULT_BYTES_MAX;
   const narratorMs = deps.narratorMs ?? NARRATOR_MS;
+  const maxAbandoned = deps.maxAbandonedHandlers ?? MAX_ABANDONED_HANDLERS;
+  /** Handlers still running whose caller was told they timed out or were cancelled. */
+  let abandoned = 0;
+  /** The caller stops waiting for `work` while it still runs: it counts against `maxAbandoned` until it ends. */
+  const abandon = (work: Promise<unknown>) => {
+    abandoned += 1;
+    void work.then(() => undefined, () => undefined).finally(() => {
+      abandoned -= 1;
+    });
+  };
 
   async function execute(call: Call): Promise<Outcome> {
     const startedMs = deps.clock();
@@ -173,13 +245,26 @@ export function createExecutor(deps: ExecutorDeps): Executor {
           throw new VerbError('invalid_input', 'A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.');
         }
         // Spent last, once everything else about the call has passed: a refused call keeps its approval unspent.
-        const asks = asksFirst(verb);
+        const asks = asksOf(verb, call);
         const approved = asks !== 'never' && spendApproval(call.approval, verb.name);
         if (asks === 'always' && !approved) throw new VerbError('confirmation_required');
-        if (call.signal?.aborted === true) throw new VerbError('cancelled');
-        const confirmWhen = typeof verb.confirm === 'function' && !approved ? verb.confirm : undefined;
+        if (call.signal?.aborted === true) throw verb.risk === 'read' ? new VerbError('cancelled') : cancelledWrite(call.caller, false);
+        const asked = asks === 'sometimes' && !approved ? askedWhen(verb) : undefined;
+        // What a question names is fixed as it is decided (`pin`): the pending action keeps that input, so a yes runs exactly it.
+        const confirmWhen =
+          asked === undefined
+            ? undefined
+            : async (given: unknown, context: AskContext) => {
+                const asking = await asked(given, context);
+                if (asking && verb.pin !== undefined) input = await verb.pin(given, context);
+                return asking;
+              };
+        // Handlers that would not stop hold what they hold (a connection, a transaction): past the cap, nothing new starts.
+        if (abandoned >= maxAbandoned) throw new VerbError('overloaded');
         const result = await runUnderDeadline(verb, input, call, startedMs, key, confirmWhen);
         state.replayed = result.replayed;
+        // An outside app's words are about to reach the model: from now on in this turn, every write asks first.
+        if (verb.remote === true && call.turn !== undefined) call.turn.outsideApp ??= appOf(verb.name);
         return { ok: true, verb, input, output: result.output, replayed: result.replayed };
       } catch (error) {
         return { ok: false, verb, error: asVerbError(error), ...(input === undefined ? {} : { input }) };
@@ -270,15 +355,32 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         () => undefined,
       );
     }
+    // A local write runs to its end once asked for: a caller that stops waiting for one is told,
+    // once it has ended, what is true — done and staying done, or stopped before anything was done.
+    const toldWhenEnded = verb.risk !== 'read' && verb.remote !== true;
+    let stopped = false;
     return new Promise((resolve, reject) => {
       const stop = () => {
         late = true;
+        if (toldWhenEnded && !deadline.signal.aborted) {
+          stopped = true;
+          return;
+        }
         const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : new VerbError('cancelled');
+        abandon(work);
         reject(reason instanceof VerbError ? reason : new VerbError('cancelled'));
       };
       if (waiting.aborted) stop();
       waiting.addEventListener('abort', stop, { once: true });
-      work.then(resolve, reject).finally(() => {
+      work.then(
+        (result) => {
+          if (stopped) reject(cancelledWrite(call.caller, true));
+          else resolve(result);
+        },
+        (error: unknown) => {
+          reject(stopped ? cancelledWrite(call.caller, false) : asVerbError(error));
+        },
+      ).finally(() => {
         clearTimeout(timer);
         waiting.removeEventListener('abort', stop);
       });
@@ -292,7 +394,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
    * is this write's own retry: it waits for that result and replays it.
    */
   async function runRemote(verb: Verb, input: unknown, call: Call, startedMs: number, key: string | undefined, waiting: AbortSignal, deadline: AbortSignal): Promise<{ output: unknown; replayed: boolean }> {
-    const context = (signal: AbortSignal): VerbContext => ({ ...call.caller, signal, nowMs: startedMs, tx: NO_TRANSACTION, services: deps.services });
+    // What it may spend, admitted by the one gate: without a gate, a remote verb reaches nothing (`effectsIn`).
+    const effects = deps.gate?.effectsOf(call.caller, call.byRun === true);
+    const context = (signal: AbortSignal): VerbContext => ({ ...call.caller, signal, nowMs: startedMs, tx: NO_TRANSACTION, services: deps.services, ...(effects === undefined ? {} : { effects }) });
     if (verb.risk === 'read') {
       const output = await checkedOutput(verb, await verb.run(input, context(waiting)));
       await deps.db.asPerson(call.caller.person, (tx) => record(tx, verb, call, input, undefined, undefined, startedMs));
@@ -311,13 +415,19 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       });
       if (!claim.claimed) {
         if (claim.output !== null) return { output: claim.output, replayed: true };
+        // A claim older than its call could live was left by a process that ended mid-call (a crash):
+        // whether the other end did it, nobody here can tell, so it is said, and not tried again.
+        if (deps.clock() - (await claimedAtMs(call.caller.person, keyed)) > verb.deadlineMs + CLAIM_GRACE_MS) {
+          throw new VerbError('outcome_unknown', ...(deps.wordsFor === undefined ? [] : [say(deps.wordsFor(call.caller), 'acting.outcome-unknown')]));
+        }
         // The same write is under way (its first try, still waiting on the other end): wait for its result.
         await sleepUnless(CLAIM_POLL_MS, waiting);
         continue;
       }
       let output: unknown;
       try {
-        output = await checkedOutput(verb, await verb.run(input, context(deadline)));
+        // The write's key goes with it, for an other end that honours one (OpenAPI's `Idempotency-Key`).
+        output = await checkedOutput(verb, await verb.run(input, { ...context(deadline), idempotencyKey: keyed }));
       } catch (error) {
         await deps.db.asServer((tx) => tx.query('delete from verb_calls where person = $1 and idem_key = $2 and output is null', [call.caller.person, keyed]));
         throw error;
@@ -325,6 +435,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       await deps.db.asServer((tx) => tx.query('update verb_calls set output = $3 where person = $1 and idem_key = $2', [call.caller.person, keyed, JSON.stringify(output)]));
       return { output, replayed: false };
     }
+  }
+
+  /** When the remote write claimed under `key` was claimed, in ms since the epoch (the executor's clock). */
+  async function claimedAtMs(person: string, key: string): Promise<number> {
+    const { rows } = await deps.db.asPerson(person, (tx) => tx.query<{ created_at: Date | string }>('select created_at from verb_calls where idem_key = $1', [key]));
+    const at = rows[0]?.created_at;
+    return at === undefined ? deps.clock() : new Date(at).getTime();
   }
 
   async function checkedOutput(verb: Verb, raw: unknown): Promise<unknown> {
@@ -359,6 +476,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         [new Date(nowMs - IDEMPOTENCY_KEPT_MS).toISOString()],
       ),
     );
+    // A turn's recorded model steps go with its keys: a retry after this runs the turn anew.
+    await deps.db.asServer((tx) => sweepTurnSteps(tx, nowMs - IDEMPOTENCY_KEPT_MS));
     return rows[0]?.n ?? 0;
   }
 
@@ -369,7 +488,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     for (const narrator of narrators) {
       const deadline = AbortSignal.any([AbortSignal.timeout(narratorMs), ...(signal === undefined ? [] : [signal])]);
       try {
-        const context = (tx: Queryable) => ({ ...caller, signal: deadline, nowMs: deps.clock(), tx, services: deps.services });
+        // A remote narrator's read reaches outside: it is admitted by the gate, as a verb's call is.
+        const effects = narrator.remote === true ? deps.gate?.effectsOf(caller, false) : undefined;
+        const context = (tx: Queryable) => ({ ...caller, signal: deadline, nowMs: deps.clock(), tx, services: deps.services, ...(effects === undefined ? {} : { effects }) });
         // A remote narrator's read goes out of the server: no transaction is held while it waits.
         const said = await raceSignal(
           narrator.remote === true ? narrator.narrate(ran, context(NO_TRANSACTION)) : deps.db.asPerson(caller.person, (tx) => narrator.narrate(ran, context(tx))),
@@ -416,6 +537,20 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   return { registry: deps.registry, execute, narrate, recentApps, inputsCalled, sweepKeys, question };
+}
+
+/** When a `sometimes` verb asks: its own `confirm` answers true, or the call changes many things. */
+function askedWhen(verb: Verb): (input: unknown, context: AskContext) => Promise<boolean> {
+  const { confirm, changesMany } = verb;
+  return async (input, context) => (typeof confirm === 'function' && (await confirm(input, context))) || (changesMany !== undefined && (await changesMany(input, context)));
+}
+
+/**
+ * A write its caller stopped waiting for, said as what is true (`acting.stopped-done` where it
+ * committed, `acting.stopped-before` where nothing was), in the caller's language.
+ */
+function cancelledWrite(caller: Caller, done: boolean): VerbError {
+  return new VerbError('cancelled', say(shippedWords().wordsIn(caller.language ?? 'en'), done ? 'acting.stopped-done' : 'acting.stopped-before'));
 }
 
 /** A remote write's output while its call is under way: recorded as no result yet. */

@@ -3,6 +3,7 @@
  * transaction (`asPerson`); the policies confine them to that person's rows, so a session can only
  * ever answer its own person's questions.
  */
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/queryable';
 import { isUuid, onlyRow } from '../db/rows';
 
@@ -22,6 +23,11 @@ export interface PendingAction {
   run?: string | null;
   /** The language the question was asked in; null or unset: the bot's own. */
   language?: string | null;
+  /**
+   * The digest of the turn, verb and target it was asked in (`pendingTargetOf`): one question per
+   * target a turn asks, however often it is retried. Null for a run's question.
+   */
+  target?: string | null;
 }
 
 interface Row {
@@ -36,10 +42,11 @@ interface Row {
   expires_at: Date;
   run: string | null;
   language: string | null;
+  target: string | null;
 }
 
 /** The column `conversation` holds the conversation key; it keeps the name its migration gave it. */
-const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at, run, language';
+const COLUMNS = 'id, person, bot, verb, input, question, time_zone, conversation, expires_at, run, language, target';
 
 function actionOf(row: Row): PendingAction {
   return {
@@ -54,17 +61,47 @@ function actionOf(row: Row): PendingAction {
     expiresAtMs: new Date(row.expires_at).getTime(),
     run: row.run,
     language: row.language,
+    target: row.target,
   };
 }
 
-/** Keeps a call pending for the person's answer until `expiresAtMs`. */
-export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id'>): Promise<PendingAction> {
+/**
+ * What a verb call acts on, for telling two askings of one thing apart: its input with every
+ * string lower-cased and its spaces folded ("Shopping " is "shopping"), keys sorted.
+ */
+function targetOf(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim());
+  if (Array.isArray(value)) return `[${value.map(targetOf).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${targetOf(v)}`).join(',')}}`;
+  }
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** The digest naming one question of a turn: its turn key, the verb, and what the verb acts on (`targetOf`). */
+export function pendingTargetOf(turnKey: string, verb: string, input: unknown): string {
+  return createHash('sha256').update(`${turnKey}\n${verb}\n${targetOf(input)}`).digest('hex');
+}
+
+/**
+ * Keeps a call pending for the person's answer until `expiresAtMs`. With a `turnKey`, a turn asks
+ * about one target once: asked again (a retried turn, the model asking twice), the question already
+ * kept is answered — pending or already answered — and no second copy exists to approve.
+ */
+export async function keepPending(tx: Queryable, action: Omit<PendingAction, 'id' | 'target'> & { turnKey?: string }): Promise<PendingAction> {
+  const target = action.turnKey === undefined ? null : pendingTargetOf(action.turnKey, action.verb, action.input);
   const { rows } = await tx.query<Row>(
-    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at, run, language)
-     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000), $9, $10) returning ${COLUMNS}`,
-    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs, action.run ?? null, action.language ?? null],
+    `insert into pending_actions (person, bot, verb, input, question, time_zone, conversation, expires_at, run, language, target)
+     values ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::double precision / 1000), $9, $10, $11)
+     on conflict (person, target) where target is not null do nothing
+     returning ${COLUMNS}`,
+    [action.person, action.bot, action.verb, JSON.stringify(action.input), action.question, action.timeZone, action.conversationKey, action.expiresAtMs, action.run ?? null, action.language ?? null, target],
   );
-  return actionOf(onlyRow(rows, 'Keeping an action pending'));
+  const kept = rows[0];
+  if (kept !== undefined) return actionOf(kept);
+  const { rows: earlier } = await tx.query<Row>(`select ${COLUMNS} from pending_actions where person = $1 and target = $2`, [action.person, target]);
+  return actionOf(onlyRow(earlier, 'Finding the question this turn already asked'));
 }
 
 /**

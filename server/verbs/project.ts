@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { Verb } from './verb';
+import { fenced } from '../outside/fence';
 import { asksFirst } from './verb';
 
 export interface OpenAiTool {
@@ -47,7 +48,9 @@ export function modelDescriptionOf(verb: Verb): string {
     sometimes: ' The person may be asked to confirm before it runs; do not ask them yourself.',
     never: '',
   }[asksFirst(verb)];
-  return `${verb.description} Example: "${verb.example}".${asks}`;
+  // An outside tool's description is the other end's words: fenced, as data from a named source.
+  const description = verb.remote === true ? fenced(verb.name.slice(0, verb.name.indexOf('.')), 'description', verb.description) : verb.description;
+  return `${description} Example: "${verb.example}".${asks}`;
 }
 
 /**

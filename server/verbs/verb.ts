@@ -7,6 +7,7 @@
  * An app is a folder, `server/apps/<app>/index.ts`, whose default export is an `App`. The registry
  * finds the folders at start; nothing else in Confab names an app.
  */
+import type { CallerEffects } from '../gate';
 import type { z } from 'zod';
 import type { Queryable } from '../db/queryable';
 import type { Embedder } from '../memory/embed';
@@ -37,6 +38,11 @@ export interface Caller {
    * bot's languages); unset where nobody is speaking (MCP): the bot's own.
    */
   language?: string;
+  /**
+   * The turn the call is part of (its turn key), for policy that counts over a whole turn rather
+   * than one call (`memory.forget`); unset outside a turn (MCP, an approval, a run).
+   */
+  turn?: string;
 }
 
 /** What a handler needs that is not its input: who, when, the person's transaction, a signal. */
@@ -60,6 +66,13 @@ export interface VerbContext extends Caller {
   prepared?: unknown;
   /** The page's key for the conversation the call was made in, when it names one. */
   conversationKey?: string;
+  /** A write's idempotency key, for a remote verb to pass on (OpenAPI's `Idempotency-Key`); unset for a read. */
+  idempotencyKey?: string;
+  /**
+   * What a remote verb may spend, admitted by the one gate (`server/gate.ts`): given by the executor
+   * to remote verbs only. An outside tool is called only through it (`effectsIn`).
+   */
+  effects?: CallerEffects;
 }
 
 /** What `confirm` and `ask` are given: who is calling, now, and the person's own transaction. */
@@ -114,6 +127,20 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   /** For a `confirm` verb: the question the person is asked, without "Say yes or no." */
   ask?: (input: z.output<I>, context: AskContext) => string | Promise<string>;
   /**
+   * For a verb whose `confirm` is a function: the input as the question fixes it, made when the
+   * executor decides to ask, in the same transaction (the memories it would forget, by id). The
+   * pending action keeps this input, so `ask` names, and a yes runs, exactly what was counted —
+   * never a recount into another set. Must pass the verb's own `input` schema.
+   */
+  pin?: (input: z.output<I>, context: AskContext) => Promise<z.output<I>>;
+  /**
+   * Whether this call of a write changes more than one thing (every schedule, a whole list, every
+   * matching reminder): such a call is asked about first, always — the executor's risk rule, so no
+   * app has to remember. Answered from the input and the person's rows (through `context.tx`), in
+   * the transaction the handler would run in, as `confirm` is. Requires `ask`.
+   */
+  changesMany?: (input: z.output<I>, context: AskContext) => boolean | Promise<boolean>;
+  /**
    * Work done before the person's transaction opens — a network call such as an embedding — so no
    * transaction (on PGlite: every other request) waits on it. Its answer reaches `run` as
    * `context.prepared`. It has the caller's signal whatever the risk: nothing has been written yet.
@@ -142,9 +169,9 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
 }
 
 /** Whether the person is asked before a verb runs: on every call, on some (`confirm` a function), or never. */
-export function asksFirst(verb: Pick<Verb, 'confirm'>): 'always' | 'sometimes' | 'never' {
+export function asksFirst(verb: Pick<Verb, 'confirm' | 'changesMany'>): 'always' | 'sometimes' | 'never' {
   if (verb.confirm === true) return 'always';
-  return typeof verb.confirm === 'function' ? 'sometimes' : 'never';
+  return typeof verb.confirm === 'function' || verb.changesMany !== undefined ? 'sometimes' : 'never';
 }
 
 /** One verb call that succeeded, as a narrator sees it. */

@@ -11,12 +11,12 @@
 /** Every word there is, by section, in the order `words/en.md` lists them. */
 export const WORD_KEYS = {
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
-  acting: ['filler', 'confirm', 'go-ahead', 'done', 'left-as-it-was', 'no-longer-open'],
+  acting: ['filler', 'confirm', 'go-ahead', 'done', 'left-as-it-was', 'no-longer-open', 'outcome-unknown', 'stopped-done', 'stopped-before'],
   'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
-  ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend'],
+  ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend', 'background', 'background-none', 'app', 'app-none', 'not-live'],
   windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
   waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
-  runs: ['progress-one', 'progress', 'cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered'],
+  runs: ['progress-one', 'progress', 'cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered', 'paused-while-away'],
 } as const;
 
 export type WordSection = keyof typeof WORD_KEYS;

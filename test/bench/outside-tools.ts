@@ -156,7 +156,7 @@ export async function run(): Promise<BenchResult> {
   const outside: McpApp[] = [];
   outside.push(
     await mcpApp(
-      mcpFile('everything.md', `---\nmcp: { command: ${process.execPath}, args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio] }\ntools: [echo]\n---\nEchoes.\n`),
+      mcpFile('everything.md', `---\nmcp: { command: ${process.execPath}, args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio] }\ntools: [echo]\nreads: [echo]\n---\nEchoes.\n`),
       deps,
       { stderr: 'ignore' },
     ),

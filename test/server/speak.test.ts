@@ -62,6 +62,9 @@ async function proxy(endpoint: SpeakEndpoint | undefined, more: Partial<SpeakDep
       },
       endpoint,
       live: true,
+      // The bot speaks with the endpoint, and every sentence is admitted (the gate's own tests refuse).
+      voiceBy: () => 'endpoint',
+      meter: () => Promise.resolve({ ok: true, settled: false, settle: () => Promise.resolve() }),
       ...more,
     }),
   );

@@ -2,9 +2,10 @@
  * Searching what was said in a person's conversations with one bot (`lines` joined to `threads`),
  * in their own transaction: row level security confines it to their lines. Words matched by
  * Postgres full text search with the English dictionary, so "birthdays" finds "birthday" and "my",
- * "the" are passed over. Lines whose words the person told the bot to forget (`forgotten`) are never
- * found, as they are never handed back to it as earlier questions either.
+ * "the" are passed over. Lines that mention what the person told the bot to forget are never found
+ * (`BOT_MAY_READ`), as they are never handed back to it as earlier questions either.
  */
+import { BOT_MAY_READ } from '../../db/forgotten';
 import type { Queryable } from '../../db/queryable';
 import type { Speaker } from '../../db/lines';
 
@@ -38,10 +39,7 @@ export async function findSaid(tx: Queryable, query: SaidQuery): Promise<SaidLin
       where t.bot = $1
         and to_tsvector('english', l.text) @@ ${words}
         and not ($3 and l.thread_id in (select thread_id from latest))
-        and not exists (
-          select 1 from forgotten f
-           where f.person = l.person and f.bot = t.bot and f.digest = sha256(convert_to(l.text, 'UTF8'))
-        )
+        and ${BOT_MAY_READ}
       order by l.seq desc
       limit $4`,
     [query.bot, query.about, query.skipLatestConversation, query.limit],

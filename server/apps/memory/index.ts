@@ -8,7 +8,14 @@ import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Queryable } from '../../db/queryable';
 import { appWords } from '../appWords';
-import { forgetAbout, memoriesAbout, rememberAsPerson } from './remembered';
+import { forgottenInTurn } from '../../db/memories';
+import { yourWords } from '../../db/forgotten';
+import { forgetMemories, memoriesAbout, rememberAsPerson } from './remembered';
+
+export { yourWords } from '../../db/forgotten';
+
+/** Most memories one question to forget may name. */
+export const FORGET_IDS_MAX = 100;
 
 /** Spaces collapsed, no end punctuation. */
 function tidy(text: string): string {
@@ -49,15 +56,19 @@ const remember = defineVerb({
   },
 });
 
-/** The person's words as the bot says them back: "my sister" is "your sister". */
-export function yourWords(text: string): string {
-  const turned: Readonly<Record<string, string>> = { i: 'you', "i'm": "you're", me: 'you', my: 'your', mine: 'yours', myself: 'yourself' };
-  return text.replace(/[\p{L}']+/gu, (word) => turned[word.toLowerCase().replace(/\u2019/g, "'")] ?? word);
+/**
+ * The memories of the person's for this bot `memory.forget` would forget: those that mention
+ * `about` — of them, only the ones `ids` names when it is given (a question's, fixed when it was asked).
+ */
+async function forgetting(input: { about: string; ids?: string[] | undefined }, ctx: { tx: Queryable; bot: string }): Promise<string[]> {
+  const about = await memoriesAbout(ctx.tx, { bot: ctx.bot, about: tidy(input.about) });
+  const named = input.ids;
+  return named === undefined ? about : about.filter((id) => named.includes(id));
 }
 
-/** How many of the person's memories for this bot `memory.forget` would forget. */
-async function forgetting(input: { about: string }, ctx: { tx: Queryable; bot: string }): Promise<number> {
-  return (await memoriesAbout(ctx.tx, { bot: ctx.bot, about: tidy(input.about) })).length;
+/** How many memories the call's turn has forgotten before it: a turn is counted whole, not call by call. */
+async function forgottenBefore(ctx: { tx: Queryable; turn?: string | undefined }): Promise<number> {
+  return ctx.turn === undefined ? 0 : forgottenInTurn(ctx.tx, ctx.turn);
 }
 
 const forget = defineVerb({
@@ -67,16 +78,24 @@ const forget = defineVerb({
   example: 'forget what I said about my sister',
   input: z.object({
     about: z.string().min(3).max(200).describe('Words the memories to forget mention ("my sister").'),
+    ids: z
+      .array(z.uuid())
+      .max(FORGET_IDS_MAX)
+      .optional()
+      .describe('Leave this out: when the person is asked first, the server fixes here the memories the question names.'),
   }),
   output: z.object({
     count: z.number().int().describe('How many memories were forgotten.'),
   }),
   risk: 'destructive',
   deadlineMs: 5000,
-  // One memory goes without a question; more than one is the person's to agree to.
-  confirm: async (input, ctx) => (await forgetting(input, ctx)) > 1,
+  // One memory goes without a question; more than one in a turn — in one call or over several — is
+  // the person's to agree to.
+  confirm: async (input, ctx) => (await forgottenBefore(ctx)) + (await forgetting(input, ctx)).length > 1,
+  // The question names these memories and no others: a yes forgets exactly them.
+  pin: async (input, ctx) => ({ ...input, ids: (await forgetting(input, ctx)).slice(0, FORGET_IDS_MAX) }),
   ask: async (input, ctx) => {
-    const count = await forgetting(input, ctx);
+    const count = (await forgetting(input, ctx)).length;
     // "my sister" is said back as "your sister" in English; other languages say the words as given.
     const about = ctx.language === undefined || ctx.language.split('-')[0] === 'en' ? yourWords(tidy(input.about)) : tidy(input.about);
     return WORDS.count(ctx.language, 'forget', count, { about });
@@ -84,7 +103,8 @@ const forget = defineVerb({
   async run(input, ctx) {
     const about = tidy(input.about);
     if (about.length < 3) throw new VerbInputError('Say a little more about what to forget.');
-    return { count: await forgetAbout(ctx.tx, { bot: ctx.bot, about }) };
+    const ids = await forgetting({ ...input, about }, ctx);
+    return { count: await forgetMemories(ctx.tx, { ids, about, person: ctx.person, turn: ctx.turn, nowMs: ctx.nowMs }) };
   },
   standIn: {
     phrasings: [

@@ -5,7 +5,8 @@
  * Forgetting goes through `forgetMemory`, which keeps the digest in `forgotten`.
  */
 import type { Queryable } from '../../db/queryable';
-import { MEMORY_WIDTH, forgetMemory } from '../../db/memories';
+import { mentions, wordsOf } from '../../db/forgotten';
+import { MEMORY_WIDTH, forgetMemory, keepForgottenInTurn } from '../../db/memories';
 import { onlyRow } from '../../db/rows';
 import { VerbInputError } from '../../verbs/errors';
 
@@ -28,23 +29,7 @@ export async function rememberAsPerson(tx: Queryable, memory: { bot: string; tex
   return onlyRow(rows, 'Remembering').id;
 }
 
-/**
- * A text's words as `about` is matched against them: runs of letters and digits (an apostrophe
- * inside a word kept, as in "don't", either apostrophe), lower-cased, a possessive 's dropped — so
- * "My sister's birthday." is `my sister birthday`. Everything else is a boundary.
- */
-export function wordsOf(text: string): string[] {
-  return (text.normalize('NFC').toLowerCase().replace(/\u2019/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu) ?? []).map((word) => word.replace(/'s$/, ''));
-}
-
-/** Whether `words` appear in `text` whole and one after another ("the" is not in "other"). */
-function mentions(text: string, words: readonly string[]): boolean {
-  const said = wordsOf(text);
-  for (let start = 0; start + words.length <= said.length; start++) {
-    if (words.every((word, i) => said[start + i] === word)) return true;
-  }
-  return false;
-}
+export { wordsOf } from '../../db/forgotten';
 
 /**
  * The ids of the person's memories for `bot` that mention `about`'s words, whole and in order, in any
@@ -65,6 +50,21 @@ export async function memoriesAbout(tx: Queryable, filter: { bot: string; about:
 /** Forgets the person's memories for `bot` that mention `about` (`memoriesAbout`); answers how many. */
 export async function forgetAbout(tx: Queryable, filter: { bot: string; about: string }): Promise<number> {
   let forgotten = 0;
-  for (const id of await memoriesAbout(tx, filter)) if (await forgetMemory(tx, id)) forgotten += 1;
+  for (const id of await memoriesAbout(tx, filter)) if (await forgetMemory(tx, id, filter.about)) forgotten += 1;
+  return forgotten;
+}
+
+/**
+ * Forgets the memories `ids` of the person's (each of which mentions `about`), and with them what
+ * was said that mentions them or `about`; answers how many went. Each is counted against `turn`,
+ * when the call is part of one.
+ */
+export async function forgetMemories(tx: Queryable, forget: { ids: readonly string[]; about: string; person: string; turn: string | undefined; nowMs: number }): Promise<number> {
+  let forgotten = 0;
+  for (const id of forget.ids) {
+    if (!(await forgetMemory(tx, id, forget.about))) continue;
+    forgotten += 1;
+    if (forget.turn !== undefined) await keepForgottenInTurn(tx, { person: forget.person, turn: forget.turn, memory: id, nowMs: forget.nowMs });
+  }
   return forgotten;
 }

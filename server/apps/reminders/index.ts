@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { cancelNotices, countPendingNotices, pendingNotices, scheduleNotice } from '../../db/notices';
 import type { StoredNotice } from '../../db/notices';
+import type { Queryable } from '../../db/queryable';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator } from '../../verbs/verb';
@@ -148,11 +149,13 @@ const cancel = defineVerb({
   }),
   risk: 'write',
   deadlineMs: 5000,
+  // Cancelling more than one reminder at a time is asked about first (the executor's rule).
+  changesMany: async (input, ctx) => (await matchingReminders(ctx.tx, ctx.bot, input.text)).length > 1,
+  ask: async (input, ctx) => WORDS.say(ctx.language, 'cancel-many', { n: String((await matchingReminders(ctx.tx, ctx.bot, input.text)).length), text: tidy(input.text) }),
   async run(input, ctx) {
     const wanted = tidy(input.text).toLowerCase();
     if (wanted === '') throw new VerbInputError('Say which reminder to cancel, by some of its words.');
-    const waiting = await pendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
-    const matching = waiting.filter((notice) => reminderOf(notice).toLowerCase().includes(wanted));
+    const matching = await matchingReminders(ctx.tx, ctx.bot, input.text);
     const count = await cancelNotices(ctx.tx, matching.map((notice) => notice.id));
     return { count, cancelled: matching.map(reminderOf) };
   },
@@ -167,6 +170,14 @@ const cancel = defineVerb({
       count === 0 ? `I couldn't find a reminder about ${tidy(input.text)}.` : `I've cancelled your ${count === 1 ? 'reminder' : 'reminders'} to ${joinWords([...new Set(cancelled)])}.`,
   },
 });
+
+/** The waiting reminders with `bot` whose words contain `text` (any case). */
+async function matchingReminders(tx: Queryable, bot: string, text: string): Promise<StoredNotice[]> {
+  const wanted = tidy(text).toLowerCase();
+  if (wanted === '') return [];
+  const waiting = await pendingNotices(tx, { bot, app: APP });
+  return waiting.filter((notice) => reminderOf(notice).toLowerCase().includes(wanted));
+}
 
 /** After a reminder is set or cancelled, in the person's language: "You have 3 reminders coming up." */
 const coming: Narrator = {

@@ -15,13 +15,17 @@ import type { VerbContext } from '../../verbs/verb';
 import { EVERY, dayNamed, nextOccurrence, spokenRecurrence } from '../../runs/recurrence';
 import type { Recurrence } from '../../runs/recurrence';
 import { cancelRun, insertRun, latestRun, readSteps } from '../../runs/runs';
-import { activeSchedules, cancelSchedules, insertSchedule } from '../../runs/schedules';
+import { activeSchedules, cancelSchedules, countOwnSchedules, countSiteSchedules, insertSchedule } from '../../runs/schedules';
 import { ENDED_STATES } from '../../runs/types';
 import { counted } from '../spoken';
 
 const WHAT_MAX = 500;
-/** Most active schedules a person may keep with one bot. */
+/** Most active schedules a person may keep, over all their bots. */
 export const SCHEDULES_MAX = 20;
+/** Said when the person already keeps `SCHEDULES_MAX`. */
+export const PERSON_SCHEDULES_FULL = `You already keep ${String(SCHEDULES_MAX)} schedules, the most one person may; cancel one first.`;
+/** Said when the site keeps as many as `CONFAB_SITE_SCHEDULES` allows. */
+export const SITE_SCHEDULES_FULL = 'This site is keeping as many schedules as it can right now, so I cannot add yours; try again another day.';
 
 export const TAKEN_ON = "I'm on it — I'll tell you when it's done.";
 export const ALREADY_BUSY = "I'm still working on what you asked before. Ask me how it's going, or say “stop that” first.";
@@ -139,7 +143,7 @@ const schedule = defineVerb({
   always: true,
   deadlineMs: 3000,
   async run(input, ctx) {
-    servicesOf(ctx);
+    const runs = servicesOf(ctx);
     if (!isTimeZone(ctx.timeZone)) throw new VerbInputError('I do not know your time zone, so I cannot keep a schedule.');
     const recurrence: Recurrence = {
       every: input.every as Recurrence['every'],
@@ -154,9 +158,9 @@ const schedule = defineVerb({
     } catch (error) {
       throw new VerbInputError(error instanceof Error ? error.message : 'That is not a time I can keep.');
     }
-    if ((await activeSchedules(ctx.tx, ctx.bot, SCHEDULES_MAX)).length >= SCHEDULES_MAX) {
-      throw new VerbInputError(`You already have ${String(SCHEDULES_MAX)} schedules with me; cancel one first.`);
-    }
+    // Over all the person's bots (row level security counts only theirs), then over the whole site.
+    if ((await countOwnSchedules(ctx.tx)) >= SCHEDULES_MAX) throw new VerbInputError(PERSON_SCHEDULES_FULL);
+    if ((await countSiteSchedules(ctx.tx)) >= runs.siteSchedules) throw new VerbInputError(SITE_SCHEDULES_FULL);
     const said = spokenRecurrence(recurrence);
     const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, ...(ctx.language === undefined ? {} : { language: ctx.language }), nextAtMs: nextAtMs ?? null }, ctx.nowMs);
     return { id: made.id, said, firstAt: nextAtMs === undefined ? null : new Date(nextAtMs).toISOString() };
@@ -216,6 +220,13 @@ const schedules = defineVerb({
   },
 });
 
+/** The person's schedules with this bot whose words contain `about`, or every one when it is not given. */
+async function chosenSchedules(ctx: Pick<VerbContext, 'tx' | 'bot'>, about: string | undefined) {
+  const kept = await activeSchedules(ctx.tx, ctx.bot, SCHEDULES_MAX);
+  const words = about?.trim().toLowerCase();
+  return words === undefined || words === '' ? kept : kept.filter((s) => s.asked.toLowerCase().includes(words));
+}
+
 const unschedule = defineVerb({
   name: 'tasks.unschedule',
   description: 'Stop something the person scheduled: those whose words contain `about`, or every one when `about` is not given.',
@@ -225,10 +236,11 @@ const unschedule = defineVerb({
   risk: 'write',
   always: true,
   deadlineMs: 2000,
+  // Stopping more than one schedule (every one, when `about` is not given) is asked about first (the executor's rule).
+  changesMany: async ({ about }, ctx) => (await chosenSchedules(ctx, about)).length > 1,
+  ask: async ({ about }, ctx) => `Shall I stop ${counted((await chosenSchedules(ctx, about)).length, 'schedule')}${about === undefined || about.trim() === '' ? '' : ` about ${about.trim()}`}?`,
   async run({ about }, ctx) {
-    const kept = await activeSchedules(ctx.tx, ctx.bot, SCHEDULES_MAX);
-    const words = about?.trim().toLowerCase();
-    const chosen = words === undefined || words === '' ? kept : kept.filter((s) => s.asked.toLowerCase().includes(words));
+    const chosen = await chosenSchedules(ctx, about);
     return { cancelled: await cancelSchedules(ctx.tx, chosen.map((s) => s.id)) };
   },
   standIn: {

@@ -19,7 +19,11 @@ export type VerbErrorCode =
   | 'unknown_verb'
   | 'key_reused'
   | 'rate_limited'
-  | 'server_busy';
+  | 'server_busy'
+  /** Too many handlers are still running past their deadline on this server (`MAX_ABANDONED_HANDLERS`): new calls wait until some end. */
+  | 'overloaded'
+  /** A remote write cut off by a crash: whether it landed at the other end, nobody here can tell; it is not tried again. */
+  | 'outcome_unknown';
 
 /** SSE event names the door sends beside the chat chunks. */
 export const DOOR_EVENTS = {

@@ -43,10 +43,10 @@ for (const mode of ['legacy', 'auto'] as const) {
       client = await confab.client(made.token, mode);
     });
 
-    it('lists exactly the projection of the verbs of the token’s bots and the always verbs, with their schemas and annotations', async () => {
+    it('lists exactly the projection of the verbs of the token’s bots’ apps, with their schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const registry = confab.api.executor.registry;
-      const expected = mcpTools(registry.verbs.filter((v) => v.name.startsWith('lists.') || v.name.startsWith('probe.') || v.always === true));
+      const expected = mcpTools(registry.verbs.filter((v) => v.name.startsWith('lists.') || v.name.startsWith('probe.')));
       expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
       for (const tool of expected) {
         const listed = tools.find((t) => t.name === tool.name);
@@ -150,10 +150,12 @@ describe('who is asking over MCP', () => {
     expect(own.structuredContent).toMatchObject({ items: ['the spare key is under the mat'] });
   });
 
-  it('offers a token only its bots’ verbs and the always verbs, and refuses any other as an unknown tool', async () => {
+  it('offers a token only its bots’ apps’ verbs, and refuses any other as an unknown tool', async () => {
     const client = await confab.client((await confab.tokenFor('narrow', ['probe-bot'])).token);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names.some((n) => n.startsWith('lists-'))).toBe(false);
+    // Work that outlives the call, and the verbs every spoken turn has, come only with a bot that names their app.
+    expect(names.filter((n) => /^(tasks|clock|skills)-/.test(n))).toEqual([]);
     expect(names).toContain('probe-note');
     await expect(client.callTool({ name: 'lists-read', arguments: { list: 'shopping' } })).rejects.toThrow(/not found/);
   });

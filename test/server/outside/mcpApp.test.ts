@@ -21,10 +21,12 @@ import { AppFileError, parseAppFile } from '../../../server/outside/appFile';
 import type { McpAppFile } from '../../../server/outside/appFile';
 import { loadOutsideApps } from '../../../server/outside/loadOutside';
 import type { OutsideDeps } from '../../../server/outside/loadOutside';
+import { unfenced } from '../../../server/outside/fence';
 import { mcpApp } from '../../../server/outside/mcpApp';
 import { narrationOf as sentenceOf } from '../../../server/outside/outsideVerb';
 import type { McpApp, McpAppOptions } from '../../../server/outside/mcpApp';
 import { createExecutor } from '../../../server/verbs/executor';
+import { testGate } from '../../helpers/testGate';
 import type { Executor, Outcome } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { scopeOf } from '../../../server/verbs/scope';
@@ -44,6 +46,7 @@ mcp:
   command: ${process.execPath}
   args: [${EVERYTHING}, stdio]
 tools: [${tools}]
+reads: [${tools}]
 examples: { echo: 'echo hello' }
 deadline: 1
 ${extra}---
@@ -57,6 +60,7 @@ mcp:
   args: ['-c', 'tee -a "$TAPE" | exec "$NODE" "$SERVER" stdio']
   env: { TAPE: env:TEST_TAPE, NODE: ${process.execPath}, SERVER: ${EVERYTHING} }
 tools: [echo, trigger-long-running-operation]
+reads: [echo, trigger-long-running-operation]
 deadline: 1
 ---
 The everything server, recorded.
@@ -68,6 +72,7 @@ mcp:
   args: [${MEMORY}]
   env: { MEMORY_FILE_PATH: env:TEST_MEMORY_FILE }
 tools: [create_entities, read_graph]
+reads: [read_graph]
 narrate: { after: [create_entities], with: read_graph, say: 'That makes {entities} I know about.' }
 ---
 A knowledge graph of what the person tells it.
@@ -75,7 +80,9 @@ A knowledge graph of what the person tells it.
 
 const httpFile = (url: string) => `---
 mcp: { url: ${url} }
+private: true
 tools: [echo, get-sum, trigger-long-running-operation, get-tiny-image]
+reads: [echo, get-sum, trigger-long-running-operation, get-tiny-image]
 narrate: { after: [get-sum], with: get-tiny-image, say: 'Added.' }
 deadline: 2
 ---
@@ -141,7 +148,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
   const logs: Record<string, unknown>[] = [];
   const opened: McpApp[] = [];
   let caller: Caller;
-  const executorOver = (apps: App[]): Executor => createExecutor({ registry: createRegistry(apps), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+  const executorOver = (apps: App[]): Executor => createExecutor({ gate: testGate(db), registry: createRegistry(apps), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
   const open = async (name: string, text: string, options: Partial<McpAppOptions> = FAST): Promise<McpApp> => {
     const app = await mcpApp(mcpFile(name, text), deps, options);
     opened.push(app);
@@ -348,7 +355,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
     it('leaves out a server that stops before it answers, with one log line, and refuses an unset variable', async () => {
       const app = await open('broken.md', `---\nmcp: { command: ${process.execPath}, args: ['-e', 'process.exit(3)'] }\ntools: [echo]\n---\nA server that will not start.\n`);
       const status = app.outside.status();
-      expect(!status.up && status.reason).toMatch(/^The broken app's server \(".+ -e process.exit\(3\)"\) stopped before it answered; run that command to see why, or correct server\/apps\/broken\.md; Confab will try again in 1 second\.$/);
+      expect(!status.up && status.reason).toBe("The broken app's server (server/apps/broken.md) stopped before it answered; run its command by hand to see why, or correct server/apps/broken.md; Confab will try again in 1 second.");
       expect(logs.filter((line) => line.app === 'broken')).toHaveLength(1);
       await expect(mcpApp(mcpFile('keyed.md', `---\nmcp: { command: x, env: { API_KEY: env:NOT_SET_HERE } }\ntools: [echo]\n---\nNeeds a key.\n`), deps, FAST)).rejects.toThrow(
         'server/apps/keyed.md: mcp.env.API_KEY names the environment variable NOT_SET_HERE, which is not set; set it where the server starts.',
@@ -368,7 +375,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
         reply.toolCalls([{ index: 0, id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(args) } }]);
         reply.finish('tool_calls');
       } else {
-        const answer = JSON.parse(results[0]?.content ?? '{}') as { ok: boolean; output?: { text?: string }; message?: string };
+        const answer = JSON.parse(unfenced(results[0]?.content ?? '{}')) as { ok: boolean; output?: { text?: string }; message?: string };
         reply.token(answer.ok ? `The server said: ${answer.output?.text ?? 'nothing'}.` : (answer.message ?? 'It failed.'));
         reply.finish();
       }

@@ -23,6 +23,7 @@ import type { OutsideDeps } from '../../../server/outside/loadOutside';
 import { OpenApiCallError, openApiApp, toJsonSchema } from '../../../server/outside/openApiApp';
 import { narrationOf as fill } from '../../../server/outside/outsideVerb';
 import { createExecutor } from '../../../server/verbs/executor';
+import { testGate } from '../../helpers/testGate';
 import type { Executor, Outcome } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import type { App, Caller, Verb } from '../../../server/verbs/verb';
@@ -41,7 +42,7 @@ function signalled(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /** What the local server was asked, and a way to learn that a request was cut off. */
-const seen = { posts: 0, deletes: 0, apiKeys: [] as (string | undefined)[], cutOff: signalled() };
+const seen = { posts: 0, deletes: 0, apiKeys: [] as (string | undefined)[], idempotencyKeys: [] as (string | undefined)[], cutOff: signalled() };
 
 const pet = (id: number, status = 'available') => ({ id, name: id === 7 ? 'Rex' : `Pet ${id}`, photoUrls: [], status, category: { id: 1, name: 'Dogs' } });
 
@@ -61,6 +62,7 @@ async function answer(request: IncomingMessage, response: ServerResponse): Promi
     if (request.method === 'GET' && petId !== undefined) return [200, pet(Number(petId))];
     if (request.method === 'POST' && url.pathname === '/api/v3/pet') {
       seen.posts += 1;
+      seen.idempotencyKeys.push(request.headers['idempotency-key'] as string | undefined);
       return [200, { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as object), id: 10 }];
     }
     if (request.method === 'DELETE' && petId !== undefined) {
@@ -112,6 +114,7 @@ openapi:
 operations: [getPetById, findPetsByStatus, addPet, deletePet]
 examples: { getPetById: 'find pet 7' }
 narrate: { after: [addPet], with: findPetsByStatus, say: 'There are {count} pets available now.' }
+private: true
 ${more}
 ---
 The Swagger pet store: find, add and remove pets.
@@ -130,7 +133,7 @@ The Swagger pet store: find, add and remove pets.
     petstore = await openApiApp(petstoreFile(), deps());
     const slow = await openApiApp(petstoreFile('deadline: 0.2', `${origin}/api/v3`, 'slow.md'), deps());
     db = await openMemoryDatabase();
-    executor = createExecutor({ registry: createRegistry([petstore, slow]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+    executor = createExecutor({ gate: testGate(db), registry: createRegistry([petstore, slow]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
   }, OPENING_MS);
 
   afterAll(async () => {
@@ -184,7 +187,7 @@ The Swagger pet store: find, add and remove pets.
     expect(seen.apiKeys).toEqual([KEY, KEY]);
   });
 
-  it('adds a pet with POST once, however often its turn is retried', async () => {
+  it('adds a pet with POST once, however often its turn is retried, sending the write’s key as Idempotency-Key', async () => {
     const key = `key-${randomUUID()}`;
     const call = { verb: 'shop.add_pet', input: { body: { name: 'Tom', photoUrls: [] } }, caller, idempotencyKey: key };
     const first = await executor.execute(call);
@@ -193,6 +196,7 @@ The Swagger pet store: find, add and remove pets.
     expect(outcomeOf(retry)).toEqual(outcomeOf(first));
     expect(retry.ok && retry.replayed).toBe(true);
     expect(seen.posts).toBe(1);
+    expect(seen.idempotencyKeys).toEqual([key]);
   });
 
   it('asks before a DELETE, and does not call without the person’s yes', async () => {
@@ -232,7 +236,7 @@ The Swagger pet store: find, add and remove pets.
   });
 
   it('resolves APIs.guru’s $refs across components (parameters, and schemas within schemas) into schemas that check a real answer', async () => {
-    const file = parseAppFile('guru.md', `---\nopenapi: { spec: apis-guru.yaml, server: '${origin}/v2' }\noperations: [getAPI, getMetrics]\n---\nThe APIs.guru directory.\n`) as OpenApiAppFile;
+    const file = parseAppFile('guru.md', `---\nopenapi: { spec: apis-guru.yaml, server: '${origin}/v2' }\noperations: [getAPI, getMetrics]\nprivate: true\n---\nThe APIs.guru directory.\n`) as OpenApiAppFile;
     const guru = await openApiApp(file, deps());
     const get = verbOf(guru, 'guru.get_api');
     expect(get.jsonSchema?.input).toMatchObject({
@@ -244,7 +248,7 @@ The Swagger pet store: find, add and remove pets.
       properties: { versions: { additionalProperties: { additionalProperties: false, required: ['added', 'updated', 'swaggerUrl', 'swaggerYamlUrl', 'info', 'openapiVer'] } } },
     });
     expect(JSON.stringify(guru.verbs.map((verb) => verb.jsonSchema))).not.toContain('$ref');
-    const local = createExecutor({ registry: createRegistry([guru]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+    const local = createExecutor({ gate: testGate(db), registry: createRegistry([guru]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
     const outcome = await local.execute({ verb: 'guru.get_api', input: { provider: 'apis.guru', api: '2.2.0' }, caller });
     expect(outcomeOf(outcome)).toMatchObject({ preferred: '2.2.0', versions: { '2.2.0': { info: { title: 'apis.guru' } } } });
     expect(get.input.safeParse({ provider: '', api: '2.2.0' }).error?.issues[0]).toMatchObject({ path: ['provider'] });
@@ -253,24 +257,55 @@ The Swagger pet store: find, add and remove pets.
     expect(errorOf(climbing)).toMatchObject({ code: 'invalid_input', message: 'The provider cannot be a dot or two dots; give the one it names.' });
   });
 
-  it('reads a spec from an https:// URL through its fetch, calling the spec’s own server', async () => {
+  it('reads a spec from an https:// URL through its fetch, and calls the file’s server, never the spec’s own', async () => {
     const text = await readFile(join(FIXTURES, 'petstore.yaml'), 'utf8');
     const asked: string[] = [];
     const fetchSpec: typeof fetch = (url) => {
-      asked.push(url instanceof Request ? url.url : url.toString());
-      return Promise.resolve(new Response(text, { headers: { 'content-type': 'application/yaml' } }));
+      const said = url instanceof Request ? url.url : url.toString();
+      asked.push(said);
+      return Promise.resolve(said.startsWith('https://specs.example/') ? new Response(text, { headers: { 'content-type': 'application/yaml' } }) : Response.json(pet(7)));
     };
-    const file = parseAppFile('store.md', '---\nopenapi: { spec: https://specs.example/petstore.yaml }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
-    const app = await openApiApp(file, { ...deps(), fetch: fetchSpec });
-    expect(asked).toEqual(['https://specs.example/petstore.yaml']);
+    const publicAddress = () => Promise.resolve(['93.184.216.34']);
+    const file = parseAppFile('store.md', '---\nopenapi: { spec: https://specs.example/petstore.yaml, server: "https://pets.example/v3" }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
+    const app = await openApiApp(file, { ...deps(), fetch: fetchSpec, lookup: publicAddress });
     expect(app.verbs.map((verb) => verb.name)).toEqual(['store.get_pet_by_id']);
+    const local = createExecutor({ gate: testGate(db), registry: createRegistry([app]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+    expect(outcomeOf(await local.execute({ verb: 'store.get_pet_by_id', input: { petId: 7 }, caller }))).toMatchObject({ id: 7 });
+    // petstore.yaml names its own server; the call went where the file says.
+    expect(asked).toEqual(['https://specs.example/petstore.yaml', 'https://pets.example/v3/pet/7']);
+  });
+
+  it('refuses a spec that redirects, and a call to a private address unless the file says private: true', async () => {
+    const moved: typeof fetch = () => Promise.resolve(new Response(null, { status: 302, headers: { location: 'http://elsewhere.example/petstore.yaml' } }));
+    const publicAddress = () => Promise.resolve(['93.184.216.34']);
+    const redirected = parseAppFile('store.md', '---\nopenapi: { spec: https://specs.example/petstore.yaml, server: "https://pets.example/v3" }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
+    await expect(openApiApp(redirected, { ...deps(), fetch: moved, lookup: publicAddress })).rejects.toThrow(/openapi\.spec .* answered with a redirect \(HTTP 302\), which Confab does not follow/);
+
+    let called = 0;
+    const counting: typeof fetch = () => {
+      called += 1;
+      return Promise.resolve(Response.json(pet(7)));
+    };
+    const inside = parseAppFile('inside.md', '---\nopenapi: { spec: petstore.yaml, server: "https://pets.internal/v3" }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
+    for (const address of ['10.0.0.5', '169.254.169.254', '127.0.0.1', '::1', 'fd00::1', '::ffff:192.168.1.1']) {
+      const app = await openApiApp(inside, { ...deps(), fetch: counting, lookup: () => Promise.resolve([address]) });
+      const local = createExecutor({ gate: testGate(db), registry: createRegistry([app]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+      const error = errorOf(await local.execute({ verb: 'inside.get_pet_by_id', input: { petId: 7 }, caller }));
+      expect([error.code, error.sentence], address).toEqual(['execution_failed', "The inside app's address (pets.internal) is on this machine or a private network; Confab calls such an address only when the app file says `private: true`."]);
+    }
+    expect(called).toBe(0);
+    const allowed = parseAppFile('inside.md', '---\nopenapi: { spec: petstore.yaml, server: "https://pets.internal/v3" }\noperations: [getPetById]\nprivate: true\n---\nThe pet store.\n') as OpenApiAppFile;
+    const app = await openApiApp(allowed, { ...deps(), fetch: counting, lookup: () => Promise.resolve(['10.0.0.5']) });
+    const local = createExecutor({ gate: testGate(db), registry: createRegistry([app]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
+    expect(outcomeOf(await local.execute({ verb: 'inside.get_pet_by_id', input: { petId: 7 }, caller }))).toMatchObject({ id: 7 });
+    expect(called).toBe(1);
   });
 });
 
 describe('an OpenAPI app that cannot start', () => {
   let dir: string;
   const deps = (env: Record<string, string> = {}): OutsideDeps => ({ env, appsDir: dir, log: () => undefined });
-  const fileOf = (spec: string, more = 'operations: [getPetById]') => parseAppFile('shop.md', `---\nopenapi: { spec: '${spec}' }\n${more}\n---\nThe pet store.\n`) as OpenApiAppFile;
+  const fileOf = (spec: string, more = 'operations: [getPetById]') => parseAppFile('shop.md', `---\nopenapi: { spec: '${spec}', server: "https://pets.example/api/v3" }\n${more}\n---\nThe pet store.\n`) as OpenApiAppFile;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'confab-openapi-'));
@@ -298,15 +333,15 @@ describe('an OpenAPI app that cannot start', () => {
     );
   });
 
-  it('refuses a spec with no server to call unless the file gives one', async () => {
-    await expect(openApiApp(fileOf('serverless.yaml'), deps())).rejects.toThrow(/^server\/apps\/shop\.md: openapi\.server is missing, and serverless\.yaml names no server/);
-    await expect(openApiApp(fileOf('relative.yaml'), deps())).rejects.toThrow(/^server\/apps\/shop\.md: openapi\.server is missing, and the server relative\.yaml names \(\/api\/v3\) is not a full/);
+  it('takes where to call from the file alone: a spec with no server, or a relative one, is fine', async () => {
+    expect((await openApiApp(fileOf('serverless.yaml'), deps())).verbs).toHaveLength(1);
+    expect((await openApiApp(fileOf('relative.yaml'), deps())).verbs).toHaveLength(1);
     const given = parseAppFile('shop.md', '---\nopenapi: { spec: serverless.yaml, server: "https://pets.example/api/v3" }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
     expect((await openApiApp(given, deps())).verbs).toHaveLength(1);
   });
 
   it('refuses to start when the environment variable a header names is not set', async () => {
-    const keyed = parseAppFile('shop.md', '---\nopenapi: { spec: petstore.yaml, headers: { api_key: env:PETSTORE_KEY } }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
+    const keyed = parseAppFile('shop.md', '---\nopenapi: { spec: petstore.yaml, server: "https://pets.example", headers: { api_key: env:PETSTORE_KEY } }\noperations: [getPetById]\n---\nThe pet store.\n') as OpenApiAppFile;
     await expect(openApiApp(keyed, deps())).rejects.toThrow('server/apps/shop.md: openapi.headers.api_key names the environment variable PETSTORE_KEY, which is not set; set it where the server starts.');
   });
 
