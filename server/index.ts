@@ -25,7 +25,7 @@ import { readPersonMode } from './person';
 import { instanceId } from './runs/instance';
 import { DataFolderBusy, lockDataFolder } from './dataLock';
 import { AppFileError } from './outside/appFile';
-import { KEPT_RISKS_FILE, keptRisksIn } from './outside/keptRisks';
+import { keptRisksIn } from './outside/keptRisks';
 import { closeOutsideApps, loadOutsideApps } from './outside/loadOutside';
 import { mcpApp } from './outside/mcpApp';
 import { openApiApp } from './outside/openApiApp';
@@ -55,8 +55,17 @@ async function main(): Promise<void> {
   const logLine = (line: object) => {
     console.error(JSON.stringify(line));
   };
-  // Each outside tool's risk as first seen is kept in the data folder, so a server cannot later claim a tool is safer.
-  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine, kept: keptRisksIn(join(backend.dataDir, KEPT_RISKS_FILE)) }, { mcp: mcpApp, openapi: openApiApp });
+  const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
+  // PGlite is one process's: a second server or `npm run admin` on this folder is refused, not let corrupt it.
+  const unlock = backend.databaseUrl ? undefined : await lockDataFolder(backend.dataDir);
+  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
+  // Each outside tool's risk as first seen is kept in the database for the whole site (every instance
+  // over it), so a server cannot later claim a tool is safer. A refused start lets go of the database.
+  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine, kept: keptRisksIn(db) }, { mcp: mcpApp, openapi: openApiApp }).catch(async (error: unknown) => {
+    await db.close();
+    await unlock?.();
+    throw error;
+  });
   const registry = createRegistry([...(await loadApps(appsDir)), ...outsideApps]);
   checkBotApps(bots, registry.apps.map((app) => app.name));
   // Beside bots/, at the project root: skills/<name>.md and words/<lang>.md; a site's own words
@@ -68,10 +77,6 @@ async function main(): Promise<void> {
   const siteWords = env.CONFAB_WORDS_DIR?.trim();
   const words = loadWords({ dir: defaultWordsDir(), ...(siteWords ? { siteDir: resolve(siteWords) } : {}) });
   const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
-  const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
-  // PGlite is one process's: a second server or `npm run admin` on this folder is refused, not let corrupt it.
-  const unlock = backend.databaseUrl ? undefined : await lockDataFolder(backend.dataDir);
-  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
   const { embedder, status: embedderStatus } = await chooseEmbedder(backend.embedder, { dataDir: backend.dataDir, log: logLine });
   await db.asServer((tx) => registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) }));
   // Memories another embedder made move to this one's space in the background.

@@ -58,6 +58,21 @@ export function spendOnly(limits: PersonLimits): PersonLimits {
   return kept;
 }
 
+/**
+ * The first window of `limits` whose spend ceiling one hold of `spendHoldUsd` is already over: no
+ * such effect could ever fit there, so it is refused, freeing never. A bot's own windows are checked
+ * against its hold when its file is read (`validateLimits`), but the gate's (the background share,
+ * a share of the site's; an app's) are derived from the site's settings, not the bot's: a bot whose
+ * hold is bigger is refused there with their sentence, never an error.
+ */
+function neverFits(limits: PersonLimits, spendHoldUsd: number): Omit<Refusal, 'sentence'> | undefined {
+  for (const [window, ceiling] of Object.entries(limits) as [keyof PersonLimits, PersonLimits[keyof PersonLimits]][]) {
+    const spend = typeof ceiling === 'object' ? ceiling.spend : undefined;
+    if (spend !== undefined && spend > 0 && spendHoldUsd > spend) return { ok: false, window, kind: 'spend', ceiling: spend, freesAt: null };
+  }
+  return undefined;
+}
+
 /** A refusal as the door has it: the sentence in English, and what it said, to say again in the person's words. */
 function refusedBy(refusal: Refusal, by: RefusedBy, nowMs: number): Reservation {
   const { window, kind, ceiling, freesAt } = refusal;
@@ -137,6 +152,8 @@ export function databaseLedger(db: Database, options: LedgerOptions = {}): Datab
           held.push({ id: everybody.reservationId, person: SITE_PERSON, bot: SITE_BOT });
         }
         for (const more of ask.more ?? []) {
+          const never = neverFits(more.limits, ask.spendHoldUsd);
+          if (never !== undefined) throw new SiteRefused({ ...never, sentence: more.sentence({ ...never, sentence: '' }, now) }, more.by);
           const theirs = await reserveAnswer(tx, { person: more.owner, bot: more.bot, limits: more.limits, answer: more.answer, ...shared });
           if (!theirs.ok) throw new SiteRefused({ ...theirs, sentence: more.sentence(theirs, now) }, more.by);
           held.push({ id: theirs.reservationId, person: more.owner, bot: more.bot });

@@ -10,8 +10,12 @@
  * Writes carry idempotency keys the host derives from the turn's id and the call — the model never
  * sees them — so a retried turn never adds milk twice, and milk said again is added again. A turn
  * that was talked over starts no new write. Each model step is kept under the turn's key as it
- * ends (`steps`), and a retry acts on the kept step: a model that words it differently the second
- * time cannot write twice.
+ * ends (`steps`), and a retry replays the kept step — says its words again and acts on its calls —
+ * without asking the model: a model that would word it differently the second time is never asked,
+ * so it cannot write twice. Only a step no try finished is asked anew.
+ *
+ * The calls of one step to a verb that counts per turn (`gather`: `memory.forget`) run as one call,
+ * before any of them runs alone, so the step asks once, naming everything they would do.
  */
 import { createHash } from 'node:crypto';
 import { DOOR_EVENTS } from '../../src/core/acting/protocol';
@@ -20,6 +24,7 @@ import { toolContent } from '../outside/fence';
 import { digestOf } from '../verbs/executor';
 import type { Executor, Outcome, TurnTaint } from '../verbs/executor';
 import { appOf } from '../verbs/registry';
+import type { Registry } from '../verbs/registry';
 import { verbNameOf } from '../verbs/project';
 import type { Caller } from '../verbs/verb';
 import { say } from '../words/words';
@@ -30,7 +35,7 @@ import type { TokenUsage } from './prices';
 import { ToolCallAccumulator } from './toolCalls';
 import type { ToolCall } from './toolCalls';
 import type { OpenUpstream, PromptMessage } from './upstream';
-import type { TurnStep } from '../db/turnSteps';
+import type { ClaimedStep, TurnStep } from '../db/turnSteps';
 
 /** What the model is told of a call not run because the turn's verb calls ran out. */
 const VERB_CALLS_SPENT = 'Not run: this turn has used all the verb calls it may make.';
@@ -80,8 +85,15 @@ export interface TurnActing {
 
 /** A turn's recorded model steps (`server/db/turnSteps.ts`), under its turn key. */
 export interface TurnStepStore {
-  /** Records `said` as step `step` (from 1) unless a try of the turn recorded it first; answers the step as recorded. */
-  claim: (step: number, said: TurnStep) => Promise<TurnStep>;
+  /** Records `said` as step `step` (from 1) unless a try of the turn recorded it first; answers the step as recorded, and whether this try recorded it. */
+  claim: (step: number, said: TurnStep) => Promise<ClaimedStep>;
+  /** Step `step` as a try of the turn recorded it; undefined when none has yet. */
+  recorded: (step: number) => Promise<TurnStep | undefined>;
+}
+
+/** A model step a try of this turn already recorded: said again and acted on as it was, and the model not asked. */
+export interface KeptStep {
+  kept: TurnStep;
 }
 
 export interface ActingOptions {
@@ -101,12 +113,24 @@ export function callKeyOf(turnKey: string, verb: string, input: unknown, occurre
   return `turn-${createHash('sha256').update(`${turnKey}\n${digestOf(verb, input)}\n${String(occurrence)}`).digest('hex').slice(0, 40)}`;
 }
 
-export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMessage[], acting: TurnActing, options: ActingOptions): AnswerPieces {
+/**
+ * The turn's answer: `first` is the model's first step, asked — or, when a try of this turn recorded
+ * it (`acting.steps.recorded(1)`), that step, kept. A kept step costs nothing: it is not asked, and
+ * adds no characters or usage to the answer.
+ */
+export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonly PromptMessage[], acting: TurnActing, options: ActingOptions): AnswerPieces {
   const { signal } = options.controller;
   const maxVerbCalls = acting.maxVerbCalls ?? VERB_CALLS_MAX;
   const fillerMs = acting.fillerMs ?? FILLER_MS;
   let messages = [...prompt];
-  let open = first;
+  let next: OpenModel | KeptStep = first;
+  /**
+   * Whether an earlier try of the turn may have recorded the next step: while this try replays
+   * kept steps. Once it records a step itself, no earlier try got further, and nothing is read.
+   */
+  let replaying = 'kept' in first;
+  /** How many times the model was asked this turn; 0 when every step was replayed. */
+  let asked = 0;
   let modelChars = 0;
   let usage: TokenUsage | undefined;
   let spentUsd = 0;
@@ -130,33 +154,60 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
     lastText = piece;
     return piece;
   };
-  const spent = (): Pick<AnswerResult, 'usage' | 'costUsd'> => (usage === undefined ? {} : { usage, ...(everyCallCounted ? { costUsd: spentUsd } : {}) });
+  // Nothing asked of the model (every step replayed) is nothing spent, not an estimate from the characters.
+  const spent = (): Pick<AnswerResult, 'usage' | 'costUsd'> =>
+    usage === undefined ? (asked === 0 ? { usage: { promptTokens: 0, completionTokens: 0 }, costUsd: 0 } : {}) : { usage, ...(everyCallCounted ? { costUsd: spentUsd } : {}) };
   const ended = (result: AnswerResult['ended']): AnswerResult => ({ ended: result, modelChars, ...spent() });
+  /** The turn's signal has aborted: a limit's closing sentence is said, a client gone is not. */
+  const stopped = function* (): Generator<string, AnswerResult> {
+    if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
+      yield said(closingSentence(acting.words, signal.reason.why));
+      return ended(signal.reason.why);
+    }
+    return ended('aborted');
+  };
+  /** A step's first words after what was said (a filler line, an earlier step) are a new sentence. */
+  const stepStart = (text: string): string => (lastText !== '' && !/\s$/.test(lastText) && !/^\s/.test(text) ? ` ${text}` : text);
 
   for (let modelCall = 1; ; modelCall += 1) {
-    const calls = new ToolCallAccumulator();
-    let text = '';
-    const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls, words: acting.words });
-    let step = await pieces.next();
-    while (!step.done) {
-      // The model's first words after the door's own (a filler line) are a new sentence.
-      const piece = text === '' && lastText !== '' && !/\s$/.test(lastText) && !/^\s/.test(step.value) ? ` ${step.value}` : step.value;
-      text += step.value;
-      lastText = piece;
-      yield piece;
-      step = await pieces.next();
-    }
-    const result = step.value;
-    modelChars += result.modelChars;
-    if (result.usage !== undefined) {
-      usage = { promptTokens: (usage?.promptTokens ?? 0) + result.usage.promptTokens, completionTokens: (usage?.completionTokens ?? 0) + result.usage.completionTokens };
-      spentUsd += options.costOf(open.model, result.usage);
+    let kept: TurnStep;
+    if ('kept' in next) {
+      // A step a try of this turn recorded: said again word for word, its calls acted on, the model not asked.
+      if (signal.aborted) return yield* stopped();
+      kept = next.kept;
+      if (kept.text !== '') {
+        const piece = stepStart(kept.text);
+        lastText = piece;
+        yield piece;
+      }
     } else {
-      everyCallCounted = false;
+      const open = next;
+      asked += 1;
+      const calls = new ToolCallAccumulator();
+      let text = '';
+      const pieces = limitedAnswer(open, { ...options.limits(open.model, spentUsd), controller: options.controller, toolCalls: calls, words: acting.words });
+      let step = await pieces.next();
+      while (!step.done) {
+        const piece = text === '' ? stepStart(step.value) : step.value;
+        text += step.value;
+        lastText = piece;
+        yield piece;
+        step = await pieces.next();
+      }
+      const result = step.value;
+      modelChars += result.modelChars;
+      if (result.usage !== undefined) {
+        usage = { promptTokens: (usage?.promptTokens ?? 0) + result.usage.promptTokens, completionTokens: (usage?.completionTokens ?? 0) + result.usage.completionTokens };
+        spentUsd += options.costOf(open.model, result.usage);
+      } else {
+        everyCallCounted = false;
+      }
+      if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...spent() };
+      // Two tries of the turn at once: the one that recorded the step first is the one acted on.
+      const claimed = await acting.steps.claim(modelCall, { text, toolCalls: calls.calls() });
+      replaying = !claimed.mine;
+      kept = claimed;
     }
-    if (result.ended !== 'stop' && result.ended !== 'length') return { ...result, modelChars, ...spent() };
-    // A retried turn acts on what its first try's model asked for at this step, not on the new wording.
-    const kept = await acting.steps.claim(modelCall, { text, toolCalls: calls.calls() });
     const toolCalls: ToolCall[] = kept.toolCalls;
     if (toolCalls.length === 0) break;
     if (modelCall >= acting.maxModelCalls) {
@@ -166,8 +217,26 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
 
     const answers: PromptMessage[] = [];
     let pending: PendingActionEvent | undefined;
-    for (const call of toolCalls) {
+    // Calls of a verb that counts per turn, run as one at the first of them; only those the turn may still make.
+    const gathered = gatheredCalls(acting.executor.registry, toolCalls.slice(0, Math.max(0, maxVerbCalls - verbCalls)), (verb) => acting.scope.has(verb) && acting.hidden?.has(verb) !== true);
+    /** How the first call of each gathered group came out, for the rest of its calls. */
+    const groupOutcome = new Map<number, { ok: boolean; error?: string }>();
+    for (const [index, call] of toolCalls.entries()) {
       if (signal.aborted) return ended('aborted');
+      const group = gathered.get(index);
+      if (group !== undefined && group.first !== index) {
+        verbCalls += 1;
+        const first = groupOutcome.get(group.first);
+        answers.push(
+          toolAnswer(
+            call,
+            first === undefined
+              ? { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }
+              : { ...first, message: `Run as one with call ${toolCalls[group.first]?.id ?? ''}, with every call of this verb in this step: that call's answer is this one's too.` },
+          ),
+        );
+        continue;
+      }
       if (pending !== undefined) {
         answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }));
         continue;
@@ -178,7 +247,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
       }
       verbCalls += 1;
       const verb = verbNameOf(call.name);
-      const input = argumentsOf(call);
+      const input = group === undefined ? argumentsOf(call) : group.input;
       if (input === undefined) {
         answers.push(toolAnswer(call, { ok: false, error: 'invalid_input', message: 'The arguments were not a JSON object.' }));
         yield event(DOOR_EVENTS.verb, { verb, ok: false, code: 'invalid_input' } satisfies VerbRanEvent);
@@ -208,6 +277,7 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
         }
       }
       const outcome: Outcome = await running;
+      if (group !== undefined) groupOutcome.set(index, outcome.ok ? { ok: true } : { ok: false, error: outcome.error.code });
       if (aborted(signal)) return ended('aborted');
       if (outcome.ok) {
         yield event(DOOR_EVENTS.verb, { verb, ok: true } satisfies VerbRanEvent);
@@ -238,16 +308,15 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
       { role: 'assistant', content: kept.text === '' ? null : kept.text, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
       ...answers,
     ];
+    const recorded = replaying ? await acting.steps.recorded(modelCall + 1) : undefined;
+    if (recorded !== undefined) {
+      next = { kept: recorded };
+      continue;
+    }
     try {
-      open = await options.next(messages);
+      next = await options.next(messages);
     } catch {
-      if (signal.aborted) {
-        if (signal.reason instanceof AnswerStop && signal.reason.why !== 'client') {
-          yield said(closingSentence(acting.words, signal.reason.why));
-          return ended(signal.reason.why);
-        }
-        return ended('aborted');
-      }
+      if (signal.aborted) return yield* stopped();
       yield said(closingSentence(acting.words, 'broke'));
       return ended('broke');
     }
@@ -256,6 +325,35 @@ export async function* actingAnswer(first: OpenModel, prompt: readonly PromptMes
   // A turn that ended with no word at all still answers: silence reads as a broken page.
   if (lastText === '') yield said(say(acting.words, 'endings.nothing-to-add'));
   return ended('stop');
+}
+
+/** Calls of one step run as one: by index, the first call's index and the input gathered from them all. */
+export type GatheredCalls = Map<number, { first: number; input: unknown }>;
+
+/**
+ * The calls among `calls` (one step's, those the turn may still make) to a verb that `gather`s, in
+ * `scope`, asked more than once with arguments its schema takes: each group's inputs gathered into
+ * one (`Verb.gather`), run once at its first call, so the step is counted — and asked about — whole.
+ */
+export function gatheredCalls(registry: Pick<Registry, 'verb'>, calls: readonly ToolCall[], inScope: (verb: string) => boolean): GatheredCalls {
+  const byVerb = new Map<string, { index: number; input: unknown }[]>();
+  for (const [index, call] of calls.entries()) {
+    const name = verbNameOf(call.name);
+    const verb = registry.verb(name);
+    if (verb?.gather === undefined || !inScope(name)) continue;
+    const parsed = verb.input.safeParse(argumentsOf(call));
+    if (!parsed.success) continue;
+    byVerb.set(name, [...(byVerb.get(name) ?? []), { index, input: parsed.data }]);
+  }
+  const gathered: GatheredCalls = new Map();
+  for (const [name, group] of byVerb) {
+    const gather = registry.verb(name)?.gather;
+    const first = group[0];
+    if (gather === undefined || first === undefined || group.length < 2) continue;
+    const input = gather(group.map((call) => call.input));
+    for (const { index } of group) gathered.set(index, { first: first.index, input });
+  }
+  return gathered;
 }
 
 /** Read afresh: a signal may abort while a call is awaited. */

@@ -5,6 +5,7 @@
  */
 import { openAiTools } from '../verbs/project';
 import { actingAnswer } from './acting';
+import type { KeptStep, OpenModel } from './acting';
 import { AnswerStop, closingSentence, limitedAnswer } from './answer';
 import type { AnswerPieces } from './answer';
 import { lastQuestion } from './chatRequest';
@@ -52,7 +53,9 @@ export function answerSource(deps: SourceDeps) {
       const why = source.standIn;
       const model = (messages: readonly PromptMessage[]) =>
         standInModel(messages, { reason: why, verbs: plan.verbs, words: turn.words, wordMs: deps.options.standInWordMs, sleep: deps.sleep, signal: controller.signal });
-      const pieces = actingAnswer(model(turn.messages), turn.messages, plan.acting, {
+      // A retried turn replays the first step its first try recorded, and nothing is asked for it.
+      const kept = await plan.acting.steps.recorded(1);
+      const pieces = actingAnswer(kept === undefined ? model(turn.messages) : { kept }, turn.messages, plan.acting, {
         controller,
         next: (messages) => Promise.resolve(model(messages)),
         limits: () => ({ promptTokens: 0 }),
@@ -62,9 +65,11 @@ export function answerSource(deps: SourceDeps) {
       return { provider: STAND_IN, model: STAND_IN_MODEL, pieces, promptTokens: 0, bought: false };
     }
     const { prompt: system } = turn.bot;
-    const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...(await source.context)];
-    const promptTokens = estimateTokens(prompt.reduce((sum, message) => sum + message.content.length, 0));
     const tools = plan === undefined || plan.verbs.length === 0 ? undefined : openAiTools(plan.verbs);
+    // A retried acting turn whose first try recorded its first step replays it: no provider is asked for it.
+    const [context, kept] = await Promise.all([source.context, plan === undefined || tools === undefined ? undefined : plan.acting.steps.recorded(1)]);
+    const prompt: ChatMessage[] = [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...context];
+    const promptTokens = estimateTokens(prompt.reduce((sum, message) => sum + message.content.length, 0));
     const ask = (messages: readonly PromptMessage[]) =>
       openFirstAnswering(providerOrder(deps.providers, turn.bot), messages, {
         signal: controller.signal,
@@ -82,22 +87,30 @@ export function answerSource(deps: SourceDeps) {
           });
         },
       });
-    const open = await ask(prompt);
     const limitsFor = (model: string, spentUsd: number) => {
       const price = priceOf(deps.prices, model);
       const left = spendUsd === undefined ? undefined : Math.max(0, spendUsd - spentUsd);
       return { promptTokens, idleMs: deps.options.upstreamIdleMs, words: turn.words, ...(left === undefined ? {} : { spendUsd: left }), ...(price === undefined ? {} : { price }) };
     };
-    const pieces = plan === undefined || tools === undefined
-      ? limitedAnswer(open, { controller, ...limitsFor(open.model, 0) })
-      : actingAnswer(open, prompt, plan.acting, {
-          controller,
-          next: ask,
-          limits: limitsFor,
-          costOf: (model, usage) => costUsd(priceOf(deps.prices, model), usage),
-          sleep: deps.sleep,
-        });
-    return { provider: open.provider.name, model: open.model, pieces, promptTokens, bought: true };
+    if (plan === undefined || tools === undefined) {
+      const open = await ask(prompt);
+      return { provider: open.provider.name, model: open.model, pieces: limitedAnswer(open, { controller, ...limitsFor(open.model, 0) }), promptTokens, bought: true };
+    }
+    const acting = (first: OpenModel | KeptStep) =>
+      actingAnswer(first, prompt, plan.acting, {
+        controller,
+        next: ask,
+        limits: limitsFor,
+        costOf: (model, usage) => costUsd(priceOf(deps.prices, model), usage),
+        sleep: deps.sleep,
+      });
+    if (kept !== undefined) {
+      // Named as the provider that would have been asked first; it costs only the later steps it asks of any.
+      const [attempt] = providerOrder(deps.providers, turn.bot);
+      return { provider: attempt?.provider.name ?? null, model: attempt?.model ?? STAND_IN_MODEL, pieces: acting({ kept }), promptTokens, bought: true };
+    }
+    const open = await ask(prompt);
+    return { provider: open.provider.name, model: open.model, pieces: acting(open), promptTokens, bought: true };
   }
 
   /** The stand-in's text, word by word, as an answer. */

@@ -36,11 +36,16 @@ export async function recordedStep(tx: Queryable, turn: { person: string; turnKe
   return row === undefined ? undefined : stepOf(row);
 }
 
+/** A step as recorded, and whether this try recorded it (`mine`) or an earlier try of the turn had. */
+export interface ClaimedStep extends TurnStep {
+  mine: boolean;
+}
+
 /**
  * Records `said` as step `step` of the turn at `nowMs`, unless a try of it recorded that step first;
  * answers the step as recorded — the first try's, whichever try asks.
  */
-export async function claimStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }, said: TurnStep, nowMs: number): Promise<TurnStep> {
+export async function claimStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }, said: TurnStep, nowMs: number): Promise<ClaimedStep> {
   const { rows } = await tx.query<StepRow>(
     `insert into turn_steps (person, turn_key, step, text, tool_calls, created_at) values ($1, $2, $3, $4, $5, $6)
      on conflict (person, turn_key, step) do nothing
@@ -48,8 +53,9 @@ export async function claimStep(tx: Queryable, turn: { person: string; turnKey: 
     [turn.person, turn.turnKey, turn.step, said.text, JSON.stringify(said.toolCalls), new Date(nowMs).toISOString()],
   );
   const mine = rows[0];
-  if (mine !== undefined) return stepOf(mine);
-  return (await recordedStep(tx, turn)) ?? said;
+  if (mine !== undefined) return { ...stepOf(mine), mine: true };
+  const earlier = await recordedStep(tx, turn);
+  return earlier === undefined ? { ...said, mine: true } : { ...earlier, mine: false };
 }
 
 /** Clears every turn's steps, and the memories it forgot, recorded before `beforeMs`; answers how many steps went. Server only. */
@@ -60,7 +66,15 @@ export async function sweepTurnSteps(tx: Queryable, beforeMs: number): Promise<n
   return rows[0]?.n ?? 0;
 }
 
-/** The steps of one turn of `person`'s, kept at the clock's now, each claim its own transaction. */
-export function turnStepStore(db: Database, person: string, turnKey: string, clock: () => number): { claim: (step: number, said: TurnStep) => Promise<TurnStep> } {
-  return { claim: (step, said) => db.asPerson(person, (tx) => claimStep(tx, { person, turnKey, step }, said, clock())) };
+/** The steps of one turn of `person`'s, kept at the clock's now, each claim and each read its own transaction. */
+export function turnStepStore(
+  db: Database,
+  person: string,
+  turnKey: string,
+  clock: () => number,
+): { claim: (step: number, said: TurnStep) => Promise<ClaimedStep>; recorded: (step: number) => Promise<TurnStep | undefined> } {
+  return {
+    claim: (step, said) => db.asPerson(person, (tx) => claimStep(tx, { person, turnKey, step }, said, clock())),
+    recorded: (step) => db.asPerson(person, (tx) => recordedStep(tx, { person, turnKey, step })),
+  };
 }

@@ -25,7 +25,7 @@ export interface OutsideDeps {
   fetch?: typeof fetch;
   /** How a host name becomes addresses, to refuse private ones (`address.ts`); default: the system's resolver. */
   lookup?: Lookup;
-  /** The risk each MCP tool was first said to have, only ever raised (`keptRisks.ts`); default: kept for this process. */
+  /** The risk each MCP tool was first said to have, only ever raised (`keptRisks.ts`): the server keeps it in the database; default: kept for this process. */
   kept?: KeptRisks;
 }
 

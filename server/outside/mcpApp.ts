@@ -26,7 +26,7 @@ import { outsideCallOf } from './appLimits';
 import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
 import { AppFileError, secretValue, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';
-import { isSafer, keptRisksInMemory, stricter } from './keptRisks';
+import { isSafer, keptRisksInMemory } from './keptRisks';
 import type { OutsideDeps } from './loadOutside';
 import { believedRisk, claimedRisk, narrationOf, outsideVerb, verbPartOf } from './outsideVerb';
 
@@ -61,6 +61,8 @@ interface Link {
   client: Client;
   transport: StdioClientTransport | StreamableHTTPClientTransport;
   tools: ReadonlyMap<string, Tool>;
+  /** The risk each allowed tool is run at, as `risksOf` decided it for this connection. */
+  risks: ReadonlyMap<string, Risk>;
 }
 
 /** Opens the app of `file`: connected and listed once, or left out with the reason and tried again. */
@@ -123,11 +125,18 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       const has = [...tools.keys()].sort().join(', ');
       throw new AppFileError(file.file, 'tools', `names "${missing}", which the server does not have; it has: ${has === '' ? 'no tools' : has}.`);
     }
-    return { client, transport, tools };
+    let risks: ReadonlyMap<string, Risk>;
+    try {
+      risks = await risksOf(tools);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return { client, transport, tools, risks };
   }
 
   /** The verbs and narrators of `tools`; throws an `AppFileError` when one cannot be a verb. */
-  function verbsOf(tools: ReadonlyMap<string, Tool>): { verbs: Verb[]; narrators: Narrator[] } {
+  function verbsOf({ tools, risks }: Pick<Link, 'tools' | 'risks'>): { verbs: Verb[]; narrators: Narrator[] } {
     const made = file.allowed.map((name) => {
       const tool = tools.get(name) as Tool;
       return outsideVerb(file, {
@@ -135,7 +144,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
         description: tool.description ?? tool.title ?? '',
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-        risk: riskOfTool(name, tool),
+        risk: risks.get(name) as Risk,
         call: (input, signal) => call(name, input, signal),
       });
     });
@@ -143,17 +152,22 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   }
 
   /**
-   * The risk `tool` is run at: what its annotations claim (none: destructive), never safer than was
-   * ever kept for it (a server that claims a tool is safer now is held to the stricter, and that is
-   * logged), and a claim to only read believed only for a tool the file lists under `reads:`.
+   * The risk each allowed tool is run at: what its annotations claim (none: destructive), never
+   * safer than was ever kept for it (a server that claims a tool is safer now is held to the
+   * stricter, and that is logged), and a claim to only read believed only for a tool the file lists
+   * under `reads:`.
    */
-  function riskOfTool(name: string, tool: Tool): Risk {
-    const claimed = claimedRisk(tool.annotations);
-    const before = kept.get(file.file, name);
-    if (before !== undefined && isSafer(claimed, before)) deps.log({ event: 'outside.safer-claim', app: file.name, file: file.file, tool: name, kept: before, claimed });
-    const held = before === undefined ? claimed : stricter(before, claimed);
-    if (held !== before) kept.keep(file.file, name, held);
-    return believedRisk(held, file.reads.includes(name));
+  async function risksOf(tools: ReadonlyMap<string, Tool>): Promise<Map<string, Risk>> {
+    const claims = new Map(file.allowed.map((name) => [name, claimedRisk(tools.get(name)?.annotations)] as const));
+    const held = await kept.hold(file.name, claims);
+    const risks = new Map<string, Risk>();
+    for (const [name, claimed] of claims) {
+      // A tool the store said nothing of is held to the most it could be.
+      const { kept: before, held: now } = held.get(name) ?? { kept: undefined, held: 'destructive' };
+      if (before !== undefined && isSafer(claimed, before)) deps.log({ event: 'outside.safer-claim', app: file.name, file: file.file, tool: name, kept: before, claimed });
+      risks.set(name, believedRisk(now, file.reads.includes(name)));
+    }
+    return risks;
   }
 
   function narratorsOf(made: readonly Verb[]): Narrator[] {
@@ -202,7 +216,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   }
 
   function adopt(next: Link): void {
-    const made = verbsOf(next.tools);
+    const made = verbsOf(next);
     link = next;
     verbs = made.verbs;
     narrators = made.narrators;

@@ -134,6 +134,14 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
    */
   pin?: (input: z.output<I>, context: AskContext) => Promise<z.output<I>>;
   /**
+   * For a verb that counts what a whole turn does (`memory.forget`: how many memories the turn would
+   * forget): the inputs of its calls in one model step, as one input. The acting loop runs them as
+   * that one call, before any of them runs alone, so the step asks once — counting them all, naming
+   * them all — rather than running the first and asking at the second. Must pass the verb's own
+   * `input` schema.
+   */
+  gather?: (inputs: readonly z.output<I>[]) => z.output<I>;
+  /**
    * Whether this call of a write changes more than one thing (every schedule, a whole list, every
    * matching reminder): such a call is asked about first, always — the executor's risk rule, so no
    * app has to remember. Answered from the input and the person's rows (through `context.tx`), in

@@ -16,6 +16,8 @@ export { yourWords } from '../../db/forgotten';
 
 /** Most memories one question to forget may name. */
 export const FORGET_IDS_MAX = 100;
+/** Most other phrases one call to forget may gather (`also`): the calls of one model step, as one. */
+export const FORGET_ALSO_MAX = 31;
 
 /** Spaces collapsed, no end punctuation. */
 function tidy(text: string): string {
@@ -56,14 +58,36 @@ const remember = defineVerb({
   },
 });
 
+interface ForgetInput {
+  about: string;
+  also?: string[] | undefined;
+  ids?: string[] | undefined;
+}
+
+/** The words a call asks to forget: `about`, then each of `also`, tidied, once each. */
+function aboutsOf(input: ForgetInput): string[] {
+  return [...new Set([input.about, ...(input.also ?? [])].map(tidy))];
+}
+
 /**
- * The memories of the person's for this bot `memory.forget` would forget: those that mention
- * `about` — of them, only the ones `ids` names when it is given (a question's, fixed when it was asked).
+ * The memories of the person's for this bot `memory.forget` would forget, each with the words it was
+ * found by: those that mention `about` or one of `also` — of them, only the ones `ids` names when it
+ * is given (a question's, fixed when it was asked).
  */
-async function forgetting(input: { about: string; ids?: string[] | undefined }, ctx: { tx: Queryable; bot: string }): Promise<string[]> {
-  const about = await memoriesAbout(ctx.tx, { bot: ctx.bot, about: tidy(input.about) });
+async function forgetting(input: ForgetInput, ctx: { tx: Queryable; bot: string }): Promise<{ id: string; about: string }[]> {
+  const found = new Map<string, string>();
+  for (const about of aboutsOf(input)) for (const id of await memoriesAbout(ctx.tx, { bot: ctx.bot, about })) if (!found.has(id)) found.set(id, about);
   const named = input.ids;
-  return named === undefined ? about : about.filter((id) => named.includes(id));
+  return [...found].filter(([id]) => named === undefined || named.includes(id)).map(([id, about]) => ({ id, about }));
+}
+
+/** "your sister, Porto, and tea", in `language`'s way of listing (English's when it has none). */
+function listed(language: string | undefined, items: readonly string[]): string {
+  try {
+    return new Intl.ListFormat(language ?? 'en', { type: 'conjunction' }).format(items);
+  } catch {
+    return new Intl.ListFormat('en', { type: 'conjunction' }).format(items);
+  }
 }
 
 /** How many memories the call's turn has forgotten before it: a turn is counted whole, not call by call. */
@@ -78,6 +102,11 @@ const forget = defineVerb({
   example: 'forget what I said about my sister',
   input: z.object({
     about: z.string().min(3).max(200).describe('Words the memories to forget mention ("my sister").'),
+    also: z
+      .array(z.string().min(3).max(200))
+      .max(FORGET_ALSO_MAX)
+      .optional()
+      .describe('Leave this out: when one step calls this more than once, the server gathers here the other calls\' words, to ask once.'),
     ids: z
       .array(z.uuid())
       .max(FORGET_IDS_MAX)
@@ -89,22 +118,28 @@ const forget = defineVerb({
   }),
   risk: 'destructive',
   deadlineMs: 5000,
-  // One memory goes without a question; more than one in a turn — in one call or over several — is
-  // the person's to agree to.
+  // One memory goes without a question; more than one in a turn — in one call, in the calls of one
+  // step (gathered into one), or over several steps — is the person's to agree to.
   confirm: async (input, ctx) => (await forgottenBefore(ctx)) + (await forgetting(input, ctx)).length > 1,
+  // The calls of one model step are one call: what they would forget together is counted, and asked about, once.
+  gather: (inputs) => {
+    const [first, ...rest] = inputs.flatMap((input) => [input.about, ...(input.also ?? [])]);
+    const named = inputs.every((input) => input.ids !== undefined) ? [...new Set(inputs.flatMap((input) => input.ids ?? []))] : undefined;
+    return { about: first ?? '', ...(rest.length === 0 ? {} : { also: rest }), ...(named === undefined ? {} : { ids: named }) };
+  },
   // The question names these memories and no others: a yes forgets exactly them.
-  pin: async (input, ctx) => ({ ...input, ids: (await forgetting(input, ctx)).slice(0, FORGET_IDS_MAX) }),
+  pin: async (input, ctx) => ({ ...input, ids: (await forgetting(input, ctx)).slice(0, FORGET_IDS_MAX).map((found) => found.id) }),
   ask: async (input, ctx) => {
     const count = (await forgetting(input, ctx)).length;
     // "my sister" is said back as "your sister" in English; other languages say the words as given.
-    const about = ctx.language === undefined || ctx.language.split('-')[0] === 'en' ? yourWords(tidy(input.about)) : tidy(input.about);
-    return WORDS.count(ctx.language, 'forget', count, { about });
+    const english = ctx.language === undefined || ctx.language.split('-')[0] === 'en';
+    const abouts = aboutsOf(input).map((about) => (english ? yourWords(about) : about));
+    return WORDS.count(ctx.language, 'forget', count, { about: listed(ctx.language, abouts) });
   },
   async run(input, ctx) {
-    const about = tidy(input.about);
-    if (about.length < 3) throw new VerbInputError('Say a little more about what to forget.');
-    const ids = await forgetting({ ...input, about }, ctx);
-    return { count: await forgetMemories(ctx.tx, { ids, about, person: ctx.person, turn: ctx.turn, nowMs: ctx.nowMs }) };
+    if (aboutsOf(input).some((about) => about.length < 3)) throw new VerbInputError('Say a little more about what to forget.');
+    const found = await forgetting(input, ctx);
+    return { count: await forgetMemories(ctx.tx, { found, person: ctx.person, turn: ctx.turn, nowMs: ctx.nowMs }) };
   },
   standIn: {
     phrasings: [

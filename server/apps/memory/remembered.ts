@@ -55,14 +55,14 @@ export async function forgetAbout(tx: Queryable, filter: { bot: string; about: s
 }
 
 /**
- * Forgets the memories `ids` of the person's (each of which mentions `about`), and with them what
- * was said that mentions them or `about`; answers how many went. Each is counted against `turn`,
- * when the call is part of one.
+ * Forgets the memories `found` of the person's (each by the words it mentions, `about`), and with
+ * them what was said that mentions them or those words; answers how many went. Each is counted
+ * against `turn`, when the call is part of one.
  */
-export async function forgetMemories(tx: Queryable, forget: { ids: readonly string[]; about: string; person: string; turn: string | undefined; nowMs: number }): Promise<number> {
+export async function forgetMemories(tx: Queryable, forget: { found: readonly { id: string; about: string }[]; person: string; turn: string | undefined; nowMs: number }): Promise<number> {
   let forgotten = 0;
-  for (const id of forget.ids) {
-    if (!(await forgetMemory(tx, id, forget.about))) continue;
+  for (const { id, about } of forget.found) {
+    if (!(await forgetMemory(tx, id, about))) continue;
     forgotten += 1;
     if (forget.turn !== undefined) await keepForgottenInTurn(tx, { person: forget.person, turn: forget.turn, memory: id, nowMs: forget.nowMs });
   }

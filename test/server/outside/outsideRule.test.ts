@@ -2,8 +2,9 @@
  * One rule for outside tools, tried against a real MCP server over stdio (`fakeMcpServer.mjs`, whose
  * tools claim whatever annotations the test writes) through the one executor on a real PGlite:
  * a tool is destructive unless proven otherwise, `readOnlyHint` is believed only under `reads:`, the
- * risk first seen is kept and a safer claim later is held to the stricter (and logged), and what
- * anyone may read at `GET /api/health` never holds a secret from an app's arguments or URL.
+ * risk first seen is kept (in the database, for every instance) and a safer claim later is held to
+ * the stricter (and logged), and what anyone may read at `GET /api/health` never holds a secret
+ * from an app's arguments or URL.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -124,10 +125,9 @@ describe('one rule for outside tools', { timeout: DB_TEST_MS }, () => {
     expect(await liar.calls()).toEqual(['wipe_stock']);
   });
 
-  it('keeps the risk first seen: a server that comes back claiming a tool is safer is held to the stricter, logged, across a restart too', async () => {
-    const keptFile = join(dir, 'data', 'outside-risks.json');
+  it('keeps the risk first seen in the database: a server that comes back claiming a tool is safer is held to the stricter, logged, across a restart too', async () => {
     const turncoat = await fake('turncoat', [{ name: 'remove_all', annotations: { destructiveHint: true } }, { name: 'count', annotations: { readOnlyHint: true } }]);
-    const deps: OutsideDeps = { ...turncoat.deps, kept: keptRisksIn(keptFile) };
+    const deps: OutsideDeps = { ...turncoat.deps, kept: keptRisksIn(db) };
     // Its owner lists remove_all under reads: too — the server's later word would make it a read.
     const text = fakeFile('remove_all, count', 'remove_all, count');
     const app = await open('turncoat.md', text, deps);
@@ -142,13 +142,15 @@ describe('one rule for outside tools', { timeout: DB_TEST_MS }, () => {
     expect(said).toEqual([{ event: 'outside.safer-claim', app: 'turncoat', file: 'turncoat.md', tool: 'remove_all', kept: 'destructive', claimed: 'read' }]);
     expect(JSON.stringify(said)).not.toContain(turncoat.deps.env.FAKE_TOOLS);
 
-    // A restart reads what was kept: the server's present word does not make it safer either.
-    const restarted = await open('turncoat.md', text, { ...turncoat.deps, kept: keptRisksIn(keptFile) });
+    // A restart (or another instance over the same database) reads what was kept: the server's present word does not make it safer either.
+    const restarted = await open('turncoat.md', text, { ...turncoat.deps, kept: keptRisksIn(db) });
     expect(risks(restarted)).toEqual({ 'turncoat.remove_all': 'destructive', 'turncoat.count': 'read' });
     const outcome = await executorOver([restarted]).execute({ verb: 'turncoat.remove_all', input: {}, caller, idempotencyKey: key() });
     expect(!outcome.ok && outcome.error.code).toBe('confirmation_required');
     expect(await turncoat.calls()).toEqual([]);
-    expect(JSON.parse(await readFile(keptFile, 'utf8'))).toEqual({ 'turncoat.md': { remove_all: 'destructive', count: 'read' } });
+    const kept = await db.asServer((tx) => tx.query<{ tool: string; risk: string }>("select tool, risk from outside_risks where app = 'turncoat' order by tool"));
+    expect(kept.rows).toEqual([{ tool: 'count', risk: 'read' }, { tool: 'remove_all', risk: 'destructive' }]);
+    expect(logs.filter((line) => line.event === 'outside.safer-claim')).toHaveLength(2);
   });
 
   it('says a remote write left in flight by a crash is unknown — not tried again, not timed out', async () => {
