@@ -125,8 +125,8 @@ function send(
       });
     });
     // A connection the server closed on a body it refused, or dropped: no status, not a 5xx.
-    req.on('error', () => {
-      done({ status: 0, text: '' });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      done({ status: 0, text: error.code ?? error.message });
     });
     if ('whole' in body) {
       req.end(body.whole);
@@ -249,12 +249,15 @@ export async function run(): Promise<{ bench: 'bad-input'; routes: number; reque
     const who = await caller(base);
     const statuses = new Map<number, number>();
     const errorsAt: string[] = [];
+    /** The requests whose connection ended with no HTTP answer at all: each one a person would see as a reset. */
+    const droppedAt: string[] = [];
     let requests = 0;
     let healthMisses = 0;
     const note = (label: string, answer: Answer) => {
       requests++;
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       if (answer.status >= 500) errorsAt.push(`${label} ${String(answer.status)} ${answer.text.slice(0, 160)}`);
+      if (answer.status === 0) droppedAt.push(`${label}${answer.text === '' ? '' : ` (${answer.text})`}`);
     };
 
     // Warm-up: one well-formed-looking request per route, so the first use of a handler is not counted as growth.
@@ -303,6 +306,7 @@ export async function run(): Promise<{ bench: 'bad-input'; routes: number; reque
       healthMisses,
       heldUnanswered,
       droppedUnanswered: statuses.get(0) ?? 0,
+      droppedAt,
       statuses: Object.fromEntries([...statuses.entries()].sort((a, b) => a[0] - b[0])),
       errorsAt: errorsAt.slice(0, 20),
     };
