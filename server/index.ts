@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createBackend } from './backend';
+import { answerBrokenRequest } from './clientError';
 import { readBackendConfig } from './backendConfig';
 import { BotFileError, checkBotApps, checkBotSkills, loadBots } from './bots';
 import { checkSkillVerbs, loadSkills, SkillFileError } from './skills';
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
       }),
     );
   });
+  server.on('clientError', answerBrokenRequest);
   // A graceful stop: accept nothing new, let answers under way finish for at most `graceMs`, cut
   // the rest (each says it was cut, and is settled), close the database, exit 0. A second signal
   // exits at once.

@@ -18,7 +18,9 @@
  * Figures: `serverErrors` (answers 5xx, target 0; `errorsAt` names them), `rssGrowthMb` (the server
  * process's resident memory from /proc, its peak during the run over its level before — after one
  * warm-up request per route — target ≤ 32), `answeredThroughout` (`GET /api/health` answered 200
- * within `HEALTH_WITHIN_MS` after every request, and the held bodies were all answered or dropped).
+ * within `HEALTH_WITHIN_MS` after every request, and the held bodies were all answered or dropped),
+ * `droppedUnanswered` (requests whose connection ended with no HTTP status at all — a person would see
+ * a reset, not a sentence — target 0; `droppedAt` names each, route, input and the client's error).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -39,6 +41,7 @@ export const targets: readonly BenchTarget[] = [
   { figure: 'requests', atLeast: 100, what: 'bad requests sent' },
   { figure: 'serverErrors', atMost: 0, what: 'answers 5xx to bad input' },
   { figure: 'rssGrowthMb', atMost: 32, what: "the server's resident memory, peak over before" },
+  { figure: 'droppedUnanswered', atMost: 0, what: 'requests whose connection ended with no HTTP answer (droppedAt names them)' },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -113,8 +116,11 @@ function send(
       clearTimeout(timer);
       resolve(answer);
     };
-    const streamed = !('whole' in body);
-    const req = request(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers, ...(streamed ? { 'transfer-encoding': 'chunked' } : {}) } }, (res) => {
+    // Every body framed, as fetch and browsers frame it: node:http's client sends a DELETE's body with
+    // no Content-Length (nor chunked) of its own, so the server reads a DELETE without a body and the
+    // body's bytes as a malformed next request — answered by Node's bare 400 and a reset, not the door.
+    const framing = 'whole' in body ? { 'content-length': String(Buffer.byteLength(body.whole)) } : { 'transfer-encoding': 'chunked' };
+    const req = request(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers, ...framing } }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (part: Buffer) => parts.push(part));
       res.on('end', () => {
