@@ -16,6 +16,11 @@ function exchange(port: number, raw: string): Promise<string> {
   });
 }
 
+/** The `{error}` sentence of a raw answer's body. */
+function sentenceOf(body: string | undefined): string {
+  return (JSON.parse(body ?? '') as { error: string }).error;
+}
+
 describe('a request that breaks HTTP itself', () => {
   const servers: { close: () => void }[] = [];
   afterEach(() => {
@@ -50,20 +55,20 @@ describe('a request that breaks HTTP itself', () => {
     const broken = answer.slice(answer.lastIndexOf('HTTP/1.1 '));
     expect(broken).toMatch(/^HTTP\/1\.1 400 Bad Request/);
     expect(broken).toMatch(/connection: close/i);
-    expect(JSON.parse(broken.split('\r\n\r\n')[1] ?? '')).toEqual({ error: expect.stringMatching(/Content-Length or chunked/) });
+    expect(sentenceOf(broken.split('\r\n\r\n')[1])).toMatch(/Content-Length or chunked/);
   });
 
   it('says headers too large with 431', async () => {
     const port = await listening();
     const answer = await exchange(port, `GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large/);
-    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ error: expect.stringMatching(/headers are too large/) });
+    expect(sentenceOf(answer.split('\r\n\r\n')[1])).toMatch(/headers are too large/);
   });
 
   it('is answered 400 with a sentence when the first line is garbage', async () => {
     const port = await listening();
     const answer = await exchange(port, 'HELLO THERE\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);
-    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ error: expect.stringMatching(/not well-formed HTTP/) });
+    expect(sentenceOf(answer.split('\r\n\r\n')[1])).toMatch(/not well-formed HTTP/);
   });
 });
