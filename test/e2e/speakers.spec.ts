@@ -15,6 +15,7 @@ import { expect, test } from '@playwright/test';
 import type { JSHandle, Page } from '@playwright/test';
 import type { SpeakersEntry, SpeakersHarness } from './harness/speakers';
 import { startConfabServer } from './helpers/confabServer';
+import { TEST_BOTS_DIR } from './page/ownServer';
 import { startPcmVoiceEndpoint } from './helpers/pcmVoiceEndpoint';
 import type { PcmStreamOptions, PcmVoiceEndpoint } from './helpers/pcmVoiceEndpoint';
 import type { Listening } from '../server/chat/localServers';
@@ -161,8 +162,9 @@ test.describe('on a server of the test’s own, in front of a stand-in voice end
     // An in-memory database is migrated at start: seconds on a quiet machine, far more on a busy one.
     test.setTimeout(SERVER_PATIENCE_MS);
     upstream = await startPcmVoiceEndpoint(SLOW_PCM);
-    // The paid voice is bought only live (AGENTS_LIVE); with no provider the stand-in still answers.
-    server = await startConfabServer({ live: true, speech: { url: upstream.baseUrl, voice: 'alloy' } });
+    // The paid voice is bought only live (AGENTS_LIVE), and only for a bot whose voice is the endpoint
+    // (the test bots' studio); with no provider the stand-in still answers.
+    server = await startConfabServer({ live: true, botsDir: TEST_BOTS_DIR, speech: { url: upstream.baseUrl, voice: 'alloy' } });
   });
 
   test.afterAll(async () => {
@@ -173,7 +175,7 @@ test.describe('on a server of the test’s own, in front of a stand-in voice end
   test('(4) when the voice endpoint answers 500, the device voice speaks the same piece and the endpoint is asked once', async ({ page }) => {
     upstream.answerWith({ ...SLOW_PCM, status: 500 });
     const asked = upstream.replies.length;
-    const harness = await openHarness(page, server.url);
+    const harness = await openHarness(page, server.url, '?bot=studio');
     await harness.evaluate((h) => {
       h.converse('endpoint');
     });
@@ -193,7 +195,7 @@ test.describe('on a server of the test’s own, in front of a stand-in voice end
   test('(5) a reader interrupted mid-stream stops receiving bytes, and nothing more reaches the player', async ({ page }) => {
     upstream.answerWith(SLOW_PCM);
     const asked = upstream.replies.length;
-    const harness = await openHarness(page, server.url);
+    const harness = await openHarness(page, server.url, '?bot=studio');
     await harness.evaluate((h) => {
       h.converse('endpoint');
     });

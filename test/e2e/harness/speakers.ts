@@ -10,7 +10,8 @@
  * every buffer the player schedules, with its start and length on the audio clock.
  *
  * With `?rtf=0.85` in its address the device voice is the slow worker (slowTts.worker.ts): the
- * product's worker on a device making speech at that real-time factor.
+ * product's worker on a device making speech at that real-time factor. With `?bot=<slug>` the grant
+ * is for that bot (default `demo`): the paid voice is sold only to a bot whose voice is the endpoint.
  */
 import { createActor } from 'xstate';
 import type { Actor } from 'xstate';
@@ -67,6 +68,7 @@ export interface SpeakersHarness {
 
 const log: SpeakersEntry[] = [];
 const slowRtf = new URLSearchParams(location.search).get('rtf');
+const grantBot = new URLSearchParams(location.search).get('bot') ?? 'demo';
 const tts =
   slowRtf === null
     ? new TtsClient()
@@ -80,7 +82,7 @@ let conversation: Actor<typeof conversationMachine> | undefined;
 let hangUp: (() => void)[] = [];
 
 async function startConversationGrant(): Promise<string> {
-  const response = await fetch('/api/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: 'demo' }) });
+  const response = await fetch('/api/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bot: grantBot }) });
   if (!response.ok) throw new Error(`POST /api/start answered ${response.status}`);
   return ((await response.json()) as { grant: string }).grant;
 }
