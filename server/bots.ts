@@ -253,6 +253,27 @@ export function checkBotApps(bots: ReadonlyMap<string, Bot>, installed: readonly
   }
 }
 
+/**
+ * Refuses the start when a bot's one answer could never fit the site's windows
+ * (`CONFAB_SITE_LIMITS`): every answer holds the bot's `limits.spend` while it runs, so a site
+ * spend ceiling below it would refuse every answer of that bot, for everybody, for ever.
+ */
+export function checkBotsFitSite(bots: ReadonlyMap<string, Bot>, site: PersonLimits | undefined): void {
+  if (site === undefined) return;
+  for (const bot of bots.values()) {
+    for (const window of LIMIT_WINDOWS) {
+      const ceiling = site[window]?.spend;
+      if (ceiling !== undefined && bot.limits.spend > ceiling) {
+        throw new BotFileError(
+          `${bot.slug}.md`,
+          'limits.spend',
+          `is $${String(bot.limits.spend)} an answer, more than the site's ${window} spend in CONFAB_SITE_LIMITS ($${String(ceiling)}), so no answer of this bot could ever be given; lower it, or raise that ceiling.`,
+        );
+      }
+    }
+  }
+}
+
 function readVoice(file: string, value: unknown, languagesValue: unknown): { voice: BotVoice; languages: Language[] } {
   const fields = value === undefined ? {} : mapping(file, 'voice', value, VOICE_KEYS, 'voice.');
   const by = oneOf(file, 'voice.by', fields.by, SPEAKERS) ?? 'browser';

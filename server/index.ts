@@ -9,7 +9,7 @@ import { createApp } from './app';
 import { createBackend } from './backend';
 import { answerBrokenRequest } from './clientError';
 import { readBackendConfig } from './backendConfig';
-import { BotFileError, checkBotApps, checkBotSkills, loadBots } from './bots';
+import { BotFileError, checkBotApps, checkBotsFitSite, checkBotSkills, loadBots } from './bots';
 import { checkSkillVerbs, loadSkills, SkillFileError } from './skills';
 import { defaultWordsDir, loadWords } from './words/loadWords';
 import { WordsFileError } from './words/words';
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   const graceMs = stopGraceMs(env);
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
+  checkBotsFitSite(bots, backend.siteLimits);
   // Found beside this file: server/apps/ from source, build/server/apps/ when compiled. An app is a
   // folder, or one file naming an MCP server or an OpenAPI spec (server/outside/).
   const appsDir = fileURLToPath(new URL('./apps', import.meta.url));

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BotFileError, DEFAULT_LIMITS, checkBotApps, loadBots, parseBotFile, publicBot } from '../../server/bots';
+import { BotFileError, DEFAULT_LIMITS, checkBotApps, checkBotsFitSite, loadBots, parseBotFile, publicBot } from '../../server/bots';
 import { TALK } from '../../src/core/speech/talk';
 import { VOICES } from '../../src/core/voice/style';
 
@@ -68,6 +68,19 @@ describe('bot files', () => {
     }).toThrow('test.md: apps names "garden", which no app in server/apps/ provides (a folder, or an app file <app>.md); the apps here are: clock, lists.');
     expect(() => {
       checkBotApps(bots, ['garden', 'lists']);
+    }).not.toThrow();
+  });
+
+  it('refuses the start when one answer of a bot holds more than a site spend ceiling, which would refuse it for ever', () => {
+    const bots = new Map([['test', parseBotFile(FILE, botFile('limits: { spend: 0.5, perDay: { spend: 5 } }'))]]);
+    expect(() => {
+      checkBotsFitSite(bots, { perMinute: { spend: 0.25 }, perDay: { spend: 20 } });
+    }).toThrow("test.md: limits.spend is $0.5 an answer, more than the site's perMinute spend in CONFAB_SITE_LIMITS ($0.25), so no answer of this bot could ever be given; lower it, or raise that ceiling.");
+    expect(() => {
+      checkBotsFitSite(bots, { perMinute: { answers: 1 }, perDay: { spend: 0.5 } });
+    }).not.toThrow();
+    expect(() => {
+      checkBotsFitSite(bots, undefined);
     }).not.toThrow();
   });
 
