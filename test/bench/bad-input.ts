@@ -34,6 +34,7 @@ import { bodyRoutes } from '../../server/bodyCap';
 import type { BodyRoute } from '../../server/bodyCap';
 import { loadBots } from '../../server/bots';
 import type { BenchTarget } from '../helpers/benchSummary';
+import { streamSpaces } from '../helpers/spaces';
 import { openTestBackend } from '../helpers/testBackend';
 
 export const targets: readonly BenchTarget[] = [
@@ -45,7 +46,6 @@ export const targets: readonly BenchTarget[] = [
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHUNK = Buffer.alloc(16 * 1024, ' ');
 /** How far past its cap the chunked body would go, were it never refused. */
 const OVER_CAP_BYTES = 8 * 1024 * 1024;
 const HEALTH_WITHIN_MS = 5_000;
@@ -143,18 +143,7 @@ function send(
         done({ status: -1, text: '' });
       }, HELD_WITHIN_MS);
     } else {
-      let sent = 0;
-      const more = () => {
-        while (!answered && sent < body.chunked) {
-          sent += CHUNK.length;
-          if (!req.write(CHUNK)) {
-            req.once('drain', more);
-            return;
-          }
-        }
-        if (!answered) req.end();
-      };
-      more();
+      streamSpaces(req, body.chunked, () => answered);
     }
   });
 }

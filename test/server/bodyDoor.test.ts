@@ -15,12 +15,12 @@ import { LINE_BODY_MAX_BYTES } from '../../server/conversations';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { manualClock } from '../helpers/manualClock';
+import { SPACES, streamSpaces } from '../helpers/spaces';
 import { openTestBackend, TEST_APP_CONFIG, testBackendDeps } from '../helpers/testBackend';
 import type { TestBackend } from '../helpers/testBackend';
 import { serveApp } from './chat/localServers';
 import type { Listening } from './chat/localServers';
 
-const CHUNK = Buffer.alloc(16 * 1024, ' ');
 
 interface Answered {
   status: number;
@@ -41,7 +41,7 @@ function concrete(path: string): string {
 function sendChunked(url: string, method: string, path: string, totalBytes: number, framing: 'chunked' | 'length' = 'chunked'): Promise<Answered> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const framed = framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Math.ceil(totalBytes / CHUNK.length) * CHUNK.length) };
+    const framed = framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Math.ceil(totalBytes / SPACES.length) * SPACES.length) };
     const req = request(`${url}${path}`, { method, headers: { 'content-type': 'application/json', ...framed } }, (res) => {
       answered = true;
       const parts: Buffer[] = [];
@@ -54,18 +54,7 @@ function sendChunked(url: string, method: string, path: string, totalBytes: numb
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
-    let sent = 0;
-    const more = () => {
-      while (!answered && sent < totalBytes) {
-        sent += CHUNK.length;
-        if (!req.write(CHUNK)) {
-          req.once('drain', more);
-          return;
-        }
-      }
-      if (!answered) req.end();
-    };
-    more();
+    streamSpaces(req, totalBytes, () => answered);
   });
 }
 
