@@ -42,15 +42,15 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   layer(
-    ['src/core/**'],
+    ['core/**'],
     ['vue', 'vue/*', 'comlink', 'idb', 'onnxruntime-web', 'onnxruntime-web/*', 'node:*', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**', '**/server/**'],
-    'src/core is pure: no DOM, Vue, workers, Node or adapters.',
+    'core is pure: no DOM, Vue, workers, Node or adapters.',
   ),
-  layer(['src/platform/**'], ['vue', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'src/platform may use src/core only.'),
-  layer(['src/app/**'], ['**/ui/**', '**/server/**', 'node:*'], 'src/app may use src/core and src/platform only.'),
+  layer(['src/platform/**'], ['vue', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'src/platform may use core only.'),
+  layer(['src/app/**'], ['**/ui/**', '**/server/**', 'node:*'], 'src/app may use core and src/platform only.'),
   layer(['src/ui/**'], ['**/platform/**', '**/server/**', '**/workers/**', 'node:*'], 'src/ui uses src/app and core types, never adapters directly.'),
-  layer(['workers/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'workers may use src/core only.'),
-  layer(['server/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**'], 'server may use src/core only.'),
+  layer(['workers/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'workers may use core only.'),
+  layer(['server/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**'], 'server may use core only.'),
   {
     // Plain http (HOST=0.0.0.0 on a LAN) is no secure context, and has no randomUUID: src/platform/newId.ts.
     files: ['src/**'],

@@ -20,21 +20,21 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { BOT_SLUG } from '../src/core/route';
-import { resolveTalk, TalkSettingError } from '../src/core/speech/talk';
-import type { Talk } from '../src/core/speech/talk';
-import { VOICES } from '../src/core/voice/style';
-import { LANGUAGES_V3 } from '../src/core/voice/text';
-import type { Language } from '../src/core/voice/text';
-import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
-import type { BotVoice, MemoryKind, PublicBot } from '../src/core/bot';
+import { BOT_SLUG } from '../core/route';
+import { resolveTalk, TalkSettingError } from '../core/speech/talk';
+import type { Talk } from '../core/speech/talk';
+import { VOICES } from '../core/voice/style';
+import { LANGUAGES_V3 } from '../core/voice/text';
+import type { Language } from '../core/voice/text';
+import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../core/bot';
+import type { BotVoice, MemoryKind, PublicBot } from '../core/bot';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import type { PersonLimits } from './db/limits';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
 
-export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../src/core/bot';
-export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../src/core/bot';
+export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../core/bot';
+export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../core/bot';
 
 /**
  * A bot's ceilings, carried in every grant so nothing downstream can raise them: per answer, and

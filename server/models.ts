@@ -43,9 +43,9 @@ import {
   parseModelBase,
   serializeManifest,
   unreachableError,
-} from '../src/core/voice/manifest';
-import type { Manifest, Measured, Mismatch, ModelBase, ModelFile, ModelSource } from '../src/core/voice/manifest';
-import type { ModelVersion } from '../src/core/voice/text';
+} from '../core/voice/manifest';
+import type { Manifest, Measured, Mismatch, ModelBase, ModelFile, ModelSource } from '../core/voice/manifest';
+import type { ModelVersion } from '../core/voice/text';
 
 export interface ModelsDeps {
   /** Default `globalThis.fetch`. */

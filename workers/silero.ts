@@ -4,11 +4,11 @@
  * and sees the last 64 samples of the frame before, so an onset straddling two frames is seen whole.
  *
  * onnxruntime-web is injected, as for the voice (`supertonic.ts`), so the same code runs in a worker
- * and under vitest in Node. What the probabilities mean for a turn is decided in src/core
+ * and under vitest in Node. What the probabilities mean for a turn is decided in core
  * (`voiceActivity.ts`, then `yielding.ts`), never here.
  */
 import type * as Ort from 'onnxruntime-web';
-import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../src/core/speech/voiceActivity';
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../core/speech/voiceActivity';
 /** Samples of the previous frame the model is shown with each one. */
 const CONTEXT_SAMPLES = 64;
 /** The shape of the recurrent state v5 carries between frames. */

@@ -18,8 +18,8 @@
  * before any of them runs alone, so the step asks once, naming everything they would do.
  */
 import { createHash } from 'node:crypto';
-import { DOOR_EVENTS } from '../../src/core/acting/protocol';
-import type { PendingActionEvent, VerbRanEvent } from '../../src/core/acting/protocol';
+import { DOOR_EVENTS } from '../../core/acting/protocol';
+import type { PendingActionEvent, VerbRanEvent } from '../../core/acting/protocol';
 import { toolContent } from '../outside/fence';
 import { digestOf } from '../verbs/executor';
 import type { Executor, Outcome, TurnTaint } from '../verbs/executor';

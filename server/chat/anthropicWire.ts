@@ -14,7 +14,7 @@
  * (empty, absent or not an object: `{}`); empty text blocks are refused, so none is sent.
  */
 import { createHash } from 'node:crypto';
-import { isRecord } from '../../src/core/isRecord';
+import { isRecord } from '../../core/isRecord';
 import { UpstreamStreamError } from './errors';
 import type { PromptMessage, UpstreamEvent, UpstreamTool } from './upstream';
 

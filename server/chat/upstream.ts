@@ -12,7 +12,7 @@ import { failureOfResponse, isProvidersOwn, isTheirsToFix } from './providerFail
 import type { ToolCallPiece } from './toolCalls';
 import type { TokenUsage } from './prices';
 import { readSse } from './sse';
-import { isRecord } from '../../src/core/isRecord';
+import { isRecord } from '../../core/isRecord';
 
 /** One chat endpoint: OpenAI-shaped chat completions, or Anthropic's Messages API. */
 export interface Provider {

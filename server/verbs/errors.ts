@@ -3,9 +3,9 @@
  * can hear as it is ("That took too long, so I stopped waiting for it."); neither ever quotes an
  * argument, a result or what a handler threw.
  */
-import type { VerbErrorCode } from '../../src/core/acting/protocol';
+import type { VerbErrorCode } from '../../core/acting/protocol';
 
-export type { VerbErrorCode } from '../../src/core/acting/protocol';
+export type { VerbErrorCode } from '../../core/acting/protocol';
 
 const SENTENCES: Readonly<Record<VerbErrorCode, string>> = {
   invalid_input: 'That request was not quite right, so nothing was done.',

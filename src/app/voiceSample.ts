@@ -4,10 +4,10 @@
  * as each piece exists. This is the one place that plugs the worker client and the player together
  * for it.
  */
-import { chunkAll } from '../core/speech/chunker';
-import { TALK } from '../core/speech/talk';
-import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../core/voice/api';
-import { DEFAULT_SPEED } from '../core/voice/config';
+import { chunkAll } from '../../core/speech/chunker';
+import { TALK } from '../../core/speech/talk';
+import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../../core/voice/api';
+import { DEFAULT_SPEED } from '../../core/voice/config';
 import { createAudioPlayer } from '../platform/audio/player';
 
 export const SAMPLE_TEXT = 'Hello! This is how I sound. Everything I say is made here, on your own device.';

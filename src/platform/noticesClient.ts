@@ -4,8 +4,8 @@
  * page is the one saying one. Only the first claim of a notice wins, so of several open pages
  * exactly one says it.
  */
-import type { Notice } from '../core/acting/protocol';
-import { isRecord } from '../core/isRecord';
+import type { Notice } from '../../core/acting/protocol';
+import { isRecord } from '../../core/isRecord';
 import { failureOf, HttpError, httpClient } from './http';
 import type { Say } from './http';
 

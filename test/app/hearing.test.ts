@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Hearing, listenWithMicrophone, MICROPHONE_LOST, micRefused } from '../../src/app/hearing';
 import type { HeardFrame, MicRefused } from '../../src/app/hearing';
-import { EchoGateOptionError } from '../../src/core/speech/echoGateOptions';
+import { EchoGateOptionError } from '../../core/speech/echoGateOptions';
 import { MicrophoneError } from '../../src/platform/audio/microphone';
 import type { LevelFrame, MicrophoneLevel } from '../../src/platform/audio/microphone';
 import { speechEnvelope } from '../helpers/envelopeSpeech';

@@ -42,15 +42,15 @@
  */
 import os from 'node:os';
 import * as ort from 'onnxruntime-web';
-import { chunkAll } from '../../src/core/speech/chunker';
-import { realTimeFactor, SAFE_COST } from '../../src/core/speech/pace';
-import type { VoiceCost } from '../../src/core/speech/pace';
-import { TALK } from '../../src/core/speech/talk';
-import { GRAPHS } from '../../src/core/voice/contract';
-import type { GraphName } from '../../src/core/voice/contract';
-import type { SpokenPiece } from '../../src/core/voice/api';
-import { textToIds } from '../../src/core/voice/text';
-import type { ModelVersion } from '../../src/core/voice/text';
+import { chunkAll } from '../../core/speech/chunker';
+import { realTimeFactor, SAFE_COST } from '../../core/speech/pace';
+import type { VoiceCost } from '../../core/speech/pace';
+import { TALK } from '../../core/speech/talk';
+import { GRAPHS } from '../../core/voice/contract';
+import type { GraphName } from '../../core/voice/contract';
+import type { SpokenPiece } from '../../core/voice/api';
+import { textToIds } from '../../core/voice/text';
+import type { ModelVersion } from '../../core/voice/text';
 import { createTtsService } from '../../workers/ttsService';
 import { costedOrt } from '../helpers/costedOrt';
 import { buildCostlyGraphs, DEFAULT_SECONDS_PER_CHAR, SAMPLES_PER_FRAME, SUPERTONIC_2_FILE_BYTES } from '../helpers/costlySupertonic';

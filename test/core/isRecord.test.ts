@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRecord } from '../../src/core/isRecord';
+import { isRecord } from '../../core/isRecord';
 
 describe('isRecord', () => {
   it('takes an object with keys, and neither null, an array nor a plain value', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPageRoute, parseRoute } from '../../src/core/route';
+import { isPageRoute, parseRoute } from '../../core/route';
 
 describe('routes', () => {
   it('takes the root and the entry file as the home page', () => {

@@ -28,7 +28,7 @@ import {
   LATENT_CHANNELS,
   TEXT_EMBEDDING,
   type GraphName,
-} from '../../src/core/voice/contract';
+} from '../../core/voice/contract';
 import { FLOAT, OnnxGraph } from './onnxGraph';
 
 /** Samples per latent frame: `ae.base_chunk_size` (512) × `ttl.chunk_compress_factor` (6). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SAFE_COST } from '../../src/core/speech/pace';
-import type { VoiceCost } from '../../src/core/speech/pace';
+import { SAFE_COST } from '../../core/speech/pace';
+import type { VoiceCost } from '../../core/speech/pace';
 import { loadVoiceCost, saveVoiceCost, voiceCostKey } from '../../src/platform/voiceCostStore';
 import { memoryStorage } from '../helpers/memoryStorage';
 

@@ -1,10 +1,10 @@
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ModelContractError } from '../../src/core/voice/contract';
-import type { GraphName } from '../../src/core/voice/contract';
-import { readVoiceStyle } from '../../src/core/voice/style';
-import { textToIds } from '../../src/core/voice/text';
-import type { ModelVersion } from '../../src/core/voice/text';
+import { ModelContractError } from '../../core/voice/contract';
+import type { GraphName } from '../../core/voice/contract';
+import { readVoiceStyle } from '../../core/voice/style';
+import { textToIds } from '../../core/voice/text';
+import type { ModelVersion } from '../../core/voice/text';
 import { Cancelled, SupertonicEngine } from '../../workers/supertonic';
 import type { EngineFiles } from '../../workers/supertonic';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';

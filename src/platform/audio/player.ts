@@ -5,7 +5,7 @@
  * one AnalyserNode, so `level()` is the envelope of what is actually heard — the orb's assistant level.
  */
 
-import { pieceToSayAgain } from '../../core/speech/sayAgain';
+import { pieceToSayAgain } from '../../../core/speech/sayAgain';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
-import { TalkSettingError } from '../../../src/core/speech/talk';
+import { conversationMachine } from '../../../core/conversation/conversationMachine';
+import { TalkSettingError } from '../../../core/speech/talk';
 import { conversation } from '../../helpers/conversation';
 
 describe('failures', () => {

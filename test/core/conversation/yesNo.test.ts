@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { wordsOf } from '../../../src/core/conversation/phrases';
-import { answerOf } from '../../../src/core/conversation/yesNo';
-import type { YesNo } from '../../../src/core/conversation/yesNo';
+import { wordsOf } from '../../../core/conversation/phrases';
+import { answerOf } from '../../../core/conversation/yesNo';
+import type { YesNo } from '../../../core/conversation/yesNo';
 
 const cases: Record<string, [said: string, heard: YesNo][]> = {
   en: [

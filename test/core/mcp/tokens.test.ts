@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claudeCodeCommand, claudeDesktopConfig, mcpEndpointOf } from '../../../src/core/mcp/tokens';
+import { claudeCodeCommand, claudeDesktopConfig, mcpEndpointOf } from '../../../core/mcp/tokens';
 
 const TOKEN = 'confab_mcp_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
 

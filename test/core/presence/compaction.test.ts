@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkpointDue, compacted, keptSummary, recentMessages, RECENT_MESSAGES, summaryPrompt, SUMMARY_CHARS_MAX, verbatimSummary } from '../../../src/core/presence/compaction';
-import type { PromptLine } from '../../../src/core/presence/compaction';
+import { checkpointDue, compacted, keptSummary, recentMessages, RECENT_MESSAGES, summaryPrompt, SUMMARY_CHARS_MAX, verbatimSummary } from '../../../core/presence/compaction';
+import type { PromptLine } from '../../../core/presence/compaction';
 
 const thread = (lines: number): PromptLine[] => Array.from({ length: lines }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `line ${i + 1}` }));
 

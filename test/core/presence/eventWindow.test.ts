@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { append, boundsOf, emptyWindow, eventsFrom, latestConversationSeq, owedTo, WINDOW_CAPACITY } from '../../../src/core/presence/eventWindow';
-import type { EventWindow } from '../../../src/core/presence/eventWindow';
-import type { WindowEvent } from '../../../src/core/presence/protocol';
+import { append, boundsOf, emptyWindow, eventsFrom, latestConversationSeq, owedTo, WINDOW_CAPACITY } from '../../../core/presence/eventWindow';
+import type { EventWindow } from '../../../core/presence/eventWindow';
+import type { WindowEvent } from '../../../core/presence/protocol';
 
 const line = (n: number): WindowEvent => ({ kind: 'line', conversation: 'c1', line: { role: 'user', text: `line ${n}`, utteranceId: n } });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TEXT_MAX, isLiveState, isSeat, isWindowEvent, presenceMessageOf, publicationOf } from '../../../src/core/presence/protocol';
+import { EVENT_TEXT_MAX, isLiveState, isSeat, isWindowEvent, presenceMessageOf, publicationOf } from '../../../core/presence/protocol';
 
 const page = { page: 'page-000001', device: 'device-0001' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NOBODY, referee } from '../../../src/core/presence/referee';
-import type { RefereeEvent, RefereeState, Ruling } from '../../../src/core/presence/referee';
-import type { PageRef } from '../../../src/core/presence/protocol';
+import { NOBODY, referee } from '../../../core/presence/referee';
+import type { RefereeEvent, RefereeState, Ruling } from '../../../core/presence/referee';
+import type { PageRef } from '../../../core/presence/protocol';
 
 const laptopTab1: PageRef = { page: 'tab-one-0001', device: 'laptop-0001' };
 const laptopTab2: PageRef = { page: 'tab-two-0002', device: 'laptop-0001' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chunkAll, cutPiece, dropKept, endText, pushText, startChunking } from '../../../src/core/speech/chunker';
-import type { ChunkerState } from '../../../src/core/speech/chunker';
-import { TalkSettingError } from '../../../src/core/speech/talk';
+import { chunkAll, cutPiece, dropKept, endText, pushText, startChunking } from '../../../core/speech/chunker';
+import type { ChunkerState } from '../../../core/speech/chunker';
+import { TalkSettingError } from '../../../core/speech/talk';
 import { codeUnits, feed, randomDeltas } from '../../helpers/chunkFeed';
 import { seededRandom as seeded } from '../../helpers/random';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ON_DEVICE_AVAILABILITIES, disclosureWords, onDeviceAvailability, recognitionPlace, speechPackOffer } from '../../../src/core/speech/onDeviceRecognition';
+import { ON_DEVICE_AVAILABILITIES, disclosureWords, onDeviceAvailability, recognitionPlace, speechPackOffer } from '../../../core/speech/onDeviceRecognition';
 
 describe('where speech is turned into words', () => {
   it('is this device only once the browser says its pack is available', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkAll } from '../../../src/core/speech/chunker';
+import { chunkAll } from '../../../core/speech/chunker';
 import {
   audioMsOf,
   budgetChars,
@@ -15,9 +15,9 @@ import {
   realTimeFactor,
   SAFE_COST,
   stepsInTime,
-} from '../../../src/core/speech/pace';
-import type { Pace, PieceTiming, VoiceCost } from '../../../src/core/speech/pace';
-import { TALK } from '../../../src/core/speech/talk';
+} from '../../../core/speech/pace';
+import type { Pace, PieceTiming, VoiceCost } from '../../../core/speech/pace';
+import { TALK } from '../../../core/speech/talk';
 import { LONG_ANSWER } from '../../helpers/longAnswer';
 
 /** A device whose pieces cost a real-time factor of 0.5 at 8 steps, speaking 70 ms a character at speed 1. */

@@ -6,7 +6,7 @@ import {
   resolveSelfEcho,
   SELF_ECHO,
   SelfEchoOptionError,
-} from '../../../src/core/speech/selfEcho';
+} from '../../../core/speech/selfEcho';
 
 const said = [
   'Good morning! How did you sleep?',

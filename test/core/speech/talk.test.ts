@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveTalk, TALK, TalkSettingError } from '../../../src/core/speech/talk';
+import { resolveTalk, TALK, TalkSettingError } from '../../../core/speech/talk';
 
 describe('talk defaults', () => {
   it('speaks at 8 steps, opens at the same, may hurry a late piece to 4, aims for a 12-word opening and pauses 120 ms between pieces', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hearActivity, NO_SPEECH, VOICE_ACTIVITY } from '../../../src/core/speech/voiceActivity';
+import { hearActivity, NO_SPEECH, VOICE_ACTIVITY } from '../../../core/speech/voiceActivity';
 
 /** Whether each frame was in speech, after hearing `probabilities` from no speech. */
 function speechOver(probabilities: readonly number[]): boolean[] {

@@ -23,8 +23,8 @@ import {
   serializeManifest,
   toHex,
   unreachableError,
-} from '../../../src/core/voice/manifest';
-import type { ModelSource } from '../../../src/core/voice/manifest';
+} from '../../../core/voice/manifest';
+import type { ModelSource } from '../../../core/voice/manifest';
 import { SHARED_SUPERTONIC } from '../../helpers/supertonicData';
 
 const MANIFEST_FILE = resolve(import.meta.dirname, '..', '..', '..', 'models', 'manifest.json');

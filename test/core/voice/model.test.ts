@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readTtsConfig, samplesPerFrame, latentChannels, TtsConfigError, utteranceLength } from '../../../src/core/voice/config';
-import { checkGraph, CONTRACT, ModelContractError } from '../../../src/core/voice/contract';
-import type { ReportedTensor } from '../../../src/core/voice/contract';
-import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../src/core/voice/style';
+import { readTtsConfig, samplesPerFrame, latentChannels, TtsConfigError, utteranceLength } from '../../../core/voice/config';
+import { checkGraph, CONTRACT, ModelContractError } from '../../../core/voice/contract';
+import type { ReportedTensor } from '../../../core/voice/contract';
+import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../core/voice/style';
 import { ttsJson, voiceJson } from '../../helpers/supertonicData';
 
 describe('tts.json', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LanguageError, LANGUAGES_V2, LANGUAGES_V3, languagesOf, normaliseForSpeech, textToIds } from '../../../src/core/voice/text';
+import { LanguageError, LANGUAGES_V2, LANGUAGES_V3, languagesOf, normaliseForSpeech, textToIds } from '../../../core/voice/text';
 import { indexer } from '../../helpers/supertonicData';
 
 const v3 = indexer('supertonic-3');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { observeCost, paceAfter, paceOf, SAFE_COST } from '../../../src/core/speech/pace';
-import type { Pace, VoiceCost } from '../../../src/core/speech/pace';
+import { observeCost, paceAfter, paceOf, SAFE_COST } from '../../../core/speech/pace';
+import type { Pace, VoiceCost } from '../../../core/speech/pace';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import type { DeviceSpeakerDeps } from '../../../src/platform/speakers/deviceSpeaker';
 import type { SpeakerFailure } from '../../../src/platform/speakers/speaker';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { mount } from '@vue/test-utils';
 import OrbThumbnail from '../../../src/ui/orb/OrbThumbnail.vue';
-import { ORB_SHAPES } from '../../../src/core/orb/orbShapes';
-import { ORB } from '../../../src/core/orb/orbTuning';
+import { ORB_SHAPES } from '../../../core/orb/orbShapes';
+import { ORB } from '../../../core/orb/orbTuning';
 
 describe('a shape’s thumbnail', () => {
   it('draws each of the five shapes still, as an image named for people who cannot see it', () => {

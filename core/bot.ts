@@ -12,7 +12,7 @@ import type { Language } from './voice/text';
 export const SPEAKERS = ['browser', 'endpoint'] as const;
 export type Speaker = (typeof SPEAKERS)[number];
 
-/** The five shapes the orb can take, by id (src/core/orb/orbShapes.ts draws and names them). */
+/** The five shapes the orb can take, by id (core/orb/orbShapes.ts draws and names them). */
 export const ORB_SHAPES: readonly OrbShapeId[] = Object.freeze(SHAPES.map((shape) => shape.id));
 export type OrbShape = OrbShapeId;
 
