@@ -13,14 +13,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
 import { parseAppFile } from '../../../server/outside/appFile';
 import type { OpenApiAppFile } from '../../../server/outside/appFile';
 import type { OutsideDeps } from '../../../server/outside/loadOutside';
-import { OpenApiCallError, openApiApp, toJsonSchema } from '../../../server/outside/openApiApp';
+import { openApiApp } from '../../../server/outside/openApiApp';
+import { OpenApiCallError } from '../../../server/outside/openApiCall';
 import { narrationOf as fill } from '../../../server/outside/outsideVerb';
 import { createExecutor } from '../../../server/verbs/executor';
 import { testGate } from '../../helpers/testGate';
@@ -384,45 +384,5 @@ components:
     // Three levels are checked; what is below them is taken as it comes.
     expect(verb?.output.safeParse(level(3)).success).toBe(true);
     expect(verb?.output.safeParse({ name: 'a', children: [{ name: 'b', children: [{ note: 'no name' }] }] }).success).toBe(false);
-  });
-});
-
-describe('OpenAPI 3.0 schemas as JSON Schema 2020-12', () => {
-  const ajv = new Ajv2020({ strict: false });
-
-  it('says nullable as a null type or value, an exclusive bound as its number, an example as examples', () => {
-    const schema = toJsonSchema(
-      {
-        type: 'object',
-        properties: {
-          nickname: { type: 'string', nullable: true, example: 'Rex' },
-          size: { type: 'string', enum: ['s', 'l'], nullable: true },
-          weight: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 90, exclusiveMaximum: false },
-          owner: { allOf: [{ type: 'object' }], nullable: true },
-        },
-      },
-      '3.0',
-      'request',
-    );
-    expect(schema.properties).toEqual({
-      nickname: { type: ['string', 'null'], examples: ['Rex'] },
-      size: { type: ['string', 'null'], enum: ['s', 'l', null] },
-      weight: { type: 'number', exclusiveMinimum: 0, maximum: 90 },
-      owner: { anyOf: [{ allOf: [{ type: 'object' }] }, { type: 'null' }] },
-    });
-    const validate = ajv.compile(schema);
-    expect(validate({ nickname: null, size: null, weight: 1, owner: null })).toBe(true);
-    expect(validate({ weight: 0 })).toBe(false);
-  });
-
-  it('does not require of a request what the server writes (readOnly), nor of an answer what it never sends (writeOnly)', () => {
-    const user = { type: 'object', required: ['id', 'name', 'password'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' }, password: { type: 'string', writeOnly: true } } };
-    expect(toJsonSchema(user, '3.0', 'request').required).toEqual(['name', 'password']);
-    expect(toJsonSchema(user, '3.0', 'response').required).toEqual(['id', 'name']);
-  });
-
-  it('leaves 3.1’s own JSON Schema as it is', () => {
-    const schema = { type: ['string', 'null'], exclusiveMinimum: 3, examples: ['a'] };
-    expect(toJsonSchema(schema, '3.1', 'response')).toEqual(schema);
   });
 });
