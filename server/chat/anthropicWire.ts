@@ -1,9 +1,9 @@
 /**
- * Anthropic's Messages API, translated both ways, purely: the door's OpenAI-shaped conversation
- * (system prompt, turns, the assistant's tool calls and each call's answer) becomes one Messages
- * request; Anthropic's stream events (or one whole message) become the door's `UpstreamEvent`s;
- * and an Anthropic-shaped history turns back into OpenAI's, so a conversation that began on either
- * provider can be replayed on the other halfway through.
+ * Anthropic's Messages API, translated both ways: the door's OpenAI-shaped conversation (system
+ * prompt, turns, the assistant's tool calls and each call's answer) becomes one Messages request;
+ * Anthropic's stream events (or one whole message) become the door's `UpstreamEvent`s; and an
+ * Anthropic-shaped history turns back into OpenAI's, so a conversation that began on either
+ * provider can be replayed on the other halfway through. All but `anthropicWire` itself are pure.
  *
  * What differs, and is handled here: the system prompt is a field, not a message (every system
  * message, wherever it stands, goes there, in order); a tool call is a `tool_use` block in the
@@ -16,10 +16,41 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../../core/isRecord';
 import { UpstreamStreamError } from './errors';
-import type { PromptMessage, UpstreamEvent, UpstreamTool } from './upstream';
+import { answerBodyOf, eventJsonOf } from './providerWire';
+import type { PromptMessage, Provider, ProviderWire, Question, UpstreamEvent, UpstreamTool, WireRequest } from './providerWire';
+
+export const anthropicWire: ProviderWire = {
+  requestOf,
+  async *eventsOf(response) {
+    const body = await answerBodyOf(response);
+    if ('whole' in body) {
+      yield* eventsOfAnthropicMessage(body.whole);
+      return;
+    }
+    // Every event's `data` names its type, so the SSE `event:` field is not needed.
+    const reader = new AnthropicStreamReader();
+    for await (const data of body.stream) yield* reader.read(eventJsonOf(data));
+  },
+};
 
 /** The `anthropic-version` every request is sent with. */
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
+
+/** `<baseUrl>/v1/messages` (or `/messages` after a `/v1`), or `baseUrl` itself when it already is that path. */
+export function messagesUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  if (base.endsWith('/messages')) return base;
+  return base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`;
+}
+
+/** The ceiling is always `max_tokens`, which Anthropic requires; a provider's `tokensField` does not apply. */
+function requestOf(provider: Provider, question: Question): WireRequest {
+  return {
+    url: messagesUrl(provider.baseUrl),
+    headers: { 'x-api-key': provider.apiKey, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(anthropicRequestOf(question.messages, { model: question.model, maxTokens: question.answerTokens, stream: true, tools: question.tools })),
+  };
+}
 
 export interface AnthropicTextBlock {
   type: 'text';

@@ -5,7 +5,8 @@
  */
 import { NoProviderAnswered, ProviderError } from './errors';
 import { openUpstream } from './upstream';
-import type { Attempt, OpenOptions, OpenUpstream, PromptMessage } from './upstream';
+import type { Attempt, OpenOptions, OpenUpstream } from './upstream';
+import type { PromptMessage } from './providerWire';
 
 export interface FalloverOptions extends OpenOptions {
   /** Told of each provider passed over, before the next is asked. */

@@ -1,6 +1,6 @@
 /**
  * Server-sent events as they arrive: the `data` of each event from a byte stream, following the
- * WHATWG event-stream rules that matter to OpenAI-shaped providers — lines end in LF, CRLF or CR,
+ * WHATWG event-stream rules that matter to the providers — lines end in LF, CRLF or CR,
  * `:` lines are comments (some providers send them as keep-alives), several `data:` lines join
  * with a line feed, and an event is dispatched at a blank line (or at the end of the stream).
  */
@@ -32,7 +32,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         } else if (line.startsWith('data:')) {
           data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
         }
-        // Comments and the event/id/retry fields carry nothing an OpenAI stream needs.
+        // Comments and the event/id/retry fields carry nothing a provider's stream needs: Anthropic's data names its own type.
       }
       if (done) {
         if (buffer.startsWith('data:')) data.push(buffer.slice(buffer.startsWith('data: ') ? 6 : 5));

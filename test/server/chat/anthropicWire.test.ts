@@ -4,8 +4,10 @@ import {
   AnthropicStreamReader,
   anthropicRequestOf,
   anthropicToolId,
+  anthropicWire,
   eventsOfAnthropicMessage,
   finishReasonOf,
+  messagesUrl,
   OPENING_USER_TEXT,
   openAiHistoryOf,
   toolInputOf,
@@ -13,8 +15,7 @@ import {
 import { UpstreamStreamError } from '../../../server/chat/errors';
 import { failureBodyOf, isProvidersOwn, isTheirsToFix } from '../../../server/chat/providerFailure';
 import { ToolCallAccumulator } from '../../../server/chat/toolCalls';
-import type { PromptMessage, UpstreamEvent, UpstreamTool } from '../../../server/chat/upstream';
-import { messagesUrl } from '../../../server/chat/upstream';
+import type { PromptMessage, Provider, UpstreamEvent, UpstreamTool } from '../../../server/chat/providerWire';
 
 const ask = (messages: readonly PromptMessage[], tools?: readonly UpstreamTool[]) => anthropicRequestOf(messages, { model: 'claude-haiku-4-5', maxTokens: 4096, stream: true, tools });
 
@@ -273,5 +274,38 @@ describe('the Messages URL', () => {
     expect(messagesUrl('https://api.anthropic.com/')).toBe('https://api.anthropic.com/v1/messages');
     expect(messagesUrl('https://gateway.example/v1')).toBe('https://gateway.example/v1/messages');
     expect(messagesUrl('https://gateway.example/v1/messages')).toBe('https://gateway.example/v1/messages');
+  });
+});
+
+describe('Anthropic as a wire', () => {
+  const claude: Provider = { name: 'anthropic', kind: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKey: 'sk-ant-k', model: 'claude-haiku-4-5' };
+
+  it('posts a streamed Messages request under x-api-key and the version, its ceiling always max_tokens', () => {
+    const request = anthropicWire.requestOf({ ...claude, tokensField: 'max_completion_tokens' }, { model: 'claude-opus-4-5', messages: [{ role: 'user', content: 'Hi.' }], answerTokens: 256 });
+    expect(request.url).toBe('https://api.anthropic.com/v1/messages');
+    expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant-k', 'anthropic-version': '2023-06-01', accept: 'text/event-stream' });
+    expect(request.headers).not.toHaveProperty('authorization');
+    expect(JSON.parse(request.body)).toEqual({ model: 'claude-opus-4-5', max_tokens: 256, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi.' }] }], stream: true });
+  });
+
+  it('reads a response’s event stream, and one whole message, as the door’s events', async () => {
+    const read = async (response: Response) => {
+      const events: UpstreamEvent[] = [];
+      for await (const event of anthropicWire.eventsOf(response)) events.push(event);
+      return events;
+    };
+    const sse = [
+      { type: 'message_start', message: { usage: { input_tokens: 7, output_tokens: 1 } } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello.' } },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+    ].map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    const said = [
+      { type: 'delta', text: 'Hello.' },
+      { type: 'usage', usage: { promptTokens: 7, completionTokens: 2 } },
+      { type: 'finish', reason: 'stop' },
+    ];
+    expect(await read(new Response(sse.join(''), { headers: { 'content-type': 'text/event-stream' } }))).toEqual(said);
+    expect(await read(Response.json({ type: 'message', content: [{ type: 'text', text: 'Hello.' }], stop_reason: 'end_turn', usage: { input_tokens: 7, output_tokens: 2 } }))).toEqual(said);
+    await expect(read(new Response('data: {broken\n\n'))).rejects.toThrow(UpstreamStreamError);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isProvidersOwn } from '../../../server/chat/providerFailure';
-import { completionsUrl, providerOrder } from '../../../server/chat/upstream';
+import { providerOrder } from '../../../server/chat/upstream';
 import { provider } from './door';
 
 const alpha = provider('alpha', 'http://a/v1', 'a-own');
@@ -41,13 +41,5 @@ describe("what counts as a provider's own failure", () => {
   it('takes a 400 that says the model is missing as the provider’s own', () => {
     expect(isProvidersOwn(400, 'model_not_found')).toBe(true);
     expect(isProvidersOwn(400, 'context_length_exceeded')).toBe(false);
-  });
-});
-
-describe('the completions URL', () => {
-  it('adds /chat/completions to a base, and keeps a URL that already is the path', () => {
-    expect(completionsUrl('https://api.example.com/v1')).toBe('https://api.example.com/v1/chat/completions');
-    expect(completionsUrl('https://api.example.com/v1/')).toBe('https://api.example.com/v1/chat/completions');
-    expect(completionsUrl('https://api.example.com/v1/chat/completions')).toBe('https://api.example.com/v1/chat/completions');
   });
 });
