@@ -1,4 +1,4 @@
-// Type-aware lint for every execution context, plus the layer rules of DESIGN.md:
+// Type-aware lint for every execution context, plus the layer rules of docs/architecture.md:
 // ui → app → platform → core; workers → core; server → core/protocol.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

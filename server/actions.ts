@@ -11,6 +11,7 @@ import type { RunAnswers } from './runs/runService';
 import type { Database } from './db/database';
 import type { PersonEnv } from './person';
 import { Approval } from './verbs/approval';
+import { heardSentence } from './verbs/errors';
 import type { Executor } from './verbs/executor';
 import { actionAsked, answerAction, waitingRunActions } from './verbs/pendingActions';
 import type { PendingAction } from './verbs/pendingActions';
@@ -67,7 +68,7 @@ export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot
     if (action.run != null) {
       await runs?.answered(action, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error.code, message: outcome.error.sentence }, `action-${action.id}`);
     }
-    if (!outcome.ok) return c.json<ActionSettled>({ outcome: 'failed', sentence: outcome.error.sentence });
+    if (!outcome.ok) return c.json<ActionSettled>({ outcome: 'failed', sentence: heardSentence(outcome.error, wordsFor(action.bot, action.language ?? null)) });
     const narration = await executor.narrate({ verb: action.verb, input: outcome.input, output: outcome.output }, caller);
     return c.json<ActionSettled>({ outcome: 'done', sentence: [say(wordsFor(action.bot, action.language ?? null), 'acting.done'), ...narration].join(' ') });
   });

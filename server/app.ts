@@ -54,6 +54,8 @@ export interface ApiDeps extends SessionDeps {
   speak?: Hono;
   /** MCP over Streamable HTTP, serving /mcp (a personal MCP token only). */
   mcp?: Hono;
+  /** The page's words by language, `GET /api/words/<lang>` (nobody's: no cookie). */
+  words?: Hono;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -157,6 +159,7 @@ function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHou
     app.route('/', api.mcp);
   }
   app.route('/api', publicBotRoutes(api.bots));
+  if (api.words) app.route('/api', api.words);
   // Every other /api route knows who is asking: one sub-app behind one set of rules, so no route
   // can be left outside them (an unknown path meets them too, before its 404).
   const personal = new Hono<PersonEnv>();

@@ -63,8 +63,9 @@ import type { SkillsScope } from './verbs/verbRoutes';
 import type { Caller } from './verbs/verb';
 import { OPEN_SKILL, promptWithSkills, skillShelf } from './skills';
 import type { Skill } from './skills';
-import { digestOf } from './verbs/executor';
+import { digestOf } from './verbs/verbCalls';
 import { shippedWords } from './words/loadWords';
+import { pageWordsRoutes } from './words/pageWordsRoutes';
 import type { WordBook } from './words/loadWords';
 import { botWords, turnLanguage } from './words/turnWords';
 import type { Words } from './words/words';
@@ -359,6 +360,7 @@ export function createBackend(deps: BackendDeps): Backend {
     speak,
     personal,
     mcp: mcp.routes,
+    words: pageWordsRoutes(book),
     executor,
     running,
     mcpEndpoint: mcp,

@@ -16,6 +16,8 @@ import { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
+import { requestWords } from './words/requestWords';
+import { say } from './words/words';
 
 /** The largest body a route takes unless it declares more, in bytes. */
 export const BODY_CAP_BYTES = 64 * 1024;
@@ -48,6 +50,7 @@ type Chunk = { done: true; value?: undefined } | { done: false; value: Uint8Arra
 export interface BodyRefusal {
   /** 413 past the cap, 408 when it stopped arriving, 400 when the client cut it off. */
   status: 400 | 408 | 413;
+  /** The sentence, in the request's language (`## requests` of the words files). */
   sentence: string;
   capBytes: number;
 }
@@ -170,7 +173,8 @@ async function readWhole(c: Context, declaration: Declaration, timing: BodyTimin
   const declared = c.req.header('content-length');
   const chunked = c.req.header('transfer-encoding') !== undefined;
   if (!chunked && declared !== undefined && Number(declared) === 0) return undefined;
-  const tooLarge = { status: 413, sentence: `The request is over ${sizeWords(capBytes)}.`, capBytes } as const;
+  const words = requestWords((name) => c.req.header(name));
+  const tooLarge = { status: 413, sentence: say(words, 'requests.too-large', { size: sizeWords(capBytes) }), capBytes } as const;
   // A declared length past the cap is refused before a byte is read (HTTP itself ends the body there).
   if (!chunked && declared !== undefined && Number(declared) > capBytes) {
     lingerAfterAnswer(c);
@@ -194,13 +198,14 @@ async function readWhole(c: Context, declaration: Declaration, timing: BodyTimin
       try {
         next = await Promise.race([reader.read() as Promise<Chunk>, stall]);
       } catch {
-        return refuse(c, { status: 400, sentence: 'The request body was cut off before its end; send it again.', capBytes });
+        return refuse(c, { status: 400, sentence: say(words, 'requests.cut-off'), capBytes });
       } finally {
         cancelIdle();
       }
       if (next === 'stalled') {
         lingerAfterAnswer(c);
-        return refuse(c, { status: 408, sentence: `The request body stopped arriving; send all of it within ${String(Math.round(timing.wholeMs / 1000))} seconds, with no pause over ${String(Math.round(timing.idleMs / 1000))}.`, capBytes });
+        const pace = { whole: String(Math.round(timing.wholeMs / 1000)), idle: String(Math.round(timing.idleMs / 1000)) };
+        return refuse(c, { status: 408, sentence: say(words, 'requests.stalled', pace), capBytes });
       }
       if (next.done) break;
       size += next.value.byteLength;

@@ -17,11 +17,11 @@
  * Unknown keys are refused at every level: a misspelt `limts:` would otherwise be a ceiling that
  * silently never applies.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { parseDocument } from 'yaml';
 import { BOT_SLUG } from '../core/route';
-import { resolveTalk, TalkSettingError } from '../core/speech/talk';
+import { OptionError } from '../core/options';
+import { resolveTalk } from '../core/speech/talk';
 import type { Talk } from '../core/speech/talk';
 import { VOICES } from '../core/voice/style';
 import { LANGUAGES_V3 } from '../core/voice/text';
@@ -29,6 +29,7 @@ import type { Language } from '../core/voice/text';
 import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../core/bot';
 import type { BotVoice, MemoryKind, PublicBot } from '../core/bot';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
+import { readMdFolder, unreadable } from './mdFolder';
 import type { PersonLimits } from './db/limits';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
@@ -129,25 +130,24 @@ export const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*
 
 type Fields = Record<string, unknown>;
 
-/** Reads every `<slug>.md` in `dir` (README.md aside), keyed by slug; throws on the first bad file. */
-export async function loadBots(dir: string): Promise<Map<string, Bot>> {
-  let names: string[];
-  try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    names = entries
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && entry.name.toLowerCase() !== 'readme.md')
-      .map((entry) => entry.name)
-      .sort();
-  } catch (error) {
-    throw new BotFileError(dir, 'folder', 'cannot be read; the server needs a folder of bot files (`bots/<slug>.md`).', { cause: error });
-  }
-  const bots = new Map<string, Bot>();
-  for (const name of names) {
-    const file = join(dir, name);
-    const bot = parseBotFile(file, await readFile(file, 'utf8'));
-    bots.set(bot.slug, bot);
-  }
-  return bots;
+/**
+ * Reads every `<slug>.md` in `dir` (`readMdFolder`), keyed by slug; rejects on the first bad file.
+ * The files are read synchronously, at start; a promise still, for the callers that await it.
+ */
+export function loadBots(dir: string): Promise<Map<string, Bot>> {
+  return Promise.resolve().then(() => {
+    const files = readMdFolder(dir, (path, what, cause) =>
+      what === 'folder'
+        ? new BotFileError(dir, 'folder', 'cannot be read; the server needs a folder of bot files (`bots/<slug>.md`).', { cause })
+        : new BotFileError(path, 'file', unreadable(cause), { cause }),
+    );
+    const bots = new Map<string, Bot>();
+    for (const { path, text } of files) {
+      const bot = parseBotFile(path, text);
+      bots.set(bot.slug, bot);
+    }
+    return bots;
+  });
 }
 
 /** Parses one bot file's text; the slug is the file name without `.md`. */
@@ -293,9 +293,9 @@ function readVoice(file: string, value: unknown, languagesValue: unknown): { voi
   try {
     talk = resolveTalk(partial);
   } catch (error) {
-    if (!(error instanceof TalkSettingError)) throw error;
-    const [, key = 'voice', detail = error.message] = /^(voice\.\w+) (.*)$/s.exec(error.message) ?? [];
-    throw new BotFileError(file, key, detail, { cause: error });
+    if (!(error instanceof OptionError)) throw error;
+    // The message starts with the option's name, which BotFileError says itself.
+    throw new BotFileError(file, error.option, error.message.slice(error.option.length + 1), { cause: error });
   }
 
   const voices = list(file, 'voice.voices', fields.voices);

@@ -2,34 +2,27 @@
  * What a client that breaks HTTP itself hears: Node answers a request it cannot parse (a body with
  * no length on a DELETE, a header line too long, garbage) before any route runs, with a bare status
  * and a reset while the client may still be sending. Here it gets a status and a sentence in the
- * API's `{error}` shape, and the connection is closed once that is written.
+ * API's `{error}` shape, and the connection is closed once that is written. A request that broke
+ * HTTP has no headers to read a language from (and comes from a program, not a page), so the
+ * sentence is in the server's own language, from its words files (`## requests`).
  */
 import type { Socket } from 'node:net';
+import { BASE_LANGUAGE, shippedWords } from './words/loadWords';
+import { say } from './words/words';
+import type { WordKey } from './words/words';
 
 /** Node's `clientError` codes with a status of their own; anything else is a 400. */
-const STATUS_OF: Readonly<Record<string, { status: number; reason: string; sentence: string }>> = Object.freeze({
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    reason: 'Request Header Fields Too Large',
-    sentence: 'The request headers are too large; send fewer or shorter headers.',
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    reason: 'Request Timeout',
-    sentence: 'The request took too long to arrive; send it again.',
-  },
+const STATUS_OF: Readonly<Record<string, { status: number; reason: string; word: WordKey }>> = Object.freeze({
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', word: 'requests.headers-too-large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', word: 'requests.too-slow' },
 });
 
-const MALFORMED = {
-  status: 400,
-  reason: 'Bad Request',
-  sentence: 'The request is not well-formed HTTP (a body needs a Content-Length or chunked encoding); send it again as an HTTP client would.',
-};
+const MALFORMED = { status: 400, reason: 'Bad Request', word: 'requests.malformed' } as const;
 
 /** The raw response for `error`, as bytes ready for the socket. */
 export function brokenRequestAnswer(error: Error & { code?: string }): string {
-  const { status, reason, sentence } = STATUS_OF[error.code ?? ''] ?? MALFORMED;
-  const body = JSON.stringify({ error: sentence });
+  const { status, reason, word } = STATUS_OF[error.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify({ error: say(shippedWords().wordsIn(BASE_LANGUAGE), word) });
   return [
     `HTTP/1.1 ${status} ${reason}`,
     'Content-Type: application/json; charset=utf-8',

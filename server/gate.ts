@@ -25,12 +25,13 @@ import { settledOnce } from './chat/admission';
 import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
 import type { PersonLimits, Refusal } from './db/limits';
 import type { Queryable } from './db/queryable';
-import { LIMIT_WINDOWS, refusalSentence } from './db/limits';
+import { LIMIT_WINDOWS } from './db/limits';
+import { refusalSentence } from './words/refusalWords';
 import type { GrantClaims } from './grants';
 import type { DatabaseLedger, MoreWindows } from './ledger';
 import { SPEND_HOLD_GRACE_MS, spendOnly } from './ledger';
 import { VerbError } from './verbs/errors';
-import type { Caller } from './verbs/verb';
+import type { Caller, CallerEffects, OutsideCallAsk } from './verbs/verb';
 import { shippedWords } from './words/loadWords';
 import { say } from './words/words';
 import type { Words } from './words/words';
@@ -79,31 +80,6 @@ export interface EffectAsk {
   /** An outside call's app: its name, and its file's own windows (`limits`, calls per window). */
   app?: { name: string; limits?: PersonLimits };
   nowMs: number;
-}
-
-/** What one outside call is, as the app file says it. */
-export interface OutsideCallAsk {
-  app: string;
-  /** The file's `limits`, calls per window (as answers); unset: none of its own. */
-  limits?: PersonLimits;
-  /** The file's `pricePerCallUsd`; 0 when unset. */
-  pricePerCallUsd: number;
-  /** Whether the app is called with a credential from the server's environment (the site's key). */
-  credentialed: boolean;
-}
-
-/** An outside call admitted: settle it once the call has been made, however it ended. */
-export interface OutsidePass {
-  settle(): Promise<void>;
-}
-
-/**
- * What a verb's handler is given to spend: outside calls for this caller, admitted by the gate. The
- * only way an outside tool is called (`outsideVerb.ts` asks it first; without it, nothing goes out).
- */
-export interface CallerEffects {
-  /** Admits one call of `tool`; throws a `VerbError` with the refusal's sentence when the gate says no. */
-  outsideCall(ask: OutsideCallAsk, tool: string): Promise<OutsidePass>;
 }
 
 export interface GateDeps {

@@ -9,11 +9,11 @@
  * Every file is read and checked when the server starts; one invalid file stops the start with a
  * `SkillFileError` naming the file, as an invalid bot file does.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { FRONT_MATTER } from './bots';
+import { readMdFolder, unreadable } from './mdFolder';
 import { toolNameOf } from './verbs/project';
 
 /** The verb that opens a skill. */
@@ -60,20 +60,20 @@ export function skillShelf(skills: ReadonlyMap<string, Skill>): SkillShelf {
   };
 }
 
-/** Reads every `<name>.md` in `dir` (README.md aside); a folder that is not there holds none. */
-export async function loadSkills(dir: string): Promise<Map<string, Skill>> {
-  const skills = new Map<string, Skill>();
-  if (!existsSync(dir)) return skills;
-  const names = (await readdir(dir, { withFileTypes: true }))
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && entry.name.toLowerCase() !== 'readme.md')
-    .map((entry) => entry.name)
-    .sort();
-  for (const name of names) {
-    const file = join(dir, name);
-    const skill = parseSkillFile(file, await readFile(file, 'utf8'));
-    skills.set(skill.name, skill);
-  }
-  return skills;
+/**
+ * Reads every `<name>.md` in `dir` (`readMdFolder`); a folder that is not there holds none. Rejects
+ * on the first bad file. Read synchronously, at start, as the bots are.
+ */
+export function loadSkills(dir: string): Promise<Map<string, Skill>> {
+  return Promise.resolve().then(() => {
+    const skills = new Map<string, Skill>();
+    if (!existsSync(dir)) return skills;
+    for (const { path, text } of readMdFolder(dir, (path, _what, cause) => new SkillFileError(path, unreadable(cause), { cause }))) {
+      const skill = parseSkillFile(path, text);
+      skills.set(skill.name, skill);
+    }
+    return skills;
+  });
 }
 
 /** Parses one skill file's text; the name is the file name without `.md`. */

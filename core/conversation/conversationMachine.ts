@@ -8,6 +8,7 @@ import { and, assign, not, or, stateIn } from 'xstate';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { startChunking } from '../speech/chunker';
 import { resolveTalk } from '../speech/talk';
+import type { PageSay, PageWordKey } from '../pageWords';
 import type { ChatMessage, Problem, RecogniserError, TypingReason } from './events';
 import { decisions } from './decisions';
 import { named } from './machineSetup';
@@ -19,19 +20,17 @@ function typingFor(error: RecogniserError): TypingReason {
   return 'failed';
 }
 
-const recogniserReasons: Record<string, string> = {
-  'not-allowed': 'The microphone was not allowed, so this conversation is typed. Allow it and unmute to talk.',
-  'service-not-allowed': 'This browser would not start its speech recogniser, so this conversation is typed.',
-  'audio-capture': 'No microphone could be opened, so this conversation is typed.',
-  network: 'The browser’s speech recogniser could not reach its service, so this conversation is typed for now.',
-  'language-not-supported': 'The browser’s speech recogniser does not offer this language, so this conversation is typed.',
+const recogniserReasons: Readonly<Record<string, PageWordKey>> = {
+  'not-allowed': 'page-hearing.recogniser-not-allowed',
+  'service-not-allowed': 'page-hearing.recogniser-service-not-allowed',
+  'audio-capture': 'page-hearing.recogniser-audio-capture',
+  network: 'page-hearing.recogniser-network',
+  'language-not-supported': 'page-hearing.recogniser-language-not-supported',
 };
 
-function recogniserProblem(error: RecogniserError): Problem {
-  return {
-    kind: 'recogniser',
-    reason: recogniserReasons[error] ?? `The speech recogniser failed (${error}), so this conversation is typed for now.`,
-  };
+function recogniserProblem(error: RecogniserError, say: PageSay): Problem {
+  const known = recogniserReasons[error];
+  return { kind: 'recogniser', reason: known === undefined ? say('page-hearing.recogniser-failed', { error }) : say(known) };
 }
 
 /**
@@ -126,6 +125,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       answerEnded: false,
       recentlySpoken: [],
       problem: null,
+      words: { say: input.say },
       pace: null,
       language: input.language ?? 'en',
       pendingAction: null,
@@ -153,7 +153,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     },
     'recogniser.failed': {
       guard: not('transientRecogniser'),
-      actions: assign(({ event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error) })),
+      actions: assign(({ context, event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error, context.words.say) })),
     },
     'talk.release': { actions: assign({ talkHeld: false }) },
     'voice.heardOver': { actions: assign({ heardOver: true }) },

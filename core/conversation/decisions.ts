@@ -128,7 +128,7 @@ export const decisions = {
   // The sentences already kept are still said, as the voice is ready for them; what was
   // mid-sentence is written only.
   failAnswer: decide(({ context, event, enqueue }) => {
-    const reason = event.type === 'answer.failed' ? event.reason : 'The answer stopped.';
+    const reason = event.type === 'answer.failed' ? event.reason : context.words.say('page-answers.stopped');
     const next = { ...context, answerEnded: true, liveLine: '' };
     enqueue.assign({ answerEnded: true, liveLine: '', lines: settledLines(next, false), problem: { kind: 'answer', reason } satisfies Problem });
     if (!paced(context)) enqueue.assign({ chunker: dropKept(context.chunker) });
@@ -145,7 +145,7 @@ export const decisions = {
       answerEnded: true,
       liveLine: '',
       lines: settledLines(context, false),
-      problem: { kind: 'answer', reason: `No answer came within ${seconds} seconds; ask again.` },
+      problem: { kind: 'answer', reason: context.words.say('page-answers.too-slow', { seconds }) },
     });
   }),
   /** The person asked to be waited for: the live line clears, and nothing is said until they go on. */

@@ -3,6 +3,7 @@
  * dotted facts, named for what happened rather than what should be done about it.
  */
 import type { ActionSettled, PendingActionEvent } from '../acting/protocol';
+import type { PageSay } from '../pageWords';
 import type { Pace } from '../speech/pace';
 import type { Talk } from '../speech/talk';
 import type { ChunkerState } from '../speech/chunker';
@@ -157,10 +158,12 @@ export type ConversationEvent =
    */
   | { type: 'bot.asks'; action: PendingActionEvent; atMs: number };
 
-/** How a conversation starts; every field but `recogniser` has a default. */
+/** How a conversation starts; every field but `recogniser` and `say` has a default. */
 export interface ConversationInput {
   /** Whether the browser has a speech recogniser at all. */
   recogniser: boolean;
+  /** The page's words in the person's language: what it tells them when the answer or the recogniser fails. */
+  say: PageSay;
   /** Whether answers are spoken. Off: written only, nothing synthesised or requested. Default true. */
   speech?: boolean;
   /** Push-and-hold instead of an open microphone. Default false. */
@@ -220,6 +223,11 @@ export interface ConversationContext {
   /** What the assistant said in its last few utterances, for the self-echo check. */
   recentlySpoken: string[];
   problem: Problem | null;
+  /**
+   * The page's words in the person's language (`ConversationInput.say`), held in a record: xstate
+   * would take a function standing in an object handed to `assign` for an assigner and call it.
+   */
+  words: { readonly say: PageSay };
   /** The person's language (BCP 47), as a yes or a no is heard. */
   language: string;
   /** A verb waiting for the person's yes or no, from the answer; null when none waits. */

@@ -1,25 +1,23 @@
 /**
- * Short things people say, matched as words rather than characters: case and accents folded,
- * punctuation a word break, a phrase found only where its words stand together. The yes-or-no of a
- * confirmation (`yesNo.ts`) and the short turns (`shortTurns.ts`: backchannels, asking to wait)
- * are heard with these.
+ * Short things people say, matched as words rather than characters (`wordsOf`): case and accents
+ * folded, a phrase found only where its words stand together. The yes-or-no of a confirmation
+ * (`yesNo.ts`) and the short turns (`shortTurns.ts`: backchannels, asking to wait) are heard with
+ * these.
  */
+import { withoutAccents, wordsOf } from '../wordsOf';
 
-/** The words of `text`: case and accents folded, English "n't" as "not", apostrophes and any other punctuation a word break. */
-export function wordsOf(text: string): string[] {
-  const plain = text
-    .replace(/n['’ʼ]t\b/gi, ' not')
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-  return plain === '' ? [] : plain.split(' ');
+/**
+ * The words of `text` as phrases are matched: `wordsOf` with accents folded, and a negation said
+ * short read as the word it stands for — English "n't" as "not", French "n'" as "ne" ("don't" is
+ * "do not", "n'annule" is "ne annule") — so that every negation a lexicon names is heard.
+ */
+export function phraseWords(text: string): string[] {
+  return wordsOf(withoutAccents(text).replace(/n['’ʼ]t\b/gi, ' not').replace(/(?<![\p{L}\p{N}])n['’ʼ](?=\p{L})/giu, 'ne '));
 }
 
 /** Every phrase of `phrases` as its words, longest first, so "do not" is matched before "do". */
 export function phrasesOf(phrases: readonly string[]): string[][] {
-  return phrases.map(wordsOf).filter((words) => words.length > 0).sort((a, b) => b.length - a.length);
+  return phrases.map(phraseWords).filter((words) => words.length > 0).sort((a, b) => b.length - a.length);
 }
 
 /** Where each of `phrases` occurs in `words`: the indices of the words it covers. */

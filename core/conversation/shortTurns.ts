@@ -10,7 +10,7 @@
  * second"); anything more ("yeah but what about Tuesday") is a turn of its own. English is heard in
  * every language, as people say "okay" and "wait" whatever they speak.
  */
-import { covered, lexiconsFor, onlyPhrases, phrasesOf, wordsOf } from './phrases';
+import { covered, lexiconsFor, onlyPhrases, phrasesOf, phraseWords } from './phrases';
 
 interface ShortTurns {
   /** What a listener says to keep a speaker going. */
@@ -39,9 +39,9 @@ const LEXICONS = {
     around: ['eh', 'ah', 'oh', 'pues', 'y', 'ya', 'vale', 'por', 'favor', 'perdon'],
   },
   fr: {
-    backchannel: ['oui', 'ouais', 'd accord', 'ok', 'okay', 'mhm', 'mm', 'ah bon', 'je vois', 'exactement', 'c est vrai', 'bien sur', 'voila', 'carrement', 'vrai'],
+    backchannel: ['oui', 'ouais', "d'accord", 'ok', 'okay', 'mhm', 'mm', 'ah bon', 'je vois', 'exactement', "c'est vrai", 'bien sur', 'voila', 'carrement', 'vrai'],
     wait: ['attends', 'attendez', 'un instant', 'une seconde', 'un moment', 'une minute', 'deux secondes', 'laisse moi reflechir', 'minute'],
-    around: ['euh', 'ah', 'oh', 'bon', 'alors', 'et', 'oui', 'ouais', 's il te plait', 's il vous plait', 'pardon'],
+    around: ['euh', 'ah', 'oh', 'bon', 'alors', 'et', 'oui', 'ouais', "s'il te plait", "s'il vous plait", 'pardon'],
   },
   de: {
     backchannel: ['ja', 'genau', 'mhm', 'mm', 'stimmt', 'klar', 'okay', 'ok', 'aha', 'ach so', 'verstehe', 'richtig', 'natürlich', 'naturlich', 'gut', 'echt'],
@@ -52,7 +52,7 @@ const LEXICONS = {
 
 /** Whether `text` is some of `kind`'s phrases and nothing but them and the small words around them. */
 function onlyThese(text: string, language: string, kind: 'backchannel' | 'wait'): boolean {
-  const words = wordsOf(text);
+  const words = phraseWords(text);
   if (words.length === 0) return false;
   const lexicons: ShortTurns[] = lexiconsFor(LEXICONS, language);
   return onlyPhrases(words, lexicons.flatMap((l) => l[kind]), lexicons.flatMap((l) => l.around));
@@ -69,7 +69,7 @@ export function isBackchannel(text: string, language: string): boolean {
  * recogniser gives word by word is not judged on its first word.
  */
 export function beginsBackchannel(text: string, language: string): boolean {
-  const words = wordsOf(text);
+  const words = phraseWords(text);
   if (words.length === 0) return false;
   const lexicons: ShortTurns[] = lexiconsFor(LEXICONS, language);
   const backchannel = lexicons.flatMap((l) => l.backchannel);

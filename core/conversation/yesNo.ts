@@ -11,12 +11,12 @@
  * understood in every language, as people say "okay" and "stop" whatever they speak.
  */
 
-import { covered, lexiconsFor, onlyPhrases, phrasesOf, wordsOf } from './phrases';
+import { covered, lexiconsFor, onlyPhrases, phrasesOf, phraseWords } from './phrases';
 
 export type YesNo = 'yes' | 'no' | 'other';
 
 interface Lexicon {
-  /** Words and phrases of assent, each its words after `wordsOf`. */
+  /** Words and phrases of assent, each its words after `phraseWords`. */
   yes: readonly string[];
   /** Words and phrases that refuse, hold back or negate: any one of them makes a no. */
   no: readonly string[];
@@ -26,7 +26,7 @@ interface Lexicon {
 
 const LEXICONS = {
   en: {
-    yes: ['yes', 'yeah', 'yep', 'yup', 'ya', 'sure', 'ok', 'okay', 'alright', 'all right', 'do it', 'go ahead', 'please do', 'yes please', 'of course', 'absolutely', 'definitely', 'certainly', 'affirmative', 'go for it', 'that s right', 'correct', 'sounds good'],
+    yes: ['yes', 'yeah', 'yep', 'yup', 'ya', 'sure', 'ok', 'okay', 'alright', 'all right', 'do it', 'go ahead', 'please do', 'yes please', 'of course', 'absolutely', 'definitely', 'certainly', 'affirmative', 'go for it', "that's right", 'correct', 'sounds good'],
     no: ['no', 'nope', 'nah', 'not', 'stop', 'cancel', 'dont', 'do not', 'never', 'never mind', 'nevermind', 'wait', 'hold on', 'abort', 'negative', 'leave it'],
     around: ['please', 'thanks', 'thank', 'you', 'it', 'that', 'just', 'then', 'and', 'so', 'um', 'uh', 'er', 'oh', 'well', 'thing', 'now'],
   },
@@ -36,12 +36,12 @@ const LEXICONS = {
     around: ['por', 'favor', 'gracias', 'que', 'pues', 'y', 'eso', 'lo', 'ya', 'ahora', 'mmm', 'eh'],
   },
   fr: {
-    yes: ['oui', 'ouais', 'd accord', 'vas y', 'allez y', 'fais le', 'bien sur', 'carrement', 'absolument', 'entendu', 'parfait', 'ok', 'okay', 'volontiers'],
-    no: ['non', 'annule', 'annuler', 'arrete', 'arreter', 'ne', 'n', 'pas', 'jamais', 'attends', 'stop', 'laisse tomber', 'laisse'],
-    around: ['merci', 's il te plait', 's il vous plait', 'stp', 'svp', 'alors', 'c est', 'ca', 'euh', 'bon', 'maintenant'],
+    yes: ['oui', 'ouais', "d'accord", 'vas y', 'allez y', 'fais le', 'bien sur', 'carrement', 'absolument', 'entendu', 'parfait', 'ok', 'okay', 'volontiers'],
+    no: ['non', 'annule', 'annuler', 'arrete', 'arreter', 'ne', 'pas', 'jamais', 'attends', 'stop', 'laisse tomber', 'laisse'],
+    around: ['merci', "s'il te plait", "s'il vous plait", 'stp', 'svp', 'alors', "c'est", 'ca', 'euh', 'bon', 'maintenant'],
   },
   de: {
-    yes: ['ja', 'klar', 'mach das', 'mach es', 'mach s', 'machs', 'gerne', 'gern', 'genau', 'jawohl', 'in ordnung', 'einverstanden', 'sicher', 'natürlich', 'naturlich', 'okay', 'ok', 'los'],
+    yes: ['ja', 'klar', 'mach das', 'mach es', "mach's", 'machs', 'gerne', 'gern', 'genau', 'jawohl', 'in ordnung', 'einverstanden', 'sicher', 'natürlich', 'naturlich', 'okay', 'ok', 'los'],
     no: ['nein', 'nee', 'stopp', 'stop', 'abbrechen', 'brich ab', 'nicht', 'kein', 'keine', 'nie', 'niemals', 'warte', 'lass es', 'lass das'],
     around: ['bitte', 'danke', 'doch', 'dann', 'das', 'es', 'nur', 'jetzt', 'äh', 'also', 'schon'],
   },
@@ -52,7 +52,7 @@ const LEXICONS = {
  * such as `en-GB` or `de`; one this module does not know is heard as English).
  */
 export function answerOf(text: string, language: string): YesNo {
-  const words = wordsOf(text);
+  const words = phraseWords(text);
   if (words.length === 0) return 'other';
   const lexicons: Lexicon[] = lexiconsFor(LEXICONS, language);
   const no = phrasesOf(lexicons.flatMap((l) => l.no));

@@ -3,27 +3,28 @@
  * words, so settings offer them as five little drawings; the names here label those drawings for
  * people who cannot see them. The ids are the ones a bot file's `voice.visual` accepts.
  */
+import type { PageWordKey } from '../pageWords';
 
 /** The id of one of the orb's shapes, as a bot file's `voice.visual` names it. */
 export type OrbShapeId = 'halo' | 'ribbon' | 'bloom' | 'tide' | 'lattice';
 
-/** One shape the orb can take, with the words that name it. */
+/** One shape the orb can take, with the words (`words/<lang>.md`, `## page-orb`) that name it. */
 export interface OrbShape {
   /** The id stored in settings and bot files. */
   readonly id: OrbShapeId;
   /** A one-word name a person recognises ("Halo"). */
-  readonly name: string;
+  readonly name: PageWordKey;
   /** What the drawing shows, for the picker's label ("Rings rippling round a circle"). */
-  readonly description: string;
+  readonly description: PageWordKey;
 }
 
 /** Every shape, in the order settings offer them; the first is the default. */
 export const ORB_SHAPES: readonly OrbShape[] = Object.freeze([
-  { id: 'halo', name: 'Halo', description: 'Rings rippling round a circle' },
-  { id: 'ribbon', name: 'Ribbon', description: 'A braided band looping in a figure of eight' },
-  { id: 'bloom', name: 'Bloom', description: 'Petals of a flower laid over one another' },
-  { id: 'tide', name: 'Tide', description: 'Waves running side by side across the middle' },
-  { id: 'lattice', name: 'Lattice', description: 'Rings turning round a globe' },
+  { id: 'halo', name: 'page-orb.halo', description: 'page-orb.halo-drawn' },
+  { id: 'ribbon', name: 'page-orb.ribbon', description: 'page-orb.ribbon-drawn' },
+  { id: 'bloom', name: 'page-orb.bloom', description: 'page-orb.bloom-drawn' },
+  { id: 'tide', name: 'page-orb.tide', description: 'page-orb.tide-drawn' },
+  { id: 'lattice', name: 'page-orb.lattice', description: 'page-orb.lattice-drawn' },
 ] as const satisfies readonly OrbShape[]);
 
 /** The shape a page shows until a bot or a reader picks one. */

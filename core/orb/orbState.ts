@@ -4,6 +4,7 @@
  * assistive technology, so that a person who cannot see motion, or has asked for none, can still
  * tell the states apart.
  */
+import type { PageSay } from '../pageWords';
 
 /**
  * - `connecting`: the voice engine or the grant is still loading; nothing can be said yet.
@@ -27,17 +28,7 @@ export const ORB_STATES: readonly OrbState[] = Object.freeze([
   'error',
 ] as const satisfies readonly OrbState[]);
 
-const SENTENCES: Readonly<Record<OrbState, string>> = Object.freeze({
-  connecting: 'Getting ready',
-  listening: 'Listening',
-  hearing: 'Hearing you',
-  thinking: 'Thinking',
-  speaking: 'Speaking',
-  muted: 'Microphone off',
-  error: 'Something went wrong',
-});
-
-/** The short sentence announced to assistive technology when the orb shows `state`. */
-export function orbSentence(state: OrbState): string {
-  return SENTENCES[state];
+/** The short sentence announced to assistive technology when the orb shows `state`, in the person's language. */
+export function orbSentence(state: OrbState, say: PageSay): string {
+  return say(`page-orb.${state}`);
 }

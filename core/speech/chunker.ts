@@ -74,7 +74,7 @@ export interface Chunked {
 const TOKEN_OR_BREAK = /\S+|[\n\r]/gu;
 
 /**
- * A fresh chunker for one answer. Throws `TalkSettingError` for a `words` or `pieceChars` out of
+ * A fresh chunker for one answer. Throws `OptionError` for a `words` or `pieceChars` out of
  * range, naming the setting and what it accepts.
  */
 export function startChunking(options: ChunkOptions = {}): ChunkerState {

@@ -2,6 +2,8 @@
  * The echo gate's options: what each means, its default, the range it accepts, and the one merge
  * that checks them. `floor` is the lowest the bar goes, which is where it stays on headphones.
  */
+import { resolveOptions } from '../options';
+import type { Limits, Relation } from '../options';
 
 /** How the gate learns the leak and decides that a person is talking. */
 export interface EchoGateOptions {
@@ -135,53 +137,35 @@ export const ECHO_GATE: Readonly<EchoGateOptions> = Object.freeze({
   referenceMs: 200,
 });
 
-/** Raised for an echo-gate option a person must fix; says which, what it was, and what it may be. */
-export class EchoGateOptionError extends Error {
-  override readonly name = 'EchoGateOptionError';
-}
-
-const LIMITS: Record<keyof EchoGateOptions, readonly [min: number, max: number]> = {
-  margin: [1, 4],
-  floor: [0, 1],
-  peakShare: [0.001, 0.5],
-  peakMinMs: [0, 10_000],
-  memoryMs: [100, 600_000],
-  riseLimit: [1, 4],
-  headroom: [1, 4],
-  idleForgetMs: [1, 86_400_000],
-  minOverMs: [10, 2000],
-  bridgeMs: [0, 500],
-  tailMs: [0, 5000],
-  warmUpMs: [0, 10_000],
-  settleMs: [0, 60_000],
-  coldMargin: [1, 8],
-  turnMargin: [1, 4],
-  turnSettleMs: [0, 60_000],
-  referenceMs: [10, 2000],
+const LIMITS: Limits<EchoGateOptions> = {
+  margin: { min: 1, max: 4 },
+  floor: { min: 0, max: 1 },
+  peakShare: { min: 0.001, max: 0.5 },
+  peakMinMs: { min: 0, max: 10_000 },
+  memoryMs: { min: 100, max: 600_000 },
+  riseLimit: { min: 1, max: 4 },
+  headroom: { min: 1, max: 4 },
+  idleForgetMs: { min: 1, max: 86_400_000 },
+  minOverMs: { min: 10, max: 2000 },
+  bridgeMs: { min: 0, max: 500 },
+  tailMs: { min: 0, max: 5000 },
+  warmUpMs: { min: 0, max: 10_000 },
+  settleMs: { min: 0, max: 60_000 },
+  coldMargin: { min: 1, max: 8 },
+  turnMargin: { min: 1, max: 4 },
+  turnSettleMs: { min: 0, max: 60_000 },
+  referenceMs: { min: 10, max: 2000 },
 };
 
+const RELATIONS: readonly Relation<EchoGateOptions>[] = [
+  { option: 'coldMargin', is: 'at least', than: 'margin', because: 'a gate is never surer of a leak it has barely heard' },
+  { option: 'bridgeMs', is: 'under', than: 'minOverMs', because: 'a run over the bar that forgives its whole length would count silence' },
+];
+
 /**
- * Merges partial options over `ECHO_GATE` and checks them. Throws `EchoGateOptionError` naming the
- * field, the value and the allowed range, or the two fields that disagree.
+ * Merges partial options over `ECHO_GATE` and checks them. Throws `OptionError` naming the field
+ * (`echoGate.<field>`), the value and the allowed range, or the field that disagrees with another.
  */
 export function resolveEchoGate(partial: Partial<EchoGateOptions> = {}): EchoGateOptions {
-  const options: EchoGateOptions = { ...ECHO_GATE, ...partial };
-  for (const key of Object.keys(LIMITS) as (keyof EchoGateOptions)[]) {
-    const value = options[key];
-    const [min, max] = LIMITS[key];
-    if (!Number.isFinite(value) || value < min || value > max) {
-      throw new EchoGateOptionError(`echo gate ${key} is ${String(value)}; it must be a number from ${min} to ${max}.`);
-    }
-  }
-  if (options.coldMargin < options.margin) {
-    throw new EchoGateOptionError(
-      `echo gate coldMargin (${options.coldMargin}) is under margin (${options.margin}); a gate is never surer of a leak it has barely heard, so make coldMargin at least margin.`,
-    );
-  }
-  if (options.bridgeMs >= options.minOverMs) {
-    throw new EchoGateOptionError(
-      `echo gate bridgeMs (${options.bridgeMs}) is not under minOverMs (${options.minOverMs}); a run over the bar that forgives its whole length would count silence, so make bridgeMs smaller.`,
-    );
-  }
-  return options;
+  return resolveOptions('echoGate', ECHO_GATE, partial, LIMITS, RELATIONS);
 }

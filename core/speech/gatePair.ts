@@ -66,7 +66,7 @@ export interface GatePairState {
 
 /**
  * A pair that has heard nothing. `options` are both gates'; `cancelled` adjusts the second's over
- * them (default `CANCELLED_GATE`). Throws `EchoGateOptionError` for an option a person must fix.
+ * them (default `CANCELLED_GATE`). Throws `OptionError` for an option a person must fix.
  */
 export function startGatePair(options: Partial<EchoGateOptions> = {}, cancelled: Partial<EchoGateOptions> = CANCELLED_GATE): GatePairState {
   const cancelledOptions = { ...options, ...cancelled };

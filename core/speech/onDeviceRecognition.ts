@@ -6,6 +6,7 @@
  * `available` is heard on this device; anything else is the browser's own recogniser, which may
  * send the audio to the browser's maker.
  */
+import type { PageSay } from '../pageWords';
 
 export const ON_DEVICE_AVAILABILITIES = ['available', 'downloadable', 'downloading', 'unavailable'] as const;
 /** What the browser says of recognising one language on this device. */
@@ -24,17 +25,10 @@ export interface DisclosureWords {
   brief: string;
 }
 
-export function disclosureWords(place: RecognitionPlace): DisclosureWords {
-  if (place === 'device') {
-    return {
-      full: 'Your browser turns speech into words here, on this device: what you say is heard on this device and not sent away to be recognised. You can type instead at any time.',
-      brief: 'Your browser hears what you say on this device; it is not sent away to be recognised.',
-    };
-  }
-  return {
-    full: 'Your browser turns speech into words with its own recogniser, which may send what you say to the browser’s maker (for Chrome, Google). You can type instead at any time.',
-    brief: 'Your browser’s recogniser may send what you say to its maker (for Chrome, Google).',
-  };
+export function disclosureWords(place: RecognitionPlace, say: PageSay): DisclosureWords {
+  return place === 'device'
+    ? { full: say('page-hearing.on-device-full'), brief: say('page-hearing.on-device-brief') }
+    : { full: say('page-hearing.in-browser-full'), brief: say('page-hearing.in-browser-brief') };
 }
 
 /** The speech pack's download as asked for on this page: not asked, under way, done, or failed. */
@@ -47,21 +41,16 @@ export interface SpeechPackOffer {
 }
 
 /**
- * The settings' offer for the reader's language (`languageName`, as the reader reads it), or null
+ * The settings' offer for the reader's language (`languageName`, as the reader reads it), in `say`'s words, or null
  * where there is nothing to offer: the browser cannot recognise it on this device, or already does
  * and nothing was downloaded here.
  */
-export function speechPackOffer(availability: OnDeviceAvailability, download: SpeechPackDownload, languageName: string): SpeechPackOffer | null {
-  if (download === 'installed') return { sentence: `The speech pack for ${languageName} is installed: from now on, what you say is heard on this device.`, button: null };
-  if (download === 'installing' || availability === 'downloading') {
-    return { sentence: `Downloading the speech pack for ${languageName}. Until it is done, your browser’s recogniser may still send what you say to its maker.`, button: null };
-  }
-  if (download === 'failed') {
-    return { sentence: `The speech pack for ${languageName} could not be downloaded. Check that you are online and that this device has room for it, then try again.`, button: 'Try the download again' };
-  }
-  if (availability === 'downloadable') {
-    return { sentence: `Your browser can hear ${languageName} on this device, without sending what you say away, once it has downloaded a speech pack.`, button: 'Download the speech pack' };
-  }
+export function speechPackOffer(availability: OnDeviceAvailability, download: SpeechPackDownload, languageName: string, say: PageSay): SpeechPackOffer | null {
+  const language = { language: languageName };
+  if (download === 'installed') return { sentence: say('page-hearing.pack-installed', language), button: null };
+  if (download === 'installing' || availability === 'downloading') return { sentence: say('page-hearing.pack-downloading', language), button: null };
+  if (download === 'failed') return { sentence: say('page-hearing.pack-failed', language), button: say('page-hearing.pack-retry') };
+  if (availability === 'downloadable') return { sentence: say('page-hearing.pack-offered', language), button: say('page-hearing.pack-download') };
   return null;
 }
 

@@ -9,6 +9,8 @@
  * utterances with at most a few words substituted, dropped or inserted. Short transcripts are held
  * to more: "stop" is a person's word even when the assistant just sang "don't stop believing".
  */
+import { resolveOptions } from '../options';
+import type { Limits } from '../options';
 
 /** How a transcript is matched against what the assistant said. */
 export interface SelfEchoOptions {
@@ -42,30 +44,15 @@ export const SELF_ECHO: Readonly<SelfEchoOptions> = Object.freeze({
   minWords: 3,
 });
 
-/** Raised for a self-echo option a person must fix; says which, what it was, and what it may be. */
-export class SelfEchoOptionError extends Error {
-  override readonly name = 'SelfEchoOptionError';
-}
-
-const LIMITS: Record<keyof SelfEchoOptions, readonly [min: number, max: number, whole: boolean]> = {
-  remember: [1, 50, true],
-  slipShare: [0, 0.5, false],
-  minWords: [1, 20, true],
+const LIMITS: Limits<SelfEchoOptions> = {
+  remember: { min: 1, max: 50, whole: true },
+  slipShare: { min: 0, max: 0.5 },
+  minWords: { min: 1, max: 20, whole: true },
 };
 
-/** Merges partial options over `SELF_ECHO` and checks them; throws `SelfEchoOptionError` naming the field, the value and the range. */
+/** Merges partial options over `SELF_ECHO` and checks them; throws `OptionError` naming the field (`selfEcho.<field>`), the value and the range. */
 export function resolveSelfEcho(partial: Partial<SelfEchoOptions> = {}): SelfEchoOptions {
-  const options: SelfEchoOptions = { ...SELF_ECHO, ...partial };
-  for (const key of Object.keys(LIMITS) as (keyof SelfEchoOptions)[]) {
-    const value = options[key];
-    const [min, max, whole] = LIMITS[key];
-    if (!Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
-      throw new SelfEchoOptionError(
-        `self-echo ${key} is ${String(value)}; it must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}.`,
-      );
-    }
-  }
-  return options;
+  return resolveOptions('selfEcho', SELF_ECHO, partial, LIMITS);
 }
 
 /** Number words the recogniser may write as digits or the other way round, 0–20 and the tens. */

@@ -3,6 +3,9 @@
  * (the timings behind them are in docs/performance.md). A bot file's `voice:` block may override any
  * of them; `resolveTalk` merges and checks.
  */
+import { resolveOptions } from '../options';
+import type { Limits } from '../options';
+
 export interface Talk {
   /**
    * Flow-matching solver steps for every piece after the opening. Cost is very nearly linear in
@@ -53,41 +56,22 @@ export const TALK: Readonly<Talk> = Object.freeze({
   pieceChars: 300,
 });
 
-const LIMITS: Record<keyof Talk, readonly [min: number, max: number]> = {
-  steps: [1, 64],
-  opening: [1, 64],
-  floor: [1, 64],
-  words: [3, 60],
-  gapMs: [0, 2000],
-  pieceChars: [40, 2000],
+const LIMITS: Limits<Talk> = {
+  steps: { min: 1, max: 64, whole: true },
+  opening: { min: 1, max: 64, whole: true },
+  floor: { min: 1, max: 64, whole: true },
+  words: { min: 3, max: 60, whole: true },
+  gapMs: { min: 0, max: 2000 },
+  pieceChars: { min: 40, max: 2000, whole: true },
 };
-
-/** Raised for a talk setting a person must fix (in a bot file or settings); says which and why. */
-export class TalkSettingError extends Error {
-  override readonly name = 'TalkSettingError';
-}
 
 /**
  * Merges a partial talk block over the defaults. `opening` follows `steps` unless it is given, and
- * `floor` is half of `steps` (rounded up) unless it is given. Throws `TalkSettingError` naming the
- * field, the value and the allowed range.
+ * `floor` is half of `steps` (rounded up) unless it is given. Throws `OptionError` naming the field
+ * (`voice.<field>`, as a bot file spells it), the value and the allowed range.
  */
 export function resolveTalk(partial: Partial<Talk> = {}): Talk {
   const steps = partial.steps ?? TALK.steps;
-  const floor = partial.floor ?? (Number.isInteger(steps) ? Math.max(1, Math.ceil(steps / 2)) : TALK.floor);
-  const talk: Talk = { ...TALK, ...partial, steps, opening: partial.opening ?? steps, floor };
-  for (const key of Object.keys(LIMITS) as (keyof Talk)[]) {
-    const value = talk[key];
-    const [min, max] = LIMITS[key];
-    const whole = key !== 'gapMs';
-    if (!Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
-      throw new TalkSettingError(
-        `voice.${key} is ${String(value)}; it must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}.`,
-      );
-    }
-  }
-  if (talk.floor > talk.steps) {
-    throw new TalkSettingError(`voice.floor is ${talk.floor}; it must be a whole number from 1 to voice.steps (${talk.steps}).`);
-  }
-  return talk;
+  const floor = Number.isInteger(steps) ? Math.max(1, Math.ceil(steps / 2)) : TALK.floor;
+  return resolveOptions('voice', { ...TALK, opening: steps, floor }, partial, LIMITS, [{ option: 'floor', is: 'at most', than: 'steps' }]);
 }

@@ -2,6 +2,8 @@
  * What the engine needs from a model version's `tts.json`, and the arithmetic of one utterance's
  * length: how many samples the voice will say and how many latent frames make them.
  */
+import { checkOption } from '../options';
+import type { Limit } from '../options';
 
 export interface TtsConfig {
   /** Output sample rate, `ae.sample_rate` (44,100 Hz). */
@@ -14,28 +16,24 @@ export interface TtsConfig {
   latentDim: number;
 }
 
-/** A `tts.json` the engine cannot use; names the field. */
-export class TtsConfigError extends Error {
-  override readonly name = 'TtsConfigError';
-}
+/** Each field `readTtsConfig` reads is a count of samples, chunks or channels. */
+const COUNT: Limit = { over: 0, whole: true };
 
-function positiveInteger(json: unknown, path: readonly string[]): number {
+/** The number at `path` in `json`; throws `OptionError` naming it (`tts.json <path>`) when it is missing or not a count. */
+function count(json: unknown, path: readonly string[]): number {
   let value: unknown = json;
   for (const key of path) {
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   }
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new TtsConfigError(`tts.json: ${path.join('.')} must be a positive whole number; it is ${value === undefined ? 'missing' : JSON.stringify(value)}.`);
-  }
-  return value;
+  return checkOption(`tts.json ${path.join('.')}`, value, COUNT);
 }
 
 export function readTtsConfig(json: unknown): TtsConfig {
   return {
-    sampleRateHz: positiveInteger(json, ['ae', 'sample_rate']),
-    baseChunkSize: positiveInteger(json, ['ae', 'base_chunk_size']),
-    chunkCompressFactor: positiveInteger(json, ['ttl', 'chunk_compress_factor']),
-    latentDim: positiveInteger(json, ['ttl', 'latent_dim']),
+    sampleRateHz: count(json, ['ae', 'sample_rate']),
+    baseChunkSize: count(json, ['ae', 'base_chunk_size']),
+    chunkCompressFactor: count(json, ['ttl', 'chunk_compress_factor']),
+    latentDim: count(json, ['ttl', 'latent_dim']),
   };
 }
 
@@ -52,6 +50,9 @@ export function latentChannels(config: TtsConfig): number {
 /** Default speaking rate; the duration predictor's seconds are divided by it. */
 export const DEFAULT_SPEED = 1.05;
 
+/** The speaking rates the engine accepts: 0.5 (half pace) to 2; `DEFAULT_SPEED` is the model's own. */
+const SPEED: Limit = { min: 0.5, max: 2 };
+
 export interface UtteranceLength {
   /** Samples of speech after trimming: `floor(duration / speed × rate)`. */
   samples: number;
@@ -61,12 +62,10 @@ export interface UtteranceLength {
 
 /**
  * The length of one utterance from the duration predictor's seconds. `speed` above 1 is faster;
- * the sensible range is 0.9–1.5 and anything outside 0.5–2 is refused.
+ * the sensible range is 0.9–1.5 and anything outside 0.5–2 is refused with `OptionError`.
  */
 export function utteranceLength(durationSeconds: number, speed: number, config: TtsConfig): UtteranceLength {
-  if (!Number.isFinite(speed) || speed < 0.5 || speed > 2) {
-    throw new RangeError(`speed is ${speed}; it must be from 0.5 to 2 (1.05 is the model's own pace).`);
-  }
+  checkOption('speed', speed, SPEED);
   const seconds = Number.isFinite(durationSeconds) && durationSeconds > 0 ? durationSeconds / speed : 0;
   const samples = Math.floor(seconds * config.sampleRateHz);
   return { samples, frames: Math.ceil(samples / samplesPerFrame(config)) };

@@ -4,22 +4,24 @@
  * as the door's words are: in markdown a site owner can read, never in code. An app's folder holds
  * `words/<lang>.md`, one `- <key>: <text>` a line (a title and notes may stand around them).
  *
- * English (`en.md`) names every key the app has and is every other language's fallback, so a word
- * a language lacks is said in English, never as nothing. `{name}` is filled in when it is said. A
- * key ending `-one` is the form for exactly one (`count-one` beside `count`), which `count` picks.
- * A bad file (a key English lacks, a key given twice, a line under the title that is not an item,
- * no English) stops the app from loading, naming the file and the key.
+ * Every language's file names every key the app has, as English (`en.md`) does: no language
+ * borrows another's words, so a person is never answered in a language they did not ask for, and a
+ * language with no file says nothing. Where nobody's language is known (an MCP call), the words are
+ * English's. `{name}` is filled in when it is said. A key ending `-one` is the form for exactly one
+ * (`count-one` beside `count`), which `count` picks. A bad file (a key English lacks or has, a key
+ * given twice, a line under the title that is not an item, no English) stops the app from loading,
+ * naming the file and the key.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FLOOR_LANGUAGE, readWordsFiles } from '../words/loadWords';
+import { BASE_LANGUAGE, readWordsFiles } from '../words/loadWords';
 import { filledIn, PLACEHOLDER, WordsFileError } from '../words/words';
 
 export interface AppWords {
   /** The languages with a file, `en` first. */
   readonly languages: readonly string[];
-  /** `key` in `language` (its own file, then its base language's, then English), filled in. */
+  /** `key` in `language` (its own file, else its base language's; English when none is given), filled in; nothing for a language with no file. */
   say(language: string | undefined, key: string, fill?: Readonly<Record<string, string>>): string;
   /** As `say`, in the key's `-one` form when `n` is 1; `{n}` is `n`. */
   count(language: string | undefined, key: string, n: number, fill?: Readonly<Record<string, string>>): string;
@@ -37,30 +39,28 @@ export function appWords(folder: URL | string): AppWords {
   const dir = join(typeof folder === 'string' ? folder : fileURLToPath(folder), 'words');
   if (!existsSync(dir)) throw new WordsFileError(dir, 'folder', 'cannot be found; an app that speaks keeps its words in words/<lang>.md beside its index.');
   const byLanguage = readWordsFiles(dir, parseAppWords);
-  const floor = byLanguage.get(FLOOR_LANGUAGE);
-  if (floor === undefined) throw new WordsFileError(join(dir, `${FLOOR_LANGUAGE}.md`), 'file', 'is missing; English names every word the app says and is every other language’s fallback.');
+  const base = byLanguage.get(BASE_LANGUAGE);
+  if (base === undefined) throw new WordsFileError(join(dir, `${BASE_LANGUAGE}.md`), 'file', 'is missing; English names every word the app says.');
   for (const [language, words] of byLanguage) {
-    const stray = [...words.keys()].find((key) => !floor.has(key));
-    if (stray !== undefined) throw new WordsFileError(join(dir, `${language}.md`), stray, `is not a word this app says; en.md has ${[...floor.keys()].join(', ')}.`);
+    const file = join(dir, `${language}.md`);
+    const stray = [...words.keys()].find((key) => !base.has(key));
+    if (stray !== undefined) throw new WordsFileError(file, stray, `is not a word this app says; en.md has ${[...base.keys()].join(', ')}.`);
+    const lacking = [...base.keys()].find((key) => !words.has(key));
+    if (lacking !== undefined) throw new WordsFileError(file, lacking, 'is missing; every language holds every word, since a word a language lacks is not said in another.');
   }
 
   const textOf = (language: string | undefined, key: string): string => {
-    const tried = language === undefined ? [] : [language, language.split('-')[0] ?? ''];
-    for (const each of tried) {
-      const text = byLanguage.get(each)?.get(key);
-      if (text !== undefined) return text;
-    }
-    const text = floor.get(key);
-    if (text === undefined) throw new Error(`${dir}: the app asked for "${key}", which en.md does not have`);
-    return text;
+    if (!base.has(key)) throw new Error(`${dir}: the app asked for "${key}", which en.md does not have`);
+    const words = language === undefined ? base : (byLanguage.get(language) ?? byLanguage.get(language.split('-')[0] ?? ''));
+    return words?.get(key) ?? '';
   };
 
   return {
-    languages: [FLOOR_LANGUAGE, ...[...byLanguage.keys()].filter((l) => l !== FLOOR_LANGUAGE)],
+    languages: [BASE_LANGUAGE, ...[...byLanguage.keys()].filter((l) => l !== BASE_LANGUAGE)],
     say: (language, key, fill = {}) => filledIn(textOf(language, key), fill),
     count(language, key, n, fill = {}) {
       const one = `${key}-one`;
-      return filledIn(textOf(language, n === 1 && floor.has(one) ? one : key), { ...fill, n: String(n) });
+      return filledIn(textOf(language, n === 1 && base.has(one) ? one : key), { ...fill, n: String(n) });
     },
     filling(key, name, text) {
       for (const words of byLanguage.values()) {

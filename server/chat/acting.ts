@@ -21,7 +21,8 @@ import { createHash } from 'node:crypto';
 import { DOOR_EVENTS } from '../../core/acting/protocol';
 import type { PendingActionEvent, VerbRanEvent } from '../../core/acting/protocol';
 import { toolContent } from '../outside/fence';
-import { digestOf } from '../verbs/executor';
+import { heardSentence } from '../verbs/errors';
+import { digestOf } from '../verbs/verbCalls';
 import type { Executor, Outcome, TurnTaint } from '../verbs/executor';
 import { appOf } from '../verbs/registry';
 import type { Registry } from '../verbs/registry';
@@ -295,7 +296,7 @@ export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonl
         answers.push(toolAnswer(call, { ok: false, error: 'confirmation_required', message: 'The person has been asked to confirm this in their page; it has not run.' }));
       } else {
         yield event(DOOR_EVENTS.verb, { verb, ok: false, code: outcome.error.code } satisfies VerbRanEvent);
-        answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: outcome.error.sentence }));
+        answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: heardSentence(outcome.error, acting.words) }));
       }
     }
     if (pending !== undefined) {

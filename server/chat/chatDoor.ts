@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyCap } from '../bodyCap';
 import { HTTPException } from 'hono/http-exception';
-import { refusalSentence } from '../db/limits';
+import { refusalSentence } from '../words/refusalWords';
 import type { Words } from '../words/words';
 import { admit, settleTurn } from './admission';
 import type { Refused } from './admission';

@@ -40,7 +40,7 @@ export function standInModel(messages: readonly PromptMessage[], options: StandI
 async function* events(messages: readonly PromptMessage[], options: StandInModelOptions): AsyncGenerator<UpstreamEvent, void, undefined> {
   const last = messages.at(-1);
   if (last?.role === 'tool') {
-    yield* words(resultsSentence(messages, options.verbs), options);
+    yield* words(resultsSentence(messages, options.verbs, options.words), options);
     return;
   }
   const question = messages.findLast((m) => m.role === 'user')?.content ?? '';
@@ -78,7 +78,7 @@ export function recognise(question: string, verbs: readonly Verb[]): { verb: Ver
 }
 
 /** The results of the last calls, each said as its verb words it, or as its error's sentence. */
-function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Verb[]): string {
+function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Verb[], words: Words | undefined): string {
   const asked = messages.findLast((m) => m.role === 'assistant' && 'tool_calls' in m);
   const calls = asked !== undefined && 'tool_calls' in asked ? asked.tool_calls : [];
   const sentences = messages
@@ -88,7 +88,7 @@ function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Ver
       const call = calls.find((c) => c.id === m.tool_call_id);
       const verb = verbs.find((v) => v.name === verbNameOf(call?.function.name ?? ''));
       const answer = JSON.parse(unfenced(m.content)) as { ok: boolean; output?: unknown; error?: string; message?: string };
-      if (!answer.ok || verb?.standIn === undefined) return answer.message ?? sentenceOf((answer.error ?? 'execution_failed') as VerbErrorCode);
+      if (!answer.ok || verb?.standIn === undefined) return answer.message ?? sentenceOf((answer.error ?? 'execution_failed') as VerbErrorCode, words);
       const input = verb.input.safeParse(JSON.parse(call?.function.arguments ?? '{}'));
       const output = verb.output.safeParse(answer.output);
       return input.success && output.success ? verb.standIn.say(output.data, input.data) : 'Done.';

@@ -9,20 +9,21 @@
  * the person's transaction (`asPerson`).
  */
 import { createHash } from 'node:crypto';
+import { wordsOf } from '../../core/wordsOf';
 import type { Queryable } from './queryable';
 
 /**
- * A text's words as `memory.forget` matches them: runs of letters and digits (an apostrophe inside
- * a word kept, as in "don't", either apostrophe), lower-cased, a possessive 's dropped — so "My
- * sister's birthday." is `my sister birthday`. Everything else is a boundary.
+ * A text's words as `memory.forget` matches them: `wordsOf`, a possessive 's dropped — so "My
+ * sister's birthday." is `my sister birthday`. Kept phrases are digests of these words, so this
+ * never changes without a migration of `forgotten_phrases`.
  */
-export function wordsOf(text: string): string[] {
-  return (text.normalize('NFC').toLowerCase().replace(/\u2019/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu) ?? []).map((word) => word.replace(/'s$/, ''));
+export function forgetWords(text: string): string[] {
+  return wordsOf(text).map((word) => word.replace(/'s$/, ''));
 }
 
 /** Whether `words` appear in `text` whole and one after another ("the" is not in "other"). */
 export function mentions(text: string, words: readonly string[]): boolean {
-  const said = wordsOf(text);
+  const said = forgetWords(text);
   for (let start = 0; start + words.length <= said.length; start++) {
     if (words.every((word, i) => said[start + i] === word)) return true;
   }
@@ -59,7 +60,7 @@ function phrasesOf(texts: readonly string[]): { words: string[]; phrase: Phrase 
   const seen = new Set<string>();
   const out: { words: string[]; phrase: Phrase }[] = [];
   for (const text of texts.flatMap((t) => [t, yourWords(t)])) {
-    const words = wordsOf(text);
+    const words = forgetWords(text);
     if (words.length === 0) continue;
     const phrase = phraseOf(words);
     if (seen.has(phrase.digest)) continue;
@@ -72,7 +73,7 @@ function phrasesOf(texts: readonly string[]): { words: string[]; phrase: Phrase 
 /** Whether some run of `text`'s words is one of `phrases`. */
 function mentionsAny(text: string, phrases: readonly Phrase[]): boolean {
   if (phrases.length === 0) return false;
-  const said = wordsOf(text);
+  const said = forgetWords(text);
   const digests = new Set(phrases.map((p) => p.digest));
   for (const n of new Set(phrases.map((p) => p.words))) {
     for (let start = 0; start + n <= said.length; start++) if (digests.has(phraseOf(said.slice(start, start + n)).digest)) return true;

@@ -1,11 +1,8 @@
 /**
- * A bot's ceilings on what one person may have from it over rolling windows, and the sentence a
- * refusal is told in. Pure: `reservations.ts` does the counting.
+ * A bot's ceilings on what one person may have from it over rolling windows, and what a refusal is:
+ * which window, which ceiling, when it frees up. Pure: `reservations.ts` does the counting, and the
+ * sentence a refusal is told in comes from the words files (`server/words/refusalWords.ts`).
  */
-
-import { shippedWords } from '../words/loadWords';
-import { say } from '../words/words';
-import type { WordKey, Words } from '../words/words';
 
 /** What one rolling window allows. An omitted field has no ceiling. */
 export interface WindowCeiling {
@@ -44,15 +41,6 @@ export const WINDOW_MS: Readonly<Record<LimitWindow, number>> = Object.freeze({
   perWeek: 7 * 86_400_000,
   perMonth: 30 * 86_400_000,
 });
-
-/** How each window is said (`## windows` of the words files). */
-const WINDOW_WORDS: Readonly<Record<LimitWindow, WordKey>> = {
-  perMinute: 'windows.per-minute',
-  perHour: 'windows.per-hour',
-  perDay: 'windows.per-day',
-  perWeek: 'windows.per-week',
-  perMonth: 'windows.per-month',
-};
 
 export const LIMIT_WINDOWS = Object.keys(WINDOW_MS) as LimitWindow[];
 
@@ -100,7 +88,7 @@ export interface Refusal {
   ceiling: number;
   /** When an answer fits again, or null when this ceiling admits none at all. */
   freesAt: Date | null;
-  /** What to tell the person, with no figures from anybody else. */
+  /** What to tell the person, with no figures from anybody else (`refusalSentence`, in the server's words). */
   sentence: string;
 }
 
@@ -109,36 +97,3 @@ export interface Refusal {
  * the background share of the site's (`CONFAB_BACKGROUND_SHARE`), or an outside app's own calls.
  */
 export type Whose = 'bot' | 'site' | 'background' | { app: string };
-
-/**
- * The refusal's sentence: which ceiling, and when it frees up, counted from `now`, in `words`
- * (`## ceilings`; default the shipped English), as `whose` windows refused.
- */
-export function refusalSentence(refusal: Omit<Refusal, 'ok' | 'sentence'>, now: Date, whose: Whose = 'bot', words: Words = shippedWords().wordsIn('en')): string {
-  const wait = () => waitWords((refusal.freesAt?.getTime() ?? 0) - now.getTime(), words);
-  const window = () => say(words, WINDOW_WORDS[refusal.window]);
-  const ceiling = () => (refusal.kind === 'answers' ? String(refusal.ceiling) : dollars(refusal.ceiling));
-  if (typeof whose === 'object') {
-    if (refusal.freesAt === null) return say(words, 'ceilings.app-none', { app: whose.app });
-    return say(words, 'ceilings.app', { app: whose.app, window: window(), ceiling: ceiling(), wait: wait() });
-  }
-  if (whose === 'background') return refusal.freesAt === null ? say(words, 'ceilings.background-none') : say(words, 'ceilings.background', { window: window(), wait: wait() });
-  const site = whose === 'site' ? 'site-' : '';
-  if (refusal.freesAt === null) return say(words, `ceilings.${site}no-${refusal.kind}` as WordKey);
-  return say(words, `ceilings.${site}${refusal.kind}` as WordKey, { window: window(), ceiling: ceiling(), wait: wait() });
-}
-
-/** Dollars and cents, or the exact figure when a ceiling is smaller than a cent. */
-function dollars(usd: number): string {
-  return usd >= 0.01 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd}`;
-}
-
-/** A wait in words, rounded up so that the promise holds: "40 seconds", "12 minutes", "3 hours", "2 days". */
-export function waitWords(ms: number, words: Words = shippedWords().wordsIn('en')): string {
-  const seconds = Math.max(1, Math.ceil(ms / 1000));
-  const unit = (n: number, one: WordKey, many: WordKey) => say(words, n === 1 ? one : many, { n: String(n) });
-  if (seconds < 90) return unit(seconds, 'waits.second', 'waits.seconds');
-  if (seconds < 90 * 60) return unit(Math.ceil(seconds / 60), 'waits.minute', 'waits.minutes');
-  if (seconds < 36 * 3600) return unit(Math.ceil(seconds / 3600), 'waits.hour', 'waits.hours');
-  return unit(Math.ceil(seconds / 86_400), 'waits.day', 'waits.days');
-}

@@ -7,7 +7,7 @@
  */
 import { forgetPhrases } from './forgotten';
 import type { Queryable } from './queryable';
-import { isUuid, onlyRow } from './rows';
+import { isUuid, iso, onlyRow } from './rows';
 
 /**
  * Width of every vector handed to this module: an embedder narrower than this fills the leading
@@ -210,7 +210,7 @@ export async function keepForgottenInTurn(tx: Queryable, forgot: { person: strin
     forgot.person,
     forgot.turn,
     forgot.memory,
-    new Date(forgot.nowMs).toISOString(),
+    iso(forgot.nowMs),
   ]);
 }
 

@@ -5,7 +5,7 @@
  * delivered, and every other page of the person's is then told it was already said.
  */
 import type { Queryable } from './queryable';
-import { isUuid, onlyRow } from './rows';
+import { isUuid, msOf, onlyRow } from './rows';
 
 export interface StoredNotice {
   id: string;
@@ -126,7 +126,7 @@ function fromRow(row: NoticeRow): StoredNotice {
     bot: row.bot,
     app: row.app,
     text: row.text,
-    dueAtMs: row.due_at.getTime(),
-    ...(row.delivered_at === null ? {} : { deliveredAtMs: row.delivered_at.getTime() }),
+    dueAtMs: msOf(row.due_at),
+    ...(row.delivered_at === null ? {} : { deliveredAtMs: msOf(row.delivered_at) }),
   };
 }

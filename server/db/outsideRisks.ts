@@ -6,6 +6,7 @@
  * (`asServer`): no person reads or writes it.
  */
 import type { Queryable } from './queryable';
+import { iso } from './rows';
 
 /** What a tool may change, least to most: the verbs' `Risk`, as the table keeps it. */
 export type KeptRisk = 'read' | 'write' | 'destructive';
@@ -29,7 +30,7 @@ export async function keptRisk(tx: Queryable, app: string, tool: string): Promis
  * at once both end at the stricter of their claims. Run in one transaction per call.
  */
 export async function holdRisk(tx: Queryable, tool: { app: string; tool: string }, claimed: KeptRisk, nowMs: number): Promise<HeldRisk> {
-  const at = new Date(nowMs).toISOString();
+  const at = iso(nowMs);
   const first = await tx.query('insert into outside_risks (app, tool, risk, first_seen_at) values ($1, $2, $3, $4) on conflict (app, tool) do nothing returning risk', [tool.app, tool.tool, claimed, at]);
   if (first.rows.length > 0) return { kept: undefined, held: claimed };
   const { rows } = await tx.query<{ risk: KeptRisk }>('select risk from outside_risks where app = $1 and tool = $2 for update', [tool.app, tool.tool]);

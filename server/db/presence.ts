@@ -8,6 +8,7 @@ import type { KnownPage, RefereeState } from '../../core/presence/referee';
 import type { ConversationRef, PageRef, Sequenced, WindowEvent } from '../../core/presence/protocol';
 import { isWindowEvent } from '../../core/presence/protocol';
 import type { Queryable } from './queryable';
+import { jsonOf, msOf } from './rows';
 
 export interface SeatRow {
   term: number;
@@ -64,7 +65,7 @@ export async function knownPages(tx: Queryable, person: string, bot: string): Pr
     'select page, device, streams, seen_at from presence_pages where person = $1 and bot = $2',
     [person, bot],
   );
-  return Object.fromEntries(rows.map((r) => [r.page, { device: r.device, streams: r.streams, seenAtMs: r.seen_at.getTime() }]));
+  return Object.fromEntries(rows.map((r) => [r.page, { device: r.device, streams: r.streams, seenAtMs: msOf(r.seen_at) }]));
 }
 
 /** Writes what a ruling changed: the seat's term and active page, and the pages it knows. */
@@ -134,9 +135,9 @@ export async function eventsFrom(tx: Queryable, person: string, bot: string, fro
     [person, bot, fromSeq],
   );
   return rows.flatMap((row) => {
-    const event = typeof row.body === 'string' ? (JSON.parse(row.body) as unknown) : row.body;
+    const event = jsonOf(row.body);
     // A row another version wrote in a shape this one does not know is passed over, not sent.
-    return isWindowEvent(event) ? [{ seq: Number(row.seq), atMs: row.created_at.getTime(), event }] : [];
+    return isWindowEvent(event) ? [{ seq: Number(row.seq), atMs: msOf(row.created_at), event }] : [];
   });
 }
 
@@ -175,7 +176,7 @@ export async function keepLive(tx: Queryable, person: string, bot: string, page:
 export async function readLive(tx: Queryable, person: string, bot: string, stamp: string): Promise<unknown> {
   const { rows } = await tx.query<{ live: unknown }>("select live -> 'live' as live from presence_seats where person = $1 and bot = $2 and live ->> 'stamp' = $3", [person, bot, stamp]);
   const live = rows[0]?.live;
-  return typeof live === 'string' ? (JSON.parse(live) as unknown) : (live ?? undefined);
+  return jsonOf(live) ?? undefined;
 }
 
 /** Sends `payload` on `channel` when this transaction commits. */

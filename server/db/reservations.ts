@@ -17,7 +17,8 @@
  * rows, to say when it frees up — the one moment that needs the answers themselves.
   */
 import type { Queryable } from './queryable';
-import { LIMIT_WINDOWS, WINDOW_MS, refusalSentence, validateLimits } from './limits';
+import { LIMIT_WINDOWS, WINDOW_MS, validateLimits } from './limits';
+import { refusalSentence } from '../words/refusalWords';
 import type { LimitWindow, PersonLimits, Refusal } from './limits';
 import { isUuid, onlyRow } from './rows';
 

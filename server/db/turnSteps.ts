@@ -5,6 +5,7 @@
  */
 import type { Database } from './database';
 import type { Queryable } from './queryable';
+import { iso, jsonOf } from './rows';
 
 /** One tool call as the model asked for it: its id, the verb's tool name, its arguments as sent. */
 export interface StepCall {
@@ -25,7 +26,7 @@ interface StepRow {
 }
 
 function stepOf(row: StepRow): TurnStep {
-  const calls = typeof row.tool_calls === 'string' ? (JSON.parse(row.tool_calls) as unknown) : row.tool_calls;
+  const calls = jsonOf(row.tool_calls);
   return { text: row.text, toolCalls: Array.isArray(calls) ? (calls as StepCall[]) : [] };
 }
 
@@ -50,7 +51,7 @@ export async function claimStep(tx: Queryable, turn: { person: string; turnKey: 
     `insert into turn_steps (person, turn_key, step, text, tool_calls, created_at) values ($1, $2, $3, $4, $5, $6)
      on conflict (person, turn_key, step) do nothing
      returning text, tool_calls`,
-    [turn.person, turn.turnKey, turn.step, said.text, JSON.stringify(said.toolCalls), new Date(nowMs).toISOString()],
+    [turn.person, turn.turnKey, turn.step, said.text, JSON.stringify(said.toolCalls), iso(nowMs)],
   );
   const mine = rows[0];
   if (mine !== undefined) return { ...stepOf(mine), mine: true };
@@ -60,7 +61,7 @@ export async function claimStep(tx: Queryable, turn: { person: string; turnKey: 
 
 /** Clears every turn's steps, and the memories it forgot, recorded before `beforeMs`; answers how many steps went. Server only. */
 export async function sweepTurnSteps(tx: Queryable, beforeMs: number): Promise<number> {
-  const before = new Date(beforeMs).toISOString();
+  const before = iso(beforeMs);
   await tx.query('delete from turn_forgets where created_at < $1', [before]);
   const { rows } = await tx.query<{ n: number }>('with swept as (delete from turn_steps where created_at < $1 returning 1) select count(*)::int as n from swept', [before]);
   return rows[0]?.n ?? 0;

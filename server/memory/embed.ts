@@ -13,6 +13,7 @@
  * `confab_remember` door know; one whose space is narrower fills the leading `dimensions` and leaves
  * the rest zero (the same cosine geometry). The table keeps only the leading `dimensions`.
  */
+import { withoutAccents, wordsOf } from '../../core/wordsOf';
 
 export const EMBEDDING_WIDTH = 384;
 
@@ -50,29 +51,25 @@ export function fnv1a(text: string): number {
   return hash >>> 0;
 }
 
-function words(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
-}
-
 /** Adds a feature with its weight; the hash's top bit picks the sign so collisions cancel on average. */
 function add(vector: Float32Array, feature: string, weight: number): void {
   const hash = fnv1a(feature);
   vector[hash % EMBEDDING_WIDTH] = (vector[hash % EMBEDDING_WIDTH] ?? 0) + (hash & 0x80000000 ? -weight : weight);
 }
 
-/** The offline embedder: deterministic, no model, no network. */
+/**
+ * The offline embedder: deterministic, no model, no network. Its words are `wordsOf` with accents
+ * taken off ("Café" is "cafe"), each decomposed (Hangul as its letters) and cut at its apostrophes
+ * ("don't" is don, t): the space `hash-v1` names was built so, and every memory in it would have to
+ * move, under a new name, were that to change.
+ */
 export const hashEmbedder: Embedder = {
   name: 'hash-v1',
   dimensions: EMBEDDING_WIDTH,
   meaning: false,
   embed(text: string): Promise<Float32Array> {
     const vector = new Float32Array(EMBEDDING_WIDTH);
-    const tokens = words(text);
+    const tokens = wordsOf(withoutAccents(text)).flatMap((word) => word.normalize('NFKD').split("'"));
     tokens.forEach((word, i) => {
       add(vector, `w:${word}`, 1);
       const next = tokens[i + 1];

@@ -4,8 +4,8 @@
  * other because sister and sibling do, which the lexical `hash` embedder cannot see.
  *
  * A sentence's vector, following Arora, Liang & Ma's "smooth inverse frequency" (SIF, 2017):
- * 1. words: lower-cased, contractions opened ("what's" → what, "can't" → can not), split on anything
- *    that is not a letter or a digit, and words that carry no topic dropped (`STOP_WORDS`);
+ * 1. words: `wordsOf`, English contractions opened ("what's" → what, "can't" → can not), and words
+ *    that carry no topic dropped (`STOP_WORDS`);
  * 2. each known word's vector weighted by a / (a + p(w)), p(w) its frequency estimated from its rank
  *    (Zipf), so frequent words count little and rare ones fully;
  * 3. a word not among the kept ones (a name, a typo) gets a fixed pseudo-random vector of its own,
@@ -16,6 +16,7 @@
  * Its floor (`WORDS_MAX_DISTANCE`) was chosen on the calibration set of `npm run bench --
  * recall-quality` (test/bench/recall-quality/calibration.ts), never on the evaluation set.
  */
+import { wordsOf } from '../../core/wordsOf';
 import { EMBEDDING_WIDTH, fnv1a } from './embed';
 import type { Embedder } from './embed';
 import type { WordVectors } from './wordVectors';
@@ -57,18 +58,19 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
  * so too"), all of its words, so that anything said in words gets a vector.
  */
 export function contentWords(text: string): string[] {
-  const words = text
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/\bcan't\b/g, 'can not')
-    .replace(/\bwon't\b/g, 'will not')
-    .replace(/n't\b/g, ' not')
-    .replace(/'(?:m|re|ve|ll|d|s)\b/g, ' ')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== '');
+  const words = wordsOf(text).flatMap(opened);
   const topical = words.filter((word) => !STOP_WORDS.has(word));
   return topical.length > 0 ? topical : words;
+}
+
+const CLITIC = /'(?:m|re|ve|ll|d|s)$/;
+
+/** A word with its English contraction opened: "can't" is can not, "won't" will not, "I'm" is i, "Ana's" ana. */
+function opened(word: string): string[] {
+  if (word === "can't") return ['can', 'not'];
+  if (word === "won't") return ['will', 'not'];
+  if (word.endsWith("n't")) return word === "n't" ? ['not'] : [word.slice(0, -3), 'not'];
+  return [word.replace(CLITIC, '')];
 }
 
 /** Adds `weight` × a vector of uniform values in [-1, 1] seeded by `word` (xorshift32). */
@@ -91,7 +93,7 @@ export function wordEmbedder(vectors: WordVectors): Embedder {
   const weightOf = (rank: number) => SMOOTHING / (SMOOTHING + zipf(rank, vectors.vocabulary));
   const rarest = weightOf(vectors.vocabulary);
   return {
-    name: `words-${dimensions}d-${Math.round(vectors.words / 1000)}k-v1`,
+    name: `words-${dimensions}d-${Math.round(vectors.words / 1000)}k-v2`,
     dimensions,
     meaning: true,
     maxDistance: WORDS_MAX_DISTANCE,

@@ -28,11 +28,15 @@
  * What the app is for, in a sentence or two: the model reads it.
  * ```
  */
+import type { OutsideCallAsk } from '../verbs/verb';
+import { AppFileError } from './appFileError';
 import { basename } from 'node:path';
 import { parseDocument } from 'yaml';
 import { FRONT_MATTER } from '../bots';
 import type { PersonLimits } from '../db/limits';
 import { appLimitsOf, pricePerCallOf } from './appLimits';
+
+export { AppFileError };
 
 /**
  * A value from the file: plain text, or the environment variable it names (`env:NAME`), sent after
@@ -102,21 +106,6 @@ export type AppFile = (AppFileCommon & { kind: 'mcp'; mcp: McpServerSpec }) | (A
 
 export type McpAppFile = Extract<AppFile, { kind: 'mcp' }>;
 export type OpenApiAppFile = Extract<AppFile, { kind: 'openapi' }>;
-
-/** An app file that cannot be used: names the file and the field at fault. */
-export class AppFileError extends Error {
-  override readonly name = 'AppFileError';
-
-  constructor(
-    readonly file: string,
-    /** The field at fault, dotted (`mcp.url`, `operations`), or `front matter`, `description`. */
-    readonly field: string,
-    detail: string,
-    options?: ErrorOptions,
-  ) {
-    super(`server/apps/${file}: ${field} ${detail}`, options);
-  }
-}
 
 /** One call's deadline when the file names none, in ms. */
 export const OUTSIDE_DEADLINE_MS = 10_000;
@@ -331,4 +320,22 @@ function secrets(file: string, field: string, value: unknown): Record<string, Se
     out[key] = ref?.[1] !== undefined ? { env: ref[1] } : { text: said };
   }
   return out;
+}
+
+/**
+ * One call of `file`'s app as the gate admits it: its windows, its price, and whether it is made
+ * with the site's credentials — any value the file reads from the server's environment (`env:NAME`
+ * in `headers`, `auth`, `env`, `args` or `url`), which is then called only with `AGENTS_LIVE=1`.
+ */
+export function outsideCallOf(file: AppFile): OutsideCallAsk {
+  const secrets: Secret[] =
+    file.kind === 'mcp'
+      ? [...Object.values(file.mcp.env), ...Object.values(file.mcp.headers), ...file.mcp.args, ...(file.mcp.url === undefined ? [] : [file.mcp.url])]
+      : Object.values(file.openapi.headers);
+  return {
+    app: file.name,
+    ...(file.limits === undefined ? {} : { limits: file.limits }),
+    pricePerCallUsd: file.pricePerCallUsd,
+    credentialed: secrets.some((secret) => 'env' in secret),
+  };
 }

@@ -11,9 +11,7 @@
  */
 import type { PersonLimits } from '../db/limits';
 import { LIMIT_WINDOWS } from '../db/limits';
-import type { OutsideCallAsk } from '../gate';
-import { AppFileError } from './appFile';
-import type { AppFile, Secret } from './appFile';
+import { AppFileError } from './appFileError';
 
 /** The most one call may be priced at, USD: a price above this is a typo, not a tariff. */
 const PRICE_MAX_USD = 10;
@@ -42,22 +40,4 @@ export function pricePerCallOf(file: string, value: unknown): number {
     throw new AppFileError(file, 'pricePerCallUsd', `is ${JSON.stringify(value)}; give what one call costs in US dollars, from 0 to ${String(PRICE_MAX_USD)}.`);
   }
   return value;
-}
-
-/**
- * One call of `file`'s app as the gate admits it: its windows, its price, and whether it is made
- * with the site's credentials — any value the file reads from the server's environment (`env:NAME`
- * in `headers`, `auth`, `env`, `args` or `url`), which is then called only with `AGENTS_LIVE=1`.
- */
-export function outsideCallOf(file: AppFile): OutsideCallAsk {
-  const secrets: Secret[] =
-    file.kind === 'mcp'
-      ? [...Object.values(file.mcp.env), ...Object.values(file.mcp.headers), ...file.mcp.args, ...(file.mcp.url === undefined ? [] : [file.mcp.url])]
-      : Object.values(file.openapi.headers);
-  return {
-    app: file.name,
-    ...(file.limits === undefined ? {} : { limits: file.limits }),
-    pricePerCallUsd: file.pricePerCallUsd,
-    credentialed: secrets.some((secret) => 'env' in secret),
-  };
 }

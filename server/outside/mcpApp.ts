@@ -22,7 +22,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { VerbError } from '../verbs/errors';
 import type { App, AppStatus, Narrator, OutsideAppInfo, Risk, Verb } from '../verbs/verb';
 import { outsideCall } from '../gate';
-import { outsideCallOf } from './appLimits';
+import { outsideCallOf } from './appFile';
 import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
 import { AppFileError, secretValue, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';

@@ -15,7 +15,7 @@ import { outsideCall } from '../gate';
 import { guardedFetch, systemLookup } from './address';
 import { AppFileError, secretValues } from './appFile';
 import type { OpenApiAppFile } from './appFile';
-import { outsideCallOf } from './appLimits';
+import { outsideCallOf } from './appFile';
 import type { OutsideDeps } from './loadOutside';
 import { callOperation } from './openApiCall';
 import type { CallTarget } from './openApiCall';

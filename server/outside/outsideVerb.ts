@@ -18,7 +18,7 @@ import { checkVerb } from '../verbs/registry';
 import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
 import { outsideCall } from '../gate';
 import { AppFileError } from './appFile';
-import { outsideCallOf } from './appLimits';
+import { outsideCallOf } from './appFile';
 import type { AppFile } from './appFile';
 
 /** A tool as the other end describes it, and how to call it. */

@@ -24,10 +24,11 @@ export interface Recurrence {
 }
 
 const HOUR_MS = 3_600_000;
-const DEFAULT_AT = '09:00';
+/** The time of a schedule that names none. */
+export const DEFAULT_AT = '09:00';
 
 /** Days `every` covers, 0 Sunday … 6 Saturday. */
-function daysOf(recurrence: Recurrence): ReadonlySet<number> {
+export function daysOf(recurrence: Recurrence): ReadonlySet<number> {
   switch (recurrence.every) {
     case 'day':
     case 'hour':
@@ -41,7 +42,8 @@ function daysOf(recurrence: Recurrence): ReadonlySet<number> {
   }
 }
 
-function clockOf(at: string | undefined): { hour: number; minute: number } {
+/** The wall-clock time of `at` (default 09:00); throws `RangeError` for one that is no time. */
+export function clockOf(at: string | undefined): { hour: number; minute: number } {
   const match = /^(\d{1,2}):(\d{2})$/.exec(at ?? DEFAULT_AT);
   const hour = Number(match?.[1] ?? 9);
   const minute = Number(match?.[2] ?? 0);
@@ -91,16 +93,6 @@ export function firing(recurrence: Recurrence, nextAtMs: number | null, nowMs: n
 }
 
 const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-
-/** How a schedule is said back: "every weekday at 08:00", "every week on Monday and Friday at 09:00". */
-export function spokenRecurrence(recurrence: Recurrence): string {
-  const at = recurrence.every === 'hour' ? `at ${String(clockOf(recurrence.at).minute)} minutes past` : `at ${recurrence.at ?? DEFAULT_AT}`;
-  const on =
-    recurrence.every === 'week'
-      ? ` on ${[...daysOf(recurrence)].map((d) => (DAY_NAMES[d] ?? '').replace(/^./, (c) => c.toUpperCase())).join(' and ')}`
-      : '';
-  return `every ${recurrence.every}${on} ${at}`;
-}
 
 /** The day a person names ("monday", "mondays", "mon"), 0 Sunday … 6 Saturday; undefined when none. */
 export function dayNamed(name: string): number | undefined {

@@ -4,6 +4,7 @@
  * so a lease means the same thing to every instance's worker and to a test's clock.
  */
 import type { Queryable } from '../db/queryable';
+import { iso, msOf } from '../db/rows';
 import type { Budget, Ending, Run, RunState, RunStep, ScriptEntry, StepBody } from './types';
 
 interface RunRow {
@@ -38,11 +39,6 @@ interface StepRow {
 
 const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, language, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
 
-/** A timestamp column as ms since the epoch (null stays null). */
-export const ms = (value: Date | string | null): number | null => (value === null ? null : new Date(value).getTime());
-/** ms since the epoch as a timestamp parameter. */
-export const iso = (atMs: number): string => new Date(atMs).toISOString();
-
 function runOf(row: RunRow): Run {
   return {
     id: row.id,
@@ -59,10 +55,10 @@ function runOf(row: RunRow): Run {
     maxMinutes: row.max_minutes,
     state: row.state,
     leaseHolder: row.lease_holder,
-    leaseUntilMs: ms(row.lease_until),
+    leaseUntilMs: msOf(row.lease_until),
     answer: row.answer,
-    startedAtMs: ms(row.started_at),
-    createdAtMs: ms(row.created_at) ?? 0,
+    startedAtMs: msOf(row.started_at),
+    createdAtMs: msOf(row.created_at),
   };
 }
 

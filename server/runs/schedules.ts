@@ -4,9 +4,9 @@
  * moves a schedule's clock and starts its runs.
  */
 import type { Queryable } from '../db/queryable';
+import { iso, msOf } from '../db/rows';
 import { firing } from './recurrence';
 import type { Recurrence } from './recurrence';
-import { iso, ms } from './runs';
 import { isAway, markPaused } from './seen';
 
 export interface Schedule {
@@ -53,8 +53,8 @@ function scheduleOf(row: Row): Schedule {
     said: row.said,
     recurrence: row.recurrence,
     language: row.language,
-    nextAtMs: ms(row.next_at),
-    lastFiredAtMs: ms(row.last_fired_at),
+    nextAtMs: msOf(row.next_at),
+    lastFiredAtMs: msOf(row.last_fired_at),
     state: row.state,
   };
 }
@@ -124,7 +124,7 @@ export async function dueSchedules(tx: Queryable, nowMs: number, options: DueOpt
   const present: Schedule[] = [];
   for (const row of rows) {
     const schedule = scheduleOf(row);
-    const seenAtMs = ms(row.seen_at) ?? nowMs;
+    const seenAtMs = msOf(row.seen_at);
     if (!isAway(seenAtMs, nowMs, options.idleMs)) {
       present.push(schedule);
       continue;

@@ -4,7 +4,7 @@
  * passed over while they were away, so that they are told once when they come back.
  */
 import type { Queryable } from '../db/queryable';
-import { iso, ms } from './runs';
+import { iso, msOf } from '../db/rows';
 
 /** `CONFAB_IDLE_DAYS`' default: a person unseen this long has their schedules paused until they come back. */
 export const IDLE_DAYS_DEFAULT = 30;
@@ -29,7 +29,7 @@ export async function markSeen(tx: Queryable, person: string, nowMs: number): Pr
      on conflict (person) do update set seen_at = greatest(persons_seen.seen_at, excluded.seen_at), paused_at = null`,
     [person, iso(nowMs)],
   );
-  return ms(rows[0]?.paused_at ?? null);
+  return msOf(rows[0]?.paused_at ?? null);
 }
 
 /** A firing of the person's was passed over at `nowMs` because they were away (last seen `seenAtMs`). */

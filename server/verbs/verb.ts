@@ -7,11 +7,9 @@
  * An app is a folder, `server/apps/<app>/index.ts`, whose default export is an `App`. The registry
  * finds the folders at start; nothing else in Confab names an app.
  */
-import type { CallerEffects } from '../gate';
 import type { z } from 'zod';
+import type { PersonLimits } from '../db/limits';
 import type { Queryable } from '../db/queryable';
-import type { Embedder } from '../memory/embed';
-import type { RunServices } from '../runs/types';
 
 /**
  * How much a verb can change:
@@ -81,14 +79,44 @@ export type AskContext = Caller & { tx: Queryable; nowMs: number };
 /** What `prepare` is given: everything but the transaction, which is not open yet. */
 export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
 
-/** Services the server hands every app; an app uses what it needs. */
-export interface AppServices {
-  /** The memory embedder (vectors for `memory.remember` and recall). */
-  embedder: Embedder;
-  /** How a bot takes work on that outlives a turn (the `tasks` app); absent where no worker runs. */
-  runs?: RunServices;
-  /** The skills a bot may open, by the bot's slug (`server/skills.ts`), for `skills.open`; unset: none. */
-  skills?: (bot: string) => readonly { name: string; body: string }[];
+/**
+ * What the server hands apps beyond the database. The contract names none of it: an app that needs
+ * a service declares it beside itself, and the server, which builds this object, must then give it
+ * (as Hono's `ContextVariableMap`):
+ *
+ *     declare module '../../verbs/verb' {
+ *       interface AppServices {
+ *         embedder: Embedder;
+ *       }
+ *     }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the apps that use it (declaration merging)
+export interface AppServices {}
+
+/** What one outside call is, as the app file says it. */
+export interface OutsideCallAsk {
+  app: string;
+  /** The file's `limits`, calls per window (as answers); unset: none of its own. */
+  limits?: PersonLimits;
+  /** The file's `pricePerCallUsd`; 0 when unset. */
+  pricePerCallUsd: number;
+  /** Whether the app is called with a credential from the server's environment (the site's key). */
+  credentialed: boolean;
+}
+
+/** An outside call admitted: settle it once the call has been made, however it ended. */
+export interface OutsidePass {
+  settle(): Promise<void>;
+}
+
+/**
+ * What a verb's handler is given to spend: outside calls for this caller, admitted by the one gate
+ * (`server/gate.ts`). The only way an outside tool is called (`outsideVerb.ts` asks it first; without
+ * it, nothing goes out).
+ */
+export interface CallerEffects {
+  /** Admits one call of `tool`; throws a `VerbError` with the refusal's sentence when the gate says no. */
+  outsideCall(ask: OutsideCallAsk, tool: string): Promise<OutsidePass>;
 }
 
 /** How the stand-in (no model bought) recognises one of a verb's plain phrasings. */

@@ -8,8 +8,15 @@
  * `- <key>: <text>` items, one a line. `{name}` in a text is filled in when it is said.
  */
 
-/** Every word there is, by section, in the order `words/en.md` lists them. */
+import { PAGE_WORD_KEYS } from '../../core/pageWords';
+import { filledIn, layered, parseWords, PLACEHOLDER, WordsFileError } from '../../core/words';
+
+// The format and the filling-in are shared with the page (core/words.ts); the server's imports keep coming from here.
+export { filledIn, layered, PLACEHOLDER, WordsFileError };
+
+/** Every word there is, by section, in the order `words/en.md` lists them; the page's are checked here too. */
 export const WORD_KEYS = {
+  ...PAGE_WORD_KEYS,
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
   acting: ['filler', 'confirm', 'go-ahead', 'done', 'left-as-it-was', 'no-longer-open', 'outcome-unknown', 'stopped-done', 'stopped-before'],
   'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
@@ -17,6 +24,8 @@ export const WORD_KEYS = {
   windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
   waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
   runs: ['progress-one', 'progress', 'cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered', 'paused-while-away'],
+  verbs: ['invalid-input', 'timed-out', 'cancelled', 'execution-failed', 'output-too-large', 'not-in-scope', 'confirmation-required', 'unknown-verb', 'key-reused', 'rate-limited', 'server-busy', 'overloaded', 'outcome-unknown'],
+  requests: ['too-large', 'cut-off', 'stalled', 'headers-too-large', 'too-slow', 'malformed'],
 } as const;
 
 export type WordSection = keyof typeof WORD_KEYS;
@@ -33,28 +42,10 @@ export type Words = Readonly<Record<WordKey, string>>;
 /** Some words (a site's, a bot's, a language short of a key): laid over a full set. */
 export type SomeWords = Partial<Record<WordKey, string>>;
 
-/** A words file (or a bot's `words:`) the server cannot start with: names the file and the key. */
-export class WordsFileError extends Error {
-  override readonly name = 'WordsFileError';
-  constructor(
-    /** The file as it was read (a words file, or the bot file whose `words:` is at fault). */
-    readonly file: string,
-    /** The key at fault (`endings.out-of-time`), or `section`, `line`, `folder`. */
-    readonly key: string,
-    detail: string,
-    options?: ErrorOptions,
-  ) {
-    super(`${file}: ${key} ${detail}`, options);
-  }
-}
-
 /** Whether `name` is a word's full name. */
 export function isWordKey(name: string): name is WordKey {
   return (ALL_WORD_KEYS as readonly string[]).includes(name);
 }
-
-/** A `{name}` in a text. */
-export const PLACEHOLDER = /\{([a-z-]+)\}/g;
 
 /**
  * The text of `key` in `words`, each `{name}` filled from `fill`. A placeholder nobody filled is
@@ -64,47 +55,13 @@ export function say(words: Words, key: WordKey, fill: Readonly<Record<string, st
   return filledIn(words[key], fill);
 }
 
-/** `text` with each `{name}` filled from `fill`; a placeholder nobody filled is dropped rather than said as braces. */
-export function filledIn(text: string, fill: Readonly<Record<string, string>>): string {
-  return text.replace(PLACEHOLDER, (_, name: string) => fill[name] ?? '').replace(/\s{2,}/g, ' ').trim();
-}
-
-/** `over` laid on `base`: a key `over` has wins. */
-export function layered(base: Words, ...over: readonly (SomeWords | undefined)[]): Words {
-  return Object.freeze(Object.assign({}, base, ...over.filter((o) => o !== undefined)) as Record<WordKey, string>);
-}
-
-const SECTION = /^##\s+(\S.*?)\s*$/;
-const ITEM = /^-\s+([a-z][a-z-]*)\s*:\s*(\S.*?)\s*$/;
-
 /**
  * The words in one file's text. Refuses, naming the file and the key, an unknown section or key, a
  * key given twice, and a line that is neither a heading, an item, blank, nor prose before the
  * first heading (a title or a note for whoever edits it). Missing keys are the caller's to judge.
  */
 export function parseWordsFile(file: string, text: string): SomeWords {
-  const words: SomeWords = {};
-  let section: WordSection | undefined;
-  for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    const at = `line ${String(index + 1)}`;
-    if (line === '' || line.startsWith('# ') || line.startsWith('<!--')) continue;
-    const heading = SECTION.exec(line);
-    if (heading !== null) {
-      const name = heading[1] ?? '';
-      if (!(name in WORD_KEYS)) throw new WordsFileError(file, `section "${name}"`, `is not a section of words; the sections are ${Object.keys(WORD_KEYS).join(', ')}.`);
-      section = name as WordSection;
-      continue;
-    }
-    if (section === undefined) continue;
-    const item = ITEM.exec(line);
-    if (item === null) throw new WordsFileError(file, at, `is "${line.slice(0, 40)}"; under a section each line is an item, "- <key>: <text>".`);
-    const key = `${section}.${item[1] ?? ''}`;
-    if (!isWordKey(key)) throw new WordsFileError(file, key, `is not a word Confab says; ## ${section} has ${WORD_KEYS[section].join(', ')}.`);
-    if (words[key] !== undefined) throw new WordsFileError(file, key, 'is given twice; keep one.');
-    words[key] = item[2] ?? '';
-  }
-  return words;
+  return parseWords(WORD_KEYS, file, text);
 }
 
 /** The words of a bot file's `words:` (`{ <lang>: { <section>: { <key>: text } } }`), checked. */

@@ -17,6 +17,7 @@ import type { Pace } from '../../core/speech/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../../core/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
 import { newId } from '../platform/newId';
+import { sayWord } from '../platform/words';
 import { createYielder } from './yielder';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
@@ -192,7 +193,8 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
   };
 }
 
-export function createConversation(ports: ConversationPorts, input: ConversationInput): Conversation {
+/** `input.say` defaults to the page's words in the person's language. */
+export function createConversation(ports: ConversationPorts, input: Omit<ConversationInput, 'say'> & Partial<Pick<ConversationInput, 'say'>>): Conversation {
   const subscriptions: (() => void)[] = [];
   const send = (event: ConversationEvent) => {
     actor.send(event);
@@ -228,7 +230,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
             if (!controller.signal.aborted) sendBack({ type: 'answer.done', utteranceId: request.utteranceId, atMs: Date.now() });
           } catch (error) {
             if (controller.signal.aborted) return;
-            sendBack({ type: 'answer.failed', utteranceId: request.utteranceId, reason: error instanceof Error ? error.message : 'The answer stopped.' });
+            sendBack({ type: 'answer.failed', utteranceId: request.utteranceId, reason: error instanceof Error ? error.message : sayWord('page-answers.stopped') });
           }
         })();
         // Leaving the answer (barge-in, a new question) aborts the request, and the door its upstream.
@@ -254,7 +256,7 @@ export function createConversation(ports: ConversationPorts, input: Conversation
     },
   });
 
-  const actor = createActor(machine, { input });
+  const actor = createActor(machine, { input: { say: sayWord, ...input } });
 
   const { recogniser, hearing } = ports;
   // The turn's id is made the moment the person finishes (or presses Send), before anything is asked.
@@ -414,7 +416,5 @@ export function createConversation(ports: ConversationPorts, input: Conversation
  * still holds (an action nobody approves expires unrun); an approval may or may not have arrived.
  */
 function unsettled(approve: boolean): string {
-  return approve
-    ? 'I couldn’t reach the server to do that, so I can’t tell whether it was done. Ask me again in a moment.'
-    : 'Okay, I’ve left it as it was.';
+  return sayWord(approve ? 'page-talk.unsettled-yes' : 'page-talk.unsettled-no');
 }

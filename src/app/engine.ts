@@ -5,6 +5,7 @@
  */
 import type { LoadProgress, PageConfig, TtsApi } from '../../core/voice/api';
 import { TtsClient } from '../platform/ttsClient';
+import { sayWord } from '../platform/words';
 import { sentenceOf } from './sentenceOf';
 
 /** The on-device engine: not needed (an endpoint speaks), downloading, ready, or failed. */
@@ -70,7 +71,7 @@ export function deviceEngine(options: EngineOptions): DeviceEngine {
       })
       .catch((error: unknown) => {
         failed = true;
-        const reason = `The voice could not be started: ${sentenceOf(error)}`;
+        const reason = sayWord('page-voice.could-not-start', { why: sentenceOf(error) });
         report({ kind: 'failed', reason });
         throw new Error(reason, { cause: error });
       });

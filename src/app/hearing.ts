@@ -19,6 +19,7 @@ import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../
 import type { GatePairState } from '../../core/speech/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
+import { sayWord } from '../platform/words';
 
 /** Whether assistant audio is sounding now, and how loud it is going out; the player is one. */
 export interface AssistantAudio {
@@ -54,7 +55,7 @@ export class Hearing {
   /**
    * `onBargeIn` is called with the frame that completed a barge-in: a person held clearly over the
    * leak while the assistant was audible (or just after). `gate` adjusts the echo gate's options.
-   * Throws `EchoGateOptionError` for a gate option a person must fix.
+   * Throws `OptionError` for a gate option a person must fix.
    */
   constructor(assistant: AssistantAudio, onBargeIn: (frame: HeardFrame) => void, gate: Partial<EchoGateOptions> = {}) {
     this.#gates = startGatePair({ ...ROOM_GATE, ...gate });
@@ -124,9 +125,8 @@ export function micRefused(error: MicrophoneError): MicRefused {
   return { type: 'mic.refused', missing: error.problem !== 'refused', reason: error.message };
 }
 
-/** The reason given when the capture ends by itself after it was opened. */
-export const MICROPHONE_LOST =
-  'The microphone stopped (it was unplugged or its permission was taken back), so this conversation is typed. Unmute to try it again.';
+/** The reason given when the capture ends by itself after it was opened, in the person's language. */
+export const microphoneLost = (): string => sayWord('page-hearing.mic-lost');
 
 /** How `listenWithMicrophone` opens it; a test supplies its own. */
 export type OpenMicrophone = (context: AudioContext, options: Partial<MicrophoneOptions>, reference?: AudioNode) => Promise<MicrophoneLevel>;
@@ -159,7 +159,7 @@ export async function listenWithMicrophone(
   hearing.listenTo(microphone);
   microphone.onEnded(() => {
     microphone.stop();
-    onRefused({ type: 'mic.refused', missing: true, reason: MICROPHONE_LOST });
+    onRefused({ type: 'mic.refused', missing: true, reason: microphoneLost() });
   });
   return microphone;
 }

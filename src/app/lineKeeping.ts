@@ -17,6 +17,7 @@ import { retryable } from '../platform/conversationApi';
 import { createOutbox } from '../platform/outbox';
 import type { Outbox } from '../platform/outbox';
 import { newId } from '../platform/newId';
+import { sayWord } from '../platform/words';
 import { sentenceOf } from './sentenceOf';
 
 export interface LineKeepingPorts {
@@ -71,11 +72,11 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
       ports.onWaiting(count);
     });
     outbox.onRefused((refusal) => {
-      ports.onProblem(`A line could not be saved: ${refusal.reason}`);
+      ports.onProblem(sayWord('page-lines.not-saved', { why: refusal.reason }));
     });
     ports.onWaiting(outbox.pending());
   } catch (error) {
-    ports.onProblem(`Lines cannot be kept on this device: ${sentenceOf(error)}`);
+    ports.onProblem(sayWord('page-lines.cannot-keep', { why: sentenceOf(error) }));
   }
 
   /** The conversation's lines go to the outbox under one local thread, made on the first line. */

@@ -10,6 +10,7 @@
  */
 import type { Notice } from '../../core/acting/protocol';
 import type { NoticeClaim } from '../platform/noticesClient';
+import { sayWord } from '../platform/words';
 
 /** The clock and timers the scheduler runs on. */
 export interface NoticeClock {
@@ -50,7 +51,7 @@ export interface NoticeScheduler {
 
 /** The sentence for notices that came due while no page was open. */
 export function whileAway(texts: readonly string[]): string {
-  return `While you were away: ${texts.map(asSentence).join(' ')}`;
+  return sayWord('page-talk.while-away', { notices: texts.map(asSentence).join(' ') });
 }
 
 function asSentence(text: string): string {

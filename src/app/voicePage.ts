@@ -15,6 +15,7 @@ import { conversationApi } from '../platform/conversationApi';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';
 import { noticesClient } from '../platform/noticesClient';
 import { saveSettings } from '../platform/settingsStore';
+import { speakLanguage } from '../platform/words';
 import { drawer } from './drawer';
 import { deviceEngine } from './engine';
 import { openLineKeeping } from './lineKeeping';
@@ -219,7 +220,10 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       if (talk.current() === null && active.seated()) active.showMirror();
       void saveSettings(bot.slug, next).catch(() => undefined);
       talk.settingsChanged(change);
-      if (languageChanged) recognition.languageChanged();
+      if (languageChanged) {
+        recognition.languageChanged();
+        void speakLanguage(next.language);
+      }
     },
     checkOnDevice: recognition.check,
     installSpeechPack: recognition.installPack,

@@ -9,8 +9,7 @@ import { TALK } from '../../core/speech/talk';
 import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../../core/voice/api';
 import { DEFAULT_SPEED } from '../../core/voice/config';
 import { createAudioPlayer } from '../platform/audio/player';
-
-export const SAMPLE_TEXT = 'Hello! This is how I sound. Everything I say is made here, on your own device.';
+import { sayWord } from '../platform/words';
 
 export interface SampleResult {
   pieces: number;
@@ -48,7 +47,7 @@ export class VoiceSample {
     let firstPieceMs = 0;
     let samples = 0;
     let sampleRateHz = 0;
-    const pieces = chunkAll(SAMPLE_TEXT);
+    const pieces = chunkAll(sayWord('page-talk.voice-sample'));
     for (const [index, text] of pieces.entries()) {
       const spoken = await this.tts.speak({
         utteranceId,

@@ -4,6 +4,7 @@
  */
 import type { PageAuth, PageConfig } from '../../core/voice/api';
 import { isModelVersion } from '../../core/voice/manifest';
+import { sayWord } from './words';
 
 /** The server could not be reached or answered something the page cannot use. */
 export class ApiError extends Error {
@@ -34,10 +35,10 @@ export async function fetchPageConfig(fetcher: typeof fetch = fetch): Promise<Pa
   try {
     response = await fetcher('/api/config', { headers: { accept: 'application/json' } });
   } catch (cause) {
-    throw new ApiError('Confab’s server could not be reached; check the connection and reload.', { cause });
+    throw new ApiError(sayWord('page-server.no-page-config'), { cause });
   }
-  if (!response.ok) throw new ApiError(`Confab’s server answered ${response.status} for its settings; reload, or tell whoever runs it.`);
+  if (!response.ok) throw new ApiError(sayWord('page-server.page-config-refused', { status: response.status }));
   const body: unknown = await response.json();
-  if (!isPageConfig(body)) throw new ApiError('Confab’s server sent settings this page does not understand; reload to get the matching page.');
+  if (!isPageConfig(body)) throw new ApiError(sayWord('page-server.page-config-misshapen'));
   return body;
 }

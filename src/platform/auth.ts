@@ -1,5 +1,5 @@
 /**
- * Who the page is, to its own server. The server decides who is asking (DESIGN.md, "The backend");
+ * Who the page is, to its own server. The server decides who is asking (docs/operating.md, "Who is asking");
  * this adapter only carries the proof:
  *
  * - Local mode: nothing to carry. The server's signed, HttpOnly person cookie rides along with every
@@ -25,6 +25,7 @@
  */
 import type { AuthChangeEvent, createClient, Session, SupabaseClient, SupportedStorage, WebSocketLikeConstructor } from '@supabase/supabase-js';
 import type { PageAuth } from '../../core/voice/api';
+import { sayWord } from './words';
 
 /** Why signing in (or staying signed in) failed, for a page that reacts to some of them. */
 export type AuthFailure =
@@ -136,22 +137,8 @@ export interface AuthOptions {
   emailRedirectTo?: string;
 }
 
-const SENTENCES: Record<AuthFailure, string> = {
-  'missing-field': 'Enter your email address and your password.',
-  'wrong-credentials': 'That email and password do not match an account.',
-  'email-not-confirmed': 'That email address is not confirmed yet; open the link in the confirmation email, then sign in.',
-  'account-exists': 'There is already an account with that email address; sign in instead.',
-  'weak-password': 'That password is too easy to guess; choose a longer one.',
-  'invalid-email': 'That does not look like an email address; check it and try again.',
-  'sign-ups-closed': 'This site is not taking new accounts; sign in with one you already have.',
-  'password-not-offered': 'This site does not sign in with an email and password.',
-  'guests-not-allowed': 'This site does not let guests in; sign in with an email and password.',
-  'rate-limited': 'There have been too many attempts just now; wait a minute, then try again.',
-  'account-suspended': 'This account is suspended; ask whoever runs this site.',
-  'signed-out': 'Your sign-in has ended; sign in again.',
-  unreachable: 'The sign-in service could not be reached; check the connection and try again.',
-  refused: 'The sign-in service refused; try again, or tell whoever runs this site.',
-};
+/** The person's sentence for `failure`, in their language. */
+const sentenceFor = (failure: AuthFailure): string => sayWord(`page-sign-in.${failure}`);
 
 /** GoTrue's error codes, by what they mean to the person. */
 const FAILURE_BY_CODE: Readonly<Record<string, AuthFailure>> = {
@@ -236,7 +223,7 @@ function supabaseAuth(config: Extract<PageAuth, { kind: 'supabase' }>, options: 
   const fetcher = options.fetch ?? fetch;
 
   const signedIn = (session: Session | null): SignedInPerson => {
-    if (session === null) throw new AuthError('refused', SENTENCES.refused);
+    if (session === null) throw new AuthError('refused', sentenceFor('refused'));
     return personOf(session);
   };
 
@@ -256,11 +243,11 @@ function supabaseAuth(config: Extract<PageAuth, { kind: 'supabase' }>, options: 
       try {
         response = await fetcher(`${config.url}/auth/v1/settings`, { headers: { apikey: config.anonKey, accept: 'application/json' } });
       } catch (cause) {
-        throw new AuthError('unreachable', SENTENCES.unreachable, { cause });
+        throw new AuthError('unreachable', sentenceFor('unreachable'), { cause });
       }
       const settings: unknown = response.ok ? await response.json().catch(() => undefined) : undefined;
       if (typeof settings !== 'object' || settings === null) {
-        throw new AuthError('refused', `The sign-in service answered ${response.status} without its settings; try again, or tell whoever runs this site.`);
+        throw new AuthError('refused', sayWord('page-sign-in.no-settings', { status: response.status }));
       }
       const { external, disable_signup: signupsClosed } = settings as {
         external?: { email?: unknown; anonymous_users?: unknown };
@@ -343,7 +330,7 @@ async function loadClient(config: Extract<PageAuth, { kind: 'supabase' }>, optio
   try {
     ({ createClient: create } = await import('@supabase/supabase-js'));
   } catch (cause) {
-    throw new AuthError('unreachable', 'The sign-in part of this page could not be loaded; check the connection and reload.', { cause });
+    throw new AuthError('unreachable', sayWord('page-sign-in.not-loaded'), { cause });
   }
   return create(config.url, config.anonKey, {
     auth: {
@@ -360,7 +347,7 @@ async function loadClient(config: Extract<PageAuth, { kind: 'supabase' }>, optio
 
 function filledIn(email: string, password: string): { email: string; password: string } {
   const trimmed = email.trim();
-  if (trimmed === '' || password === '') throw new AuthError('missing-field', SENTENCES['missing-field']);
+  if (trimmed === '' || password === '') throw new AuthError('missing-field', sentenceFor('missing-field'));
   return { email: trimmed, password };
 }
 
@@ -391,6 +378,6 @@ function reasonOf(error: SupabaseError): AuthFailure {
 
 function authError(error: SupabaseError): AuthError {
   const reason = reasonOf(error);
-  const message = reason === 'refused' ? `The sign-in service refused: “${error.message}”. Try again, or tell whoever runs this site.` : SENTENCES[reason];
+  const message = reason === 'refused' ? sayWord('page-sign-in.refused-said', { said: error.message }) : sentenceFor(reason);
   return new AuthError(reason, message, { cause: error });
 }

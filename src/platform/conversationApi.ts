@@ -11,6 +11,7 @@ import type { PublicBot } from '../../core/bot';
 import { isRecord } from '../../core/isRecord';
 import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
+import { sayWord } from './words';
 
 // The outbox and the page ask this of a failed call (see http.ts for which failures pass).
 export { retryable } from './http';
@@ -88,11 +89,10 @@ export interface ConversationApi {
 const say: Say = (what, trouble) => {
   switch (trouble.kind) {
     case 'unreachable':
-      return `Confab’s server could not be reached to ${what}; it will be tried again when the connection is back.`;
+      return sayWord('page-server.unreachable-retried', { what });
     case 'answered':
-      return trouble.failure === 'unreachable'
-        ? `Confab’s server could not ${what} just now (${trouble.status}); it will be tried again.`
-        : `Confab’s server would not ${what}: ${trouble.said ?? `it answered ${trouble.status}`}`;
+      if (trouble.failure === 'unreachable') return sayWord('page-server.busy-retried', { what, status: trouble.status });
+      return trouble.said === undefined ? sayWord('page-server.refused-status', { what, status: trouble.status }) : sayWord('page-server.refused', { what, said: trouble.said });
     case 'not-json':
     case 'misshapen':
       return unreadableAnswer(what, trouble.kind);
@@ -107,42 +107,42 @@ export function conversationApi(fetcher?: typeof fetch): ConversationApi {
   const http = httpClient(say, fetcher);
   return {
     async start(bot) {
-      return http.json('start the conversation', '/api/start', { body: { bot } }, isStart);
+      return http.json(sayWord('page-server.start'), '/api/start', { body: { bot } }, isStart);
     },
     async bots() {
-      return (await http.json('list the bots', '/api/bots', {}, hasArray('bots', isPublicBot))).bots;
+      return (await http.json(sayWord('page-server.list-bots'), '/api/bots', {}, hasArray('bots', isPublicBot))).bots;
     },
     async createThread(bot) {
-      return http.json('keep a new conversation', '/api/threads', { body: { bot } }, hasId);
+      return http.json(sayWord('page-server.keep-conversation'), '/api/threads', { body: { bot } }, hasId);
     },
     async threads(bot) {
-      return (await http.json('list your conversations', `/api/threads?bot=${encodeURIComponent(bot)}`, {}, hasArray('threads', isThreadSummary))).threads;
+      return (await http.json(sayWord('page-server.list-conversations'), `/api/threads?bot=${encodeURIComponent(bot)}`, {}, hasArray('threads', isThreadSummary))).threads;
     },
     async lines(threadId) {
-      return (await http.json('open that conversation', `/api/threads/${encodeURIComponent(threadId)}/lines`, {}, hasArray('lines', isSavedLine))).lines;
+      return (await http.json(sayWord('page-server.open-conversation'), `/api/threads/${encodeURIComponent(threadId)}/lines`, {}, hasArray('lines', isSavedLine))).lines;
     },
     async addLine(threadId, line, options = {}) {
       const call = options.keepalive === true ? { body: line, keepalive: true } : { body: line };
-      return http.json('save a line', `/api/threads/${encodeURIComponent(threadId)}/lines`, call, isSavedLine);
+      return http.json(sayWord('page-server.save-line'), `/api/threads/${encodeURIComponent(threadId)}/lines`, call, isSavedLine);
     },
     async forgetThread(threadId) {
-      await http.json('forget that conversation', `/api/threads/${encodeURIComponent(threadId)}`, { method: 'DELETE' });
+      await http.json(sayWord('page-server.forget-conversation'), `/api/threads/${encodeURIComponent(threadId)}`, { method: 'DELETE' });
     },
     async memories(bot) {
-      return (await http.json('list what it remembers', `/api/memories?bot=${encodeURIComponent(bot)}`, {}, hasArray('memories', isMemory))).memories;
+      return (await http.json(sayWord('page-server.list-memories'), `/api/memories?bot=${encodeURIComponent(bot)}`, {}, hasArray('memories', isMemory))).memories;
     },
     async phrases(bot) {
       const isText = (value: unknown): value is string => typeof value === 'string';
-      return (await http.json('read the words to listen for', `/api/bots/${encodeURIComponent(bot)}/phrases`, {}, hasArray('phrases', isText))).phrases;
+      return (await http.json(sayWord('page-server.read-phrases'), `/api/bots/${encodeURIComponent(bot)}/phrases`, {}, hasArray('phrases', isText))).phrases;
     },
     async forgetMemory(memoryId) {
-      await http.json('forget that memory', `/api/memories/${encodeURIComponent(memoryId)}`, { method: 'DELETE' });
+      await http.json(sayWord('page-server.forget-memory'), `/api/memories/${encodeURIComponent(memoryId)}`, { method: 'DELETE' });
     },
     async waitingActions(bot) {
-      return (await http.json('read the questions waiting for you', `/api/actions/waiting?bot=${encodeURIComponent(bot)}`, {}, hasArray('actions', isPendingAction))).actions;
+      return (await http.json(sayWord('page-server.read-waiting'), `/api/actions/waiting?bot=${encodeURIComponent(bot)}`, {}, hasArray('actions', isPendingAction))).actions;
     },
     async settleAction(actionId, approve) {
-      const what = approve ? 'do what you confirmed' : 'leave it as it was';
+      const what = sayWord(approve ? 'page-server.approve' : 'page-server.deny');
       return http.json(what, `/api/actions/${encodeURIComponent(actionId)}/${approve ? 'approve' : 'deny'}`, { method: 'POST' }, isActionSettled);
     },
   };

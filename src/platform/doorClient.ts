@@ -13,6 +13,7 @@ import { isPendingAction } from '../../core/acting/protocol';
 import type { PendingActionEvent, VerbRanEvent } from '../../core/acting/protocol';
 import type { ChatMessage } from '../../core/conversation/events';
 import { isRecord } from '../../core/isRecord';
+import { sayWord } from './words';
 
 /** Why an answer could not be had; `expired` means a new grant would help. */
 export type AnswerFailure = 'expired' | 'refused' | 'unreachable' | 'broken';
@@ -85,11 +86,11 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
     });
   } catch (cause) {
     if (request.signal.aborted) throw request.signal.reason;
-    throw new AnswerError('The answer could not be asked for: Confab’s server is unreachable. Check the connection and say it again.', 'unreachable', undefined, { cause });
+    throw new AnswerError(sayWord('page-answers.unreachable'), 'unreachable', undefined, { cause });
   }
   if (!response.ok) throw await failureOf(response);
   const body = response.body;
-  if (body === null) throw new AnswerError('The answer arrived empty. Say it again.', 'broken', response.status);
+  if (body === null) throw new AnswerError(sayWord('page-answers.empty'), 'broken', response.status);
 
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   const onAbort = () => void reader.cancel().catch(() => undefined);
@@ -103,7 +104,7 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
         chunk = await reader.read();
       } catch (cause) {
         if (request.signal.aborted) throw request.signal.reason;
-        throw new AnswerError('The answer broke off: the connection dropped. Say it again.', 'broken', response.status, { cause });
+        throw new AnswerError(sayWord('page-answers.dropped'), 'broken', response.status, { cause });
       }
       if (request.signal.aborted) throw request.signal.reason;
       if (chunk.done) break;
@@ -130,7 +131,7 @@ export async function* streamAnswer(request: AnswerRequest, fetcher: typeof fetc
     request.signal.removeEventListener('abort', onAbort);
     if (!done) void reader.cancel().catch(() => undefined);
   }
-  if (!done) throw new AnswerError('The answer broke off before it ended. Say it again.', 'broken', response.status);
+  if (!done) throw new AnswerError(sayWord('page-answers.unfinished'), 'broken', response.status);
 }
 
 /**
@@ -155,11 +156,11 @@ function namedItem(name: string, data: string): AnswerItem | undefined {
   try {
     body = JSON.parse(data);
   } catch (cause) {
-    throw new AnswerError('The answer arrived garbled. Say it again.', 'broken', undefined, { cause });
+    throw new AnswerError(sayWord('page-answers.garbled'), 'broken', undefined, { cause });
   }
   if (name === DOOR_EVENTS.verb && isVerbRan(body)) return { type: 'verb', event: body };
   if (name === DOOR_EVENTS.confirm && isPendingAction(body)) return { type: 'confirm', action: body };
-  throw new AnswerError('The answer arrived garbled. Say it again.', 'broken');
+  throw new AnswerError(sayWord('page-answers.garbled'), 'broken');
 }
 
 function isVerbRan(value: unknown): value is VerbRanEvent {
@@ -172,9 +173,9 @@ function contentOf(data: string): string {
   try {
     chunk = JSON.parse(data);
   } catch (cause) {
-    throw new AnswerError('The answer arrived garbled. Say it again.', 'broken', undefined, { cause });
+    throw new AnswerError(sayWord('page-answers.garbled'), 'broken', undefined, { cause });
   }
-  if (typeof chunk !== 'object' || chunk === null) throw new AnswerError('The answer arrived garbled. Say it again.', 'broken');
+  if (typeof chunk !== 'object' || chunk === null) throw new AnswerError(sayWord('page-answers.garbled'), 'broken');
   const error = (chunk as { error?: unknown }).error;
   if (isRecord(error)) throw streamedFailure(error);
   const choices = (chunk as { choices?: unknown }).choices;
@@ -187,17 +188,21 @@ function contentOf(data: string): string {
   return text;
 }
 
-/** What the door said, to be quoted inside a sentence of the page's: without its own full stop. */
+/** What the door said, when it said anything. */
 function sentenceOf(message: string): string | undefined {
-  const said = message.trim().replace(/\.+$/, '');
+  const said = message.trim();
   return said === '' ? undefined : said;
 }
 
-/** The page's sentence for a failure of `kind`, quoting what the door said (`said`) when it said anything. */
+/**
+ * The page's sentence for a failure of `kind`. A refusal is said in the door's own sentence (in the
+ * person's language, since the turn named it); a passing failure quotes it inside the page's own.
+ */
 function failureSaid(kind: Exclude<AnswerFailure, 'broken'>, said: string | undefined, status?: number): AnswerError {
-  if (kind === 'expired') return new AnswerError('The conversation’s grant ran out; a new one is being fetched.', 'expired', status);
-  if (kind === 'unreachable') return new AnswerError(`No answer could be had just now${said === undefined ? '' : `: ${said}`}. Say it again in a moment.`, 'unreachable', status);
-  return new AnswerError(`The answer was refused: ${said ?? (status === undefined ? 'the server gave no reason' : `the server said ${status}`)}.`, 'refused', status);
+  if (kind === 'expired') return new AnswerError(sayWord('page-answers.expired'), 'expired', status);
+  if (kind === 'unreachable') return new AnswerError(said === undefined ? sayWord('page-answers.busy') : sayWord('page-answers.busy-said', { said: said.replace(/\.+$/, '') }), 'unreachable', status);
+  if (said !== undefined) return new AnswerError(said, 'refused', status);
+  return new AnswerError(status === undefined ? sayWord('page-answers.refused-silent') : sayWord('page-answers.refused-status', { status }), 'refused', status);
 }
 
 /**

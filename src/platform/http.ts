@@ -4,6 +4,7 @@
  * server's own sentence. Each client over it says, in its own words, what went wrong (`Say`).
  */
 import { isRecord } from '../../core/isRecord';
+import { sayWord } from './words';
 
 /** How long one call may take before it counts as the server being unreachable, in ms. */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -48,7 +49,7 @@ export type Trouble =
   | { kind: 'not-json'; status: number }
   | { kind: 'misshapen' };
 
-/** A client's sentence for `trouble` when it asked to do `what` ("save a line"). */
+/** A client's sentence for `trouble` when it asked to do `what` ("save a line", in the person's language: `page-server`'s words). */
 export type Say = (what: string, trouble: Trouble) => string;
 
 /**
@@ -56,9 +57,7 @@ export type Say = (what: string, trouble: Trouble) => string;
  * `what`: most likely the server is newer than the page, so reloading brings the matching one.
  */
 export function unreadableAnswer(what: string, kind: 'not-json' | 'misshapen'): string {
-  return kind === 'not-json'
-    ? `Confab’s server answered something that is not JSON when asked to ${what}; reload to get the matching page.`
-    : `Confab’s server answered in a shape this page does not understand when asked to ${what}; reload to get the matching page.`;
+  return sayWord(kind === 'not-json' ? 'page-server.not-json' : 'page-server.misshapen', { what });
 }
 
 export interface HttpCall {

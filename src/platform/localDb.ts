@@ -6,6 +6,7 @@ import { wrap } from 'idb';
 import type { IDBPDatabase } from 'idb';
 import { LOCAL_DB_NAME, LOCAL_DB_VERSION, upgrade } from './localSchema';
 import type { LocalDbSchema } from './localSchema';
+import { sayWord } from './words';
 
 /** An open connection to the page's database. */
 export type LocalDb = IDBPDatabase<LocalDbSchema>;
@@ -22,13 +23,13 @@ export class LocalDbError extends Error {
  */
 export function openLocalDb(factory: IDBFactory | null = browserIndexedDb(), name: string = LOCAL_DB_NAME): Promise<LocalDb> {
   if (factory === null) {
-    return Promise.reject(new LocalDbError('This browser offers no IndexedDB here (private browsing, or storage turned off), so nothing can be kept on this device.'));
+    return Promise.reject(new LocalDbError(sayWord('page-lines.no-indexeddb')));
   }
   let request: IDBOpenDBRequest;
   try {
     request = factory.open(name, LOCAL_DB_VERSION);
   } catch (cause) {
-    return Promise.reject(new LocalDbError('This browser would not open its IndexedDB storage, so nothing can be kept on this device.', { cause }));
+    return Promise.reject(new LocalDbError(sayWord('page-lines.indexeddb-refused'), { cause }));
   }
   request.addEventListener('upgradeneeded', (event) => {
     upgrade(request.result, event.oldVersion);
@@ -42,7 +43,7 @@ export function openLocalDb(factory: IDBFactory | null = browserIndexedDb(), nam
       return db;
     },
     (cause: unknown) => {
-      throw new LocalDbError('This browser’s IndexedDB storage failed to open (it may be full or turned off), so nothing can be kept on this device.', { cause });
+      throw new LocalDbError(sayWord('page-lines.indexeddb-failed'), { cause });
     },
   );
 }

@@ -7,6 +7,7 @@ import { isRecord } from '../../core/isRecord';
 import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../../core/mcp/tokens';
 import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
+import { sayWord } from './words';
 
 export interface McpTokensApi {
   /** `GET /api/mcp/tokens`: the person's tokens, newest first, never the tokens themselves. */
@@ -21,9 +22,9 @@ export interface McpTokensApi {
 const say: Say = (what, trouble) => {
   switch (trouble.kind) {
     case 'unreachable':
-      return `Confab’s server could not be reached to ${what}; try again when the connection is back.`;
+      return sayWord('page-server.unreachable', { what });
     case 'answered':
-      return `Confab’s server would not ${what}: ${trouble.said ?? `it answered ${trouble.status}`}`;
+      return trouble.said === undefined ? sayWord('page-server.refused-status', { what, status: trouble.status }) : sayWord('page-server.refused', { what, said: trouble.said });
     case 'not-json':
     case 'misshapen':
       return unreadableAnswer(what, trouble.kind);
@@ -35,13 +36,13 @@ export function mcpTokensApi(fetcher?: typeof fetch): McpTokensApi {
   const http = httpClient(say, fetcher);
   return {
     async list() {
-      return (await http.json('list your MCP tokens', '/api/mcp/tokens', { method: 'GET' }, isTokenList)).tokens;
+      return (await http.json(sayWord('page-server.list-tokens'), '/api/mcp/tokens', { method: 'GET' }, isTokenList)).tokens;
     },
     async create(ask) {
-      return http.json('make an MCP token', '/api/mcp/tokens', { method: 'POST', body: ask }, isMade);
+      return http.json(sayWord('page-server.make-token'), '/api/mcp/tokens', { method: 'POST', body: ask }, isMade);
     },
     async revoke(id) {
-      await http.json('revoke that MCP token', `/api/mcp/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      await http.json(sayWord('page-server.revoke-token'), `/api/mcp/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
     },
   };
 }

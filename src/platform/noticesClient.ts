@@ -6,8 +6,9 @@
  */
 import type { Notice } from '../../core/acting/protocol';
 import { isRecord } from '../../core/isRecord';
-import { failureOf, HttpError, httpClient } from './http';
+import { failureOf, HttpError, httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
+import { sayWord } from './words';
 
 /** What came of claiming a notice: this page says it; another page already has; there is no such notice. */
 export type NoticeClaim = 'mine' | 'taken' | 'gone';
@@ -23,13 +24,12 @@ export interface NoticesClient {
 const say: Say = (what, trouble) => {
   switch (trouble.kind) {
     case 'unreachable':
-      return `Confab’s server could not be reached to ${what}.`;
+      return sayWord('page-server.unreachable-plain', { what });
     case 'answered':
-      return `Confab’s server could not ${what} (${trouble.status}).`;
+      return sayWord('page-server.busy-plain', { what, status: trouble.status });
     case 'not-json':
-      return 'Confab’s server answered something that is not JSON when asked what is due.';
     case 'misshapen':
-      return 'Confab’s server answered what is due in a shape this page does not understand.';
+      return unreadableAnswer(what, trouble.kind);
   }
 };
 
@@ -38,15 +38,15 @@ export function noticesClient(fetcher?: typeof fetch): NoticesClient {
   const http = httpClient(say, fetcher);
   return {
     async due(bot) {
-      return (await http.json('look for what is due', `/api/notices?bot=${encodeURIComponent(bot)}`, {}, hasNotices)).notices;
+      return (await http.json(sayWord('page-server.look-for-due'), `/api/notices?bot=${encodeURIComponent(bot)}`, {}, hasNotices)).notices;
     },
     async claim(noticeId) {
-      const response = await http.send('say something due', `/api/notices/${encodeURIComponent(noticeId)}/delivered`, { method: 'POST' });
+      const response = await http.send(sayWord('page-server.say-due'), `/api/notices/${encodeURIComponent(noticeId)}/delivered`, { method: 'POST' });
       await response.body?.cancel().catch(() => undefined);
       if (response.ok) return 'mine';
       if (response.status === 409) return 'taken';
       if (response.status === 404) return 'gone';
-      throw new HttpError(`Confab’s server could not mark something due as said (${response.status}).`, { failure: failureOf(response.status), status: response.status });
+      throw new HttpError(sayWord('page-server.busy-plain', { what: sayWord('page-server.mark-due'), status: response.status }), { failure: failureOf(response.status), status: response.status });
     },
   };
 }

@@ -4,6 +4,8 @@
  * here too, under a local id its lines name, until the server gives it its own (kept on the device,
  * so a reload mid-way carries on); a line's `clientId` makes a repeated send keep one line.
  */
+import { resolveOptions } from '../../core/options';
+import type { Limits, Relation } from '../../core/options';
 import { failureOf } from './http';
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';
@@ -11,6 +13,7 @@ import type { OutboxLine, OutboxRecord, ThreadLink } from './localSchema';
 import { newId } from './newId';
 import { openShelf, OutboxStorageError } from './outboxShelf';
 import type { Shelf } from './outboxShelf';
+import { sayWord } from './words';
 
 // The line an outbox takes, and the error its storage fails with, are part of what it offers.
 export type { OutboxLine } from './localSchema';
@@ -68,8 +71,14 @@ export interface OutboxOptions {
   retryMaxMs?: number;
 }
 
+/** How an outbox waits between retries; each is explained on its field in `OutboxOptions`. */
+export type OutboxRetry = Required<Pick<OutboxOptions, 'retryFirstMs' | 'retryMaxMs'>>;
+
 /** The retry timings when none are given. */
-export const OUTBOX_DEFAULTS = { retryFirstMs: 1_000, retryMaxMs: 60_000 } as const;
+export const OUTBOX_DEFAULTS: Readonly<OutboxRetry> = Object.freeze({ retryFirstMs: 1_000, retryMaxMs: 60_000 });
+
+const RETRY_LIMITS: Limits<OutboxRetry> = { retryFirstMs: { over: 0 }, retryMaxMs: { over: 0 } };
+const RETRY_RELATIONS: readonly Relation<OutboxRetry>[] = [{ option: 'retryMaxMs', is: 'at least', than: 'retryFirstMs' }];
 
 /** The page's side of keeping lines: everything said is kept here first, then sent in order. */
 export interface Outbox {
@@ -102,11 +111,6 @@ export class OutboxLineError extends Error {
   override readonly name = 'OutboxLineError';
 }
 
-/** An outbox option a developer must fix; names it and what it accepts. */
-export class OutboxOptionError extends Error {
-  override readonly name = 'OutboxOptionError';
-}
-
 /**
  * Whether a send that failed with `error` may succeed later: not reached at all (no `status`), a
  * timeout (408), too many requests (429) or the server's own failure (5xx). Any other answer in
@@ -125,17 +129,10 @@ export function retryDelayMs(attempt: number, firstMs: number, maxMs: number): n
 
 /**
  * Opens the outbox over this device's storage, then sends whatever an earlier page left waiting.
- * Throws `OutboxOptionError` for retry timings that are not positive with `retryMaxMs ≥ retryFirstMs`.
+ * Throws `OptionError` for retry timings that are not positive with `retryMaxMs ≥ retryFirstMs`.
  */
 export async function createOutbox(options: OutboxOptions): Promise<Outbox> {
-  const retryFirstMs = options.retryFirstMs ?? OUTBOX_DEFAULTS.retryFirstMs;
-  const retryMaxMs = options.retryMaxMs ?? OUTBOX_DEFAULTS.retryMaxMs;
-  if (!(Number.isFinite(retryFirstMs) && retryFirstMs > 0)) {
-    throw new OutboxOptionError(`retryFirstMs is ${retryFirstMs}; it must be a positive number of milliseconds.`);
-  }
-  if (!(Number.isFinite(retryMaxMs) && retryMaxMs >= retryFirstMs)) {
-    throw new OutboxOptionError(`retryMaxMs is ${retryMaxMs}; it must be a number of milliseconds no smaller than retryFirstMs (${retryFirstMs}).`);
-  }
+  const { retryFirstMs, retryMaxMs } = resolveOptions('outbox', OUTBOX_DEFAULTS, options, RETRY_LIMITS, RETRY_RELATIONS);
   const shelf = await openShelf(options.db ?? localDb);
   const outbox = new QueuedOutbox(shelf, {
     api: options.api,
@@ -295,7 +292,7 @@ class QueuedOutbox implements Outbox {
         return { kind: 'sent', link: { localThreadId: record.localThreadId, serverThreadId: id } };
       } catch (error) {
         if (this.#deps.retryable(error)) return { kind: 'waiting' };
-        const reason = 'The server would not start this conversation, so what was said in it could not be saved.';
+        const reason = sayWord('page-lines.thread-refused');
         return { kind: 'refused', refusal: { ...record, reason, error } };
       }
     }
@@ -303,7 +300,7 @@ class QueuedOutbox implements Outbox {
     const serverThreadId = await this.#shelf.serverThreadId(localThreadId);
     if (serverThreadId === undefined) {
       // Its creation went first and is gone without a server id: it was refused, or never kept here.
-      const reason = 'This line’s conversation could not be saved, so the line could not be either.';
+      const reason = sayWord('page-lines.thread-lost');
       const error = new OutboxLineError(`The conversation ${localThreadId} was never saved on the server, so its lines cannot be.`);
       return { kind: 'refused', refusal: { kind: 'line', localThreadId, line, reason, error } };
     }
@@ -312,7 +309,7 @@ class QueuedOutbox implements Outbox {
       return { kind: 'sent' };
     } catch (error) {
       if (this.#deps.retryable(error)) return { kind: 'waiting' };
-      const reason = 'The server would not keep this line; its conversation may have been forgotten on another device.';
+      const reason = sayWord('page-lines.line-refused');
       return { kind: 'refused', refusal: { kind: 'line', localThreadId, line, reason, error } };
     }
   }
@@ -328,7 +325,7 @@ class QueuedOutbox implements Outbox {
   #flushInBackground(): void {
     if (this.#closed) return;
     this.flush().catch((error: unknown) => {
-      const failure = error instanceof OutboxStorageError ? error : new OutboxStorageError('Sending unsaved lines failed on this device; it will be tried again.', { cause: error });
+      const failure = error instanceof OutboxStorageError ? error : new OutboxStorageError(sayWord('page-lines.sending-failed'), { cause: error });
       for (const listener of this.#failedListeners) listener(failure);
     });
   }

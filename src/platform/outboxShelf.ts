@@ -4,6 +4,7 @@
  */
 import type { LocalDb } from './localDb';
 import type { OutboxRecord, ThreadLink } from './localSchema';
+import { sayWord } from './words';
 
 /** This device's storage failed while keeping or reading what waits to be sent. */
 export class OutboxStorageError extends Error {
@@ -39,7 +40,7 @@ async function kept<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (cause) {
-    throw new OutboxStorageError('This device’s storage failed while keeping unsent lines (it may be full or turned off); lines said now are kept only if the server can be reached before the page closes.', { cause });
+    throw new OutboxStorageError(sayWord('page-lines.storage-failed'), { cause });
   }
 }
 

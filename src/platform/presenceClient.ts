@@ -6,8 +6,9 @@
 import { isRecord } from '../../core/isRecord';
 import { isSeat, presenceMessageOf } from '../../core/presence/protocol';
 import type { PageRef, PresenceMessage, Publication, Seat } from '../../core/presence/protocol';
-import { failureOf, HttpError, httpClient } from './http';
+import { failureOf, HttpError, httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
+import { sayWord } from './words';
 
 /**
  * How long the stream waits before it is opened again, in ms, by failures in a row (the last
@@ -49,13 +50,12 @@ export interface PresenceClient {
 const say: Say = (what, trouble) => {
   switch (trouble.kind) {
     case 'unreachable':
-      return `Confab’s server could not be reached to ${what}.`;
+      return sayWord('page-server.unreachable-plain', { what });
     case 'answered':
-      return `Confab’s server would not ${what} (${trouble.status}).`;
+      return sayWord('page-server.refused-plain', { what, status: trouble.status });
     case 'not-json':
-      return `Confab’s server answered something that is not JSON when asked to ${what}.`;
     case 'misshapen':
-      return 'Confab’s server answered a claim in a shape this page does not understand.';
+      return unreadableAnswer(what, trouble.kind);
   }
 };
 
@@ -82,8 +82,8 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
         options.onState?.('connecting');
         const since = options.since();
         const query = new URLSearchParams({ bot: options.bot, page: options.me.page, device: options.me.device, ...(since === null ? {} : { since: String(since) }) });
-        const response = await http.send('follow your other pages', `/api/presence?${query.toString()}`, { accept: 'text/event-stream', signal: controller.signal });
-        if (!response.ok || response.body === null) throw new HttpError(`The presence stream was refused (${response.status}).`, { failure: failureOf(response.status), status: response.status });
+        const response = await http.send(sayWord('page-server.follow-pages'), `/api/presence?${query.toString()}`, { accept: 'text/event-stream', signal: controller.signal });
+        if (!response.ok || response.body === null) throw new HttpError(sayWord('page-server.refused-plain', { what: sayWord('page-server.follow-pages'), status: response.status }), { failure: failureOf(response.status), status: response.status });
         heard(controller);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffered = '';
@@ -174,11 +174,11 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
       return handle;
     },
     async claim(bot, me) {
-      const body = await http.json('make this page the active one', '/api/presence/active', { body: { bot, ...me } }, hasSeat);
+      const body = await http.json(sayWord('page-server.claim-page'), '/api/presence/active', { body: { bot, ...me } }, hasSeat);
       return body.seat;
     },
     async publish(publication) {
-      const body = (await http.json('pass on what was said', '/api/presence/events', { body: publication })) as { seqs?: unknown; seat?: unknown } | null;
+      const body = (await http.json(sayWord('page-server.publish'), '/api/presence/events', { body: publication })) as { seqs?: unknown; seat?: unknown } | null;
       const seqs = Array.isArray(body?.seqs) ? (body.seqs as unknown[]).filter((n): n is number => typeof n === 'number') : [];
       return { seqs, seat: isSeat(body?.seat) ? body.seat : null };
     },

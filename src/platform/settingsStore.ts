@@ -8,6 +8,7 @@ import { reconcileSettings } from '../../core/settings';
 import type { Settings } from '../../core/settings';
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';
+import { sayWord } from './words';
 
 /** The settings could not be kept on this device; they still hold for this visit. */
 export class SettingsStoreError extends Error {
@@ -38,7 +39,7 @@ export async function saveSettings(slug: string, settings: Settings, db: () => P
   try {
     await (await db()).put('settings', plainSettings(settings), slug);
   } catch (cause) {
-    throw new SettingsStoreError('Your choices could not be kept on this device (storage is full, turned off or private), so they hold only until this page is closed.', { cause });
+    throw new SettingsStoreError(sayWord('page-lines.settings-not-kept'), { cause });
   }
 }
 

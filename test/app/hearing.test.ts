@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Hearing, listenWithMicrophone, MICROPHONE_LOST, micRefused } from '../../src/app/hearing';
+import { Hearing, listenWithMicrophone, microphoneLost, micRefused } from '../../src/app/hearing';
 import type { HeardFrame, MicRefused } from '../../src/app/hearing';
-import { EchoGateOptionError } from '../../core/speech/echoGateOptions';
+import { OptionError } from '../../core/options';
 import { MicrophoneError } from '../../src/platform/audio/microphone';
 import type { LevelFrame, MicrophoneLevel } from '../../src/platform/audio/microphone';
 import { speechEnvelope } from '../helpers/envelopeSpeech';
@@ -137,7 +137,7 @@ describe('Hearing', () => {
   });
 
   it('refuses gate options a person must fix', () => {
-    expect(() => new Hearing(player(), () => undefined, { margin: 0.5 })).toThrow(EchoGateOptionError);
+    expect(() => new Hearing(player(), () => undefined, { margin: 0.5 })).toThrow(OptionError);
   });
 });
 
@@ -187,6 +187,6 @@ describe('listenWithMicrophone', () => {
     await listenWithMicrophone(new Hearing(player(), () => undefined), context, (e) => refused.push(e), {}, () => Promise.resolve(microphone));
     microphone.ends();
     expect(microphone.stopped).toBe(true);
-    expect(refused).toEqual([{ type: 'mic.refused', missing: true, reason: MICROPHONE_LOST }]);
+    expect(refused).toEqual([{ type: 'mic.refused', missing: true, reason: microphoneLost() }]);
   });
 });

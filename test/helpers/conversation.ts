@@ -11,6 +11,7 @@ import type { AnswerRequest, SettleRequest } from '../../core/conversation/machi
 import type { SpeakRequest } from '../../core/speech/pieceHandover';
 import type { ActionSettled, PendingActionEvent } from '../../core/acting/protocol';
 import type { ConversationEvent, ConversationInput, Line } from '../../core/conversation/events';
+import { englishSay } from './pageWords';
 
 /** One named effect the machine ran, in order. */
 export type Effect =
@@ -98,7 +99,7 @@ export class Scenario {
     });
     this.actor = createActor(machine, {
       clock: this.clock,
-      input: { recogniser: true, ...input },
+      input: { recogniser: true, say: englishSay, ...input },
     });
     this.actor.start();
   }

@@ -19,6 +19,7 @@ import type { SpokenPiece, TtsApi } from '../../core/voice/api';
 import { createDeviceSpeaker } from '../../src/platform/speakers/deviceSpeaker';
 import type { DeviceVoice } from '../../src/platform/speakers/deviceSpeaker';
 import { speakingMachine } from './speakingMachine';
+import { englishSay } from './pageWords';
 
 /** One piece as it was heard. */
 export interface HeardPiece {
@@ -104,7 +105,7 @@ export async function speakPacedAnswer(options: PacedAnswerOptions): Promise<Spo
       device.cancel(utteranceId);
     },
   }).provide({ actors: { settleAction: fromCallback(() => undefined) } });
-  const actor = createActor(machine, { input: { recogniser: false, voice: 'device', talk } });
+  const actor = createActor(machine, { input: { recogniser: false, say: englishSay, voice: 'device', talk } });
   device.onPace((pace) => {
     actor.send({ type: 'voice.paced', pace });
   });

@@ -95,7 +95,7 @@ describe('the door client', () => {
     });
     await expect(failing({ message: 'Something went wrong on the server.', type: 'server_error' }, [chunk('Half an')])).rejects.toMatchObject({ failure: 'unreachable' });
     await expect(failing({ message: 'The grant was refused.', type: 'authentication_error' })).rejects.toMatchObject({ failure: 'expired' });
-    await expect(failing({ message: 'Not this.', type: 'invalid_request_error' })).rejects.toMatchObject({ failure: 'refused', message: 'The answer was refused: Not this.' });
+    await expect(failing({ message: 'Not this.', type: 'invalid_request_error' })).rejects.toMatchObject({ failure: 'refused', message: 'Not this.' });
   });
 
   it('sends the conversation’s key and the person’s time zone, and neither when it has none', async () => {

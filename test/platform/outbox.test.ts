@@ -1,13 +1,13 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../core/options';
 import { openLocalDb } from '../../src/platform/localDb';
 import type { LocalDb } from '../../src/platform/localDb';
 import {
   createOutbox,
   isRetryable,
   OutboxLineError,
-  OutboxOptionError,
   OutboxStorageError,
   retryDelayMs,
 } from '../../src/platform/outbox';
@@ -639,9 +639,9 @@ describe('what can never be saved', () => {
 
   it('includes retry timings that make no sense', async () => {
     const server = fakeServer();
-    await expect(device(server, { retryFirstMs: 0 }).outbox()).rejects.toThrow(OutboxOptionError);
+    await expect(device(server, { retryFirstMs: 0 }).outbox()).rejects.toThrow(OptionError);
     await expect(device(server, { retryFirstMs: 5_000, retryMaxMs: 1_000 }).outbox()).rejects.toThrow(
-      'retryMaxMs is 1000; it must be a number of milliseconds no smaller than retryFirstMs (5000).',
+      'outbox.retryMaxMs is 1000; it must be at least outbox.retryFirstMs (5000).',
     );
   });
 });

@@ -124,7 +124,7 @@ describe('bot files', () => {
     ['the speaker is unknown', 'voice: { by: phone }', 'voice.by', 'browser, endpoint'],
     ['steps are out of range', 'voice: { steps: 0 }', 'voice.steps', 'from 1 to 64'],
     ['the opening steps are fractional', 'voice: { opening: 2.5 }', 'voice.opening', 'whole number'],
-    ['the floor is above the steps', 'voice: { steps: 6, floor: 7 }', 'voice.floor', 'from 1 to voice.steps (6)'],
+    ['the floor is above the steps', 'voice: { steps: 6, floor: 7 }', 'voice.floor', 'at most voice.steps (6)'],
     ['words are not a number', 'voice: { words: twelve }', 'voice.words', 'a number'],
     ['the gap is too long', 'voice: { gap: 5 }', 'voice.gap', 'seconds from 0 to 2'],
     ['the orb shape is unknown', 'voice: { visual: orb }', 'voice.visual', 'halo, ribbon, bloom, tide, lattice'],

@@ -1,8 +1,9 @@
 /**
- * The server as it runs for real — compiled (scripts/build-server.mjs) and started with `node`, as
- * `npm start` runs it — in a child process: a stop signal lets an answer under way run on
- * for the grace period, then cuts it with a sentence saying why and settles it, admits no new turn,
- * closes the database and exits 0; a second signal exits at once.
+ * A graceful stop. The grace period itself, on a simulated clock: answers under way run on for all
+ * of it and are cut when it ends. Then the server as it runs for real — compiled
+ * (scripts/build-server.mjs) and started with `node`, as `npm start` runs it — in a child process: a
+ * stop signal lets an answer under way run on, then cuts it with a sentence saying why and settles
+ * it, closes the database and exits 0; a second signal exits at once.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -11,7 +12,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AnswerStop } from '../../server/chat/answer';
+import { RunningAnswers } from '../../server/chat/runningAnswers';
 import { closingOf } from '../helpers/words';
 import { startUpstream, talkingUntilClosed } from './chat/localServers';
 import type { Upstream } from './chat/localServers';
@@ -21,6 +24,8 @@ interface Running {
   url: string;
   exited: Promise<number | null>;
   logs: string[];
+  /** Resolves once the server has logged a line of `event` (at once if it already has). */
+  logged: (event: string) => Promise<void>;
 }
 
 /** A port nothing listens on now. */
@@ -49,13 +54,24 @@ async function startServer(dataDir: string, upstream: Upstream): Promise<Running
     },
   });
   const logs: string[] = [];
+  const waiting: { event: string; heard: () => void }[] = [];
+  const hasLogged = (event: string) => logs.some((l) => l.includes(`"event":"${event}"`));
+  const logged = (event: string) =>
+    new Promise<void>((heard) => {
+      if (hasLogged(event)) heard();
+      else waiting.push({ event, heard });
+    });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { resolve(code); }));
   return new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       logs.push(...text.split('\n').filter((l) => l !== ''));
+      for (const one of waiting.filter((w) => hasLogged(w.event))) {
+        waiting.splice(waiting.indexOf(one), 1);
+        one.heard();
+      }
       const listening = logs.map((l) => /"event":"server.listening","url":"([^"]+)"/.exec(l)).find((m) => m !== null);
-      if (listening) resolve({ child, url: (listening[1] ?? '').replace(/\/$/, ''), exited, logs });
+      if (listening) resolve({ child, url: (listening[1] ?? '').replace(/\/$/, ''), exited, logs, logged });
     });
     void exited.then((code) => { reject(new Error(`The server exited (${String(code)}) before listening: ${logs.join('\n')}`)); });
   });
@@ -76,6 +92,47 @@ async function askStreaming(server: Running, content: string): Promise<ReadableS
 /** The compiled server, inside the project so its packages resolve; removed afterwards. */
 const BUILT = join('build', `test-server-${String(process.pid)}`);
 
+describe('the running answers, stopping', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** One answer under way, settled (as the door settles it) once it is cut. */
+  function answerUnderWay(running: RunningAnswers): AbortSignal {
+    const controller = new AbortController();
+    const settled = running.track(controller);
+    controller.signal.addEventListener('abort', settled);
+    return controller.signal;
+  }
+
+  it('lets an answer run on for the whole grace period, then cuts it saying why', async () => {
+    const running = new RunningAnswers();
+    const answer = answerUnderWay(running);
+    const stopped = running.stop(1000);
+    expect(running.stopping).toBe(true);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(answer.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answer.reason).toBeInstanceOf(AnswerStop);
+    expect(answer.reason).toMatchObject({ why: 'shutdown' });
+    expect(await stopped).toBe(1);
+  });
+
+  it('cuts nothing when the answers end within the grace period', async () => {
+    const running = new RunningAnswers();
+    const controller = new AbortController();
+    const settled = running.track(controller);
+    const stopped = running.stop(1000);
+    await vi.advanceTimersByTimeAsync(400);
+    settled();
+    expect(await stopped).toBe(0);
+    expect(controller.signal.aborted).toBe(false);
+  });
+});
+
 describe('the compiled server, stopping', () => {
   let upstream: Upstream;
   let dataDir: string;
@@ -91,21 +148,22 @@ describe('the compiled server, stopping', () => {
     rmSync(BUILT, { recursive: true, force: true });
   });
 
-  it('lets an answer run on for the grace period, then cuts it with a sentence, and exits 0', async () => {
+  it('lets an answer run on after the signal, then cuts it with a sentence, and exits 0', async () => {
     const server = await startServer(dataDir, upstream);
     const reader = await askStreaming(server, 'Talk for a long time, please.');
     const decoder = new TextDecoder();
-    let text = decoder.decode((await reader.read()).value, { stream: true });
-    const signalled = Date.now();
+    await reader.read();
     server.child.kill('SIGTERM');
+    let text = '';
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    const ranOnMs = Date.now() - signalled;
-    expect(ranOnMs).toBeGreaterThanOrEqual(900);
-    expect(text).toContain(JSON.stringify(closingOf('shutdown')).slice(1, -1));
+    // Words kept coming after the signal, and then the sentence saying why the answer stopped.
+    const closing = text.indexOf(JSON.stringify(closingOf('shutdown')).slice(1, -1));
+    expect(text.indexOf('"content":"word "')).toBeGreaterThanOrEqual(0);
+    expect(closing).toBeGreaterThan(text.indexOf('"content":"word "'));
     expect(text).toContain('data: [DONE]');
     expect(await server.exited).toBe(0);
     const stopped = server.logs.find((l) => l.includes('"event":"server.stopped"'));
@@ -120,7 +178,7 @@ describe('the compiled server, stopping', () => {
     await reader.read();
     server.child.kill('SIGTERM');
     // Signals of one kind are not queued: the second is sent once the first has been taken.
-    await expect.poll(() => server.logs.some((l) => l.includes('"event":"server.stopping"'))).toBe(true);
+    await server.logged('server.stopping');
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(143);
     await reader.cancel().catch(() => undefined);

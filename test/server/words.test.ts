@@ -1,14 +1,15 @@
 /**
- * The words files (`words/<lang>.md`): every shipped language has every word English has, a bad
- * file is refused naming the file and the key, a missing word is said in English, the site's words
- * lie over the defaults and a bot's over both, and a turn's language is the page's when the bot
- * speaks it.
+ * The words files (`words/<lang>.md`, and each app's): every shipped language has every word
+ * English has, a bad file is refused naming the file and the key, no language borrows another's
+ * words (one with no file says nothing), the site's words lie over the defaults and a bot's over
+ * both, and a turn's language is the page's when the bot speaks it.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAppWords } from '../../server/apps/appWords';
 import { BotFileError, parseBotFile } from '../../server/bots';
 import { defaultWordsDir, loadWords } from '../../server/words/loadWords';
 import { botWords, turnLanguage } from '../../server/words/turnWords';
@@ -24,13 +25,26 @@ describe('the shipped words', () => {
     for (const key of ALL_WORD_KEYS) expect(words[key]?.trim()).not.toBe('');
   });
 
-  it('says the door’s words in the language asked for, and English for one with no file', () => {
+  const appsDir = join(SHIPPED, '..', 'server', 'apps');
+  const speaking = readdirSync(appsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && readdirSync(join(appsDir, entry.name)).includes('words'));
+  it.each(speaking.flatMap((app) => ['es', 'fr', 'de'].map((language) => [app.name, language])))('the %s app’s %s.md has every word its en.md has, and no other', (app, language) => {
+    const read = (lang: string) => {
+      const file = join(appsDir, app, 'words', `${lang}.md`);
+      return parseAppWords(file, readFileSync(file, 'utf8'));
+    };
+    const english = read('en');
+    const words = read(language);
+    expect([...words.keys()].sort()).toEqual([...english.keys()].sort());
+    for (const text of words.values()) expect(text.trim()).not.toBe('');
+  });
+
+  it('says the door’s words in the language asked for, and nothing in one with no file', () => {
     const book = loadWords({ dir: SHIPPED });
     expect(say(book.wordsIn('es'), 'acting.filler')).toBe('Un momento.');
     expect(say(book.wordsIn('fr'), 'acting.confirm')).toBe('Dites oui ou non.');
     expect(say(book.wordsIn('de'), 'acting.filler')).toBe('Einen Moment.');
     expect(say(book.wordsIn('es-MX'), 'acting.confirm')).toBe('Di sí o no.');
-    expect(say(book.wordsIn('ja'), 'acting.filler')).toBe('One moment.');
+    expect(say(book.wordsIn('ja'), 'acting.filler')).toBe('');
     expect(say(book.wordsIn('es'), 'stand-in.heard', { words: 'hola' })).toBe('Te he oído decir: «hola».');
   });
 });
@@ -43,21 +57,26 @@ describe('words files', () => {
     expect(() => parseWordsFile('words/es.md', '## acting\nfiller = a')).toThrow(WordsFileError);
   });
 
-  it('falls back to English for a word a language lacks, refuses an English file that lacks one, and lays the site’s words over', async () => {
+  it('refuses a default file that lacks a word, and lays the site’s words over the defaults', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'words-'));
     const site = await mkdtemp(join(tmpdir(), 'site-words-'));
     try {
       const english = readFileSync(join(SHIPPED, 'en.md'), 'utf8');
+      const spanish = readFileSync(join(SHIPPED, 'es.md'), 'utf8');
       await writeFile(join(dir, 'en.md'), english);
-      await writeFile(join(dir, 'es.md'), '## acting\n- filler: Un segundo.\n');
+      await writeFile(join(dir, 'es.md'), spanish.replace(/^- filler:.*$/m, '- filler: Un segundo.'));
       await writeFile(join(site, 'es.md'), '## acting\n- confirm: ¿Sí o no?\n');
       const book = loadWords({ dir, siteDir: site });
       expect(say(book.wordsIn('es'), 'acting.filler')).toBe('Un segundo.');
       expect(say(book.wordsIn('es'), 'acting.confirm')).toBe('¿Sí o no?');
-      expect(say(book.wordsIn('es'), 'endings.out-of-time')).toBe('I have to stop there, because this answer ran out of time.');
+      expect(say(book.wordsIn('es'), 'endings.out-of-time')).toBe('Tengo que parar aquí, porque se acabó el tiempo para esta respuesta.');
 
-      await writeFile(join(dir, 'en.md'), english.replace(/^- filler:.*$/m, ''));
-      expect(() => loadWords({ dir })).toThrow(`${join(dir, 'en.md')}: acting.filler is missing`);
+      // A site's file in a language with no defaults stands alone, so it must be whole too.
+      await writeFile(join(site, 'pt.md'), '## acting\n- filler: Um momento.\n');
+      expect(() => loadWords({ dir, siteDir: site })).toThrow(new RegExp(`${join(site, 'pt.md')}: \\S+ is missing`));
+
+      await writeFile(join(dir, 'es.md'), spanish.replace(/^- filler:.*$/m, ''));
+      expect(() => loadWords({ dir })).toThrow(`${join(dir, 'es.md')}: acting.filler is missing`);
     } finally {
       await rm(dir, { recursive: true });
       await rm(site, { recursive: true });

@@ -11,6 +11,14 @@ import { appWords } from '../appWords';
 import { forgottenInTurn } from '../../db/memories';
 import { yourWords } from '../../db/forgotten';
 import { forgetMemories, memoriesAbout, rememberAsPerson } from './remembered';
+import type { Embedder } from '../../memory/embed';
+
+declare module '../../verbs/verb' {
+  interface AppServices {
+    /** The memory embedder (vectors for `memory.remember` and recall). */
+    embedder: Embedder;
+  }
+}
 
 export { yourWords } from '../../db/forgotten';
 

@@ -5,7 +5,7 @@
  * Forgetting goes through `forgetMemory`, which keeps the digest in `forgotten`.
  */
 import type { Queryable } from '../../db/queryable';
-import { mentions, wordsOf } from '../../db/forgotten';
+import { forgetWords, mentions } from '../../db/forgotten';
 import { MEMORY_WIDTH, forgetMemory, keepForgottenInTurn } from '../../db/memories';
 import { onlyRow } from '../../db/rows';
 import { VerbInputError } from '../../verbs/errors';
@@ -29,7 +29,7 @@ export async function rememberAsPerson(tx: Queryable, memory: { bot: string; tex
   return onlyRow(rows, 'Remembering').id;
 }
 
-export { wordsOf } from '../../db/forgotten';
+export { forgetWords } from '../../db/forgotten';
 
 /**
  * The ids of the person's memories for `bot` that mention `about`'s words, whole and in order, in any
@@ -39,7 +39,7 @@ export { wordsOf } from '../../db/forgotten';
  * words decide.
  */
 export async function memoriesAbout(tx: Queryable, filter: { bot: string; about: string }): Promise<string[]> {
-  const words = wordsOf(filter.about);
+  const words = forgetWords(filter.about);
   if (words.length === 0) throw new VerbInputError('Say in words what to forget.');
   // ASCII letters and digits only (no % or _), so each piece is a LIKE pattern as it stands.
   const pieces = words.flatMap((word) => word.split("'")).filter((piece) => /^[a-z0-9]+$/.test(piece)).map((piece) => `%${piece}%`);

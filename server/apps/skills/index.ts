@@ -8,6 +8,13 @@ import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 
+declare module '../../verbs/verb' {
+  interface AppServices {
+    /** The skills a bot may open, by the bot's slug (`server/skills.ts`), for `skills.open`; unset: none. */
+    skills?: (bot: string) => readonly { name: string; body: string }[];
+  }
+}
+
 const open = defineVerb({
   name: 'skills.open',
   description: 'Opens one of your skills by name and answers its instructions; open a skill before doing what its line in your prompt describes.',

@@ -3,7 +3,8 @@
  * server's workers take one step at a time, `server/runs/`), and the turn ends with the bot saying
  * it has taken it on; what the run does is said later, between turns, on the person's active page.
  * One run is busy at a time per person, bot and conversation: a second start is refused with a
- * sentence rather than a task invented over work in flight. `tasks.status` answers "how's that
+ * sentence rather than a task invented over work in flight. What it says is in the person's language
+ * (`words/<lang>.md`), and a verb's output carries it worded, for the stand-in to say as it is. `tasks.status` answers "how's that
  * going?" from the run's steps, `tasks.cancel` stops it, and schedules start a run at each
  * occurrence of a recurrence ("every weekday at eight").
  */
@@ -12,29 +13,45 @@ import { isTimeZone } from '../localTime';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { VerbContext } from '../../verbs/verb';
-import { EVERY, dayNamed, nextOccurrence, spokenRecurrence } from '../../runs/recurrence';
+import { DEFAULT_AT, EVERY, clockOf, dayNamed, daysOf, nextOccurrence } from '../../runs/recurrence';
 import type { Recurrence } from '../../runs/recurrence';
 import { cancelRun, insertRun, latestRun, readSteps } from '../../runs/runs';
 import { activeSchedules, cancelSchedules, countOwnSchedules, countSiteSchedules, insertSchedule } from '../../runs/schedules';
 import { ENDED_STATES } from '../../runs/types';
-import { counted } from '../spoken';
+import type { RunServices } from '../../runs/types';
+import { appWords } from '../appWords';
+import { opening } from '../spoken';
+
+declare module '../../verbs/verb' {
+  interface AppServices {
+    /** How a bot takes work on that outlives a turn; absent where no worker runs. */
+    runs?: RunServices;
+  }
+}
 
 const WHAT_MAX = 500;
 /** Most active schedules a person may keep, over all their bots. */
 export const SCHEDULES_MAX = 20;
-/** Said when the person already keeps `SCHEDULES_MAX`. */
-export const PERSON_SCHEDULES_FULL = `You already keep ${String(SCHEDULES_MAX)} schedules, the most one person may; cancel one first.`;
-/** Said when the site keeps as many as `CONFAB_SITE_SCHEDULES` allows. */
-export const SITE_SCHEDULES_FULL = 'This site is keeping as many schedules as it can right now, so I cannot add yours; try again another day.';
 
-export const TAKEN_ON = "I'm on it — I'll tell you when it's done.";
-export const ALREADY_BUSY = "I'm still working on what you asked before. Ask me how it's going, or say “stop that” first.";
-const NOTHING_UNDER_WAY = "I'm not working on anything for you right now.";
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+export const WORDS = appWords(new URL('.', import.meta.url));
 
 function servicesOf(ctx: VerbContext) {
   const runs = ctx.services.runs;
-  if (runs === undefined) throw new VerbInputError('I cannot take work on here: this server runs no workers.');
+  if (runs === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'no-workers'));
   return runs;
+}
+
+/** How a schedule runs, as said back in `language`: "every weekday at 08:00", "every week on Monday and Friday at 09:30". */
+export function spokenSchedule(recurrence: Recurrence, language: string | undefined): string {
+  if (recurrence.every === 'hour') return WORDS.say(language, 'every-hour', { minute: String(clockOf(recurrence.at).minute) });
+  const at = recurrence.at ?? DEFAULT_AT;
+  if (recurrence.every !== 'week') return WORDS.say(language, `every-${recurrence.every}`, { at });
+  const tag = language ?? 'en';
+  // The days by the language's own names (1 January 2023 was a Sunday), listed as it lists them.
+  const dayName = new Intl.DateTimeFormat(tag, { weekday: 'long', timeZone: 'UTC' });
+  const days = [...daysOf(recurrence)].map((day) => dayName.format(Date.UTC(2023, 0, 1 + day)));
+  return WORDS.say(language, 'every-week', { days: new Intl.ListFormat(tag, { type: 'conjunction' }).format(days), at });
 }
 
 const start = defineVerb({
@@ -50,14 +67,14 @@ const start = defineVerb({
   async run({ what }, ctx) {
     const runs = servicesOf(ctx);
     const plan = runs.plan(ctx.bot, what);
-    if (plan === undefined) throw new VerbInputError('This bot cannot take work on.');
+    if (plan === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'cannot-take-work'));
     const conversationKey = ctx.conversationKey ?? null;
     const busy = await latestRun(ctx.tx, ctx.bot, conversationKey ?? '');
-    if (busy !== undefined && !ENDED_STATES.has(busy.state)) throw new VerbInputError(ALREADY_BUSY);
+    if (busy !== undefined && !ENDED_STATES.has(busy.state)) throw new VerbInputError(WORDS.say(ctx.language, 'already-busy'));
     const id = await insertRun(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey, asked: what, script: plan.script, timeZone: ctx.timeZone, ...(ctx.language === undefined ? {} : { language: ctx.language }), ...plan.budget }, ctx.nowMs);
-    if (id === undefined) throw new VerbInputError(ALREADY_BUSY);
+    if (id === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'already-busy'));
     runs.queued();
-    return { id, said: TAKEN_ON };
+    return { id, said: WORDS.say(ctx.language, 'taken-on') };
   },
   standIn: {
     phrasings: [
@@ -83,16 +100,16 @@ const status = defineVerb({
   deadlineMs: 2000,
   async run(_input, ctx) {
     const run = await latestRun(ctx.tx, ctx.bot, ctx.conversationKey ?? null);
-    if (run === undefined) return { state: 'none' as const, stepsDone: 0, spoken: NOTHING_UNDER_WAY };
+    if (run === undefined) return { state: 'none' as const, stepsDone: 0, spoken: WORDS.say(ctx.language, 'nothing-under-way') };
     const steps = await readSteps(ctx.tx, run.id);
     const done = steps.filter((step) => step.body.kind === 'tool').length;
     const spoken = ENDED_STATES.has(run.state)
       ? run.state === 'finished'
-        ? `That's done. ${run.answer ?? ''}`.trim()
-        : (run.answer ?? 'It stopped before it finished.')
+        ? WORDS.say(ctx.language, 'finished', { answer: run.answer ?? '' })
+        : (run.answer ?? WORDS.say(ctx.language, 'stopped-early'))
       : done === 0
-        ? "I've only just started on it."
-        : `I'm still on it: ${counted(done, 'step')} done so far.`;
+        ? WORDS.say(ctx.language, 'just-started')
+        : WORDS.count(ctx.language, 'progress', done);
     return { state: run.state, stepsDone: done, spoken };
   },
   standIn: {
@@ -109,18 +126,18 @@ const cancel = defineVerb({
   description: 'Stop the work taken on in this conversation. Nothing it has not done yet is done.',
   example: 'stop that',
   input: z.object({}),
-  output: z.object({ cancelled: z.boolean().describe('Whether there was work under way, now stopped.') }),
+  output: z.object({ cancelled: z.boolean().describe('Whether there was work under way, now stopped.'), said: z.string().describe('What to tell the person now.') }),
   risk: 'write',
   always: true,
   deadlineMs: 2000,
   async run(_input, ctx) {
     const run = await latestRun(ctx.tx, ctx.bot, ctx.conversationKey ?? null);
-    if (run === undefined || ENDED_STATES.has(run.state)) return { cancelled: false };
-    return { cancelled: await cancelRun(ctx.tx, run.id, ctx.nowMs) };
+    const cancelled = run !== undefined && !ENDED_STATES.has(run.state) && (await cancelRun(ctx.tx, run.id, ctx.nowMs));
+    return { cancelled, said: WORDS.say(ctx.language, cancelled ? 'stopped' : 'nothing-under-way') };
   },
   standIn: {
     phrasings: [{ pattern: /^(?:please )?(?:stop|cancel) (?:that|it|the task|what you(?:['’]re| are) doing)$/, input: () => ({}) }],
-    say: ({ cancelled }) => (cancelled ? "I've stopped it; nothing more of it will be done." : NOTHING_UNDER_WAY),
+    say: ({ said }) => said,
   },
 });
 
@@ -138,13 +155,18 @@ const schedule = defineVerb({
     at: z.string().regex(/^\d{1,2}:\d{2}$/).optional().describe('Wall-clock time, HH:MM on the 24-hour clock (default 09:00; for every hour, 00:MM).'),
     until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('The last day it runs, YYYY-MM-DD.'),
   }),
-  output: z.object({ id: z.string(), said: z.string().describe('How it runs, as said back.'), firstAt: z.string().nullable().describe('Its first time, ISO 8601; null if none is left.') }),
+  output: z.object({
+    id: z.string(),
+    said: z.string().describe('How it runs, as said back.'),
+    firstAt: z.string().nullable().describe('Its first time, ISO 8601; null if none is left.'),
+    spoken: z.string().describe('What to tell the person now.'),
+  }),
   risk: 'write',
   always: true,
   deadlineMs: 3000,
   async run(input, ctx) {
     const runs = servicesOf(ctx);
-    if (!isTimeZone(ctx.timeZone)) throw new VerbInputError('I do not know your time zone, so I cannot keep a schedule.');
+    if (!isTimeZone(ctx.timeZone)) throw new VerbInputError(WORDS.say(ctx.language, 'no-time-zone'));
     const recurrence: Recurrence = {
       every: input.every as Recurrence['every'],
       zone: ctx.timeZone,
@@ -156,14 +178,15 @@ const schedule = defineVerb({
     try {
       nextAtMs = nextOccurrence(recurrence, ctx.nowMs);
     } catch (error) {
-      throw new VerbInputError(error instanceof Error ? error.message : 'That is not a time I can keep.');
+      throw new VerbInputError(WORDS.say(ctx.language, 'not-a-time'), { cause: error });
     }
     // Over all the person's bots (row level security counts only theirs), then over the whole site.
-    if ((await countOwnSchedules(ctx.tx)) >= SCHEDULES_MAX) throw new VerbInputError(PERSON_SCHEDULES_FULL);
-    if ((await countSiteSchedules(ctx.tx)) >= runs.siteSchedules) throw new VerbInputError(SITE_SCHEDULES_FULL);
-    const said = spokenRecurrence(recurrence);
+    if ((await countOwnSchedules(ctx.tx)) >= SCHEDULES_MAX) throw new VerbInputError(WORDS.say(ctx.language, 'person-full', { n: String(SCHEDULES_MAX) }));
+    if ((await countSiteSchedules(ctx.tx)) >= runs.siteSchedules) throw new VerbInputError(WORDS.say(ctx.language, 'site-full'));
+    const said = spokenSchedule(recurrence, ctx.language);
     const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, ...(ctx.language === undefined ? {} : { language: ctx.language }), nextAtMs: nextAtMs ?? null }, ctx.nowMs);
-    return { id: made.id, said, firstAt: nextAtMs === undefined ? null : new Date(nextAtMs).toISOString() };
+    const spoken = WORDS.say(ctx.language, nextAtMs === undefined ? 'never-runs' : 'scheduled', { said });
+    return { id: made.id, said, firstAt: nextAtMs === undefined ? null : new Date(nextAtMs).toISOString(), spoken: opening(spoken) };
   },
   standIn: {
     phrasings: [
@@ -181,7 +204,7 @@ const schedule = defineVerb({
         },
       },
     ],
-    say: ({ said, firstAt }) => (firstAt === null ? `That would never run: ${said} has no time left.` : `All right: ${said}, I'll do that.`),
+    say: ({ spoken }) => spoken,
   },
 });
 
@@ -205,18 +228,18 @@ const schedules = defineVerb({
   description: 'The things the person has asked to be done again and again, and when.',
   example: 'what have I scheduled',
   input: z.object({}),
-  output: z.object({ schedules: z.array(z.object({ id: z.string(), what: z.string(), said: z.string() })) }),
+  output: z.object({ schedules: z.array(z.object({ id: z.string(), what: z.string(), said: z.string() })), spoken: z.string().describe('The schedules, as said aloud.') }),
   risk: 'read',
   always: true,
   deadlineMs: 2000,
   async run(_input, ctx) {
     const kept = await activeSchedules(ctx.tx, ctx.bot, SCHEDULES_MAX);
-    return { schedules: kept.map((s) => ({ id: s.id, what: s.asked, said: s.said })) };
+    const spoken = kept.length === 0 ? WORDS.say(ctx.language, 'no-schedules') : kept.map((s) => opening(WORDS.say(ctx.language, 'schedule', { said: s.said, what: s.asked }))).join(' ');
+    return { schedules: kept.map((s) => ({ id: s.id, what: s.asked, said: s.said })), spoken };
   },
   standIn: {
     phrasings: [{ pattern: /^(?:what (?:have i|did i) (?:got )?scheduled|(?:what are|list|tell me) my schedules)$/, input: () => ({}) }],
-    say: ({ schedules: kept }) =>
-      kept.length === 0 ? 'You have nothing scheduled with me.' : kept.map((s) => `${s.said.replace(/^./, (c) => c.toUpperCase())}: ${s.what}.`).join(' '),
+    say: ({ spoken }) => spoken,
   },
 });
 
@@ -232,22 +255,27 @@ const unschedule = defineVerb({
   description: 'Stop something the person scheduled: those whose words contain `about`, or every one when `about` is not given.',
   example: 'cancel the schedule about my to-do list',
   input: z.object({ about: z.string().max(WHAT_MAX).optional().describe('Words of the schedule to stop; all of them when absent.') }),
-  output: z.object({ cancelled: z.number().int().describe('How many were stopped.') }),
+  output: z.object({ cancelled: z.number().int().describe('How many were stopped.'), said: z.string().describe('What to tell the person now.') }),
   risk: 'write',
   always: true,
   deadlineMs: 2000,
   // Stopping more than one schedule (every one, when `about` is not given) is asked about first (the executor's rule).
   changesMany: async ({ about }, ctx) => (await chosenSchedules(ctx, about)).length > 1,
-  ask: async ({ about }, ctx) => `Shall I stop ${counted((await chosenSchedules(ctx, about)).length, 'schedule')}${about === undefined || about.trim() === '' ? '' : ` about ${about.trim()}`}?`,
+  ask: async ({ about }, ctx) => {
+    const n = (await chosenSchedules(ctx, about)).length;
+    const words = about?.trim() ?? '';
+    return words === '' ? WORDS.count(ctx.language, 'stop-ask', n) : WORDS.count(ctx.language, 'stop-ask-about', n, { about: words });
+  },
   async run({ about }, ctx) {
     const chosen = await chosenSchedules(ctx, about);
-    return { cancelled: await cancelSchedules(ctx.tx, chosen.map((s) => s.id)) };
+    const cancelled = await cancelSchedules(ctx.tx, chosen.map((s) => s.id));
+    return { cancelled, said: cancelled === 0 ? WORDS.say(ctx.language, 'none-to-stop') : WORDS.count(ctx.language, 'unscheduled', cancelled) };
   },
   standIn: {
     phrasings: [
       { pattern: /^(?:please )?(?:cancel|stop|delete) (?:my |the |all my )?schedules?(?: (?:about|for|to) (.+))?$/, input: (m) => (m[1] === undefined ? {} : { about: m[1] }) },
     ],
-    say: ({ cancelled }) => (cancelled === 0 ? 'There was no schedule like that to stop.' : `I've stopped ${counted(cancelled, 'schedule')}.`),
+    say: ({ said }) => said,
   },
 });
 

@@ -9,6 +9,7 @@ import { fetchPageConfig } from '../../platform/apiClient';
 import { retryable } from '../../platform/conversationApi';
 import type { ConversationApi, Start } from '../../platform/conversationApi';
 import { loadSettings } from '../../platform/settingsStore';
+import { sayWord, speakLanguage } from '../../platform/words';
 import { sentenceOf } from '../sentenceOf';
 import type { PageStore } from './pageStore';
 
@@ -39,6 +40,8 @@ export async function openBot(slug: string, api: Pick<ConversationApi, 'start'>,
     const bot = started.bot;
     const voices = bot.voice.by === 'browser' ? (bot.voice.voices.length > 0 ? bot.voice.voices.filter((v) => (VOICES as readonly string[]).includes(v)) : [...VOICES]) : bot.voice.voices;
     const settings = await loadSettings(bot, voices).catch(() => defaultSettings(bot, voices));
+    // The page speaks the person's language from here on; the site's words follow when they come.
+    void speakLanguage(settings.language);
     store.update({ phase: 'ready', bot, voices, settings, memories: bot.memory === 'person+recall' ? [] : null, greeting: bot.greeting ?? null });
     return { started, config };
   } catch (error) {
@@ -46,7 +49,7 @@ export async function openBot(slug: string, api: Pick<ConversationApi, 'start'>,
     const unreachable = retryable(error);
     store.update({
       phase: missing ? 'missing' : unreachable ? 'unreachable' : 'failed',
-      reason: missing ? `There is no bot called “${slug}” here.` : unreachable ? 'Confab’s server cannot be reached. Check the connection; this page will work again once it can.' : sentenceOf(error),
+      reason: missing ? sayWord('page-server.no-such-bot', { bot: slug }) : unreachable ? sayWord('page-server.cannot-be-reached') : sentenceOf(error),
       engine: { kind: 'not-needed' },
     });
     return null;

@@ -59,9 +59,9 @@ export interface EchoCancellerOptions {
   /**
    * The correlation, either way, between a frame's residual and its estimate from which the frame
    * is the filter's own misfit of the leak (`EchoCanceller#misfit`), 0..1, or over 1 for never:
-   * between what a fitted filter or a person leaves and what a drifted syllable does (the README's
-   * "How it hears you over its own voice" has the figures, `npm run bench -- capture-lag` measures
-   * them). Default 0.3.
+   * between what a fitted filter or a person leaves and what a drifted syllable does (docs/hearing.md
+   * says how; docs/performance.md has the figures, which `npm run bench -- capture-lag` measures).
+   * Default 0.3.
    */
   misfitCorrelation: number;
 }

@@ -10,6 +10,7 @@
 import meterUrl from './levelMeter.worklet.ts?worker&url';
 import { frameSamplesFor, LEVEL_METER_PROCESSOR } from './peakFrames';
 import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
+import { sayWord } from '../words';
 
 /** How the microphone is opened and metered. */
 export interface MicrophoneOptions {
@@ -112,19 +113,15 @@ const PROBLEM_BY_NAME: Readonly<Record<string, MicrophoneProblem>> = {
   AbortError: 'unavailable',
 };
 
-const SENTENCE: Readonly<Record<MicrophoneProblem, string>> = {
-  refused: 'The microphone was not allowed, so this conversation is typed. Allow the microphone for this site and unmute to talk.',
-  missing: 'No microphone was found, so this conversation is typed. Plug one in and unmute to talk.',
-  unavailable: 'The microphone could not be opened (another app may be using it), so this conversation is typed. Close that app and unmute to talk.',
-  unsupported: 'This browser cannot open a microphone for this page (it needs a secure https page with Web Audio worklets), so this conversation is typed.',
-};
+/** The person's sentence for `problem`, in their language. */
+const sentenceFor = (problem: MicrophoneProblem): string => sayWord(`page-hearing.mic-${problem}`);
 
 /** Reads what `getUserMedia` (or loading the meter) threw as a `MicrophoneError`, keeping it as the cause. */
 export function microphoneErrorFrom(error: unknown): MicrophoneError {
   if (error instanceof MicrophoneError) return error;
   const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
   const problem = PROBLEM_BY_NAME[name] ?? 'unavailable';
-  return new MicrophoneError(problem, SENTENCE[problem], { cause: error });
+  return new MicrophoneError(problem, sentenceFor(problem), { cause: error });
 }
 
 /** Merges partial options over `MICROPHONE`; throws a RangeError naming a bad frame length. */
@@ -144,7 +141,7 @@ function loadMeter(context: BaseAudioContext): Promise<void> {
   if (loading === undefined) {
     loading = context.audioWorklet.addModule(meterUrl).catch((cause: unknown) => {
       meterLoaded.delete(context);
-      throw new MicrophoneError('unavailable', 'The microphone’s level meter could not be loaded; reload the page.', { cause });
+      throw new MicrophoneError('unavailable', sayWord('page-hearing.mic-meter'), { cause });
     });
     meterLoaded.set(context, loading);
   }
@@ -176,7 +173,7 @@ export async function openMicrophoneLevel(
 ): Promise<MicrophoneLevel> {
   const options = resolveMicrophone(partial);
   if (devices === undefined || typeof AudioWorkletNode === 'undefined') {
-    throw new MicrophoneError('unsupported', SENTENCE.unsupported);
+    throw new MicrophoneError('unsupported', sentenceFor('unsupported'));
   }
   await loadMeter(context);
   let stream: MediaStream;
@@ -200,7 +197,7 @@ function meter(context: AudioContext, stream: MediaStream, frameMs: number, refe
   const track = tracks[0];
   if (track === undefined) {
     for (const t of stream.getTracks()) t.stop();
-    throw new MicrophoneError('missing', SENTENCE.missing);
+    throw new MicrophoneError('missing', sentenceFor('missing'));
   }
   const processorOptions: LevelMeterOptions = { frameSamples: frameSamplesFor(context.sampleRate, frameMs) };
   const source = context.createMediaStreamSource(stream);

@@ -5,6 +5,8 @@
  * one AnalyserNode, so `level()` is the envelope of what is actually heard — the orb's assistant level.
  */
 
+import { checkOption, checkOptions } from '../../../core/options';
+import type { Limit, Limits } from '../../../core/options';
 import { pieceToSayAgain } from '../../../core/speech/sayAgain';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
@@ -76,9 +78,9 @@ export interface PlayerOptions {
   gapMs: number;
 }
 
-/** A player option no piece could be played with. */
-export class PlayerOptionError extends Error {
-  override readonly name = 'PlayerOptionError';
+/** A player used after `dispose()`. */
+export class PlayerDisposedError extends Error {
+  override readonly name = 'PlayerDisposedError';
 }
 
 /** How long `stop()` takes the output gain from where it is to 0, in ms. */
@@ -93,13 +95,12 @@ const DUCK_RAMP_MS = 128 / 48;
 /** The analyser's window in samples: about 10 ms at 48 kHz, the echo gate's frame. */
 const LEVEL_WINDOW = 512;
 /** The sample rates `createBuffer` accepts everywhere. */
-const MIN_RATE_HZ = 8000;
-const MAX_RATE_HZ = 96_000;
+const PIECE_RATE: Limit = { min: 8000, max: 96_000 };
+const LIMITS: Limits<PlayerOptions> = { gapMs: { min: 0 } };
 
 
 export function createAudioPlayer(context: BaseAudioContext, options: PlayerOptions): AudioPlayer {
-  checkGap(options.gapMs);
-  let gapMs = options.gapMs;
+  let { gapMs } = checkOptions('player', options, LIMITS);
   let disposed = false;
   const events = playerEvents();
   const analyser = context.createAnalyser();
@@ -176,8 +177,8 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
   }
 
   function open(key: PieceKey, sampleRateHz: number): PieceWriter {
-    if (disposed) throw new PlayerOptionError('This player was disposed; make a new one.');
-    checkRate(sampleRateHz);
+    if (disposed) throw new PlayerDisposedError('This player was disposed; make a new one.');
+    checkOption('piece.sampleRateHz', sampleRateHz, PIECE_RATE);
     const piece: Piece = { key, rateHz: sampleRateHz, pending: [], ended: false, closed: false, sources: new Set(), scheduled: false, started: false, dropped: false, buffers: [], endS: 0, saidAgain: false };
     queue.add(piece);
     return {
@@ -237,8 +238,7 @@ export function createAudioPlayer(context: BaseAudioContext, options: PlayerOpti
       return gapMs;
     },
     set gapMs(value: number) {
-      checkGap(value);
-      gapMs = value;
+      gapMs = checkOption('player.gapMs', value, LIMITS.gapMs);
     },
     on(event, listener) {
       return events.on(event, listener);
@@ -302,14 +302,4 @@ function fadeOut(context: BaseAudioContext, gain: GainNode, sources: readonly Au
   const last = sources.at(-1);
   if (last === undefined) letGo();
   else last.onended = letGo;
-}
-
-function checkRate(sampleRateHz: number): void {
-  if (!(Number.isFinite(sampleRateHz) && sampleRateHz >= MIN_RATE_HZ && sampleRateHz <= MAX_RATE_HZ)) {
-    throw new PlayerOptionError(`A piece's sample rate is ${sampleRateHz} Hz; give one from ${MIN_RATE_HZ} to ${MAX_RATE_HZ}.`);
-  }
-}
-
-function checkGap(gapMs: number): void {
-  if (!(Number.isFinite(gapMs) && gapMs >= 0)) throw new PlayerOptionError(`The gap between pieces is ${gapMs} ms; give 0 or more.`);
 }

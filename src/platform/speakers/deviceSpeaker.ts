@@ -18,6 +18,8 @@
  * fewer steps), and reports its `Pace` — the pieces still to make and the audio still queued, as
  * `paceOf` estimates them — whenever that changes, for the conversation to size the next piece.
  */
+import { resolveOptions } from '../../../core/options';
+import type { Limits } from '../../../core/options';
 import { observeCost, paceOf, playedUntil, SAFE_COST } from '../../../core/speech/pace';
 import type { Making, Pace, VoiceCost } from '../../../core/speech/pace';
 import type { SpokenPiece, TtsApi } from '../../../core/voice/api';
@@ -25,6 +27,7 @@ import type { Language } from '../../../core/voice/text';
 import type { AudioPlayer } from '../audio/player';
 import { DeviceVoiceError, failureListeners } from './speaker';
 import type { SpeakRequest, Speaker } from './speaker';
+import { sayWord } from '../words';
 
 /** The on-device voice as the reader set it, read for each piece so a change in settings applies. */
 export interface DeviceVoice {
@@ -73,19 +76,11 @@ interface Job {
   result: { made: SpokenPiece; atMs: number } | { error: DeviceVoiceError } | undefined;
 }
 
-function mergeOptions(deps: DeviceSpeakerDeps): DeviceSpeakerOptions {
-  const aheadMax = deps.aheadMax ?? DEVICE_SPEAKER_DEFAULTS.aheadMax;
-  if (!Number.isInteger(aheadMax) || aheadMax < 1) {
-    throw new RangeError(`The device speaker's aheadMax is ${aheadMax}; give a whole number of pieces, 1 or more.`);
-  }
-  return { aheadMax };
-}
+const LIMITS: Limits<DeviceSpeakerOptions> = { aheadMax: { min: 1, whole: true } };
 
-const COULD_NOT =
-  'This device’s voice could not say part of the answer, so that part is only written; reload the page if it keeps happening.';
 
 export function createDeviceSpeaker(deps: DeviceSpeakerDeps): DeviceSpeaker {
-  const { aheadMax } = mergeOptions(deps);
+  const { aheadMax } = resolveOptions('deviceSpeaker', DEVICE_SPEAKER_DEFAULTS, deps, LIMITS);
   const now = deps.nowMs ?? (() => Date.now());
   const failures = failureListeners();
   const paceListeners = new Set<(pace: Pace) => void>();
@@ -156,11 +151,11 @@ export function createDeviceSpeaker(deps: DeviceSpeakerDeps): DeviceSpeaker {
       (made) => {
         // The worker answers null only for an utterance it was told to cancel; one this speaker did
         // not cancel would otherwise leave the turn waiting for a piece that never plays.
-        if (made === null) settle(job, { error: new DeviceVoiceError(COULD_NOT, { cause: 'the worker dropped the piece' }) });
+        if (made === null) settle(job, { error: new DeviceVoiceError(sayWord('page-voice.device-could-not'), { cause: 'the worker dropped the piece' }) });
         else settle(job, { made, atMs: now() });
       },
       (cause: unknown) => {
-        settle(job, { error: new DeviceVoiceError(COULD_NOT, { cause }) });
+        settle(job, { error: new DeviceVoiceError(sayWord('page-voice.device-could-not'), { cause }) });
       },
     );
   }

@@ -7,6 +7,7 @@ import type { AudioPlayer, PieceKey, PieceWriter } from '../audio/player';
 import { decodePcm16, ENDPOINT_PCM_RATE_HZ } from './pcm16';
 import { EndpointVoiceError } from './speaker';
 import type { SpeakRequest } from './speaker';
+import { sayWord } from '../words';
 
 /** The voice the endpoint is asked for, read for each piece so a change in settings applies. */
 export interface EndpointVoice {
@@ -73,21 +74,19 @@ export function isPcmContentType(contentType: string | null): boolean {
   return PCM_TYPES.has(type);
 }
 
-const FALLBACK = 'so this device’s own voice speaks instead for the rest of this visit';
-
-/** The endpoint's failures, each with the sentence the person is shown. */
+/** The endpoint's failures, each with the sentence the person is shown (that this device's voice speaks instead). */
 const failure = {
-  noEndpoint: () => new EndpointVoiceError('no-endpoint', `This site names no voice endpoint, ${FALLBACK}.`, 404),
-  notLive: () => new EndpointVoiceError('not-live', `This site does not buy its paid voice until it is set live, ${FALLBACK}.`, 403),
+  noEndpoint: () => new EndpointVoiceError('no-endpoint', sayWord('page-voice.no-endpoint'), 404),
+  notLive: () => new EndpointVoiceError('not-live', sayWord('page-voice.not-live'), 403),
   /** A ceiling refused the sentence; the server's sentence says which and when it frees up. */
-  overCeiling: (sentence: string, status: number) => new EndpointVoiceError('refused', `${sentence} The paid voice is held to it too, ${FALLBACK}.`, status),
-  refused: (status: number) => new EndpointVoiceError('refused', `The voice service answered ${status}, ${FALLBACK}.`, status),
-  unreachable: (cause: unknown) => new EndpointVoiceError('unreachable', `The voice service could not be reached, ${FALLBACK}.`, undefined, { cause }),
-  noGrant: (cause: unknown) => new EndpointVoiceError('no-grant', `This conversation’s grant could not be had, ${FALLBACK}.`, undefined, { cause }),
-  notPcm: (type: string) => new EndpointVoiceError('not-pcm', `The voice service sent ${type} where raw audio was expected, ${FALLBACK}.`),
-  empty: () => new EndpointVoiceError('empty', `The voice service sent no audio, ${FALLBACK}.`),
-  brokeOff: (cause: unknown) => new EndpointVoiceError('broken', `The voice service’s audio broke off, ${FALLBACK}.`, undefined, { cause }),
-  halfSample: () => new EndpointVoiceError('broken', `The voice service’s audio ended on half a sample, ${FALLBACK}.`),
+  overCeiling: (said: string, status: number) => new EndpointVoiceError('refused', sayWord('page-voice.over-ceiling', { said }), status),
+  refused: (status: number) => new EndpointVoiceError('refused', sayWord('page-voice.refused', { status }), status),
+  unreachable: (cause: unknown) => new EndpointVoiceError('unreachable', sayWord('page-voice.unreachable'), undefined, { cause }),
+  noGrant: (cause: unknown) => new EndpointVoiceError('no-grant', sayWord('page-voice.no-grant'), undefined, { cause }),
+  notPcm: (type: string) => new EndpointVoiceError('not-pcm', sayWord('page-voice.not-pcm', { type })),
+  empty: () => new EndpointVoiceError('empty', sayWord('page-voice.empty')),
+  brokeOff: (cause: unknown) => new EndpointVoiceError('broken', sayWord('page-voice.broke-off'), undefined, { cause }),
+  halfSample: () => new EndpointVoiceError('broken', sayWord('page-voice.half-sample')),
 };
 
 /** The failure for a response that answered with an error status. */

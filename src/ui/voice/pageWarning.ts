@@ -1,6 +1,7 @@
 /** The voice page's warnings: what each line holds, and the lines the page's state calls for. */
 import type { EngineState } from '../../app/voicePage';
 import type { Problem } from '../../../core/conversation/events';
+import { say } from '../words';
 
 /** One line of the page's warnings (PageWarnings.vue): one fault, however often it happened. */
 export interface PageWarning {
@@ -23,7 +24,7 @@ export interface PageWarning {
 export function pageWarnings(engine: EngineState | undefined, problem: Problem | null): PageWarning[] {
   const list: PageWarning[] = [];
   const voiceFailed = engine?.kind === 'failed';
-  if (voiceFailed) list.push({ key: `voice:${engine.reason}`, text: engine.reason, summary: 'The voice could not start.', retry: true, testId: 'voice-problem' });
+  if (voiceFailed) list.push({ key: `voice:${engine.reason}`, text: engine.reason, summary: say('page-voice.could-not-start-short'), retry: true, testId: 'voice-problem' });
   if (problem !== null && !(voiceFailed && problem.kind === 'speaker')) list.push({ key: `${problem.kind}:${problem.reason}`, text: problem.reason, testId: 'problem' });
   return list;
 }

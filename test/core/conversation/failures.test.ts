@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { conversationMachine } from '../../../core/conversation/conversationMachine';
-import { TalkSettingError } from '../../../core/speech/talk';
+import { OptionError } from '../../../core/options';
 import { conversation } from '../../helpers/conversation';
+import { englishSay } from '../../helpers/pageWords';
 
 describe('failures', () => {
   it('returns the turn and shows the reason when the answer stream fails before any word', () => {
@@ -83,16 +84,16 @@ describe('failures', () => {
   });
 
   it('refuses to start with a talk setting a person must fix, saying which', () => {
-    const actor = createActor(conversationMachine, { input: { recogniser: true, talk: { steps: 0 } } });
+    const actor = createActor(conversationMachine, { input: { recogniser: true, say: englishSay, talk: { steps: 0 } } });
     const errors: unknown[] = [];
     actor.subscribe({ error: (error) => errors.push(error) });
     actor.start();
     expect(actor.getSnapshot().status).toBe('error');
-    expect(errors).toEqual([new TalkSettingError('voice.steps is 0; it must be a whole number from 1 to 64.')]);
+    expect(errors).toEqual([new OptionError('voice.steps', 0, 'a whole number from 1 to 64')]);
   });
 
   it('fails loudly when the app forgot to provide an effect', () => {
-    const actor = createActor(conversationMachine, { input: { recogniser: true } });
+    const actor = createActor(conversationMachine, { input: { recogniser: true, say: englishSay } });
     const errors: Error[] = [];
     actor.subscribe({ error: (error) => errors.push(error as Error) });
     actor.start();

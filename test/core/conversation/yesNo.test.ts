@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wordsOf } from '../../../core/conversation/phrases';
+import { phraseWords } from '../../../core/conversation/phrases';
 import { answerOf } from '../../../core/conversation/yesNo';
 import type { YesNo } from '../../../core/conversation/yesNo';
 
@@ -101,9 +101,13 @@ describe('a yes or a no', () => {
     expect(answerOf("don't", 'de')).toBe('no');
   });
 
-  it('folds case, accents and punctuation, and reads “n’t” as a negation', () => {
-    expect(wordsOf('Sí, ¡CLARO!')).toEqual(['si', 'claro']);
-    expect(wordsOf('Don’t')).toEqual(['do', 'not']);
-    expect(wordsOf("d'accord")).toEqual(['d', 'accord']);
+  it('folds case, accents and punctuation, keeps an apostrophe inside a word, and reads “n’t” and “n’” as a negation', () => {
+    expect(phraseWords('Sí, ¡CLARO!')).toEqual(['si', 'claro']);
+    expect(phraseWords('Don’t')).toEqual(['do', 'not']);
+    expect(phraseWords("d'accord, c’est ça")).toEqual(["d'accord", "c'est", 'ca']);
+    expect(phraseWords("N'annule rien")).toEqual(['ne', 'annule', 'rien']);
+    expect(answerOf("n'annule rien", 'fr')).toBe('no');
+    expect(answerOf('That’s right', 'en')).toBe('yes');
+    expect(answerOf("Mach's", 'de')).toBe('yes');
   });
 });

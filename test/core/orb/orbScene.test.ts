@@ -6,6 +6,7 @@ import { ORB_SHAPES, orbShape, isOrbShapeId, DEFAULT_ORB_SHAPE } from '../../../
 import { ORB_STATES, orbSentence } from '../../../core/orb/orbState';
 import type { OrbState } from '../../../core/orb/orbState';
 import { ORB_SHAPES as BOT_FILE_SHAPES } from '../../../server/bots';
+import { englishSay } from '../../helpers/pageWords';
 
 /** WCAG relative luminance of a `#rrggbb` colour. */
 function luminance(hex: string): number {
@@ -35,10 +36,10 @@ describe('the five shapes', () => {
   it('offers five shapes with names a person reads, and exactly those a bot file may name', () => {
     expect(ORB_SHAPES).toHaveLength(5);
     expect(ORB_SHAPES.map((shape) => shape.id)).toEqual([...BOT_FILE_SHAPES]);
-    expect(new Set(ORB_SHAPES.map((shape) => shape.name)).size).toBe(5);
+    expect(new Set(ORB_SHAPES.map((shape) => englishSay(shape.name))).size).toBe(5);
     for (const shape of ORB_SHAPES) {
-      expect(shape.name).toMatch(/^[A-Z][a-z]+$/);
-      expect(shape.description.length).toBeGreaterThan(10);
+      expect(englishSay(shape.name)).toMatch(/^[A-Z][a-z]+$/);
+      expect(englishSay(shape.description).length).toBeGreaterThan(10);
       expect(orbShape(shape.id)).toBe(shape);
     }
     expect(DEFAULT_ORB_SHAPE).toBe('halo');
@@ -75,12 +76,12 @@ describe('how each state looks and is announced', () => {
   });
 
   it('announces every state in its own words', () => {
-    const sentences = ORB_STATES.map(orbSentence);
+    const sentences = ORB_STATES.map((state) => orbSentence(state, englishSay));
     expect(new Set(sentences).size).toBe(ORB_STATES.length);
-    expect(orbSentence('listening')).toBe('Listening');
-    expect(orbSentence('thinking')).toBe('Thinking');
-    expect(orbSentence('speaking')).toBe('Speaking');
-    expect(orbSentence('connecting')).not.toBe(orbSentence('thinking'));
+    expect(orbSentence('listening', englishSay)).toBe('Listening');
+    expect(orbSentence('thinking', englishSay)).toBe('Thinking');
+    expect(orbSentence('speaking', englishSay)).toBe('Speaking');
+    expect(orbSentence('connecting', englishSay)).not.toBe(orbSentence('thinking', englishSay));
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../core/options';
 import { chunkAll, cutPiece, dropKept, endText, pushText, startChunking } from '../../../core/speech/chunker';
 import type { ChunkerState } from '../../../core/speech/chunker';
-import { TalkSettingError } from '../../../core/speech/talk';
 import { codeUnits, feed, randomDeltas } from '../../helpers/chunkFeed';
 import { seededRandom as seeded } from '../../helpers/random';
 
@@ -16,7 +16,7 @@ function sentences(count: number, seed: number): string[] {
 
 describe('startChunking', () => {
   it('refuses settings out of range with a message naming the setting', () => {
-    expect(() => startChunking({ words: 2 })).toThrow(TalkSettingError);
+    expect(() => startChunking({ words: 2 })).toThrow(OptionError);
     expect(() => startChunking({ pieceChars: 10 })).toThrow(/voice\.pieceChars is 10/);
   });
 });

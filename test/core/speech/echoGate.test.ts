@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../core/speech/echoGate';
 import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../core/speech/echoGateBar';
-import { ECHO_GATE, EchoGateOptionError, resolveEchoGate } from '../../../core/speech/echoGateOptions';
+import { OptionError } from '../../../core/options';
+import { ECHO_GATE, resolveEchoGate } from '../../../core/speech/echoGateOptions';
 import type { EchoGateOptions } from '../../../core/speech/echoGateOptions';
 import type { EchoGateState } from '../../../core/speech/echoGateState';
 import { feed, silence, steady } from '../../helpers/envelopeFeed';
@@ -302,17 +303,17 @@ describe('options', () => {
   });
 
   it('names the option, its value and its range when one is out of range', () => {
-    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow(EchoGateOptionError);
-    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow('echo gate margin is 0.5; it must be a number from 1 to 4.');
+    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow(OptionError);
+    expect(() => resolveEchoGate({ margin: 0.5 })).toThrow('echoGate.margin is 0.5; it must be a number from 1 to 4.');
     expect(() => resolveEchoGate({ floor: Number.NaN })).toThrow(/floor is NaN/);
   });
 
   it('refuses a cold margin under the settled one', () => {
-    expect(() => resolveEchoGate({ margin: 2, coldMargin: 1.5 })).toThrow(/make coldMargin at least margin/);
+    expect(() => resolveEchoGate({ margin: 2, coldMargin: 1.5 })).toThrow('echoGate.coldMargin is 1.5; it must be at least echoGate.margin (2): a gate is never surer of a leak it has barely heard.');
   });
 
   it('refuses a bridge as long as the hold', () => {
-    expect(() => resolveEchoGate({ minOverMs: 20, bridgeMs: 20 })).toThrow(/make bridgeMs smaller/);
+    expect(() => resolveEchoGate({ minOverMs: 20, bridgeMs: 20 })).toThrow(/^echoGate\.bridgeMs is 20; it must be under echoGate\.minOverMs \(20\)/);
   });
 });
 

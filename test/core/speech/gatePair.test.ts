@@ -4,8 +4,8 @@
  * the canceller is trusted, and both re-arm together.
  */
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../core/options';
 import { hearFrame } from '../../../core/speech/echoGate';
-import { EchoGateOptionError } from '../../../core/speech/echoGateOptions';
 import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../core/speech/gatePair';
 import type { GatePairFrame, GatePairState } from '../../../core/speech/gatePair';
 
@@ -130,6 +130,6 @@ describe('two gates heard as one', () => {
   });
 
   it('checks the cancelled gate’s options when the pair starts, not minutes later', () => {
-    expect(() => startGatePair({}, { margin: 5 })).toThrow(EchoGateOptionError);
+    expect(() => startGatePair({}, { margin: 5 })).toThrow(OptionError);
   });
 });

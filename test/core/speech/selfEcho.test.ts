@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../core/options';
 import {
   isSelfEcho,
   normaliseForEcho,
   rememberedUtterances,
   resolveSelfEcho,
   SELF_ECHO,
-  SelfEchoOptionError,
 } from '../../../core/speech/selfEcho';
 
 const said = [
@@ -114,9 +114,9 @@ describe('options', () => {
   });
 
   it('names the option, its value and its range when one is wrong', () => {
-    expect(() => resolveSelfEcho({ remember: 0 })).toThrow(SelfEchoOptionError);
-    expect(() => resolveSelfEcho({ remember: 2.5 })).toThrow('self-echo remember is 2.5; it must be a whole number from 1 to 50.');
-    expect(() => resolveSelfEcho({ slipShare: 0.9 })).toThrow('self-echo slipShare is 0.9; it must be a number from 0 to 0.5.');
+    expect(() => resolveSelfEcho({ remember: 0 })).toThrow(OptionError);
+    expect(() => resolveSelfEcho({ remember: 2.5 })).toThrow('selfEcho.remember is 2.5; it must be a whole number from 1 to 50.');
+    expect(() => resolveSelfEcho({ slipShare: 0.9 })).toThrow('selfEcho.slipShare is 0.9; it must be a number from 0 to 0.5.');
     expect(() => isSelfEcho('hello there', said, { minWords: Number.NaN })).toThrow(/minWords is NaN/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveTalk, TALK, TalkSettingError } from '../../../core/speech/talk';
+import { OptionError } from '../../../core/options';
+import { resolveTalk, TALK } from '../../../core/speech/talk';
 
 describe('talk defaults', () => {
   it('speaks at 8 steps, opens at the same, may hurry a late piece to 4, aims for a 12-word opening and pauses 120 ms between pieces', () => {
@@ -20,12 +21,12 @@ describe('talk defaults', () => {
   });
 
   it('refuses a floor above the steps, since it is the fewest a piece may have', () => {
-    expect(() => resolveTalk({ steps: 4, floor: 5 })).toThrow('voice.floor is 5; it must be a whole number from 1 to voice.steps (4).');
+    expect(() => resolveTalk({ steps: 4, floor: 5 })).toThrow('voice.floor is 5; it must be at most voice.steps (4).');
     expect(() => resolveTalk({ floor: 0 })).toThrow(/voice.floor is 0/);
   });
 
   it('refuses a setting out of range, naming the field and what it accepts', () => {
-    expect(() => resolveTalk({ steps: 0 })).toThrow(TalkSettingError);
+    expect(() => resolveTalk({ steps: 0 })).toThrow(OptionError);
     expect(() => resolveTalk({ steps: 2.5 })).toThrow('voice.steps is 2.5; it must be a whole number from 1 to 64.');
     expect(() => resolveTalk({ gapMs: -1 })).toThrow('voice.gapMs is -1; it must be a number from 0 to 2000.');
     expect(() => resolveTalk({ words: Number.NaN })).toThrow(/voice.words is NaN/);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readTtsConfig, samplesPerFrame, latentChannels, TtsConfigError, utteranceLength } from '../../../core/voice/config';
+import { OptionError } from '../../../core/options';
+import { readTtsConfig, samplesPerFrame, latentChannels, utteranceLength } from '../../../core/voice/config';
 import { checkGraph, CONTRACT, ModelContractError } from '../../../core/voice/contract';
 import type { ReportedTensor } from '../../../core/voice/contract';
 import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../core/voice/style';
@@ -16,8 +17,8 @@ describe('tts.json', () => {
   });
 
   it('refuses a configuration missing a field, naming it', () => {
-    expect(() => readTtsConfig({ ae: { sample_rate: 44_100 } })).toThrow(TtsConfigError);
-    expect(() => readTtsConfig({ ae: { sample_rate: 44_100 } })).toThrow('tts.json: ae.base_chunk_size must be a positive whole number; it is missing.');
+    expect(() => readTtsConfig({ ae: { sample_rate: 44_100 } })).toThrow(OptionError);
+    expect(() => readTtsConfig({ ae: { sample_rate: 44_100 } })).toThrow('tts.json ae.base_chunk_size is missing; it must be a whole number over 0.');
     expect(() => readTtsConfig(null)).toThrow(/ae.sample_rate/);
   });
 });
@@ -42,8 +43,8 @@ describe('the length of an utterance', () => {
   });
 
   it('refuses a speed outside 0.5–2', () => {
-    expect(() => utteranceLength(1, 3, config)).toThrow('speed is 3; it must be from 0.5 to 2');
-    expect(() => utteranceLength(1, Number.NaN, config)).toThrow(RangeError);
+    expect(() => utteranceLength(1, 3, config)).toThrow('speed is 3; it must be a number from 0.5 to 2.');
+    expect(() => utteranceLength(1, Number.NaN, config)).toThrow(OptionError);
   });
 });
 

@@ -28,6 +28,7 @@ import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSp
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
 import type { Speaker } from '../../../src/platform/speakers/speaker';
 import { TtsClient } from '../../../src/platform/ttsClient';
+import { sayWord } from '../../../src/platform/words';
 import { speakingMachine } from '../../helpers/speakingMachine';
 
 /** One thing that happened, in order. */
@@ -218,7 +219,7 @@ function converse(voice: Voice): void {
       voices.cancel(utteranceId);
     },
   });
-  const actor = createActor(machine, { input: { recogniser: false, voice } });
+  const actor = createActor(machine, { input: { recogniser: false, say: sayWord, voice } });
   actor.send({ type: 'voice.paced', pace: onDevice.pace() });
   actor.start();
   hangUp = [

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DUCK_DB, PlayerOptionError, STOP_RAMP_MS, UNDUCK_MS, createAudioPlayer } from '../../../src/platform/audio/player';
+import { OptionError } from '../../../core/options';
+import { DUCK_DB, PlayerDisposedError, STOP_RAMP_MS, UNDUCK_MS, createAudioPlayer } from '../../../src/platform/audio/player';
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { FakeAudioContext } from '../../helpers/fakeAudioContext';
 
@@ -295,14 +296,14 @@ describe('the audio player', () => {
 
   it('refuses a rate or gap no piece could be played with, and use after dispose, with sentences', () => {
     const { player } = setUp();
-    expect(() => player.open(key(0), 4000)).toThrow(PlayerOptionError);
-    expect(() => player.open(key(0), Number.NaN)).toThrow(/sample rate/);
+    expect(() => player.open(key(0), 4000)).toThrow('piece.sampleRateHz is 4000; it must be a number from 8000 to 96000.');
+    expect(() => player.open(key(0), Number.NaN)).toThrow(OptionError);
     expect(() => {
       player.gapMs = -1;
-    }).toThrow(/gap between pieces/);
-    expect(() => createAudioPlayer(new FakeAudioContext() as unknown as BaseAudioContext, { gapMs: Number.POSITIVE_INFINITY })).toThrow(PlayerOptionError);
+    }).toThrow('player.gapMs is -1; it must be a number, 0 or more.');
+    expect(() => createAudioPlayer(new FakeAudioContext() as unknown as BaseAudioContext, { gapMs: Number.POSITIVE_INFINITY })).toThrow(OptionError);
     player.dispose();
-    expect(() => player.open(key(0), RATE)).toThrow(/disposed/);
+    expect(() => player.open(key(0), RATE)).toThrow(PlayerDisposedError);
   });
 
   it('stops telling a listener once it unsubscribes', () => {

@@ -192,6 +192,6 @@ describe('the device speaker', () => {
   });
 
   it('refuses an aheadMax below one piece', () => {
-    expect(() => speaker({ aheadMax: 0 })).toThrow(/aheadMax is 0; give a whole number of pieces, 1 or more/);
+    expect(() => speaker({ aheadMax: 0 })).toThrow('deviceSpeaker.aheadMax is 0; it must be a whole number, 1 or more.');
   });
 });

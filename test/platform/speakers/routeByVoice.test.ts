@@ -11,6 +11,7 @@ import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSp
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
 import type { Speaker } from '../../../src/platform/speakers/speaker';
 import { speakingMachine } from '../../helpers/speakingMachine';
+import { englishSay } from '../../helpers/pageWords';
 import { fakeFetch, fakeTts, pcm16, pcmAnswer, RecordingPlayer, settle } from './fakes';
 
 const ANSWER = 'Hello there. This part of the answer comes second, after the opening piece.';
@@ -27,7 +28,7 @@ function voices() {
 }
 
 /** A conversation over `speaker`, wired as the app wires one; the test plays the answer stream. */
-function conversation(speaker: Speaker, player: RecordingPlayer, input: Omit<ConversationInput, 'recogniser'>) {
+function conversation(speaker: Speaker, player: RecordingPlayer, input: Omit<ConversationInput, 'recogniser' | 'say'>) {
   const spoken: SpeakRequest[] = [];
   const machine = speakingMachine({
     speak: (request) => {
@@ -41,7 +42,7 @@ function conversation(speaker: Speaker, player: RecordingPlayer, input: Omit<Con
       speaker.cancel(utteranceId);
     },
   });
-  const actor = createActor(machine, { input: { recogniser: false, ...input } }).start();
+  const actor = createActor(machine, { input: { recogniser: false, say: englishSay, ...input } }).start();
   player.on('started', (key) => {
     actor.send({ type: 'audio.started', ...key });
   });

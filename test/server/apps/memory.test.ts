@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import memory, { yourWords } from '../../../server/apps/memory/index';
-import { wordsOf } from '../../../server/apps/memory/remembered';
+import { forgetWords } from '../../../server/apps/memory/remembered';
 import type { Database } from '../../../server/db/database';
 import { RefusedError } from '../../../server/db/errors';
 import { listMemories, recall, rememberLine } from '../../../server/db/memories';
@@ -118,7 +118,7 @@ describe('memory', { timeout: DB_TEST_MS }, () => {
     ['Café au lait #3', ['café', 'au', 'lait', '3']],
     ['...', []],
   ])('reads the words of %j as %j', (text, words) => {
-    expect(wordsOf(text)).toEqual(words);
+    expect(forgetWords(text)).toEqual(words);
   });
 
   it('asks first when more than one memory would go, naming the count and the subject; one or none is forgotten without a question', async () => {

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { closingOf } from '../../helpers/words';
 import { ask, closedAfterEach, GRANT, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
 import { answering, deferred, startUpstream, talkingUntilClosed, unreachableUrl } from './localServers';
+import type { Reply } from './localServers';
 
 const track = closedAfterEach();
 
@@ -33,9 +34,8 @@ describe('the chat door, within its limits', () => {
     const reservedWhen = deferred<undefined>();
     const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], reservedWhen: reservedWhen.promise }));
     const answer = streamed(door);
-    while (door.ledger.reserved.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await door.ledger.nextReserve();
     // The reservation is being made: the provider has not been asked.
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(upstream.received).toHaveLength(0);
     reservedWhen.resolve(undefined);
     expect(await answer).toEqual({ pieces: ['Here ', 'you are.'], text: 'Here you are.', finish: 'stop', provider: 'alpha' });
@@ -71,19 +71,45 @@ describe('the chat door, within its limits', () => {
     }
   });
 
-  it("stops an answer that runs past its minutes, hangs up on the provider, and says why", async () => {
-    const upstream = track(await startUpstream(talkingUntilClosed('word ')));
-    // 0.005 minutes is 300 ms.
-    const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], limits: { minutes: 0.005 } }));
-    const started = Date.now();
-    const result = await streamed(door);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(result.pieces.length).toBeGreaterThan(2);
-    // The last word ended mid-sentence, so the closing sentence follows a dash.
-    expect(result.pieces.at(-1)).toBe(`— ${closingOf('minutes')}`);
-    expect(result.finish).toBe('length');
-    expect(await (await upstream.next()).closed).toBe(true);
-    expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'minutes' });
+  it("runs an answer to the end of its minutes and no further, then hangs up on the provider and says why", async () => {
+    // The door's timers run on a simulated clock; its sockets stay real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const replying = deferred<Reply>();
+      const upstream = track(await startUpstream((reply) => {
+        replying.resolve(reply);
+      }));
+      // 0.005 minutes is 300 ms.
+      const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], limits: { minutes: 0.005 } }));
+      const opening = door.client.chat.completions.create({ ...ask('Go on'), stream: true });
+      const reply = await replying.promise;
+      reply.token('word ');
+      const chunks = (await opening)[Symbol.asyncIterator]();
+      /** The next chunk's choice, or undefined once the stream has ended. */
+      const next = async () => {
+        const read = await chunks.next();
+        return read.done === true ? undefined : read.value.choices[0];
+      };
+      const pieces = [(await next())?.delta.content];
+      // A moment before the minutes are out, the answer still runs: another word comes through.
+      await vi.advanceTimersByTimeAsync(299);
+      reply.token('word ');
+      pieces.push((await next())?.delta.content);
+      expect(pieces).toEqual(['word ', 'word ']);
+      await vi.advanceTimersByTimeAsync(1);
+      let finish: string | null = null;
+      for (let choice = await next(); choice !== undefined; choice = await next()) {
+        if (choice.delta.content) pieces.push(choice.delta.content);
+        finish = choice.finish_reason ?? finish;
+      }
+      // The last word ended mid-sentence, so the closing sentence follows a dash.
+      expect(pieces).toEqual(['word ', 'word ', `— ${closingOf('minutes')}`]);
+      expect(finish).toBe('length');
+      expect(await (await upstream.next()).closed).toBe(true);
+      expect(await door.ledger.nextSettle()).toMatchObject({ provider: 'alpha', ended: 'minutes' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('cuts an answer whose provider goes silent mid-answer, says so, keeps what came, and hangs up', async () => {
@@ -93,7 +119,8 @@ describe('the chat door, within its limits', () => {
         received = one.closed;
         reply.token('The first ');
         reply.token('words. ');
-        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        // Then nothing more, until the door hangs up.
+        await one.closed;
       }),
     );
     const door = track(await startDoor({ providers: [provider('alpha', upstream.baseUrl)], upstreamIdleMs: 150 }));
@@ -147,10 +174,11 @@ describe('the chat door, within its limits', () => {
   });
 
   it('settles every admitted turn exactly once: a provider failing before a word, a client gone mid-answer, a limit cut', async () => {
+    // Checked once the answer's ending is over as the client sees it (its stream read to the end) or,
+    // for a client gone, once the door has hung up on the provider: a second settlement comes from
+    // the same ending, never later.
     const expectOnce = async (door: RunningDoor, ended: string) => {
       expect(await door.ledger.nextSettle()).toMatchObject({ ended });
-      // Long enough for any second settlement the turn's ending could make.
-      await new Promise((resolve) => setTimeout(resolve, 100));
       expect(door.ledger.settled.map((one) => one.reservation)).toEqual(['r1']);
       expect(door.logs.filter((line) => line.event === 'settle.failed')).toEqual([]);
     };
@@ -168,6 +196,7 @@ describe('the chat door, within its limits', () => {
     await (async () => {
       for await (const chunk of stream) if (chunk.choices[0]?.delta.content) leaving.abort();
     })().catch(() => undefined);
+    expect(await (await talking.next()).closed).toBe(true);
     await expectOnce(left, 'aborted');
 
     const cutUpstream = track(await startUpstream(talkingUntilClosed('word ')));

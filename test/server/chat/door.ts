@@ -56,6 +56,8 @@ export interface DoorSetup {
 export interface FakeLedger {
   reserved: { person: string; nowMs: number }[];
   settled: { reservation: string; spend: AnswerSpend }[];
+  /** Resolves with the next reservation asked for, as it is asked (before `reservedWhen`). */
+  nextReserve: () => Promise<{ person: string; nowMs: number }>;
   /** Resolves with the next settlement. */
   nextSettle: () => Promise<AnswerSpend>;
 }
@@ -101,8 +103,9 @@ export function provider(name: string, baseUrl: string, model = `${name}-model`)
 export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
   const bot: TestBot = { slug: 'sage', prompt: BOT_PROMPT, memory: 'thread', ...setup.bot };
   const settlements = queue<AnswerSpend>();
+  const asked = queue<{ person: string; nowMs: number }>();
   const answers = queue<AnsweredTurn<TestGrant, TestBot>>();
-  const ledger: FakeLedger = { reserved: [], settled: [], nextSettle: () => settlements.next() };
+  const ledger: FakeLedger = { reserved: [], settled: [], nextReserve: () => asked.next(), nextSettle: () => settlements.next() };
   const logs: DoorLogLine[] = [];
   const answered: AnsweredTurn<TestGrant, TestBot>[] = [];
   let reservations = 0;
@@ -119,6 +122,7 @@ export async function startDoor(setup: DoorSetup = {}): Promise<RunningDoor> {
     ledger: {
       reserve: async ({ grant, nowMs }): Promise<Reservation> => {
         ledger.reserved.push({ person: grant.person, nowMs });
+        asked.push({ person: grant.person, nowMs });
         await setup.reservedWhen;
         if (setup.refuse !== undefined) return { ok: false, sentence: setup.refuse, by: setup.refusedBy ?? 'person' };
         reservations += 1;

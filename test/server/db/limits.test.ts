@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { refusalSentence, validateLimits, waitWords } from '../../../server/db/limits';
+import { validateLimits } from '../../../server/db/limits';
+import { refusalSentence, waitWords } from '../../../server/words/refusalWords';
 import type { PersonLimits } from '../../../server/db/limits';
 
 describe('limits', () => {

@@ -1,6 +1,6 @@
 /**
  * A small app of the MCP tests' own, so what they assert does not move when the real apps change:
- * a read that waits (and tells the test when its signal fired), a keyed write, a write the person
+ * a read that waits (and tells the test when it started and when its signal fired), a keyed write, a write the person
  * must confirm, and an `always` read. Its writes go to the lists app's table under the list
  * `probe`, in the person's own transaction, so they are visible to whoever reads it as that person.
  */
@@ -15,6 +15,24 @@ export const probeSeen = {
   notesRun: 0,
 };
 
+type WaitState = 'started' | 'aborted';
+const reached: { tag: string; state: WaitState; done: () => void }[] = [];
+
+/** Resolves once the `probe.wait` call tagged `tag` has started, or had its signal fire (`aborted`); at once if it already has. */
+export function probeWaitReached(tag: string, state: WaitState): Promise<void> {
+  return new Promise((done) => {
+    if (probeSeen.waits.get(tag)?.[state] === true) done();
+    else reached.push({ tag, state, done });
+  });
+}
+
+function tellReached(): void {
+  for (const one of reached.filter((r) => probeSeen.waits.get(r.tag)?.[r.state] === true)) {
+    reached.splice(reached.indexOf(one), 1);
+    one.done();
+  }
+}
+
 const wait = defineVerb({
   name: 'probe.wait',
   description: 'Waits, then says how long it waited.',
@@ -26,6 +44,7 @@ const wait = defineVerb({
   async run(input, ctx) {
     const seen: { started: boolean; aborted: boolean; reason?: unknown } = { started: true, aborted: false };
     if (input.tag !== undefined) probeSeen.waits.set(input.tag, seen);
+    tellReached();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, input.ms);
       ctx.signal.addEventListener(
@@ -33,6 +52,7 @@ const wait = defineVerb({
         () => {
           seen.aborted = true;
           seen.reason = ctx.signal.reason;
+          tellReached();
           clearTimeout(timer);
           resolve();
         },

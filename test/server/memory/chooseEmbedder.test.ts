@@ -45,8 +45,8 @@ describe('choosing the embedder', () => {
 
   it('takes the words embedder where there is no model, and says why not the model', async () => {
     const { embedder, status } = await choose('auto', { withModel: false, words: 'fixture' });
-    expect(embedder.name).toBe('words-8d-0k-v1');
-    expect(status).toMatchObject({ name: 'words-8d-0k-v1', meaning: true, why: expect.stringMatching(/^the sentence model: .*missing/) as unknown });
+    expect(embedder.name).toBe('words-8d-0k-v2');
+    expect(status).toMatchObject({ name: 'words-8d-0k-v2', meaning: true, why: expect.stringMatching(/^the sentence model: .*missing/) as unknown });
   });
 
   it('falls back to hash when neither loads, and says so once, with both reasons', async () => {
@@ -58,7 +58,7 @@ describe('choosing the embedder', () => {
   });
 
   it('takes what CONFAB_EMBEDDER names, falling back to hash when it cannot load', async () => {
-    expect((await choose('words', { withModel: true, words: 'fixture' })).embedder.name).toBe('words-8d-0k-v1');
+    expect((await choose('words', { withModel: true, words: 'fixture' })).embedder.name).toBe('words-8d-0k-v2');
     expect((await choose('hash', { withModel: true, words: 'fixture' })).status).toEqual({ name: 'hash-v1', meaning: false, why: 'CONFAB_EMBEDDER=hash' });
     const minilm = await choose('minilm', { withModel: false, words: 'fixture' });
     expect(minilm.embedder.name).toBe('hash-v1');

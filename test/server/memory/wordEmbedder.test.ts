@@ -34,7 +34,7 @@ describe('the words a remark is embedded from', () => {
 
 describe('the words embedder', () => {
   it('names its space by width and vocabulary, and recalls by meaning', () => {
-    expect(embedder).toMatchObject({ name: 'words-8d-0k-v1', dimensions: FIXTURE_DIMENSIONS, meaning: true });
+    expect(embedder).toMatchObject({ name: 'words-8d-0k-v2', dimensions: FIXTURE_DIMENSIONS, meaning: true });
     expect(embedder.maxDistance).toBeGreaterThan(0);
   });
 

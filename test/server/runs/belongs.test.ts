@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../../server/admin';
 import lists from '../../../server/apps/lists/index';
-import tasks, { PERSON_SCHEDULES_FULL, SCHEDULES_MAX, SITE_SCHEDULES_FULL } from '../../../server/apps/tasks/index';
+import tasks, { SCHEDULES_MAX, WORDS as TASK_WORDS } from '../../../server/apps/tasks/index';
 import { parseBotFile } from '../../../server/bots';
 import type { Database } from '../../../server/db/database';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../../server/person';
@@ -25,6 +25,9 @@ import { heardOf } from '../../helpers/doorHeard';
 import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
+
+const PERSON_SCHEDULES_FULL = TASK_WORDS.say('en', 'person-full', { n: String(SCHEDULES_MAX) });
+const SITE_SCHEDULES_FULL = TASK_WORDS.say('en', 'site-full');
 
 const botFile = (name: string) => `---
 name: ${name}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromLocal } from '../../../server/apps/localTime';
-import { firing, nextOccurrence, spokenRecurrence } from '../../../server/runs/recurrence';
+import { spokenSchedule } from '../../../server/apps/tasks/index';
+import { firing, nextOccurrence } from '../../../server/runs/recurrence';
 import type { Recurrence } from '../../../server/runs/recurrence';
 
 const LISBON = 'Europe/Lisbon';
@@ -42,9 +43,11 @@ describe('a schedule’s next occurrence', () => {
     expect(() => nextOccurrence({ every: 'day', at: '25:00', zone: LISBON }, at(2, 7))).toThrow(/HH:MM/);
   });
 
-  it('is said back as it runs', () => {
-    expect(spokenRecurrence(WEEKDAYS_AT_8)).toBe('every weekday at 08:00');
-    expect(spokenRecurrence({ every: 'week', on: [1, 5], at: '09:30', zone: LISBON })).toBe('every week on Monday and Friday at 09:30');
+  it('is said back as it runs, in the person’s language', () => {
+    expect(spokenSchedule(WEEKDAYS_AT_8, 'en')).toBe('every weekday at 08:00');
+    expect(spokenSchedule({ every: 'week', on: [1, 5], at: '09:30', zone: LISBON }, 'en')).toBe('every week on Monday and Friday at 09:30');
+    expect(spokenSchedule({ every: 'week', on: [1, 5], at: '09:30', zone: LISBON }, 'es')).toBe('cada semana el lunes y viernes a las 09:30');
+    expect(spokenSchedule({ every: 'hour', at: '00:15', zone: LISBON }, 'de')).toBe('jede Stunde um 15 Minuten nach');
   });
 });
 

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import clock from '../../../server/apps/clock/index';
 import lists from '../../../server/apps/lists/index';
 import reminders from '../../../server/apps/reminders/index';
-import tasks, { ALREADY_BUSY, TAKEN_ON } from '../../../server/apps/tasks/index';
+import tasks, { WORDS } from '../../../server/apps/tasks/index';
+
+const TAKEN_ON = WORDS.say('en', 'taken-on');
+const ALREADY_BUSY = WORDS.say('en', 'already-busy');
 import { parseBotFile } from '../../../server/bots';
 import type { Database } from '../../../server/db/database';
 import { dueNotices } from '../../../server/db/notices';
@@ -142,7 +145,7 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
   it('says how the work goes in the language the person asked in, and a schedule keeps it for the runs it starts', async () => {
     const dora = await somebody('es');
     await dora.say('add milk to my shopping list');
-    expect(await dora.say('go through my shopping list and remind me about each thing in one minute')).toBe(TAKEN_ON);
+    expect(await dora.say('go through my shopping list and remind me about each thing in one minute')).toBe('Me pongo con ello; te avisaré cuando esté hecho.');
     const run = await ended(dora.person);
     expect(run.state).toBe('finished');
     await expect.poll(() => published.filter((p) => p.person === dora.person && p.event.kind === 'run').length, { timeout: 10_000 }).toBe(3);

@@ -6,12 +6,15 @@ import { english } from '../../helpers/words';
 import { streamedModel } from '../../../server/runs/runModel';
 import type { RunModel } from '../../../server/runs/runModel';
 import { cancelOwnRun, runStatus } from '../../../server/runs/runsApi';
-import { claimRun } from '../../../server/runs/runs';
-import type { RunEvent } from '../../../server/runs/worker';
+import { claimRun, readRun } from '../../../server/runs/runs';
+import type { Run } from '../../../server/runs/types';
+import type { RunEvent, Worker, WorkerOptions } from '../../../server/runs/worker';
 import { writeKeyOf } from '../../../server/runs/worker';
 import type { Executor } from '../../../server/verbs/executor';
+import { deferred } from '../chat/localServers';
+import type { Deferred } from '../chat/localServers';
 import { DB_TEST_MS, OPENING_MS, somebody } from '../db/fixtures';
-import { ENGINES, TEST_LEASE_MS, ended, executorOver, listItems, start, workerOver, writesOf } from './runFixtures';
+import { ENGINES, executorOver, listItems, start, workerOver, writesOf } from './runFixtures';
 
 const THREE_THINGS = 'add milk to my shopping list, then add eggs to my shopping list, then add bread to my shopping list';
 
@@ -24,12 +27,38 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   }, OPENING_MS);
   afterAll(() => db.close());
 
+  /** Each run's end as a worker of this file reports it (`run.ended`), by run id. */
+  const endings = new Map<string, Deferred>();
+  const endingOf = (id: string): Deferred => {
+    const ending = endings.get(id) ?? deferred();
+    endings.set(id, ending);
+    return ending;
+  };
+
+  /** A worker over this file's database whose events go to `events` and say when a run has ended. */
+  const workerNamed = (holder: string, events: RunEvent[] = [], over: Partial<WorkerOptions> = {}): Worker =>
+    workerOver(db, executor, holder, events, {
+      onEvent: (event) => {
+        events.push(event);
+        if (event.event === 'run.ended') endingOf(event.runId).resolve();
+      },
+      ...over,
+    });
+
+  /** The run once a worker has ended it (its ending written). */
+  const ended = async (id: string): Promise<Run> => {
+    await endingOf(id).promise;
+    const run = await db.asServer((tx) => readRun(tx, id));
+    if (run === undefined) throw new Error(`Run ${id} was ended and then is gone.`);
+    return run;
+  };
+
   it('answers a run that asks for nothing it can do with the stand-in’s own sentence', async () => {
     const ana = somebody();
     const id = await start(db, ana, 'tell me a joke');
-    const worker = workerOver(db, executor, 'w-answers', []);
+    const worker = workerNamed('w-answers');
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run.state).toBe('finished');
     expect(run.answer).toMatch(/^I'm a stand-in/);
@@ -41,9 +70,9 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const ana = somebody();
     const model = streamedModel({ open: (messages, verbs, signal) => Promise.resolve(standInModel(messages, { reason: 'no-provider', verbs, wordMs: 0, sleep: realSleep, signal })), costOf: () => 0 });
     const id = await start(db, ana, 'add milk to my shopping list', { scripted: false });
-    const worker = workerOver(db, executor, 'w-door-model', [], { model });
+    const worker = workerNamed('w-door-model', [], { model });
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run).toMatchObject({ state: 'finished', answer: "I've added milk to your shopping list." });
     expect(await listItems(executor, ana)).toEqual(['milk']);
@@ -53,9 +82,9 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
     const events: RunEvent[] = [];
-    const worker = workerOver(db, executor, 'w-verbs', events);
+    const worker = workerNamed('w-verbs', events);
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run.state).toBe('finished');
     expect(run.answer).toBe("I've added milk to your shopping list. I've added eggs to your shopping list. I've added bread to your shopping list.");
@@ -70,18 +99,24 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   it('is finished by another worker when its worker dies between steps, each write done once', async () => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
-    const first = workerOver(db, executor, 'w-dies', [], {
+    const died = deferred();
+    const first = workerNamed('w-dies', [], {
       afterStep: (_run, step) => {
-        if (step.seq === 4) first.kill();
+        if (step.seq === 4) {
+          first.kill();
+          died.resolve();
+        }
       },
     });
     await first.poke();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await died.promise;
+    // Once dead, a stop only waits for the work in hand to come to its end, which writes nothing more.
+    await first.stop();
     expect((await runStatus(db, ana, id))?.steps).toHaveLength(4);
     const events: RunEvent[] = [];
-    const second = workerOver(db, executor, 'w-takes-over', events);
+    const second = workerNamed('w-takes-over', events);
     second.start();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await second.stop();
     expect(run.state).toBe('finished');
     expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'w-takes-over' });
@@ -94,24 +129,29 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
     let calls = 0;
+    const died = deferred();
     const dying: Executor = {
       ...executor,
       async execute(call) {
         const outcome = await executor.execute(call);
         calls += 1;
-        if (calls === 2) first.kill();
+        if (calls === 2) {
+          first.kill();
+          died.resolve();
+        }
         return outcome;
       },
     };
     const first = workerOver(db, dying, 'w-dies-mid-step', []);
     await first.poke();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await died.promise;
+    await first.stop();
     // The second add committed; its step (seq 4) was never written.
     expect((await runStatus(db, ana, id))?.steps).toHaveLength(3);
     expect(await listItems(executor, ana)).toEqual(['milk', 'eggs']);
-    const second = workerOver(db, executor, 'w-replays', []);
+    const second = workerNamed('w-replays');
     second.start();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await second.stop();
     expect(run.state).toBe('finished');
     expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
@@ -122,13 +162,13 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   it('runs no tool when cancelled after the model asked for it and before it ran', async () => {
     const ana = somebody();
     const id = await start(db, ana, 'add milk to my shopping list');
-    const worker = workerOver(db, executor, 'w-cancelled', [], {
+    const worker = workerNamed('w-cancelled', [], {
       afterStep: async (_run, step) => {
         if (step.body.kind === 'model' && step.body.toolCalls.length > 0) expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(true);
       },
     });
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run).toMatchObject({ state: 'cancelled', answer: english['runs.cancelled'] });
     const status = await runStatus(db, ana, id);
@@ -141,9 +181,9 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   it('stops when its steps are spent, saying so, with the writes before that done', async () => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS, { maxSteps: 3 });
-    const worker = workerOver(db, executor, 'w-steps', []);
+    const worker = workerNamed('w-steps');
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run).toMatchObject({ state: 'out_of_budget', answer: english['runs.out-of-steps'] });
     expect(await listItems(executor, ana)).toEqual(['milk']);
@@ -159,9 +199,9 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
       },
     };
     const id = await start(db, ana, 'keep adding things', { scripted: false, maxSpendUsd: 0.5 });
-    const worker = workerOver(db, executor, 'w-money', [], { model: costly });
+    const worker = workerNamed('w-money', [], { model: costly });
     await worker.poke();
-    const run = await ended(db, id);
+    const run = await ended(id);
     await worker.stop();
     expect(run).toMatchObject({ state: 'out_of_budget', answer: english['runs.out-of-money'] });
     // The second call's tool was asked for, but the money was spent by then: it never ran.
@@ -186,10 +226,10 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
     const events: RunEvent[] = [];
-    const a = workerOver(db, executor, 'w-whole-a', events);
-    const b = workerOver(db, executor, 'w-whole-b', events);
+    const a = workerNamed('w-whole-a', events);
+    const b = workerNamed('w-whole-b', events);
     await Promise.all([a.poke(), b.poke()]);
-    await ended(db, id);
+    await ended(id);
     await Promise.all([a.stop(), b.stop()]);
     expect(events.filter((e) => e.event === 'run.claimed' && e.runId === id)).toHaveLength(1);
     expect(await writesOf(db, ana, 'lists.add')).toBe(3);
@@ -198,25 +238,37 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   it('stops between steps on shutdown and leaves the lease to lapse for the next worker', async () => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
-    let stopped: Promise<void> | undefined;
-    const first = workerOver(db, executor, 'w-shutdown', [], {
+    const stopped = deferred();
+    const first = workerNamed('w-shutdown', [], {
       afterStep: (_run, step) => {
-        if (step.seq === 2) stopped = first.stop();
+        // Not awaited here: a stop waits for this very step to end.
+        if (step.seq === 2) {
+          void first.stop().then(() => {
+            stopped.resolve();
+          });
+        }
       },
     });
     await first.poke();
-    while (stopped === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
-    await stopped;
+    await stopped.promise;
     const status = await runStatus(db, ana, id);
     expect(status?.steps).toHaveLength(2);
     expect(status?.run).toMatchObject({ state: 'running', leaseHolder: 'w-shutdown' });
-    const beganMs = Date.now();
-    const second = workerOver(db, executor, 'w-after-shutdown', []);
-    second.start();
-    const run = await ended(db, id);
+    const leaseUntilMs = status?.run.leaseUntilMs ?? Number.NaN;
+    // The next worker reads the time from a clock the test sets: still at the lease's end, it
+    // cannot have the run; a moment after, it takes it.
+    let nowMs = leaseUntilMs;
+    const events: RunEvent[] = [];
+    const second = workerNamed('w-after-shutdown', events, { clock: () => nowMs });
+    const claimed = () => events.filter((e) => e.event === 'run.claimed' && e.runId === id);
+    await second.poke();
+    expect(claimed()).toEqual([]);
+    nowMs = leaseUntilMs + 1;
+    await second.poke();
+    expect(claimed()).toMatchObject([{ holder: 'w-after-shutdown' }]);
+    const run = await ended(id);
     await second.stop();
     expect(run.state).toBe('finished');
-    expect(Date.now() - beganMs).toBeGreaterThanOrEqual(TEST_LEASE_MS / 2);
     expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
   });
 

@@ -13,7 +13,7 @@ import type { Caller } from '../../../server/verbs/verb';
 import { shippedWords } from '../../../server/words/loadWords';
 import { say } from '../../../server/words/words';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from '../db/fixtures';
-import { delay, emptyTally, observed, resetObserved, tallyRows, testApps } from '../../helpers/testApps';
+import { emptyTally, observed, resetObserved, tallyRows, testApps } from '../../helpers/testApps';
 
 const errorOf = (outcome: Outcome) => (outcome.ok ? { code: 'ok', sentence: '' } : { code: outcome.error.code, sentence: outcome.error.sentence });
 const words = (language: string) => shippedWords().wordsIn(language);
@@ -45,11 +45,15 @@ describe('a cancelled write', { timeout: DB_TEST_MS }, () => {
 
   it('says "before anything was done" when the write never started', async () => {
     // PGlite runs one transaction at a time: this one keeps the write waiting for its own.
-    const busy = db.asServer(() => delay(400));
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    const busy = db.asServer(() => ((holding = true), released));
+    await expect.poll(() => holding).toBe(true);
     const stop = new AbortController();
     const running = executor.execute({ verb: 'tally.add', input: { text: 'robin' }, caller: { ...caller, language: 'es' }, idempotencyKey: `key-${randomUUID()}`, signal: stop.signal });
-    await delay(20);
     stop.abort();
+    release();
     expect(errorOf(await running)).toEqual({ code: 'cancelled', sentence: say(words('es'), 'acting.stopped-before') });
     await busy;
     expect(await tallyRows(db)).toEqual([]);

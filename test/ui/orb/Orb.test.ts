@@ -9,6 +9,7 @@ import type { OrbLevels } from '../../../core/orb/orbModel';
 import { ORB_STATES, orbSentence } from '../../../core/orb/orbState';
 import type { OrbState } from '../../../core/orb/orbState';
 import type { OrbShapeId } from '../../../core/orb/orbShapes';
+import { englishSay } from '../../helpers/pageWords';
 
 /** One paint as a painter saw it: the surface and every strand stroked. */
 interface Paint {
@@ -214,7 +215,7 @@ describe('what assistive technology hears', () => {
     expect(wrapper.get('canvas').attributes('aria-hidden')).toBe('true');
     for (const state of ORB_STATES) {
       await wrapper.setProps({ state });
-      expect(status.text()).toBe(orbSentence(state));
+      expect(status.text()).toBe(orbSentence(state, englishSay));
     }
   });
 

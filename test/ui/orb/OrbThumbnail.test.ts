@@ -4,6 +4,7 @@ import { mount } from '@vue/test-utils';
 import OrbThumbnail from '../../../src/ui/orb/OrbThumbnail.vue';
 import { ORB_SHAPES } from '../../../core/orb/orbShapes';
 import { ORB } from '../../../core/orb/orbTuning';
+import { englishSay } from '../../helpers/pageWords';
 
 describe('a shape’s thumbnail', () => {
   it('draws each of the five shapes still, as an image named for people who cannot see it', () => {
@@ -11,7 +12,7 @@ describe('a shape’s thumbnail', () => {
       const wrapper = mount(OrbThumbnail, { props: { shape: shape.id } });
       const svg = wrapper.get('svg');
       expect(svg.attributes('role')).toBe('img');
-      expect(svg.attributes('aria-label')).toBe(shape.name);
+      expect(svg.attributes('aria-label')).toBe(englishSay(shape.name));
       const paths = wrapper.findAll('path').map((path) => path.attributes('d') ?? '');
       expect(paths).toHaveLength(ORB.strands);
       for (const d of paths) expect(d).toMatch(/^M-?\d/);

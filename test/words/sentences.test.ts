@@ -1,0 +1,235 @@
+/**
+ * Every sentence a person hears or reads comes from the words files (`words/<lang>.md`, an app's
+ * `words/<lang>.md`), in their language; the code keeps none. This walks the source — `src/`,
+ * `core/`, `server/`, `workers/`, `.ts` and `.vue`, tests aside — and fails naming `file:line` for
+ * each sentence it finds written in code:
+ *
+ * - a string literal, quoted or template, that starts with a capital letter (or with a `${…}`, which
+ *   can stand for one), has three words or more and ends in `.`, `!`, `?` or `…` (a closing quote or
+ *   bracket may follow);
+ * - Vue template text of three words or more, and such a literal inside a template's expressions.
+ *
+ * What only a developer or an operator reads is left alone by where it stands, never by a list of
+ * files: a comment; a built-in error (`new Error(…)`, `new RangeError(…)`…); `console.*` and a
+ * command-line tool's `out(…)`/`err(…)`; a log line (an object with an `event` field); what a model
+ * or an MCP client reads of a tool's contract (a `description` property, Zod's `.describe(…)`); text
+ * a person types rather than hears (a template's `code`, `kbd`, `samp`, `pre`); and the errors of the
+ * files and settings an operator starts the server with, `OPERATOR_ERRORS` below, each with why.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { parse as parseVue } from '@vue/compiler-sfc';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SCANNED = ['src', 'core', 'server', 'workers'];
+
+/**
+ * Error classes whose message is for whoever runs the server or writes its files, thrown while they
+ * are read at start (or by a command-line tool), never to a person talking to a bot.
+ */
+const OPERATOR_ERRORS: Readonly<Record<string, string>> = {
+  ConfigError: 'the environment the server starts with (server/config.ts)',
+  DoorConfigError: 'a door setting given at start (server/chat/doorTypes.ts)',
+  BotFileError: 'a bot file, bots/<slug>.md, read at start',
+  SkillFileError: 'a skill file, skills/<name>.md, read at start',
+  WordsFileError: 'a words file itself, words/<lang>.md, read at start',
+  AppFileError: 'an outside app’s file, read at start',
+  AppError: 'an app folder’s code, read by the registry at start',
+  McpProjectionError: 'a verb whose schema cannot be offered over MCP, found at start',
+  MigrationError: 'a migration file, applied at start',
+  InstanceIdError: 'the server instance file in the data folder, read at start',
+  ModelManifestError: 'models/manifest.json, the operator’s model pins',
+  ModelBaseError: 'CONFAB_MODEL_BASE or --base, where models are fetched from',
+  UsageError: 'a command-line tool’s arguments (npm run models, admin)',
+  OptionError: 'an options object a developer passed, checked as it is built',
+};
+
+/** How a command-line tool (`npm run models`, `admin`, `mcp`) writes to the operator's terminal, as `console` does. */
+const TERMINAL_WRITERS = new Set(['out', 'err']);
+
+const BUILT_IN_ERRORS = new Set(['Error', 'RangeError', 'TypeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']);
+
+/** What one sentence in code looks like: where, and its text (a `${…}` stands as `…`). */
+interface Found {
+  line: number;
+  text: string;
+}
+
+const ENDS_A_SENTENCE = /[.!?…]["'”’»)\]]*$/u;
+const SUBSTITUTION = '${…}';
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word) || word.includes(SUBSTITUTION)).length;
+}
+
+/** Whether `text` (a literal's text, each `${…}` as `…`) reads as a sentence. */
+function isSentence(text: string): boolean {
+  const trimmed = text.trim();
+  return (/^\p{Lu}/u.test(trimmed) || trimmed.startsWith(SUBSTITUTION)) && ENDS_A_SENTENCE.test(trimmed) && wordCount(trimmed) >= 3;
+}
+
+function calleeName(expression: ts.Expression): string | undefined {
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
+  return undefined;
+}
+
+/** Whether the literal `node` stands where only a developer, an operator or a model reads it. */
+function isExempt(node: ts.Node): boolean {
+  for (let at = node.parent as ts.Node | undefined; at !== undefined; at = at.parent) {
+    if (ts.isNewExpression(at)) {
+      const name = calleeName(at.expression);
+      if (name !== undefined && (BUILT_IN_ERRORS.has(name) || name in OPERATOR_ERRORS)) return true;
+    }
+    if (ts.isClassDeclaration(at) && at.name !== undefined && at.name.text in OPERATOR_ERRORS) return true;
+    if (ts.isCallExpression(at)) {
+      const callee = at.expression;
+      if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'console') return true;
+      if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'describe') return true;
+      const name = calleeName(callee);
+      if (name !== undefined && TERMINAL_WRITERS.has(name)) return true;
+    }
+    if (ts.isPropertyAssignment(at) && propertyName(at) === 'description') return true;
+    if (ts.isObjectLiteralExpression(at) && at.properties.some((p) => ts.isPropertyAssignment(p) && propertyName(p) === 'event')) return true;
+  }
+  return false;
+}
+
+function propertyName(property: ts.PropertyAssignment): string | undefined {
+  const name = property.name;
+  return ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : undefined;
+}
+
+/** The sentences written in `source` (TypeScript), lines counted from `firstLine`. */
+function sentencesInScript(source: string, firstLine = 1): Found[] {
+  const file = ts.createSourceFile('scanned.ts', source, ts.ScriptTarget.Latest, true);
+  const found: Found[] = [];
+  const visit = (node: ts.Node): void => {
+    let text: string | undefined;
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text;
+    else if (ts.isTemplateExpression(node)) text = node.head.text + node.templateSpans.map((span) => SUBSTITUTION + span.literal.text).join('');
+    // An import's path or a type's literal is not said; neither is a literal nested in a sentence already found.
+    if (text !== undefined && !ts.isImportDeclaration(node.parent) && !ts.isLiteralTypeNode(node.parent) && isSentence(text) && !isExempt(node)) {
+      found.push({ line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + firstLine, text: text.trim() });
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
+}
+
+interface TemplateNode {
+  type: number;
+  tag?: string;
+  content?: string | { content?: string };
+  loc: { start: { line: number } };
+  children?: TemplateNode[];
+  props?: { type: number; name?: string; exp?: { content?: string; loc: { start: { line: number } } } }[];
+}
+
+const ELEMENT = 1;
+const TEXT = 2;
+const INTERPOLATION = 5;
+const DIRECTIVE = 7;
+const LITERAL_TAGS = new Set(['code', 'kbd', 'samp', 'pre']);
+
+/** The sentences written in a Vue single-file component: its template's text and expressions, and its scripts. */
+function sentencesInVue(source: string): Found[] {
+  const { descriptor } = parseVue(source);
+  const found: Found[] = [];
+  for (const script of [descriptor.script, descriptor.scriptSetup]) {
+    if (script !== null) found.push(...sentencesInScript(script.content, script.loc.start.line));
+  }
+  const expression = (code: string | undefined, line: number) => {
+    if (code !== undefined && code.trim() !== '') found.push(...sentencesInScript(`(${code});`, line));
+  };
+  const walk = (node: TemplateNode): void => {
+    // What stands in code, kbd, samp or pre is typed, not said: a command, a key, a path.
+    if (node.type === ELEMENT && node.tag !== undefined && LITERAL_TAGS.has(node.tag)) return;
+    if (node.type === TEXT && typeof node.content === 'string' && wordCount(node.content) >= 3) found.push({ line: node.loc.start.line, text: node.content.trim().replace(/\s+/g, ' ') });
+    if (node.type === INTERPOLATION && typeof node.content === 'object') expression(node.content.content, node.loc.start.line);
+    if (node.type === ELEMENT) for (const prop of node.props ?? []) if (prop.type === DIRECTIVE && prop.exp !== undefined) expression(prop.exp.content, prop.exp.loc.start.line);
+    for (const child of node.children ?? []) walk(child);
+  };
+  const template = descriptor.template?.ast as TemplateNode | undefined;
+  if (template !== undefined) walk(template);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
+    const isSource = /\.(?:ts|vue)$/.test(entry.name) && !/\.(?:test|spec)\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts');
+    return isSource ? [path] : [];
+  });
+}
+
+describe('a sentence in code', () => {
+  it('is a capitalised literal of three words or more that ends as a sentence', () => {
+    expect(isSentence('That took too long, so I stopped.')).toBe(true);
+    expect(isSentence('Shall I go ahead?')).toBe(true);
+    expect(isSentence('${…} is empty now.')).toBe(true);
+    expect(isSentence('${…} from ${…} to ${…}')).toBe(false);
+    expect(isSentence('Done.')).toBe(false);
+    expect(isSentence('every day at 08:00')).toBe(false);
+    expect(isSentence('not a sentence at all.')).toBe(false);
+    expect(isSentence('A title without an end')).toBe(false);
+  });
+
+  it('is found in a literal or a template, and named by its line', () => {
+    const source = ["const a = 'Skip me';", 'const b = `I have added ${item} to your list.`;', 'const c = "Try again in a moment.";'].join('\n');
+    expect(sentencesInScript(source)).toEqual([
+      { line: 2, text: 'I have added ${…} to your list.' },
+      { line: 3, text: 'Try again in a moment.' },
+    ]);
+  });
+
+  it('is left alone where only a developer, an operator or a model reads it', () => {
+    const source = [
+      '// A comment says what it likes, here.',
+      "throw new Error('The database is closed now.');",
+      "reject(new RangeError(`A cap is a whole number, not ${n}.`));",
+      "console.warn('Something odd happened here.');",
+      "io.out(`Wrote the pins to ${file}.`);",
+      "log({ event: 'runs.failed', what: 'The schedule was refused here.' });",
+      "const field = z.string().describe('The list, by its kept name.');",
+      "const verb = { description: 'Adds things to one of the lists.' };",
+      "throw new ConfigError('PORT is not a number; give one.');",
+      "class BotFileError extends Error { constructor() { super('The bot file is bad, fix it.'); } }",
+    ].join('\n');
+    expect(sentencesInScript(source)).toEqual([]);
+  });
+
+  it('is not left alone in an error a person hears', () => {
+    expect(sentencesInScript("throw new VerbInputError('Which list? Give it a name.');")).toEqual([{ line: 1, text: 'Which list? Give it a name.' }]);
+  });
+
+  it('is found in a Vue template’s text and expressions, and in its script', () => {
+    const source = [
+      '<script setup lang="ts">',
+      "const title = 'Nothing has been said yet.';",
+      '</script>',
+      '<template>',
+      '  <p>Turn the microphone on</p>',
+      "  <b :title=\"busy ? 'Still working on it.' : ''\">{{ 'Hello there, you.' }}</b>",
+      '  <i>{{ line }}</i> <span>Ok</span> <code>npm run mcp --url</code>',
+      '</template>',
+    ].join('\n');
+    expect(sentencesInVue(source).map((f) => f.line).sort()).toEqual([2, 5, 6, 6]);
+  });
+});
+
+describe('the code', () => {
+  it('says no sentence of its own: each comes from the words files', () => {
+    const found = SCANNED.flatMap((root) => sourceFiles(join(ROOT, root))).flatMap((path) => {
+      const source = readFileSync(path, 'utf8');
+      const sentences = path.endsWith('.vue') ? sentencesInVue(source) : sentencesInScript(source);
+      return sentences.map(({ line, text }) => `${relative(ROOT, path)}:${String(line)}: ${text}`);
+    });
+    expect(found).toEqual([]);
+  });
+});
