@@ -1,5 +1,5 @@
 // Type-aware lint for every execution context, plus the layer rules of docs/architecture.md:
-// ui → app → platform → core; workers → core; server → core/protocol.
+// ui → app → platform → src/core → common; workers → common; server → common.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import vue from 'eslint-plugin-vue';
@@ -42,15 +42,16 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   layer(
-    ['core/**'],
+    ['src/core/**', 'common/**'],
     ['vue', 'vue/*', 'comlink', 'idb', 'onnxruntime-web', 'onnxruntime-web/*', 'node:*', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**', '**/server/**'],
-    'core is pure: no DOM, Vue, workers, Node or adapters.',
+    'src/core and common are pure: no DOM, Vue, workers, Node or adapters.',
   ),
-  layer(['src/platform/**'], ['vue', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'src/platform may use core only.'),
-  layer(['src/app/**'], ['**/ui/**', '**/server/**', 'node:*'], 'src/app may use core and src/platform only.'),
-  layer(['src/ui/**'], ['**/platform/**', '**/server/**', '**/workers/**', 'node:*'], 'src/ui uses src/app and core types, never adapters directly.'),
-  layer(['workers/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'workers may use core only.'),
-  layer(['server/**'], ['vue', '**/platform/**', '**/app/**', '**/ui/**', '**/workers/**'], 'server may use core only.'),
+  layer(['common/**'], ['**/src/**'], 'common is shared by the page, the workers and the server: it imports none of them.'),
+  layer(['src/platform/**'], ['vue', '**/app/**', '**/ui/**', '**/server/**', 'node:*'], 'src/platform may use src/core and common only.'),
+  layer(['src/app/**'], ['**/ui/**', '**/server/**', 'node:*'], 'src/app may use src/core, common and src/platform only.'),
+  layer(['src/ui/**'], ['**/platform/**', '**/server/**', '**/workers/**', 'node:*'], 'src/ui uses src/app and src/core and common types, never adapters directly.'),
+  layer(['workers/**'], ['vue', '**/src/**', '**/server/**', 'node:*'], 'workers may use common only.'),
+  layer(['server/**'], ['vue', '**/src/**', '**/workers/**'], 'server may use common only.'),
   {
     // Plain http (HOST=0.0.0.0 on a LAN) is no secure context, and has no randomUUID: src/platform/newId.ts.
     files: ['src/**'],

@@ -13,7 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     coverage: {
       provider: 'v8',
-      include: ['core/**/*.ts'],
+      include: ['src/core/**/*.ts', 'common/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       thresholds: { lines: 95 },
     },

@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { ActionSettled, PendingActionEvent } from '../core/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../common/acting/protocol';
 import type { RunAnswers } from './runs/runService';
 import type { Database } from './db/database';
 import type { PersonEnv } from './person';

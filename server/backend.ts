@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { PENDING_ACTION_MS } from '../core/acting/protocol';
+import { PENDING_ACTION_MS } from '../common/acting/protocol';
 import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';

@@ -19,23 +19,23 @@
  */
 import { basename } from 'node:path';
 import { parseDocument } from 'yaml';
-import { BOT_SLUG } from '../core/route';
-import { OptionError } from '../core/options';
-import { resolveTalk } from '../core/speech/talk';
-import type { Talk } from '../core/speech/talk';
-import { VOICES } from '../core/voice/style';
-import { LANGUAGES_V3 } from '../core/voice/text';
-import type { Language } from '../core/voice/text';
-import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../core/bot';
-import type { BotVoice, MemoryKind, PublicBot } from '../core/bot';
+import { BOT_SLUG } from '../common/route';
+import { OptionError } from '../common/options';
+import { resolveTalk } from '../common/talk';
+import type { Talk } from '../common/talk';
+import { VOICES } from '../common/voice/style';
+import { LANGUAGES_V3 } from '../common/voice/text';
+import type { Language } from '../common/voice/text';
+import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../common/bot';
+import type { BotVoice, MemoryKind, PublicBot } from '../common/bot';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import { readMdFolder, unreadable } from './mdFolder';
 import type { PersonLimits } from './db/limits';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
 
-export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../core/bot';
-export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../core/bot';
+export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../common/bot';
+export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../common/bot';
 
 /**
  * A bot's ceilings, carried in every grant so nothing downstream can raise them: per answer, and

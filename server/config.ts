@@ -4,9 +4,9 @@
  * that says which variable and what it accepts.
  */
 import { resolve } from 'node:path';
-import { isModelVersion, parseModelBase } from '../core/voice/manifest';
-import type { ModelBase } from '../core/voice/manifest';
-import type { ModelVersion } from '../core/voice/text';
+import { isModelVersion, parseModelBase } from '../common/voice/manifest';
+import type { ModelBase } from '../common/voice/manifest';
+import type { ModelVersion } from '../common/voice/text';
 
 export interface ServerConfig {
   /** TCP port to listen on. `PORT`, default 8787. */

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { LINE_MAX_CHARS } from '../core/conversation/events';
+import { LINE_MAX_CHARS } from '../common/conversation/events';
 import type { Bot } from './bots';
 import type { Database } from './db/database';
 import { RefusedError } from './db/errors';

@@ -14,13 +14,13 @@ import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { BOT_SLUG } from '../core/route';
+import { BOT_SLUG } from '../common/route';
 import { strictBase64url } from './base64url';
 import { bearerOf } from './bearer';
 import { ConfigError } from './config';
 import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
-import { isRecord } from '../core/isRecord';
+import { isRecord } from '../common/isRecord';
 
 export interface GrantClaims {
   /** The one bot this grant speaks to (its slug). */

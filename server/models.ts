@@ -43,9 +43,9 @@ import {
   parseModelBase,
   serializeManifest,
   unreachableError,
-} from '../core/voice/manifest';
-import type { Manifest, Measured, Mismatch, ModelBase, ModelFile, ModelSource } from '../core/voice/manifest';
-import type { ModelVersion } from '../core/voice/text';
+} from '../common/voice/manifest';
+import type { Manifest, Measured, Mismatch, ModelBase, ModelFile, ModelSource } from '../common/voice/manifest';
+import type { ModelVersion } from '../common/voice/text';
 
 export interface ModelsDeps {
   /** Default `globalThis.fetch`. */

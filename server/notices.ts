@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { Notice } from '../core/acting/protocol';
+import type { Notice } from '../common/acting/protocol';
 import type { Bot } from './bots';
 import type { Database } from './db/database';
 import { dueNotices, markDelivered } from './db/notices';

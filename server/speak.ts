@@ -28,7 +28,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Admission, Refused } from './chat/admission';
 import { REFUSED_HEADER } from './chat/doorTypes';
 import type { RefusedBy } from './chat/doorTypes';
-import { isRecord } from '../core/isRecord';
+import { isRecord } from '../common/isRecord';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */
 export interface SpeakEndpoint {

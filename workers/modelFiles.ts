@@ -2,11 +2,11 @@
  * Everything one load needs from the manifest: the four graphs, the config, the character table
  * and the voices asked for, fetched (or read from cache) and verified by `weights.ts`, then parsed.
  */
-import type { LoadProgress, LoadRequest } from '../core/voice/api';
-import { GRAPHS } from '../core/voice/contract';
-import type { GraphName } from '../core/voice/contract';
-import { fileUrl, ModelManifestError } from '../core/voice/manifest';
-import type { Manifest, ModelFile, ModelSource } from '../core/voice/manifest';
+import type { LoadProgress, LoadRequest } from '../common/voice/api';
+import { GRAPHS } from '../common/voice/contract';
+import type { GraphName } from '../common/voice/contract';
+import { fileUrl, ModelManifestError } from '../common/voice/manifest';
+import type { Manifest, ModelFile, ModelSource } from '../common/voice/manifest';
 import { fetchModelFile, fetchModelFiles } from './weights';
 import type { LoadedModelFile, WeightsDeps } from './weights';
 import type { LoadedFiles } from './ttsService';

@@ -6,8 +6,8 @@
  */
 import * as Comlink from 'comlink';
 import manifestJson from '../models/manifest.json';
-import type { LoadRequest, SpeakRequest, TtsApi } from '../core/voice/api';
-import { parseManifest } from '../core/voice/manifest';
+import type { LoadRequest, SpeakRequest, TtsApi } from '../common/voice/api';
+import { parseManifest } from '../common/voice/manifest';
 import { fetchLoad, fetchVoiceFile } from './modelFiles';
 import { createTtsService, NotLoadedError } from './ttsService';
 import type { EngineOptions } from './supertonic';

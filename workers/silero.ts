@@ -8,7 +8,7 @@
  * (`voiceActivity.ts`, then `yielding.ts`), never here.
  */
 import type * as Ort from 'onnxruntime-web';
-import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../core/speech/voiceActivity';
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../common/voiceActivity';
 /** Samples of the previous frame the model is shown with each one. */
 const CONTEXT_SAMPLES = 64;
 /** The shape of the recurrent state v5 carries between frames. */

@@ -6,14 +6,14 @@
  * imports `onnxruntime-web/wasm` or the WebGPU build) and under vitest in Node.
  */
 import type * as Ort from 'onnxruntime-web';
-import { checkGraph, GRAPHS, LATENT_CHANNELS, ModelContractError } from '../core/voice/contract';
-import type { GraphName } from '../core/voice/contract';
-import { latentChannels, readTtsConfig, samplesPerFrame, utteranceLength } from '../core/voice/config';
-import type { TtsConfig } from '../core/voice/config';
-import type { VoiceStyle } from '../core/voice/style';
-import { STYLE_DP_DIMS, STYLE_TTL_DIMS } from '../core/voice/style';
-import { normaliseForSpeech, textToIds } from '../core/voice/text';
-import type { ModelVersion } from '../core/voice/text';
+import { checkGraph, GRAPHS, LATENT_CHANNELS, ModelContractError } from '../common/voice/contract';
+import type { GraphName } from '../common/voice/contract';
+import { latentChannels, readTtsConfig, samplesPerFrame, utteranceLength } from '../common/voice/config';
+import type { TtsConfig } from '../common/voice/config';
+import type { VoiceStyle } from '../common/voice/style';
+import { STYLE_DP_DIMS, STYLE_TTL_DIMS } from '../common/voice/style';
+import { normaliseForSpeech, textToIds } from '../common/voice/text';
+import type { ModelVersion } from '../common/voice/text';
 
 export type OrtModule = typeof Ort;
 export type Provider = 'webgpu' | 'wasm';

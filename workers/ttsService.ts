@@ -12,13 +12,13 @@
  * quicker than the last piece it made (`slowerOf`): a device that has just slowed down is believed
  * at once where silence is at stake.
  */
-import { fresherCost, observeCost, playedUntil, SAFE_COST, slowerOf, stepsInTime } from '../core/speech/pace';
-import type { VoiceCost } from '../core/speech/pace';
-import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../core/voice/api';
-import { readVoiceStyle, VOICES } from '../core/voice/style';
-import type { VoiceStyle } from '../core/voice/style';
-import { languagesOf } from '../core/voice/text';
-import type { Language } from '../core/voice/text';
+import { fresherCost, observeCost, playedUntil, SAFE_COST, slowerOf, stepsInTime } from '../common/speaking/pace';
+import type { VoiceCost } from '../common/speaking/pace';
+import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../common/voice/api';
+import { readVoiceStyle, VOICES } from '../common/voice/style';
+import type { VoiceStyle } from '../common/voice/style';
+import { languagesOf } from '../common/voice/text';
+import type { Language } from '../common/voice/text';
 import { Cancelled, SupertonicEngine } from './supertonic';
 import type { EngineFiles, EngineOptions, Provider } from './supertonic';
 

@@ -7,7 +7,7 @@
  * The page posts `VoiceActivityRequest`s with the frames' port; the worker answers `VoiceActivityReply`s. A second
  * `listen` (the microphone opened again) replaces the first and starts the model afresh.
  */
-import type { VoiceActivityReply, VoiceActivityRequest } from '../core/speech/voiceActivity';
+import type { VoiceActivityReply, VoiceActivityRequest } from '../common/voiceActivity';
 import { openSilero } from './silero';
 import type { Silero } from './silero';
 

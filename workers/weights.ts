@@ -3,7 +3,7 @@
  * next visit needs no network.
  *
  * Contract:
- * - A pinned file (see `core/voice/manifest.ts`) is always verified — size, then the SHA-256 of
+ * - A pinned file (see `common/voice/manifest.ts`) is always verified — size, then the SHA-256 of
  *   the whole bytes — whether it comes from the network or the cache, and never used or cached on a
  *   mismatch.
  * - An unpinned file downloads and is cached, but comes back `verified: false` with an `unverified`
@@ -29,8 +29,8 @@ import {
   ModelManifestError,
   toHex,
   unreachableError,
-} from '../core/voice/manifest';
-import type { Measured, Mismatch, ModelFile } from '../core/voice/manifest';
+} from '../common/voice/manifest';
+import type { Measured, Mismatch, ModelFile } from '../common/voice/manifest';
 
 /** The Cache Storage name: `await caches.open(MODEL_CACHE_NAME)`. Bump the suffix to drop every cached file. */
 export const MODEL_CACHE_NAME = 'confab-models-v1';

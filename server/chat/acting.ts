@@ -18,8 +18,8 @@
  * before any of them runs alone, so the step asks once, naming everything they would do.
  */
 import { createHash } from 'node:crypto';
-import { DOOR_EVENTS } from '../../core/acting/protocol';
-import type { PendingActionEvent, VerbRanEvent } from '../../core/acting/protocol';
+import { DOOR_EVENTS } from '../../common/acting/protocol';
+import type { PendingActionEvent, VerbRanEvent } from '../../common/acting/protocol';
 import { toolContent } from '../outside/fence';
 import { heardSentence } from '../verbs/errors';
 import { digestOf } from '../verbs/verbCalls';

@@ -14,7 +14,7 @@
  * (empty, absent or not an object: `{}`); empty text blocks are refused, so none is sent.
  */
 import { createHash } from 'node:crypto';
-import { isRecord } from '../../core/isRecord';
+import { isRecord } from '../../common/isRecord';
 import { UpstreamStreamError } from './errors';
 import { answerBodyOf, eventJsonOf } from './providerWire';
 import type { PromptMessage, Provider, ProviderWire, Question, UpstreamEvent, UpstreamTool, WireRequest } from './providerWire';

@@ -5,7 +5,7 @@
  * rather than refused, since every OpenAI SDK sends some and the bot file decides them all.
  */
 import { ChatRequestError } from './errors';
-import { isRecord } from '../../core/isRecord';
+import { isRecord } from '../../common/isRecord';
 
 /** One message as the door sends it upstream: text only. */
 export interface ChatMessage {

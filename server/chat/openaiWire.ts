@@ -3,7 +3,7 @@
  * already in this shape, so a question goes out nearly as it is; the answer's chunks (or one whole
  * completion, from a provider that ignored `stream`) become the door's `UpstreamEvent`s.
  */
-import { isRecord } from '../../core/isRecord';
+import { isRecord } from '../../common/isRecord';
 import { UpstreamStreamError } from './errors';
 import { answerBodyOf, eventJsonOf } from './providerWire';
 import type { Provider, ProviderWire, Question, UpstreamEvent, WireRequest } from './providerWire';

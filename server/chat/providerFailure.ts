@@ -6,7 +6,7 @@
  * `{type: "error", error: {type, message}}`, or plain text. The sentence is for the person who
  * asked, never for a log; any key it quotes is taken out first.
  */
-import { isRecord } from '../../core/isRecord';
+import { isRecord } from '../../common/isRecord';
 
 /** Longest provider error body read, in bytes. */
 const ERROR_BODY_MAX = 8192;

@@ -9,7 +9,7 @@
  * the person's transaction (`asPerson`).
  */
 import { createHash } from 'node:crypto';
-import { wordsOf } from '../../core/wordsOf';
+import { wordsOf } from '../../common/wordsOf';
 import type { Queryable } from './queryable';
 
 /**

@@ -4,9 +4,9 @@
  * person's rows. A transaction that changes a seat, its pages or its window takes the seat first
  * (`takeSeat`, `for update`), so rulings and sequence numbers never interleave across instances.
  */
-import type { KnownPage, RefereeState } from '../../core/presence/referee';
-import type { ConversationRef, PageRef, Sequenced, WindowEvent } from '../../core/presence/protocol';
-import { isWindowEvent } from '../../core/presence/protocol';
+import type { KnownPage, RefereeState } from '../presence/referee';
+import type { ConversationRef, PageRef, Sequenced, WindowEvent } from '../../common/presence/protocol';
+import { isWindowEvent } from '../../common/presence/protocol';
 import type { Queryable } from './queryable';
 import { jsonOf, msOf } from './rows';
 

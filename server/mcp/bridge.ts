@@ -11,7 +11,7 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, ListToolsResult, ServerContext } from '@modelcontextprotocol/server';
-import { mcpEndpointOf } from '../../core/mcp/tokens';
+import { mcpEndpointOf } from '../../common/mcp/tokens';
 import { isLoopbackName } from '../guard';
 import { MCP_SERVER_INFO } from './adapter';
 

@@ -12,7 +12,7 @@
  * over 1 MiB, say).
  */
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { MCP_TOKEN_ENV } from '../../core/mcp/tokens';
+import { MCP_TOKEN_ENV } from '../../common/mcp/tokens';
 import { BridgeError, openBridge, plainHttpRefusal } from './bridge';
 import type { BridgeLogLine } from './bridge';
 import { MCP_MESSAGE_BYTES_MAX } from './callLimits';

@@ -6,8 +6,8 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { McpTokenListed, McpTokenMade } from '../../core/mcp/tokens';
-import { TOKEN_BOTS_MAX, TOKEN_NAME_MAX_CHARS } from '../../core/mcp/tokens';
+import type { McpTokenListed, McpTokenMade } from '../../common/mcp/tokens';
+import { TOKEN_BOTS_MAX, TOKEN_NAME_MAX_CHARS } from '../../common/mcp/tokens';
 import type { Bot } from '../bots';
 import { timeZoneOf } from '../chat/turnHeaders';
 import type { Database } from '../db/database';

@@ -15,7 +15,7 @@ import { recall, recallExactly, rememberLine } from '../db/memories';
 import type { Recalled, RecallQuery } from '../db/memories';
 import { widthOf } from './embed';
 import type { Embedder } from './embed';
-import { recentMessages, summaryNote } from '../../core/presence/compaction';
+import { recentMessages, summaryNote } from '../../common/presence/compaction';
 
 /** How many memories one answer may be given. */
 export const RECALL_LIMIT = 5;
@@ -138,7 +138,7 @@ export function memoryWriter(db: Database, embedder: Embedder) {
 // ---- Compaction (presence): the prompt never carries the whole history. ------------------------
 
 /**
- * `context`, compacted (core/presence/compaction.ts): it is given the last `RECENT_MESSAGES`
+ * `context`, compacted (common/presence/compaction.ts): it is given the last `RECENT_MESSAGES`
  * of the conversation only, and what it answers follows the latest checkpoint's summary of the
  * conversation, when there is one. However long the thread, the prompt is the bot's system
  * message, one summary, what memory adds, and 32 messages.

@@ -13,7 +13,7 @@
  * `confab_remember` door know; one whose space is narrower fills the leading `dimensions` and leaves
  * the rest zero (the same cosine geometry). The table keeps only the leading `dimensions`.
  */
-import { withoutAccents, wordsOf } from '../../core/wordsOf';
+import { withoutAccents, wordsOf } from '../../common/wordsOf';
 
 export const EMBEDDING_WIDTH = 384;
 

@@ -16,7 +16,7 @@
  * Its floor (`WORDS_MAX_DISTANCE`) was chosen on the calibration set of `npm run bench --
  * recall-quality` (test/bench/recall-quality/calibration.ts), never on the evaluation set.
  */
-import { wordsOf } from '../../core/wordsOf';
+import { wordsOf } from '../../common/wordsOf';
 import { EMBEDDING_WIDTH, fnv1a } from './embed';
 import type { Embedder } from './embed';
 import type { WordVectors } from './wordVectors';

@@ -5,10 +5,10 @@
  * previous summary and what was said since, asked of the bot's providers and paid for like an
  * answer, under the person's ceilings; with the stand-in (or when the ceilings or the providers say
  * no) it is the last lines verbatim. The door's prompt then carries the latest summary and the
- * last 32 messages, never the whole history (core/presence/compaction.ts).
+ * last 32 messages, never the whole history (common/presence/compaction.ts).
  */
-import { checkpointDue, keptSummary, summaryPrompt, verbatimSummary } from '../../core/presence/compaction';
-import type { PromptLine } from '../../core/presence/compaction';
+import { checkpointDue, keptSummary, summaryPrompt, verbatimSummary } from '../../common/presence/compaction';
+import type { PromptLine } from '../../common/presence/compaction';
 import type { AnsweredTurn, DoorBot, DoorGrant, DoorLedger } from '../chat/doorTypes';
 import { STAND_IN } from '../chat/doorTypes';
 import { openFirstAnswering } from '../chat/fallover';

@@ -17,8 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SSEStreamingApi } from 'hono/streaming';
-import { isLiveState } from '../../core/presence/protocol';
-import type { LiveState, PageRef, PresenceMessage, Seat, Sequenced } from '../../core/presence/protocol';
+import { isLiveState } from '../../common/presence/protocol';
+import type { LiveState, PageRef, PresenceMessage, Seat, Sequenced } from '../../common/presence/protocol';
 import type { Database } from '../db/database';
 import { eventsFrom, readLive } from '../db/presence';
 

@@ -12,7 +12,7 @@
  * - `POST /presence/events {bot, page, events, live}`: a page publishes what was said (kept in the
  *   window, from any page of theirs: it was said) and, from the active page only, its live state.
  *
- * The referee's decisions are core/presence/referee.ts; here they are applied in one
+ * The referee's decisions are server/presence/referee.ts; here they are applied in one
  * transaction per event over the person's seat, so several instances agree, and fanned out
  * (`hub.ts`).
  */
@@ -21,11 +21,11 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import type { SSEStreamingApi } from 'hono/streaming';
-import { checkCapacity, owedTo, WINDOW_CAPACITY } from '../../core/presence/eventWindow';
-import { EVENT_TEXT_MAX, isId, publicationOf } from '../../core/presence/protocol';
-import type { PageRef, Seat, Sequenced, WindowEvent } from '../../core/presence/protocol';
-import { referee, REFEREE_DEFAULTS, seatOf } from '../../core/presence/referee';
-import type { RefereeEvent, Ruling } from '../../core/presence/referee';
+import { checkCapacity, owedTo, WINDOW_CAPACITY } from './eventWindow';
+import { EVENT_TEXT_MAX, isId, publicationOf } from '../../common/presence/protocol';
+import type { PageRef, Seat, Sequenced, WindowEvent } from '../../common/presence/protocol';
+import { referee, REFEREE_DEFAULTS, seatOf } from './referee';
+import type { RefereeEvent, Ruling } from './referee';
 import type { Database } from '../db/database';
 import type { Queryable } from '../db/queryable';
 import { appendEvents, eventsFrom, keepLive, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';

@@ -1,5 +1,5 @@
 /**
- * Verbs that finish away from the conversation go into the person's window, so the active page says what became of them between turns (core/presence/narration.ts): a write an MCP
+ * Verbs that finish away from the conversation go into the person's window, so the active page says what became of them between turns (src/core/presence/narration.ts): a write an MCP
  * client made (`elsewhere`), and a write that landed after the turn that asked for it was talked
  * over (`late`) — its caller was told it was cancelled, so this is the only word of it. What is
  * said is the app's own narration ("That's 3 things on your shopping list."); a verb with none is

@@ -12,7 +12,7 @@ import type { SpendLedger } from '../chat/admission';
 import { admitSpend } from '../chat/admission';
 import type { Database } from '../db/database';
 import { scheduleNotice } from '../db/notices';
-import type { WindowEvent } from '../../core/presence/protocol';
+import type { WindowEvent } from '../../common/presence/protocol';
 import type { Executor } from '../verbs/executor';
 import type { Registry } from '../verbs/registry';
 import { scopeOf } from '../verbs/scope';

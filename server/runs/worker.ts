@@ -18,7 +18,7 @@ import { nextStep } from './nextStep';
 import type { Decision } from './nextStep';
 import { scriptedModel } from './runModel';
 import type { RunModel } from './runModel';
-import type { PendingActionEvent } from '../../core/acting/protocol';
+import type { PendingActionEvent } from '../../common/acting/protocol';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';

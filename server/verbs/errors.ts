@@ -4,12 +4,12 @@
  * sentence is a word (`## verbs` of `words/<lang>.md`): on the error it is the server's (what a model
  * reads), and `heardSentence` says it again in the person's language.
  */
-import type { VerbErrorCode } from '../../core/acting/protocol';
+import type { VerbErrorCode } from '../../common/acting/protocol';
 import { BASE_LANGUAGE, shippedWords } from '../words/loadWords';
 import { say } from '../words/words';
 import type { WordKey, Words } from '../words/words';
 
-export type { VerbErrorCode } from '../../core/acting/protocol';
+export type { VerbErrorCode } from '../../common/acting/protocol';
 
 export class VerbError extends Error {
   override readonly name = 'VerbError';

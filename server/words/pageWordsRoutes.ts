@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ALL_PAGE_WORD_KEYS } from '../../core/pageWords';
+import { ALL_PAGE_WORD_KEYS } from '../../common/pageWords';
 import type { WordBook } from './loadWords';
 
 const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/;

@@ -8,10 +8,10 @@
  * `- <key>: <text>` items, one a line. `{name}` in a text is filled in when it is said.
  */
 
-import { PAGE_WORD_KEYS } from '../../core/pageWords';
-import { filledIn, layered, parseWords, PLACEHOLDER, WordsFileError } from '../../core/words';
+import { PAGE_WORD_KEYS } from '../../common/pageWords';
+import { filledIn, layered, parseWords, PLACEHOLDER, WordsFileError } from '../../common/words';
 
-// The format and the filling-in are shared with the page (core/words.ts); the server's imports keep coming from here.
+// The format and the filling-in are shared with the page (common/words.ts); the server's imports keep coming from here.
 export { filledIn, layered, PLACEHOLDER, WordsFileError };
 
 /** Every word there is, by section, in the order `words/en.md` lists them; the page's are checked here too. */

@@ -1,20 +1,20 @@
 /**
  * The one place that plugs real adapters into the conversation machine. The machine decides
- * everything (core/conversation); this file only turns its named effects into calls on the
+ * everything (src/core/conversation); this file only turns its named effects into calls on the
  * ports — recogniser, speaker, player, hearing, the door, the line keeper — and the ports' reports
  * into its events. The ports are interfaces, so the whole junction runs in Node tests with fakes;
  * the page builds the real ones (src/app/page/pageConversation.ts).
  */
-import type { PendingActionEvent } from '../../core/acting/protocol';
+import type { PendingActionEvent } from '../../common/acting/protocol';
 import { createActor, fromCallback } from 'xstate';
-import { conversationMachine } from '../../core/conversation/conversationMachine';
-import { remembered } from '../../core/conversation/lines';
-import type { ConversationActor, ConversationSnapshot } from '../../core/conversation/conversationMachine';
-import type { AnswerRequest, SettleRequest } from '../../core/conversation/machineSetup';
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
-import type { ActionSettled } from '../../core/acting/protocol';
-import type { Pace } from '../../core/speech/pace';
-import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../../core/conversation/events';
+import { conversationMachine } from '../core/conversation/conversationMachine';
+import { remembered } from '../core/conversation/lines';
+import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
+import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
+import type { SpeakRequest } from '../core/speech/pieceHandover';
+import type { ActionSettled } from '../../common/acting/protocol';
+import type { Pace } from '../../common/speaking/pace';
+import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../../common/conversation/events';
 import type { AnswerItem } from '../platform/doorClient';
 import { newId } from '../platform/newId';
 import { sayWord } from '../platform/words';

@@ -3,7 +3,7 @@
  * a bot that keeps memories). Each call refreshes or trims the lists it touches; a failure is a
  * sentence in the drawer, and the lists stay as they were.
  */
-import type { PublicBot } from '../../core/bot';
+import type { PublicBot } from '../../common/bot';
 import type { ConversationApi, Memory, ThreadSummary } from '../platform/conversationApi';
 import { sentenceOf } from './sentenceOf';
 

@@ -3,7 +3,7 @@
  * download's progress reported, and wrapped for the device speaker so that a piece waits for the
  * model to be ready — the first download can take minutes.
  */
-import type { LoadProgress, PageConfig, TtsApi } from '../../core/voice/api';
+import type { LoadProgress, PageConfig, TtsApi } from '../../common/voice/api';
 import { TtsClient } from '../platform/ttsClient';
 import { sayWord } from '../platform/words';
 import { sentenceOf } from './sentenceOf';

@@ -13,10 +13,10 @@
  * being muted and reopened: it has learned how loudly this room leaks, and the next answer should
  * start with that bar rather than a cold one.
  */
-import type { ConversationEvent } from '../../core/conversation/events';
-import type { EchoGateOptions } from '../../core/speech/echoGateOptions';
-import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../../core/speech/gatePair';
-import type { GatePairState } from '../../core/speech/gatePair';
+import type { ConversationEvent } from '../../common/conversation/events';
+import type { EchoGateOptions } from '../core/speech/echoGateOptions';
+import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../core/speech/gatePair';
+import type { GatePairState } from '../core/speech/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 import { sayWord } from '../platform/words';

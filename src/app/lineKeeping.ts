@@ -10,8 +10,8 @@
  * (by the outbox and by a request that outlives a closing page) is kept once. A line longer than the
  * server keeps (`LINE_MAX_CHARS`) is kept as several lines in a row.
  */
-import type { Line } from '../../core/conversation/events';
-import { lineParts } from '../../core/conversation/lineParts';
+import type { Line } from '../../common/conversation/events';
+import { lineParts } from '../core/conversation/lineParts';
 import type { ConversationApi } from '../platform/conversationApi';
 import { retryable } from '../platform/conversationApi';
 import { createOutbox } from '../platform/outbox';

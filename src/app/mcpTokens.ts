@@ -3,7 +3,7 @@
  * act through, over the page's own API (the session's fetch adds the access token in Supabase mode;
  * a person cookie needs nothing).
  */
-import type { PublicBot } from '../../core/bot';
+import type { PublicBot } from '../../common/bot';
 import { conversationApi } from '../platform/conversationApi';
 import { mcpTokensApi } from '../platform/mcpTokensApi';
 import type { McpTokensApi } from '../platform/mcpTokensApi';

@@ -8,7 +8,7 @@
  * heard would be lost. Notices that came due while no page was open are said together, once:
  * "While you were away: <text>. <text>." Time and timers are injected, so it runs on a fake clock.
  */
-import type { Notice } from '../../core/acting/protocol';
+import type { Notice } from '../../common/acting/protocol';
 import type { NoticeClaim } from '../platform/noticesClient';
 import { sayWord } from '../platform/words';
 

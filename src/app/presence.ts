@@ -2,21 +2,21 @@
  * One active page across a person's tabs and devices for a bot: which page holds the microphone
  * and the speaker (the active page), and what the others (passive) show. It plugs the adapters —
  * the server's stream, claim and publishing, this browser's Web Lock and BroadcastChannel — into
- * the pure decisions of core/presence, through its parts in src/app/presence/: the seat
+ * the pure decisions of src/core/presence, through its parts in src/app/presence/: the seat
  * (seatKeeper), the mirror (mirrorKeeper), publishing (publisher) and narration (narrator).
  *
  * The page (src/app/page/activePage.ts) is told when it becomes active or passive (`onActive`) and
  * does the rest; while it is active, what it says is published.
  */
-import type { PendingActionEvent } from '../../core/acting/protocol';
+import type { PendingActionEvent } from '../../common/acting/protocol';
 import type { ConversationPorts, ConversationView } from './createConversation';
-import type { Line } from '../../core/conversation/events';
-import type { Emitter } from '../../core/emitter';
-import { applyEvent, mirrorEvent, mirrorLive, mirrorView } from '../../core/presence/mirror';
-import type { Mirror } from '../../core/presence/mirror';
-import { narratable, PROGRESS_GAP_MS, progressDueAt } from '../../core/presence/narration';
-import type { ConversationRef, PresenceMessage, WindowEvent } from '../../core/presence/protocol';
-import type { PageSeat } from '../../core/presence/seat';
+import type { Line } from '../../common/conversation/events';
+import type { Emitter } from '../core/emitter';
+import { applyEvent, mirrorEvent, mirrorLive, mirrorView } from '../core/presence/mirror';
+import type { Mirror } from '../core/presence/mirror';
+import { narratable, PROGRESS_GAP_MS, progressDueAt } from '../core/presence/narration';
+import type { ConversationRef, PresenceMessage, WindowEvent } from '../../common/presence/protocol';
+import type { PageSeat } from '../core/presence/seat';
 import type { PresenceStreamHandle } from '../platform/presenceClient';
 import { mirrorKeeper } from './presence/mirrorKeeper';
 import { narrator } from './presence/narrator';

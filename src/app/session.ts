@@ -3,7 +3,7 @@
  * Supabase mode the page signs in with supabase-js, and its own API calls carry the access token
  * (the conversation's grant, not the token, goes to the chat door and the speak proxy).
  */
-import type { PageConfig } from '../../core/voice/api';
+import type { PageConfig } from '../../common/voice/api';
 import { fetchPageConfig } from '../platform/apiClient';
 import { AuthError, createAuth, withAuth } from '../platform/auth';
 import type { Auth, SignInOffer } from '../platform/auth';

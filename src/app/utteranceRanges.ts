@@ -5,8 +5,8 @@
  * back on the way in (from the speaker and the player); an id from another conversation's range
  * does not come in at all.
  */
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
-import type { Pace } from '../../core/speech/pace';
+import type { SpeakRequest } from '../core/speech/pieceHandover';
+import type { Pace } from '../../common/speaking/pace';
 import type { PlayerPort, SpeakerFailure, SpeakerPort } from './createConversation';
 
 /** How many utterance ids each conversation of a page has to itself. */

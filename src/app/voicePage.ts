@@ -7,9 +7,9 @@
  * answers, the page's audio, the conversation on screen, and the active page that moves it here
  * or away. Presence speaks through an emitter, so what listens to it can be made after it.
  */
-import type { PublicBot } from '../../core/bot';
-import { createEmitter } from '../../core/emitter';
-import { defaultSettings } from '../../core/settings';
+import type { PublicBot } from '../../common/bot';
+import { createEmitter } from '../core/emitter';
+import { defaultSettings } from '../core/settings';
 import { existingAudioContext } from '../platform/audio/audioContext';
 import { conversationApi } from '../platform/conversationApi';
 import { hasRecogniser, webSpeechRecogniser } from '../platform/recogniser';

@@ -4,10 +4,10 @@
  * as each piece exists. This is the one place that plugs the worker client and the player together
  * for it.
  */
-import { chunkAll } from '../../core/speech/chunker';
-import { TALK } from '../../core/speech/talk';
-import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../../core/voice/api';
-import { DEFAULT_SPEED } from '../../core/voice/config';
+import { chunkAll } from '../../common/speaking/chunker';
+import { TALK } from '../../common/talk';
+import type { LoadProgress, LoadResult, PageConfig, TtsApi } from '../../common/voice/api';
+import { DEFAULT_SPEED } from '../../common/voice/config';
 import { createAudioPlayer } from '../platform/audio/player';
 import { sayWord } from '../platform/words';
 

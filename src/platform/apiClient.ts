@@ -2,8 +2,8 @@
  * The page's calls to its own server. Each answer is checked for the shape the page relies on, so
  * a mismatched server is a clear error rather than an undefined deep in the page.
  */
-import type { PageAuth, PageConfig } from '../../core/voice/api';
-import { isModelVersion } from '../../core/voice/manifest';
+import type { PageAuth, PageConfig } from '../../common/voice/api';
+import { isModelVersion } from '../../common/voice/manifest';
 import { sayWord } from './words';
 
 /** The server could not be reached or answered something the page cannot use. */

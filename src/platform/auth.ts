@@ -24,7 +24,7 @@
  * supabase-js is loaded only in Supabase mode, on first use, so local mode never downloads it.
  */
 import type { AuthChangeEvent, createClient, Session, SupabaseClient, SupportedStorage, WebSocketLikeConstructor } from '@supabase/supabase-js';
-import type { PageAuth } from '../../core/voice/api';
+import type { PageAuth } from '../../common/voice/api';
 import { sayWord } from './words';
 
 /** Why signing in (or staying signed in) failed, for a page that reacts to some of them. */

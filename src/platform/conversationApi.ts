@@ -4,11 +4,11 @@
  * Every answer is checked for the shape the page relies on. A failure is an `HttpError`: an
  * unreachable server is tried again later (lines wait in the outbox), a refusal is said.
  */
-import { isPendingAction } from '../../core/acting/protocol';
-import type { PendingActionEvent } from '../../core/acting/protocol';
-import type { ActionSettled } from '../../core/acting/protocol';
-import type { PublicBot } from '../../core/bot';
-import { isRecord } from '../../core/isRecord';
+import { isPendingAction } from '../../common/acting/protocol';
+import type { PendingActionEvent } from '../../common/acting/protocol';
+import type { ActionSettled } from '../../common/acting/protocol';
+import type { PublicBot } from '../../common/bot';
+import { isRecord } from '../../common/isRecord';
 import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 import { sayWord } from './words';

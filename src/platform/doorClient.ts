@@ -4,15 +4,15 @@
  * chunker can hand the first sentence to the voice before the answer has ended. Aborting the signal
  * (a barge-in) cancels the request, and the server aborts its upstream in turn.
  *
- * Beside the unnamed chat chunks the door sends named events (core/acting/protocol.ts): a verb
+ * Beside the unnamed chat chunks the door sends named events (common/acting/protocol.ts): a verb
  * ran (`confab.verb`), or one waits for the person's yes (`confab.confirm`). They are yielded in
  * stream order with the text; an event of a name this page does not know is passed over.
  */
-import { DOOR_EVENTS } from '../../core/acting/protocol';
-import { isPendingAction } from '../../core/acting/protocol';
-import type { PendingActionEvent, VerbRanEvent } from '../../core/acting/protocol';
-import type { ChatMessage } from '../../core/conversation/events';
-import { isRecord } from '../../core/isRecord';
+import { DOOR_EVENTS } from '../../common/acting/protocol';
+import { isPendingAction } from '../../common/acting/protocol';
+import type { PendingActionEvent, VerbRanEvent } from '../../common/acting/protocol';
+import type { ChatMessage } from '../../common/conversation/events';
+import { isRecord } from '../../common/isRecord';
 import { sayWord } from './words';
 
 /** Why an answer could not be had; `expired` means a new grant would help. */

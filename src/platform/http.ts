@@ -3,7 +3,7 @@
  * a timeout, answered as JSON, or failed as one `HttpError` that carries the status and the
  * server's own sentence. Each client over it says, in its own words, what went wrong (`Say`).
  */
-import { isRecord } from '../../core/isRecord';
+import { isRecord } from '../../common/isRecord';
 import { sayWord } from './words';
 
 /** How long one call may take before it counts as the server being unreachable, in ms. */

@@ -3,8 +3,8 @@
  * make one (the answer holds the token, this once), revoke one. Every answer is checked for the
  * shape the settings rely on; a failure is an `HttpError` whose sentence the settings show as it is.
  */
-import { isRecord } from '../../core/isRecord';
-import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../../core/mcp/tokens';
+import { isRecord } from '../../common/isRecord';
+import type { McpTokenAsk, McpTokenListed, McpTokenMade } from '../../common/mcp/tokens';
 import { httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 import { sayWord } from './words';

@@ -4,8 +4,8 @@
  * page is the one saying one. Only the first claim of a notice wins, so of several open pages
  * exactly one says it.
  */
-import type { Notice } from '../../core/acting/protocol';
-import { isRecord } from '../../core/isRecord';
+import type { Notice } from '../../common/acting/protocol';
+import { isRecord } from '../../common/isRecord';
 import { failureOf, HttpError, httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 import { sayWord } from './words';

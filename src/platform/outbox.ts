@@ -4,8 +4,8 @@
  * here too, under a local id its lines name, until the server gives it its own (kept on the device,
  * so a reload mid-way carries on); a line's `clientId` makes a repeated send keep one line.
  */
-import { resolveOptions } from '../../core/options';
-import type { Limits, Relation } from '../../core/options';
+import { resolveOptions } from '../../common/options';
+import type { Limits, Relation } from '../../common/options';
 import { failureOf } from './http';
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';

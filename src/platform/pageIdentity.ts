@@ -5,7 +5,7 @@
  * it missed. The tab's entry is taken out as the page loads and put back as it goes, so a tab
  * duplicated meanwhile (which copies sessionStorage) is a page of its own.
  */
-import type { PageRef } from '../../core/presence/protocol';
+import type { PageRef } from '../../common/presence/protocol';
 import { newId } from './newId';
 
 export interface PageIdentity {

@@ -3,8 +3,8 @@
  * what is said and its live state, and the other tabs show it at once, ahead of the server's
  * stream (which carries the same, with sequence numbers). It decides nothing.
  */
-import { isLiveState, isWindowEvent } from '../../core/presence/protocol';
-import type { LiveState, WindowEvent } from '../../core/presence/protocol';
+import { isLiveState, isWindowEvent } from '../../common/presence/protocol';
+import type { LiveState, WindowEvent } from '../../common/presence/protocol';
 
 export type ChannelMessage = { type: 'events'; from: string; events: WindowEvent[] } | { type: 'live'; from: string; live: LiveState };
 

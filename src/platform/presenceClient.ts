@@ -3,9 +3,9 @@
  * events read over fetch, so Supabase mode's token goes with it), the claim
  * (`POST /api/presence/active`) and publishing (`POST /api/presence/events`).
  */
-import { isRecord } from '../../core/isRecord';
-import { isSeat, presenceMessageOf } from '../../core/presence/protocol';
-import type { PageRef, PresenceMessage, Publication, Seat } from '../../core/presence/protocol';
+import { isRecord } from '../../common/isRecord';
+import { isSeat, presenceMessageOf } from '../../common/presence/protocol';
+import type { PageRef, PresenceMessage, Publication, Seat } from '../../common/presence/protocol';
 import { failureOf, HttpError, httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 import { sayWord } from './words';

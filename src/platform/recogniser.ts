@@ -23,12 +23,12 @@
  * browser listens as before. Where the spec and Chrome differ — Chrome's server recogniser refuses
  * phrases that the spec lets any recogniser take — see `phrasesRefused`.
  */
-import type { RecogniserError } from '../../core/conversation/events';
-import { onDeviceAvailability, recognitionPlace } from '../../core/speech/onDeviceRecognition';
-import type { OnDeviceAvailability, RecognitionPlace } from '../../core/speech/onDeviceRecognition';
-import type { RecognitionPhrase } from '../../core/speech/recognitionPhrases';
-import { restartBackoff, restartWaitMs } from '../../core/speech/restartBackoff';
-import type { RestartBackoff } from '../../core/speech/restartBackoff';
+import type { RecogniserError } from '../../common/conversation/events';
+import { onDeviceAvailability, recognitionPlace } from '../core/speech/onDeviceRecognition';
+import type { OnDeviceAvailability, RecognitionPlace } from '../core/speech/onDeviceRecognition';
+import type { RecognitionPhrase } from '../core/speech/recognitionPhrases';
+import { restartBackoff, restartWaitMs } from '../core/speech/restartBackoff';
+import type { RestartBackoff } from '../core/speech/restartBackoff';
 
 export interface RecogniserEvents {
   /** Words not yet committed to: the live line. */

@@ -3,9 +3,9 @@
  * as much as a person (the shared office laptop holds to talk, the same person's phone does not),
  * and a preference that needs a sign-in is a preference nobody sets.
  */
-import type { PublicBot } from '../../core/bot';
-import { reconcileSettings } from '../../core/settings';
-import type { Settings } from '../../core/settings';
+import type { PublicBot } from '../../common/bot';
+import { reconcileSettings } from '../core/settings';
+import type { Settings } from '../core/settings';
 import { localDb } from './localDb';
 import type { LocalDb } from './localDb';
 import { sayWord } from './words';

@@ -5,8 +5,8 @@
  * with it the model's memory.
  */
 import * as Comlink from 'comlink';
-import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../../core/voice/api';
-import type { Language } from '../../core/voice/text';
+import type { LoadProgress, LoadRequest, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../../common/voice/api';
+import type { Language } from '../../common/voice/text';
 
 /** Makes the worker; injectable so a test can count starts. */
 export type WorkerFactory = () => Worker;

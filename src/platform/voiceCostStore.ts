@@ -1,11 +1,11 @@
 /**
- * What making speech costs on this device (`VoiceCost`, core/speech/pace.ts), kept in
+ * What making speech costs on this device (`VoiceCost`, common/speaking/pace.ts), kept in
  * localStorage per model version, so an answer on a device that has spoken before is cut to what
  * the device can make from its first piece rather than from the safe default. A cost describes the
  * device, not the person: it is never sent anywhere.
  */
-import { readVoiceCost, SAFE_COST } from '../../core/speech/pace';
-import type { VoiceCost } from '../../core/speech/pace';
+import { readVoiceCost, SAFE_COST } from '../../common/speaking/pace';
+import type { VoiceCost } from '../../common/speaking/pace';
 
 /** Where the cost of `version` is kept. */
 export function voiceCostKey(version: string): string {

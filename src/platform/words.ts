@@ -7,9 +7,9 @@
  * with no connection still speaks the person's language as the site words it.
  */
 import english from '../../words/en.md?raw';
-import { isRecord } from '../../core/isRecord';
-import { ALL_PAGE_WORD_KEYS, PAGE_FLOOR_LANGUAGE, pageWordsIn, parsePageWords, sayer } from '../../core/pageWords';
-import type { PageSay, PageWords, SomePageWords } from '../../core/pageWords';
+import { isRecord } from '../../common/isRecord';
+import { ALL_PAGE_WORD_KEYS, PAGE_FLOOR_LANGUAGE, pageWordsIn, parsePageWords, sayer } from '../../common/pageWords';
+import type { PageSay, PageWords, SomePageWords } from '../../common/pageWords';
 
 /** The shipped words files other than English, each loaded when its language is first chosen. */
 const SHIPPED = import.meta.glob<string>(['../../words/*.md', '!../../words/en.md', '!../../words/README.md'], { query: '?raw', import: 'default' });

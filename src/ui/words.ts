@@ -3,7 +3,7 @@
  * read again when the words change — the person picked another language, or the site's arrived.
  */
 import { shallowRef } from 'vue';
-import type { PageSay } from '../../core/pageWords';
+import type { PageSay } from '../../common/pageWords';
 import { onWordsChanged, sayWord } from '../app/words';
 
 /** A new function each time the words change, so whatever read it reads it again. */

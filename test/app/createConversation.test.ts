@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
-import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../core/conversation/events';
-import type { ActionSettled } from '../../core/acting/protocol';
+import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
+import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../common/conversation/events';
+import type { ActionSettled } from '../../common/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';
-import type { Pace } from '../../core/speech/pace';
-import { SAFE_COST } from '../../core/speech/pace';
+import type { Pace } from '../../common/speaking/pace';
+import { SAFE_COST } from '../../common/speaking/pace';
 
 /** A tiny event hub for the fakes. */
 function hub<T extends unknown[]>() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deviceEngine } from '../../src/app/engine';
 import type { EngineState } from '../../src/app/engine';
-import type { LoadProgress, LoadRequest } from '../../core/voice/api';
+import type { LoadProgress, LoadRequest } from '../../common/voice/api';
 
 function fakeClient(fails = false) {
   const calls: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Hearing, listenWithMicrophone, microphoneLost, micRefused } from '../../src/app/hearing';
 import type { HeardFrame, MicRefused } from '../../src/app/hearing';
-import { OptionError } from '../../core/options';
+import { OptionError } from '../../common/options';
 import { MicrophoneError } from '../../src/platform/audio/microphone';
 import type { LevelFrame, MicrophoneLevel } from '../../src/platform/audio/microphone';
 import { speechEnvelope } from '../helpers/envelopeSpeech';

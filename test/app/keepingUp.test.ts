@@ -6,10 +6,10 @@
  */
 import * as ort from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
-import { realTimeFactor, SAFE_COST } from '../../core/speech/pace';
-import type { VoiceCost } from '../../core/speech/pace';
-import { TALK } from '../../core/speech/talk';
-import type { TtsApi } from '../../core/voice/api';
+import { realTimeFactor, SAFE_COST } from '../../common/speaking/pace';
+import type { VoiceCost } from '../../common/speaking/pace';
+import { TALK } from '../../common/talk';
+import type { TtsApi } from '../../common/voice/api';
 import { createTtsService } from '../../workers/ttsService';
 import { costedOrt, FRAME_MS, framesOf, positionsOf } from '../helpers/costedOrt';
 import { speakPacedAnswer } from '../helpers/pacedAnswer';

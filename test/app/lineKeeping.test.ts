@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openLineKeeping } from '../../src/app/lineKeeping';
-import { LINE_MAX_CHARS } from '../../core/conversation/events';
-import type { Line } from '../../core/conversation/events';
+import { LINE_MAX_CHARS } from '../../common/conversation/events';
+import type { Line } from '../../common/conversation/events';
 import type { Outbox, OutboxLine } from '../../src/platform/outbox';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scheduleNotices, whileAway } from '../../src/app/notices';
 import { conversation } from '../helpers/conversation';
 import { manualClock } from '../helpers/manualClock';
-import type { Notice } from '../../core/acting/protocol';
+import type { Notice } from '../../common/acting/protocol';
 import type { NoticeClaim } from '../../src/platform/noticesClient';
 
 const flush = async () => {

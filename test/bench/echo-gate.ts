@@ -25,9 +25,9 @@
  * gatePair.ts) costs the audio thread.
  */
 import { performance } from 'node:perf_hooks';
-import { hearFrame, startEchoGate } from '../../core/speech/echoGate';
-import { FULL_SCALE } from '../../core/speech/echoGateBar';
-import type { EchoGateState } from '../../core/speech/echoGateState';
+import { hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
+import { FULL_SCALE } from '../../src/core/speech/echoGateBar';
+import type { EchoGateState } from '../../src/core/speech/echoGateState';
 import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';

@@ -36,7 +36,7 @@ import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { startRun } from '../../server/runs/runsApi';
 import type { RunEvent } from '../../server/runs/worker';
-import { PROGRESS_GAP_MS } from '../../core/presence/narration';
+import { PROGRESS_GAP_MS } from '../../src/core/presence/narration';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
 import { benchFolder, buildPage, launchChromium, NAME_HELPER, ROOT, startBenchServer, tinyVoice } from '../helpers/benchPage';
 import { spread } from '../helpers/benchTimings';

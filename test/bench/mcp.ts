@@ -18,7 +18,7 @@ import { loadBots } from '../../server/bots';
 import { readConfig } from '../../server/config';
 import { PERSON_COOKIE, personCookieKey, signPersonCookie } from '../../server/person';
 import { createRegistry, loadApps } from '../../server/verbs/registry';
-import type { McpTokenMade } from '../../core/mcp/tokens';
+import type { McpTokenMade } from '../../common/mcp/tokens';
 import { roundMs, spread } from '../helpers/benchTimings';
 import { openTestBackend } from '../helpers/testBackend';
 import { serveApp } from '../server/chat/localServers';

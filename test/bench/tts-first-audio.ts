@@ -42,15 +42,15 @@
  */
 import os from 'node:os';
 import * as ort from 'onnxruntime-web';
-import { chunkAll } from '../../core/speech/chunker';
-import { realTimeFactor, SAFE_COST } from '../../core/speech/pace';
-import type { VoiceCost } from '../../core/speech/pace';
-import { TALK } from '../../core/speech/talk';
-import { GRAPHS } from '../../core/voice/contract';
-import type { GraphName } from '../../core/voice/contract';
-import type { SpokenPiece } from '../../core/voice/api';
-import { textToIds } from '../../core/voice/text';
-import type { ModelVersion } from '../../core/voice/text';
+import { chunkAll } from '../../common/speaking/chunker';
+import { realTimeFactor, SAFE_COST } from '../../common/speaking/pace';
+import type { VoiceCost } from '../../common/speaking/pace';
+import { TALK } from '../../common/talk';
+import { GRAPHS } from '../../common/voice/contract';
+import type { GraphName } from '../../common/voice/contract';
+import type { SpokenPiece } from '../../common/voice/api';
+import { textToIds } from '../../common/voice/text';
+import type { ModelVersion } from '../../common/voice/text';
 import { createTtsService } from '../../workers/ttsService';
 import { costedOrt } from '../helpers/costedOrt';
 import { buildCostlyGraphs, DEFAULT_SECONDS_PER_CHAR, SAMPLES_PER_FRAME, SUPERTONIC_2_FILE_BYTES } from '../helpers/costlySupertonic';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmitter } from '../../core/emitter';
+import { createEmitter } from '../../src/core/emitter';
 
 interface Events {
   paced: number;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PublicBot } from '../../core/bot';
-import { defaultSettings, isSpeed, reconcileSettings, SPEED_MAX, SPEED_MIN } from '../../core/settings';
-import type { Settings } from '../../core/settings';
-import { TALK } from '../../core/speech/talk';
-import { DEFAULT_SPEED } from '../../core/voice/config';
-import { VOICES } from '../../core/voice/style';
+import type { PublicBot } from '../../common/bot';
+import { defaultSettings, isSpeed, reconcileSettings, SPEED_MAX, SPEED_MIN } from '../../src/core/settings';
+import type { Settings } from '../../src/core/settings';
+import { TALK } from '../../common/talk';
+import { DEFAULT_SPEED } from '../../common/voice/config';
+import { VOICES } from '../../common/voice/style';
 
 function bot(voice: Partial<PublicBot['voice']> = {}, languages: PublicBot['languages'] = ['en', 'fr', 'de']): PublicBot {
   return {

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import type { OrbHarness } from './harness/orb';
-import { ORB_SHAPES } from '../../core/orb/orbShapes';
+import { ORB_SHAPES } from '../../common/orb/orbShapes';
 
 /** A shape drawn on a 240 px canvas lights many thousands of pixels; a blank one, none. */
 const DRAWN = 2000;

@@ -4,8 +4,8 @@
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { GRAPHS } from '../../core/voice/contract';
-import { VOICES } from '../../core/voice/style';
+import { GRAPHS } from '../../common/voice/contract';
+import { VOICES } from '../../common/voice/style';
 import { SHARED_SUPERTONIC } from '../helpers/supertonicData';
 import { buildTinyGraphs } from '../helpers/tinySupertonic';
 

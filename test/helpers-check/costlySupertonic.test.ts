@@ -1,9 +1,9 @@
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkGraph, GRAPHS } from '../../core/voice/contract';
-import type { GraphName } from '../../core/voice/contract';
-import { readVoiceStyle } from '../../core/voice/style';
-import { textToIds } from '../../core/voice/text';
+import { checkGraph, GRAPHS } from '../../common/voice/contract';
+import type { GraphName } from '../../common/voice/contract';
+import { readVoiceStyle } from '../../common/voice/style';
+import { textToIds } from '../../common/voice/text';
 import { SupertonicEngine } from '../../workers/supertonic';
 import { buildCostlyGraphs, expectedDuration, SAMPLES_PER_FRAME, SUPERTONIC_2_PARAMS } from '../helpers/costlySupertonic';
 import type { CostlyGraphs } from '../helpers/costlySupertonic';

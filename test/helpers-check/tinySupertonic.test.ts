@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT, GRAPHS, LATENT_CHANNELS, TEXT_EMBEDDING, type GraphName } from '../../core/voice/contract';
+import { CONTRACT, GRAPHS, LATENT_CHANNELS, TEXT_EMBEDDING, type GraphName } from '../../common/voice/contract';
 import {
   SAMPLES_PER_FRAME,
   buildTinyGraphs,

@@ -2,8 +2,8 @@
  * Drives the chunker the way a streamed answer does, and cuts text into reproducible random deltas
  * for the tests that must not care how an answer was split.
  */
-import { endText, pushText, startChunking } from '../../core/speech/chunker';
-import type { ChunkOptions } from '../../core/speech/chunker';
+import { endText, pushText, startChunking } from '../../common/speaking/chunker';
+import type { ChunkOptions } from '../../common/speaking/chunker';
 
 /** What an answer arriving as `deltas` was cut into. */
 export interface Fed {

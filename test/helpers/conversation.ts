@@ -6,11 +6,11 @@
  */
 import { createActor, fromCallback, SimulatedClock } from 'xstate';
 import type { Actor } from 'xstate';
-import { conversationMachine } from '../../core/conversation/conversationMachine';
-import type { AnswerRequest, SettleRequest } from '../../core/conversation/machineSetup';
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
-import type { ActionSettled, PendingActionEvent } from '../../core/acting/protocol';
-import type { ConversationEvent, ConversationInput, Line } from '../../core/conversation/events';
+import { conversationMachine } from '../../src/core/conversation/conversationMachine';
+import type { AnswerRequest, SettleRequest } from '../../src/core/conversation/machineSetup';
+import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
+import type { ActionSettled, PendingActionEvent } from '../../common/acting/protocol';
+import type { ConversationEvent, ConversationInput, Line } from '../../common/conversation/events';
 import { englishSay } from './pageWords';
 
 /** One named effect the machine ran, in order. */

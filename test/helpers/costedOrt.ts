@@ -7,7 +7,7 @@
  * Imports no more than a worker can hold.
  */
 import type * as Ort from 'onnxruntime-web';
-import type { GraphName } from '../../core/voice/contract';
+import type { GraphName } from '../../common/voice/contract';
 
 type OrtModule = typeof Ort;
 

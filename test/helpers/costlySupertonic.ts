@@ -37,8 +37,8 @@
  * are built in memory, about 1 s per 100 MB.
  */
 import type { onnx as Onnx } from 'onnx-proto';
-import { CONTRACT, GRAPHS, LATENT_CHANNELS, TEXT_EMBEDDING } from '../../core/voice/contract';
-import type { GraphName } from '../../core/voice/contract';
+import { CONTRACT, GRAPHS, LATENT_CHANNELS, TEXT_EMBEDDING } from '../../common/voice/contract';
+import type { GraphName } from '../../common/voice/contract';
 import { FLOAT, OnnxGraph } from './onnxGraph';
 
 /** Sizes in bytes of the real Supertonic 2 graph files (`supertonic-2/lfs-pointers`). */

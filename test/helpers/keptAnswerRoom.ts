@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hearPair, ROOM_GATE, startGatePair } from '../../core/speech/gatePair';
-import type { GatePairFrame } from '../../core/speech/gatePair';
+import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/speech/gatePair';
+import type { GatePairFrame } from '../../src/core/speech/gatePair';
 import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
 import type { CancelledFrame, EchoCancellerOptions } from '../../src/platform/audio/echoCanceller';
 import { peakOf } from '../../src/platform/audio/peakFrames';

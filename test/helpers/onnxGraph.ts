@@ -4,8 +4,8 @@
  */
 import onnxProto from 'onnx-proto';
 import type { onnx as Onnx } from 'onnx-proto';
-import { CONTRACT } from '../../core/voice/contract';
-import type { GraphName, TensorSpec, TensorType } from '../../core/voice/contract';
+import { CONTRACT } from '../../common/voice/contract';
+import type { GraphName, TensorSpec, TensorType } from '../../common/voice/contract';
 
 // onnx-proto is CommonJS: Node's ESM loader sees only its default export (the `module.exports`
 // object), even though its typings declare `onnx` as a named export.

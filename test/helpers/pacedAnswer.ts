@@ -11,11 +11,11 @@
  * keeping-up test (a simulated clock, the tiny graphs).
  */
 import { createActor, fromCallback } from 'xstate';
-import type { SpeakRequest as PieceRequest } from '../../core/speech/pieceHandover';
-import type { PieceTiming, VoiceCost } from '../../core/speech/pace';
-import type { Talk } from '../../core/speech/talk';
-import { TALK } from '../../core/speech/talk';
-import type { SpokenPiece, TtsApi } from '../../core/voice/api';
+import type { SpeakRequest as PieceRequest } from '../../src/core/speech/pieceHandover';
+import type { PieceTiming, VoiceCost } from '../../common/speaking/pace';
+import type { Talk } from '../../common/talk';
+import { TALK } from '../../common/talk';
+import type { SpokenPiece, TtsApi } from '../../common/voice/api';
 import { createDeviceSpeaker } from '../../src/platform/speakers/deviceSpeaker';
 import type { DeviceVoice } from '../../src/platform/speakers/deviceSpeaker';
 import { speakingMachine } from './speakingMachine';

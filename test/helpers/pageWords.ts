@@ -1,8 +1,8 @@
 /** The page's words in English, from the shipped words file, as a test's machine says them. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pageWordsIn, parsePageWords, sayer } from '../../core/pageWords';
-import type { PageSay } from '../../core/pageWords';
+import { pageWordsIn, parsePageWords, sayer } from '../../common/pageWords';
+import type { PageSay } from '../../common/pageWords';
 
 const EN = join(import.meta.dirname, '..', '..', 'words', 'en.md');
 

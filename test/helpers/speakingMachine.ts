@@ -3,8 +3,8 @@
  * speaking: no recogniser, no answer stream (the test sends the answer's events), nothing saved.
  */
 import { fromCallback } from 'xstate';
-import { conversationMachine } from '../../core/conversation/conversationMachine';
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
+import { conversationMachine } from '../../src/core/conversation/conversationMachine';
+import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
 
 /** What the machine's voice actions do. */
 export interface SpeakingPorts {

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ModelVersion } from '../../core/voice/text';
+import type { ModelVersion } from '../../common/voice/text';
 
 export const SHARED_SUPERTONIC = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'supertonic');
 

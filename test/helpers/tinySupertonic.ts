@@ -28,7 +28,7 @@ import {
   LATENT_CHANNELS,
   TEXT_EMBEDDING,
   type GraphName,
-} from '../../core/voice/contract';
+} from '../../common/voice/contract';
 import { FLOAT, OnnxGraph } from './onnxGraph';
 
 /** Samples per latent frame: `ae.base_chunk_size` (512) × `ttl.chunk_compress_factor` (6). */

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../core/options';
+import { OptionError } from '../../common/options';
 import { openLocalDb } from '../../src/platform/localDb';
 import type { LocalDb } from '../../src/platform/localDb';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { presenceClient } from '../../src/platform/presenceClient';
-import type { PresenceMessage } from '../../core/presence/protocol';
+import type { PresenceMessage } from '../../common/presence/protocol';
 
 const me = { page: 'this-page-0001', device: 'laptop-00001' };
 

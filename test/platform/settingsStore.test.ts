@@ -2,11 +2,11 @@ import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { reactive } from 'vue';
-import type { PublicBot } from '../../core/bot';
-import { defaultSettings } from '../../core/settings';
-import type { Settings } from '../../core/settings';
-import { TALK } from '../../core/speech/talk';
-import { VOICES } from '../../core/voice/style';
+import type { PublicBot } from '../../common/bot';
+import { defaultSettings } from '../../src/core/settings';
+import type { Settings } from '../../src/core/settings';
+import { TALK } from '../../common/talk';
+import { VOICES } from '../../common/voice/style';
 import { LocalDbError, openLocalDb } from '../../src/platform/localDb';
 import { loadSettings, saveSettings, SettingsStoreError } from '../../src/platform/settingsStore';
 

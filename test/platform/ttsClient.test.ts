@@ -2,7 +2,7 @@ import * as Comlink from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import type { LoadProgress, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../../core/voice/api';
+import type { LoadProgress, LoadResult, SpeakRequest, SpokenPiece, TtsApi } from '../../common/voice/api';
 import { TtsClient } from '../../src/platform/ttsClient';
 
 /** A worker stand-in: the client talks to `api` over a real message channel, as it would to a worker. */

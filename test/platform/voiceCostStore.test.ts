@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SAFE_COST } from '../../core/speech/pace';
-import type { VoiceCost } from '../../core/speech/pace';
+import { SAFE_COST } from '../../common/speaking/pace';
+import type { VoiceCost } from '../../common/speaking/pace';
 import { loadVoiceCost, saveVoiceCost, voiceCostKey } from '../../src/platform/voiceCostStore';
 import { memoryStorage } from '../helpers/memoryStorage';
 

@@ -6,8 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ActionSettled, PendingActionEvent } from '../../core/acting/protocol';
-import { DOOR_EVENTS, PENDING_ACTION_MS } from '../../core/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../../common/acting/protocol';
+import { DOOR_EVENTS, PENDING_ACTION_MS } from '../../common/acting/protocol';
 import { parseBotFile } from '../../server/bots';
 import type { Database } from '../../server/db/database';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';

@@ -9,7 +9,7 @@ import { loadBots } from '../../server/bots';
 import type { Bot } from '../../server/bots';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
-import { LINE_MAX_CHARS } from '../../core/conversation/events';
+import { LINE_MAX_CHARS } from '../../common/conversation/events';
 import { answerTextOf } from '../helpers/doorHeard';
 import { openTestBackend, testBackend } from '../helpers/testBackend';
 import type { TestBackend } from '../helpers/testBackend';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BotFileError, DEFAULT_LIMITS, checkBotApps, checkBotsFitSite, loadBots, parseBotFile, publicBot } from '../../server/bots';
-import { TALK } from '../../core/speech/talk';
-import { VOICES } from '../../core/voice/style';
+import { TALK } from '../../common/talk';
+import { VOICES } from '../../common/voice/style';
 
 const FILE = 'bots/test.md';
 const PROMPT = 'You are a test bot. Answer briefly.';

@@ -8,8 +8,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionSettled, PendingActionEvent } from '../../core/acting/protocol';
-import { DOOR_EVENTS } from '../../core/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../../common/acting/protocol';
+import { DOOR_EVENTS } from '../../common/acting/protocol';
 import conversations from '../../server/apps/conversations/index';
 import memory from '../../server/apps/memory/index';
 import type { Backend } from '../../server/backend';

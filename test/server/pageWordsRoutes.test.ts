@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_PAGE_WORD_KEYS } from '../../core/pageWords';
+import { ALL_PAGE_WORD_KEYS } from '../../common/pageWords';
 import { defaultWordsDir, loadWords } from '../../server/words/loadWords';
 import { pageWordsRoutes } from '../../server/words/pageWordsRoutes';
 import { openTestBackend } from '../helpers/testBackend';

@@ -1,10 +1,10 @@
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ModelContractError } from '../../core/voice/contract';
-import type { GraphName } from '../../core/voice/contract';
-import { readVoiceStyle } from '../../core/voice/style';
-import { textToIds } from '../../core/voice/text';
-import type { ModelVersion } from '../../core/voice/text';
+import { ModelContractError } from '../../common/voice/contract';
+import type { GraphName } from '../../common/voice/contract';
+import { readVoiceStyle } from '../../common/voice/style';
+import { textToIds } from '../../common/voice/text';
+import type { ModelVersion } from '../../common/voice/text';
 import { Cancelled, SupertonicEngine } from '../../workers/supertonic';
 import type { EngineFiles } from '../../workers/supertonic';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';

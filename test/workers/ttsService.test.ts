@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
-import type { VoiceCost } from '../../core/speech/pace';
-import type { LoadRequest, SpeakRequest, SpokenPiece } from '../../core/voice/api';
+import type { VoiceCost } from '../../common/speaking/pace';
+import type { LoadRequest, SpeakRequest, SpokenPiece } from '../../common/voice/api';
 import { createTtsService, NotLoadedError } from '../../workers/ttsService';
 import type { TtsServiceDeps } from '../../workers/ttsService';
 import { indexer, ttsJson, voiceJson } from '../helpers/supertonicData';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ModelDownloadError, ModelFileError, ModelManifestError } from '../../core/voice/manifest';
-import type { ModelFile, PinnedFile, UnpinnedFile } from '../../core/voice/manifest';
+import { ModelDownloadError, ModelFileError, ModelManifestError } from '../../common/voice/manifest';
+import type { ModelFile, PinnedFile, UnpinnedFile } from '../../common/voice/manifest';
 import { fetchModelFile, fetchModelFiles, modelCacheKey } from '../../workers/weights';
 import type { FileProgress, ModelWarning, OverallProgress, WeightsDeps } from '../../workers/weights';
 import { MemoryCache } from '../helpers/memoryCache';

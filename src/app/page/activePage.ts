@@ -4,13 +4,13 @@
  * mirror), going quiet (passive: it stops at once and shows the active page's conversation), and
  * taking over at the person's gesture.
  *
- * Active here or elsewhere is already a pure machine: the seat (core/presence/seat.ts), which
+ * Active here or elsewhere is already a pure machine: the seat (src/core/presence/seat.ts), which
  * presence runs. This part adds one fact of its own, `seated`: until presence has first said, the
  * page has neither started a conversation nor shown the mirror, and what presence says waits.
  */
-import { linesToTakeOver } from '../../../core/presence/mirror';
-import type { Emitter } from '../../../core/emitter';
-import type { Settings } from '../../../core/settings';
+import { linesToTakeOver } from '../../core/presence/mirror';
+import type { Emitter } from '../../core/emitter';
+import type { Settings } from '../../core/settings';
 import type { LineKeeping } from '../lineKeeping';
 import type { NoticeScheduler } from '../notices';
 import { mirrorConversationView } from '../presence';

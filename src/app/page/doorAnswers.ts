@@ -2,8 +2,8 @@
  * The door's answers for one bot's page: the grant and its renewal, and the answer to a turn
  * streamed through the chat door (a grant that ran out renewed once, unheard by the person).
  */
-import type { ChatMessage } from '../../../core/conversation/events';
-import { recentMessages } from '../../../core/presence/compaction';
+import type { ChatMessage } from '../../../common/conversation/events';
+import { recentMessages } from '../../../common/presence/compaction';
 import type { ConversationApi, Start } from '../../platform/conversationApi';
 import { AnswerError, streamAnswer } from '../../platform/doorClient';
 import type { AnswerItem } from '../../platform/doorClient';

@@ -7,13 +7,13 @@
  * sets (suspended until a gesture, then running), so `unlock` waits for it once. The microphone is
  * closed, opening or open, and refused until the person asks for it again.
  */
-import type { PublicBot } from '../../../core/bot';
-import { createEmitter } from '../../../core/emitter';
-import type { Emitter } from '../../../core/emitter';
-import type { Settings } from '../../../core/settings';
-import { paceOf } from '../../../core/speech/pace';
-import type { Pace } from '../../../core/speech/pace';
-import type { PageConfig } from '../../../core/voice/api';
+import type { PublicBot } from '../../../common/bot';
+import { createEmitter } from '../../core/emitter';
+import type { Emitter } from '../../core/emitter';
+import type { Settings } from '../../core/settings';
+import { paceOf } from '../../../common/speaking/pace';
+import type { Pace } from '../../../common/speaking/pace';
+import type { PageConfig } from '../../../common/voice/api';
 import { audioContextInGesture, existingAudioContext } from '../../platform/audio/audioContext';
 import type { MicrophoneLevel, MicrophoneOptions } from '../../platform/audio/microphone';
 import { createAudioPlayer } from '../../platform/audio/player';

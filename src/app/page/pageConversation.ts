@@ -3,10 +3,10 @@
  * carried on from another page), what the bot waits to say until audio can play, and the greeting.
  * What is kept and spoken is published to the person's other pages as it is.
  */
-import type { PendingActionEvent } from '../../../core/acting/protocol';
-import type { PublicBot } from '../../../core/bot';
-import type { Line } from '../../../core/conversation/events';
-import type { Settings } from '../../../core/settings';
+import type { PendingActionEvent } from '../../../common/acting/protocol';
+import type { PublicBot } from '../../../common/bot';
+import type { Line } from '../../../common/conversation/events';
+import type { Settings } from '../../core/settings';
 import type { SavedLine } from '../../platform/conversationApi';
 import type { Recogniser } from '../../platform/recogniser';
 import { createConversation } from '../createConversation';

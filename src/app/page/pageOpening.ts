@@ -2,9 +2,9 @@
  * What the page opens with, before its parts are made: the grant, the bot and the reader's
  * settings (or why there are none), where this device remembers things, and the page's clock.
  */
-import { defaultSettings } from '../../../core/settings';
-import { VOICES } from '../../../core/voice/style';
-import type { PageConfig } from '../../../core/voice/api';
+import { defaultSettings } from '../../core/settings';
+import { VOICES } from '../../../common/voice/style';
+import type { PageConfig } from '../../../common/voice/api';
 import { fetchPageConfig } from '../../platform/apiClient';
 import { retryable } from '../../platform/conversationApi';
 import type { ConversationApi, Start } from '../../platform/conversationApi';

@@ -3,7 +3,7 @@
  * Lock and BroadcastChannel for the bot, the kept lines a mirror reloads. What presence says goes
  * to `events`, so the parts that listen to it can be made after it.
  */
-import type { Emitter } from '../../../core/emitter';
+import type { Emitter } from '../../core/emitter';
 import type { ConversationApi } from '../../platform/conversationApi';
 import { pageIdentity } from '../../platform/pageIdentity';
 import type { PageIdentity } from '../../platform/pageIdentity';

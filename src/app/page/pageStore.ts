@@ -3,13 +3,13 @@
  *
  * `phase` is not a machine: it is the opening's one outcome (loading, then ready or why not) and
  * never changes after, so a machine would have one edge. Where the active page is comes from the
- * seat's machine in core/presence/seat.ts (`activeAt` is only its shape for the UI); whether
+ * seat's machine in src/core/presence/seat.ts (`activeAt` is only its shape for the UI); whether
  * audio can play is a one-way latch the browser's AudioContext sets (`audioReady`).
  */
-import type { PublicBot } from '../../../core/bot';
-import { createEmitter } from '../../../core/emitter';
-import type { Settings } from '../../../core/settings';
-import type { OnDeviceAvailability, SpeechPackDownload } from '../../../core/speech/onDeviceRecognition';
+import type { PublicBot } from '../../../common/bot';
+import { createEmitter } from '../../core/emitter';
+import type { Settings } from '../../core/settings';
+import type { OnDeviceAvailability, SpeechPackDownload } from '../../core/speech/onDeviceRecognition';
 import type { Memory, ThreadSummary } from '../../platform/conversationApi';
 import type { ConversationView } from '../createConversation';
 import type { EngineState } from '../engine';

@@ -2,7 +2,7 @@
  * What the page behind `/voice/<bot>` offers the UI (openVoicePage in src/app/voicePage.ts makes
  * it), and the options it is opened with.
  */
-import type { Settings } from '../../../core/settings';
+import type { Settings } from '../../core/settings';
 import type { MicrophoneOptions } from '../../platform/audio/microphone';
 import type { VoicePageState } from './pageStore';
 

@@ -2,10 +2,10 @@
  * The mirror a passive page shows: the active page's conversation as its events, its live state
  * and (when the window no longer has them all) its kept lines make it.
  */
-import type { Line } from '../../../core/conversation/events';
-import { EMPTY_MIRROR, mirrorReloaded } from '../../../core/presence/mirror';
-import type { Mirror } from '../../../core/presence/mirror';
-import type { ConversationRef } from '../../../core/presence/protocol';
+import type { Line } from '../../../common/conversation/events';
+import { EMPTY_MIRROR, mirrorReloaded } from '../../core/presence/mirror';
+import type { Mirror } from '../../core/presence/mirror';
+import type { ConversationRef } from '../../../common/presence/protocol';
 
 export interface MirrorKeeperPorts {
   /** A kept conversation's lines, for a mirror that must be reloaded. */

@@ -1,6 +1,6 @@
 /** Narration for the active page: what finished away from the conversation, a burst said as one sentence once it is quiet. */
-import { dueAt, heard, SILENT } from '../../../core/presence/narration';
-import type { Narration } from '../../../core/presence/narration';
+import { dueAt, heard, SILENT } from '../../core/presence/narration';
+import type { Narration } from '../../core/presence/narration';
 import type { PresenceClock } from './ports';
 
 export interface Narrator {

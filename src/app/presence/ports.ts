@@ -3,11 +3,11 @@
  * clock) and whom it tells (the listeners): shared by presence.ts and its parts, in a file of their
  * own so that no part imports the whole.
  */
-import type { PendingActionEvent } from '../../../core/acting/protocol';
-import type { Line } from '../../../core/conversation/events';
-import type { Mirror } from '../../../core/presence/mirror';
-import type { PageRef } from '../../../core/presence/protocol';
-import type { PageSeat } from '../../../core/presence/seat';
+import type { PendingActionEvent } from '../../../common/acting/protocol';
+import type { Line } from '../../../common/conversation/events';
+import type { Mirror } from '../../core/presence/mirror';
+import type { PageRef } from '../../../common/presence/protocol';
+import type { PageSeat } from '../../core/presence/seat';
 import type { ActiveLock } from '../../platform/activeLock';
 import type { PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';

@@ -4,8 +4,8 @@
  * publication at a time, in order; the live state has a lane of its own, so a line never waits
  * behind it, and goes at most every `liveEveryMs`.
  */
-import { EVENTS_PER_POST_MAX } from '../../../core/presence/protocol';
-import type { LivePhase, LiveState, PageRef, Seat, WindowEvent } from '../../../core/presence/protocol';
+import { EVENTS_PER_POST_MAX } from '../../../common/presence/protocol';
+import type { LivePhase, LiveState, PageRef, Seat, WindowEvent } from '../../../common/presence/protocol';
 import type { PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
 import { isRetryable } from '../../platform/outbox';

@@ -1,11 +1,11 @@
 /**
  * This page's seat — active, passive, free or not yet known — as the referee, this browser's Web
- * Lock and the person's gestures move it (the pure rules are core/presence/seat.ts), and the
+ * Lock and the person's gestures move it (the pure rules are src/core/presence/seat.ts), and the
  * person's lock and channel in this browser, opened once the server's hello names them.
  */
-import type { PageRef } from '../../../core/presence/protocol';
-import { isActive, seatAfter, UNSEATED } from '../../../core/presence/seat';
-import type { PageSeat, SeatEvent } from '../../../core/presence/seat';
+import type { PageRef } from '../../../common/presence/protocol';
+import { isActive, seatAfter, UNSEATED } from '../../core/presence/seat';
+import type { PageSeat, SeatEvent } from '../../core/presence/seat';
 import type { ChannelMessage, PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
 import type { ActiveLock } from '../../platform/activeLock';

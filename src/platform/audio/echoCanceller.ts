@@ -27,7 +27,7 @@
  * one tried (the residual over the filter's estimate, the microphone over the output's usual
  * share) took the room's own reverberation for a person, held the filter, and left it cancelling less.
  */
-import { SPEECH_RATE_HZ } from '../../../core/speech/voiceActivity';
+import { SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 import { BoxDecimator } from './speechFrames';
 
 /** How the canceller learns and when it is trusted. */

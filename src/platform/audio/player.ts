@@ -5,9 +5,9 @@
  * one AnalyserNode, so `level()` is the envelope of what is actually heard — the orb's assistant level.
  */
 
-import { checkOption, checkOptions } from '../../../core/options';
-import type { Limit, Limits } from '../../../core/options';
-import { pieceToSayAgain } from '../../../core/speech/sayAgain';
+import { checkOption, checkOptions } from '../../../common/options';
+import type { Limit, Limits } from '../../../common/options';
+import { pieceToSayAgain } from '../../core/speech/sayAgain';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
 

@@ -7,7 +7,7 @@
  * decimation, enough to keep the speech band for a voice activity model, at any input rate (48 kHz
  * and 44.1 kHz alike).
  */
-import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../core/speech/voiceActivity';
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 
 /** One frame as the worklet posts it to the voice activity worker. */
 export interface SpeechFrameMessage {

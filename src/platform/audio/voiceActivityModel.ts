@@ -10,8 +10,8 @@
  * yielding decides from words and time alone.
  */
 import graphUrl from '@ricky0123/vad-web/dist/silero_vad_v5.onnx?url';
-import { hearActivity, NO_SPEECH } from '../../../core/speech/voiceActivity';
-import type { VoiceActivityReply, VoiceActivityRequest, VoiceActivityState } from '../../../core/speech/voiceActivity';
+import { hearActivity, NO_SPEECH } from '../../../common/voiceActivity';
+import type { VoiceActivityReply, VoiceActivityRequest, VoiceActivityState } from '../../../common/voiceActivity';
 import type { MicrophoneLevel } from './microphone';
 
 /** One frame of the model's hearing. */

@@ -12,18 +12,18 @@
  * flight stops after the current graph run, queued ones never start), and throws away whatever the
  * worker still sends back for it.
  *
- * Keeping up is decided in core (core/speech/pace.ts); this adapter only feeds it. It keeps this
+ * Keeping up is decided in core (common/speaking/pace.ts); this adapter only feeds it. It keeps this
  * device's cost (`observeCost` over each piece's timing from the worker), hands the worker that cost,
  * the player's gap and the bot's floor with every piece (so a piece that would be late is made with
  * fewer steps), and reports its `Pace` — the pieces still to make and the audio still queued, as
  * `paceOf` estimates them — whenever that changes, for the conversation to size the next piece.
  */
-import { resolveOptions } from '../../../core/options';
-import type { Limits } from '../../../core/options';
-import { observeCost, paceOf, playedUntil, SAFE_COST } from '../../../core/speech/pace';
-import type { Making, Pace, VoiceCost } from '../../../core/speech/pace';
-import type { SpokenPiece, TtsApi } from '../../../core/voice/api';
-import type { Language } from '../../../core/voice/text';
+import { resolveOptions } from '../../../common/options';
+import type { Limits } from '../../../common/options';
+import { observeCost, paceOf, playedUntil, SAFE_COST } from '../../../common/speaking/pace';
+import type { Making, Pace, VoiceCost } from '../../../common/speaking/pace';
+import type { SpokenPiece, TtsApi } from '../../../common/voice/api';
+import type { Language } from '../../../common/voice/text';
 import type { AudioPlayer } from '../audio/player';
 import { DeviceVoiceError, failureListeners } from './speaker';
 import type { SpeakRequest, Speaker } from './speaker';

@@ -3,8 +3,8 @@
  * verbs, so the component does not depend on a canvas being there: the browser gets the canvas 2D
  * painter, a test a recording one.
  */
-import type { OrbPoint } from '../../../core/orb/orbGeometry';
-import type { OrbScene } from '../../../core/orb/orbScene';
+import type { OrbPoint } from '../../core/orb/orbGeometry';
+import type { OrbScene } from '../../core/orb/orbScene';
 
 /** How a line is stroked, in CSS pixels. */
 export interface PixelPen {

@@ -1,7 +1,7 @@
 /**
  * Strand points as SVG path data, for drawings that stay still (the shape picker's thumbnails).
  */
-import type { OrbPoint } from '../../../core/orb/orbGeometry';
+import type { OrbPoint } from '../../core/orb/orbGeometry';
 
 /** Path data through `points`, joined back to the first when `closed`; coordinates to 1/1000 of the orb's radius. */
 export function svgPath(points: readonly OrbPoint[], closed: boolean): string {

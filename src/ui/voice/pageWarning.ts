@@ -1,6 +1,6 @@
 /** The voice page's warnings: what each line holds, and the lines the page's state calls for. */
 import type { EngineState } from '../../app/voicePage';
-import type { Problem } from '../../../core/conversation/events';
+import type { Problem } from '../../../common/conversation/events';
 import { say } from '../words';
 
 /** One line of the page's warnings (PageWarnings.vue): one fault, however often it happened. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmPatienceMs, CONFIRM_PATIENCE_FLOOR_MS } from '../../../core/conversation/patience';
+import { confirmPatienceMs, CONFIRM_PATIENCE_FLOOR_MS } from '../../../src/core/conversation/patience';
 import { CLEAR_LIST, conversation } from '../../helpers/conversation';
 
 const DONE = 'Done. Your shopping list is empty.';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { conversationMachine } from '../../../core/conversation/conversationMachine';
-import { OptionError } from '../../../core/options';
+import { conversationMachine } from '../../../src/core/conversation/conversationMachine';
+import { OptionError } from '../../../common/options';
 import { conversation } from '../../helpers/conversation';
 import { englishSay } from '../../helpers/pageWords';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { budgetChars, paceAfter, PIECES_AHEAD } from '../../../core/speech/pace';
-import type { Pace, VoiceCost } from '../../../core/speech/pace';
+import { budgetChars, paceAfter, PIECES_AHEAD } from '../../../common/speaking/pace';
+import type { Pace, VoiceCost } from '../../../common/speaking/pace';
 import { conversation } from '../../helpers/conversation';
 
 /** A device making speech at half real time at 8 steps, speaking 70 ms a character at speed 1. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LINE_MAX_CHARS } from '../../../core/conversation/events';
-import { lineParts } from '../../../core/conversation/lineParts';
+import { LINE_MAX_CHARS } from '../../../common/conversation/events';
+import { lineParts } from '../../../src/core/conversation/lineParts';
 
 describe('a line in parts the server keeps', () => {
   it('keeps a line that fits as it is, up to the longest line kept', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksToWait, beginsBackchannel, isBackchannel, SHORT_TURN_LANGUAGES } from '../../../core/conversation/shortTurns';
+import { asksToWait, beginsBackchannel, isBackchannel, SHORT_TURN_LANGUAGES } from '../../../src/core/conversation/shortTurns';
 
 /** For each language the page offers its own list for: what is only a backchannel, what asks to wait, and what is a turn of its own. */
 const HEARD = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Line } from '../../../core/conversation/events';
-import { transcriptLines } from '../../../core/conversation/transcript';
+import type { Line } from '../../../common/conversation/events';
+import { transcriptLines } from '../../../src/core/conversation/transcript';
 
 const person: Line = { role: 'user', text: 'Clear my shopping list.', utteranceId: 1 };
 const question = 'Clear your shopping list? Say yes or no.';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { phraseWords } from '../../../core/conversation/phrases';
-import { answerOf } from '../../../core/conversation/yesNo';
-import type { YesNo } from '../../../core/conversation/yesNo';
+import { phraseWords } from '../../../src/core/conversation/phrases';
+import { answerOf } from '../../../src/core/conversation/yesNo';
+import type { YesNo } from '../../../src/core/conversation/yesNo';
 
 const cases: Record<string, [said: string, heard: YesNo][]> = {
   en: [

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { orbStrands } from '../../../core/orb/orbGeometry';
-import type { OrbStrand, StrandInput } from '../../../core/orb/orbGeometry';
-import { createOrb, stepOrb } from '../../../core/orb/orbModel';
-import { orbScene } from '../../../core/orb/orbScene';
-import { ORB_SHAPES } from '../../../core/orb/orbShapes';
-import { ORB_STATES } from '../../../core/orb/orbState';
-import { ORB } from '../../../core/orb/orbTuning';
+import { orbStrands } from '../../../src/core/orb/orbGeometry';
+import type { OrbStrand, StrandInput } from '../../../src/core/orb/orbGeometry';
+import { createOrb, stepOrb } from '../../../src/core/orb/orbModel';
+import { orbScene } from '../../../src/core/orb/orbScene';
+import { ORB_SHAPES } from '../../../common/orb/orbShapes';
+import { ORB_STATES } from '../../../src/core/orb/orbState';
+import { ORB } from '../../../src/core/orb/orbTuning';
 import { seededRandom } from '../../helpers/random';
 
 const input = (overrides: Partial<StrandInput> = {}): StrandInput => ({

@@ -6,10 +6,10 @@ import {
   stepOrb,
   strandDirection,
   strandRateFactor,
-} from '../../../core/orb/orbModel';
-import type { OrbFrame, OrbLevels, OrbModel } from '../../../core/orb/orbModel';
-import type { OrbState } from '../../../core/orb/orbState';
-import { ORB, REST_RATE_RAD_PER_S } from '../../../core/orb/orbTuning';
+} from '../../../src/core/orb/orbModel';
+import type { OrbFrame, OrbLevels, OrbModel } from '../../../src/core/orb/orbModel';
+import type { OrbState } from '../../../src/core/orb/orbState';
+import { ORB, REST_RATE_RAD_PER_S } from '../../../src/core/orb/orbTuning';
 import { seededRandom } from '../../helpers/random';
 
 /** A stretch of steady input: these levels in this state for `ms`. */

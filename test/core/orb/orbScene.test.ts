@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ORB_LOOKS, orbLook } from '../../../core/orb/orbLook';
-import { createOrb, stepOrb } from '../../../core/orb/orbModel';
-import { orbScene } from '../../../core/orb/orbScene';
-import { ORB_SHAPES, orbShape, isOrbShapeId, DEFAULT_ORB_SHAPE } from '../../../core/orb/orbShapes';
-import { ORB_STATES, orbSentence } from '../../../core/orb/orbState';
-import type { OrbState } from '../../../core/orb/orbState';
+import { ORB_LOOKS, orbLook } from '../../../src/core/orb/orbLook';
+import { createOrb, stepOrb } from '../../../src/core/orb/orbModel';
+import { orbScene } from '../../../src/core/orb/orbScene';
+import { ORB_SHAPES, orbShape, isOrbShapeId, DEFAULT_ORB_SHAPE } from '../../../common/orb/orbShapes';
+import { ORB_STATES, orbSentence } from '../../../src/core/orb/orbState';
+import type { OrbState } from '../../../src/core/orb/orbState';
 import { ORB_SHAPES as BOT_FILE_SHAPES } from '../../../server/bots';
 import { englishSay } from '../../helpers/pageWords';
 

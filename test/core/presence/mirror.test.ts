@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, EMPTY_MIRROR, linesToTakeOver, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../../../core/presence/mirror';
-import type { Mirror } from '../../../core/presence/mirror';
-import type { LiveState, Sequenced, WindowEvent } from '../../../core/presence/protocol';
+import { applyEvent, EMPTY_MIRROR, linesToTakeOver, mirrorEvent, mirrorLive, mirrorReloaded, mirrorView } from '../../../src/core/presence/mirror';
+import type { Mirror } from '../../../src/core/presence/mirror';
+import type { LiveState, Sequenced, WindowEvent } from '../../../common/presence/protocol';
 
 let seq = 0;
 const at = (event: WindowEvent): Sequenced => ({ seq: ++seq, atMs: seq, event });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dueAt, heard, narratable, oneSentence, SILENT, progressDueAt } from '../../../core/presence/narration';
-import type { Narration } from '../../../core/presence/narration';
+import { dueAt, heard, narratable, oneSentence, SILENT, progressDueAt } from '../../../src/core/presence/narration';
+import type { Narration } from '../../../src/core/presence/narration';
 
 describe('narrating what finished away from the conversation', () => {
   it('narrates reminders and verbs that finished elsewhere, and nothing else', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isActive, seatAfter, UNSEATED } from '../../../core/presence/seat';
-import type { PageSeat, SeatEvent } from '../../../core/presence/seat';
-import type { PageRef, Seat } from '../../../core/presence/protocol';
+import { isActive, seatAfter, UNSEATED } from '../../../src/core/presence/seat';
+import type { PageSeat, SeatEvent } from '../../../src/core/presence/seat';
+import type { PageRef, Seat } from '../../../common/presence/protocol';
 
 const me: PageRef = { page: 'this-page-01', device: 'laptop-0001' };
 const otherTab: PageRef = { page: 'other-tab-02', device: 'laptop-0001' };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../core/speech/echoGate';
-import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../core/speech/echoGateBar';
-import { OptionError } from '../../../core/options';
-import { ECHO_GATE, resolveEchoGate } from '../../../core/speech/echoGateOptions';
-import type { EchoGateOptions } from '../../../core/speech/echoGateOptions';
-import type { EchoGateState } from '../../../core/speech/echoGateState';
+import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../src/core/speech/echoGate';
+import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../src/core/speech/echoGateBar';
+import { OptionError } from '../../../common/options';
+import { ECHO_GATE, resolveEchoGate } from '../../../src/core/speech/echoGateOptions';
+import type { EchoGateOptions } from '../../../src/core/speech/echoGateOptions';
+import type { EchoGateState } from '../../../src/core/speech/echoGateState';
 import { feed, silence, steady } from '../../helpers/envelopeFeed';
 import { mixLevels, speechEnvelope } from '../../helpers/envelopeSpeech';
 import { seededRandom } from '../../helpers/random';

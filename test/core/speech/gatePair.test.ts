@@ -4,10 +4,10 @@
  * the canceller is trusted, and both re-arm together.
  */
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../../core/options';
-import { hearFrame } from '../../../core/speech/echoGate';
-import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../core/speech/gatePair';
-import type { GatePairFrame, GatePairState } from '../../../core/speech/gatePair';
+import { OptionError } from '../../../common/options';
+import { hearFrame } from '../../../src/core/speech/echoGate';
+import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../src/core/speech/gatePair';
+import type { GatePairFrame, GatePairState } from '../../../src/core/speech/gatePair';
 
 const FRAME_MS = 10;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RestartBackoffError, restartBackoff, restartWaitMs } from '../../../core/speech/restartBackoff';
+import { RestartBackoffError, restartBackoff, restartWaitMs } from '../../../src/core/speech/restartBackoff';
 
 describe('the recogniser restart backoff', () => {
   it('reopens at once after a session that heard something, then waits 250 ms doubling to 5 s', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pieceToSayAgain } from '../../../core/speech/sayAgain';
+import { pieceToSayAgain } from '../../../src/core/speech/sayAgain';
 
 const piece = (key: string, endedAtMs: number, saidAgain = false) => ({ key, endedAtMs, saidAgain });
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../../core/options';
+import { OptionError } from '../../../common/options';
 import {
   isSelfEcho,
   normaliseForEcho,
   rememberedUtterances,
   resolveSelfEcho,
   SELF_ECHO,
-} from '../../../core/speech/selfEcho';
+} from '../../../src/core/speech/selfEcho';
 
 const said = [
   'Good morning! How did you sleep?',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../../core/options';
-import { readTtsConfig, samplesPerFrame, latentChannels, utteranceLength } from '../../../core/voice/config';
-import { checkGraph, CONTRACT, ModelContractError } from '../../../core/voice/contract';
-import type { ReportedTensor } from '../../../core/voice/contract';
-import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../core/voice/style';
+import { OptionError } from '../../../common/options';
+import { readTtsConfig, samplesPerFrame, latentChannels, utteranceLength } from '../../../common/voice/config';
+import { checkGraph, CONTRACT, ModelContractError } from '../../../common/voice/contract';
+import type { ReportedTensor } from '../../../common/voice/contract';
+import { readVoiceStyle, VoiceStyleError, VOICES } from '../../../common/voice/style';
 import { ttsJson, voiceJson } from '../../helpers/supertonicData';
 
 describe('tts.json', () => {

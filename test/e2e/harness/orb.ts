@@ -6,10 +6,10 @@
 import { createApp, h, ref } from 'vue';
 import Orb from '../../../src/ui/orb/Orb.vue';
 import OrbThumbnail from '../../../src/ui/orb/OrbThumbnail.vue';
-import type { OrbLevels } from '../../../core/orb/orbModel';
-import { isOrbShapeId, ORB_SHAPES } from '../../../core/orb/orbShapes';
-import { ORB_STATES } from '../../../core/orb/orbState';
-import type { OrbState } from '../../../core/orb/orbState';
+import type { OrbLevels } from '../../../src/core/orb/orbModel';
+import { isOrbShapeId, ORB_SHAPES } from '../../../common/orb/orbShapes';
+import { ORB_STATES } from '../../../src/core/orb/orbState';
+import type { OrbState } from '../../../src/core/orb/orbState';
 import '../../../src/ui/base.css';
 
 /** What the browser test reads and drives, on `window.harness`. */

@@ -15,9 +15,9 @@
  */
 import { createActor } from 'xstate';
 import type { Actor } from 'xstate';
-import type { conversationMachine } from '../../../core/conversation/conversationMachine';
-import type { Voice } from '../../../core/conversation/events';
-import { DEFAULT_SPEED } from '../../../core/voice/config';
+import type { conversationMachine } from '../../../src/core/conversation/conversationMachine';
+import type { Voice } from '../../../common/conversation/events';
+import { DEFAULT_SPEED } from '../../../common/voice/config';
 import { fetchPageConfig } from '../../../src/platform/apiClient';
 import { audioContextInGesture } from '../../../src/platform/audio/audioContext';
 import { createAudioPlayer } from '../../../src/platform/audio/player';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OptionError } from '../../../core/options';
+import { OptionError } from '../../../common/options';
 import { DUCK_DB, PlayerDisposedError, STOP_RAMP_MS, UNDUCK_MS, createAudioPlayer } from '../../../src/platform/audio/player';
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { FakeAudioContext } from '../../helpers/fakeAudioContext';

@@ -4,7 +4,7 @@
  * 44.1 kHz, what lies over 8 kHz turned down, and a frame carried across render quanta.
  */
 import { describe, expect, it } from 'vitest';
-import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../core/speech/voiceActivity';
+import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 import { SpeechFramer } from '../../../src/platform/audio/speechFrames';
 import type { SpeechFrameMessage } from '../../../src/platform/audio/speechFrames';
 

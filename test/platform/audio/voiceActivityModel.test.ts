@@ -5,7 +5,7 @@
  * hysteresis, a model that cannot be had is said once, and a stopped one says nothing more.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { VoiceActivityReply, VoiceActivityRequest } from '../../../core/speech/voiceActivity';
+import type { VoiceActivityReply, VoiceActivityRequest } from '../../../common/voiceActivity';
 import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
 import type { VoiceActivityFrame, WorkerLike } from '../../../src/platform/audio/voiceActivityModel';
 

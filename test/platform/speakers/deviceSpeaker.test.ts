@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { observeCost, paceAfter, paceOf, SAFE_COST } from '../../../core/speech/pace';
-import type { Pace, VoiceCost } from '../../../core/speech/pace';
+import { observeCost, paceAfter, paceOf, SAFE_COST } from '../../../common/speaking/pace';
+import type { Pace, VoiceCost } from '../../../common/speaking/pace';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import type { DeviceSpeakerDeps } from '../../../src/platform/speakers/deviceSpeaker';
 import type { SpeakerFailure } from '../../../src/platform/speakers/speaker';

@@ -3,8 +3,8 @@
  * writes (bodies that stream chunk by chunk and say when they were cancelled), and a TTS worker whose
  * pieces the test finishes in any order.
  */
-import type { PieceTiming } from '../../../core/speech/pace';
-import type { SpeakRequest as TtsRequest, SpokenPiece, TtsApi } from '../../../core/voice/api';
+import type { PieceTiming } from '../../../common/speaking/pace';
+import type { SpeakRequest as TtsRequest, SpokenPiece, TtsApi } from '../../../common/voice/api';
 import type { AudioPlayer, PieceKey, PieceWriter, PlayerEvents } from '../../../src/platform/audio/player';
 import type { SpeakRequest } from '../../../src/platform/speakers/speaker';
 

@@ -4,8 +4,8 @@
  */
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import type { SpeakRequest } from '../../../core/speech/pieceHandover';
-import type { ConversationInput } from '../../../core/conversation/events';
+import type { SpeakRequest } from '../../../src/core/speech/pieceHandover';
+import type { ConversationInput } from '../../../common/conversation/events';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';

@@ -7,7 +7,7 @@ import { RefusedError } from '../../../server/db/errors';
 import { cancelNotices, scheduleNotice } from '../../../server/db/notices';
 import { ALREADY_SAID_MESSAGE, NOTICES_AHEAD_MS, noticeRoutes } from '../../../server/notices';
 import type { PersonEnv } from '../../../server/person';
-import type { Notice } from '../../../core/acting/protocol';
+import type { Notice } from '../../../common/acting/protocol';
 import { TUESDAY_MS } from '../../helpers/verbContext';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from '../db/fixtures';
 

@@ -4,8 +4,8 @@
  * real port, with a scripted provider that asks for the calls as a model would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOOR_EVENTS } from '../../../core/acting/protocol';
-import type { ActionSettled, PendingActionEvent } from '../../../core/acting/protocol';
+import { DOOR_EVENTS } from '../../../common/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../../../common/acting/protocol';
 import memory from '../../../server/apps/memory/index';
 import { parseBotFile } from '../../../server/bots';
 import { createRegistry } from '../../../server/verbs/registry';

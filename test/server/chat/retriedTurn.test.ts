@@ -4,8 +4,8 @@
  * door on a real port, with a scripted provider that words its calls differently on every try.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOOR_EVENTS } from '../../../core/acting/protocol';
-import type { ActionSettled, PendingActionEvent } from '../../../core/acting/protocol';
+import { DOOR_EVENTS } from '../../../common/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../../../common/acting/protocol';
 import memory from '../../../server/apps/memory/index';
 import { parseBotFile } from '../../../server/bots';
 import { IDEMPOTENCY_KEPT_MS } from '../../../server/verbs/executor';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callKeyOf } from '../../../server/chat/acting';
 import { turnKeyOf } from '../../../server/chat/turnId';
 import { IDEMPOTENCY_KEPT_MS } from '../../../server/verbs/executor';
-import { recentMessages } from '../../../core/presence/compaction';
+import { recentMessages } from '../../../common/presence/compaction';
 import { personOf, startConfabMcp } from '../mcp/confabMcp';
 import type { ConfabMcp } from '../mcp/confabMcp';
 import { heardOf } from '../../helpers/doorHeard';

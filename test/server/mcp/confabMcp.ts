@@ -17,7 +17,7 @@ import type { McpLogLine } from '../../../server/mcp/endpoint';
 import { PERSON_COOKIE, personCookieKey, signPersonCookie } from '../../../server/person';
 import type { VerbLogLine } from '../../../server/verbs/executor';
 import { createRegistry, loadApps } from '../../../server/verbs/registry';
-import type { McpTokenMade } from '../../../core/mcp/tokens';
+import type { McpTokenMade } from '../../../common/mcp/tokens';
 import { openTestBackend } from '../../helpers/testBackend';
 import { serveApp } from '../chat/localServers';
 import probe from './probeApp';

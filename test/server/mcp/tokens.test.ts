@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBridge, plainHttpRefusal } from '../../../server/mcp/bridge';
 import { hashOfToken, looksLikeToken } from '../../../server/mcp/token';
-import type { McpTokenListed, McpTokenMade } from '../../../core/mcp/tokens';
+import type { McpTokenListed, McpTokenMade } from '../../../common/mcp/tokens';
 import { LIVE_TOKENS_MAX } from '../../../server/db/mcpTokens';
 import { RefusedError } from '../../../server/db/errors';
 import { personOf, startConfabMcp } from './confabMcp';

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionSettled, PendingActionEvent } from '../../../core/acting/protocol';
-import { DOOR_EVENTS } from '../../../core/acting/protocol';
+import type { ActionSettled, PendingActionEvent } from '../../../common/acting/protocol';
+import { DOOR_EVENTS } from '../../../common/acting/protocol';
 import lists from '../../../server/apps/lists/index';
 import tasks from '../../../server/apps/tasks/index';
 import { parseBotFile } from '../../../server/bots';

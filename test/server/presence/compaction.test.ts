@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBots } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
-import { RECENT_MESSAGES, recentMessages } from '../../../core/presence/compaction';
+import { RECENT_MESSAGES, recentMessages } from '../../../common/presence/compaction';
 import { answerTextOf } from '../../helpers/doorHeard';
 import { testBackend } from '../../helpers/testBackend';
 import { startUpstream } from '../chat/localServers';

@@ -9,7 +9,7 @@ import type { Database, ListenHandlers } from '../../../server/db/database';
 import { keepLive, notify } from '../../../server/db/presence';
 import { notificationOf, PRESENCE_CHANNEL, PresenceHub } from '../../../server/presence/hub';
 import type { Fanout, PresenceStream } from '../../../server/presence/hub';
-import type { LiveState, Sequenced } from '../../../core/presence/protocol';
+import type { LiveState, Sequenced } from '../../../common/presence/protocol';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
 
 const NOTIFY_BYTES_MAX = 8_000;

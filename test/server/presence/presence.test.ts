@@ -14,7 +14,7 @@ import { loadBots } from '../../../server/bots';
 import type { Bot } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
-import type { LiveState, PageRef, WindowEvent } from '../../../core/presence/protocol';
+import type { LiveState, PageRef, WindowEvent } from '../../../common/presence/protocol';
 import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';

@@ -3,8 +3,8 @@
  * page's stream read as it arrives, message by message, with a wait for the next one that matches.
  */
 import type { Hono } from 'hono';
-import { presenceMessageOf } from '../../../core/presence/protocol';
-import type { PageRef, PresenceMessage, Seat, WindowEvent } from '../../../core/presence/protocol';
+import { presenceMessageOf } from '../../../common/presence/protocol';
+import type { PageRef, PresenceMessage, Seat, WindowEvent } from '../../../common/presence/protocol';
 
 export class Person {
   cookie = '';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { loadBots } from '../../../server/bots';
 import { TOO_MANY_STREAMS_MESSAGE } from '../../../server/presence/presence';
-import type { PageRef } from '../../../core/presence/protocol';
+import type { PageRef } from '../../../common/presence/protocol';
 import { openTestBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';

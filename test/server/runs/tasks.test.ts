@@ -20,7 +20,7 @@ import { readSteps } from '../../../server/runs/runs';
 import { activeSchedules } from '../../../server/runs/schedules';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../../server/person';
 import { createRegistry } from '../../../server/verbs/registry';
-import type { WindowEvent } from '../../../core/presence/protocol';
+import type { WindowEvent } from '../../../common/presence/protocol';
 import { heardOf } from '../../helpers/doorHeard';
 import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';

@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mount } from '@vue/test-utils';
 import Orb from '../../../src/ui/orb/Orb.vue';
 import type { OrbPainter, PixelPen } from '../../../src/ui/orb/orbPainter';
-import type { OrbPoint } from '../../../core/orb/orbGeometry';
-import { ORB_LOOKS } from '../../../core/orb/orbLook';
-import type { OrbLevels } from '../../../core/orb/orbModel';
-import { ORB_STATES, orbSentence } from '../../../core/orb/orbState';
-import type { OrbState } from '../../../core/orb/orbState';
-import type { OrbShapeId } from '../../../core/orb/orbShapes';
+import type { OrbPoint } from '../../../src/core/orb/orbGeometry';
+import { ORB_LOOKS } from '../../../src/core/orb/orbLook';
+import type { OrbLevels } from '../../../src/core/orb/orbModel';
+import { ORB_STATES, orbSentence } from '../../../src/core/orb/orbState';
+import type { OrbState } from '../../../src/core/orb/orbState';
+import type { OrbShapeId } from '../../../common/orb/orbShapes';
 import { englishSay } from '../../helpers/pageWords';
 
 /** One paint as a painter saw it: the surface and every strand stroked. */

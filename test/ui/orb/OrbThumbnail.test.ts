@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { mount } from '@vue/test-utils';
 import OrbThumbnail from '../../../src/ui/orb/OrbThumbnail.vue';
-import { ORB_SHAPES } from '../../../core/orb/orbShapes';
-import { ORB } from '../../../core/orb/orbTuning';
+import { ORB_SHAPES } from '../../../common/orb/orbShapes';
+import { ORB } from '../../../src/core/orb/orbTuning';
 import { englishSay } from '../../helpers/pageWords';
 
 describe('a shape’s thumbnail', () => {

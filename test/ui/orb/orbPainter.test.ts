@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { canvasPainter, paintOrb, withAlpha } from '../../../src/ui/orb/orbPainter';
 import type { OrbPainter, PixelPen } from '../../../src/ui/orb/orbPainter';
 import { svgPath } from '../../../src/ui/orb/svgPath';
-import type { OrbPoint } from '../../../core/orb/orbGeometry';
-import type { OrbScene } from '../../../core/orb/orbScene';
+import type { OrbPoint } from '../../../src/core/orb/orbGeometry';
+import type { OrbScene } from '../../../src/core/orb/orbScene';
 
 const scene: OrbScene = {
   glow: { colour: '#7cc4ff', radius: 0.5, alpha: 0.2 },

@@ -2,8 +2,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import type { McpTokensPort } from '../../../src/app/mcpTokens';
-import type { PublicBot } from '../../../core/bot';
-import type { McpTokenAsk, McpTokenListed } from '../../../core/mcp/tokens';
+import type { PublicBot } from '../../../common/bot';
+import type { McpTokenAsk, McpTokenListed } from '../../../common/mcp/tokens';
 import McpTokens from '../../../src/ui/voice/McpTokens.vue';
 
 const TOKEN = 'confab_mcp_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';

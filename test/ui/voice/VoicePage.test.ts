@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { openingState } from '../../../src/app/page/pageStore';
 import type { ConversationView, VoicePage, VoicePageState } from '../../../src/app/voicePage';
-import type { PublicBot } from '../../../core/bot';
-import { defaultSettings } from '../../../core/settings';
+import type { PublicBot } from '../../../common/bot';
+import { defaultSettings } from '../../../src/core/settings';
 
 /** Resolves the voice page the view is opening, when the test says. */
 const opening = vi.hoisted(() => ({

@@ -1,0 +1,39 @@
+import type { KeyOf } from './words';
+/** Every word the page says, by section, in the order the words files list them. */
+export declare const PAGE_WORD_KEYS: {
+    readonly 'page-talk': readonly ["unsettled-yes", "unsettled-no", "while-away", "take-your-time", "voice-sample"];
+    readonly 'page-answers': readonly ["stopped", "too-slow", "unreachable", "empty", "dropped", "unfinished", "garbled", "expired", "busy", "busy-said", "refused-status", "refused-silent"];
+    readonly 'page-hearing': readonly ["mic-refused", "mic-missing", "mic-unavailable", "mic-unsupported", "mic-meter", "mic-lost", "recogniser-not-allowed", "recogniser-service-not-allowed", "recogniser-audio-capture", "recogniser-network", "recogniser-language-not-supported", "recogniser-failed", "before-it-listens", "start-listening", "on-device-full", "on-device-brief", "in-browser-full", "in-browser-brief", "pack-installed", "pack-downloading", "pack-failed", "pack-offered", "pack-retry", "pack-download"];
+    readonly 'page-voice': readonly ["could-not-start", "could-not-start-short", "device-could-not", "no-endpoint", "not-live", "over-ceiling", "refused", "unreachable", "no-grant", "not-pcm", "empty", "broke-off", "half-sample", "downloading-once", "machine-made", "machine-made-here"];
+    readonly 'page-server': readonly ["unreachable-retried", "busy-retried", "unreachable", "refused", "refused-status", "unreachable-plain", "refused-plain", "busy-plain", "not-json", "misshapen", "no-page-config", "page-config-refused", "page-config-misshapen", "cannot-be-reached", "no-such-bot", "no-such-page", "start", "list-bots", "keep-conversation", "list-conversations", "open-conversation", "save-line", "forget-conversation", "list-memories", "read-phrases", "forget-memory", "read-waiting", "approve", "deny", "list-tokens", "make-token", "revoke-token", "look-for-due", "say-due", "mark-due", "follow-pages", "claim-page", "publish"];
+    readonly 'page-lines': readonly ["thread-refused", "thread-lost", "line-refused", "sending-failed", "storage-failed", "not-saved", "cannot-keep", "waiting-one", "waiting", "settings-not-kept", "no-indexeddb", "indexeddb-refused", "indexeddb-failed"];
+    readonly 'page-sign-in': readonly ["missing-field", "wrong-credentials", "email-not-confirmed", "account-exists", "weak-password", "invalid-email", "sign-ups-closed", "password-not-offered", "guests-not-allowed", "rate-limited", "account-suspended", "signed-out", "unreachable", "refused", "refused-said", "no-settings", "not-loaded", "title", "why", "email", "password", "sign-in", "make-account", "as-guest", "check-email"];
+    readonly 'page-controls': readonly ["conversations", "settings", "show-transcript", "hide-transcript", "transcript", "said-so-far", "you-said", "bot-said", "the-bot", "interrupted", "type-to-bot", "send", "type-here", "type-here-elsewhere", "type-unsupported", "type-refused", "type-no-microphone", "type-failed", "mic-unsupported", "mic-refused", "mic-no-microphone", "mic-failed", "listening-let-go", "hold-to-talk", "listening", "unmute", "mute", "elsewhere-tab", "elsewhere-device", "elsewhere-closed", "use-here", "yes", "yes-label", "no", "no-label", "awaiting-yes-no", "warnings", "try-again", "dismiss"];
+    readonly 'page-orb': readonly ["connecting", "listening", "hearing", "thinking", "speaking", "muted", "error", "halo", "halo-drawn", "ribbon", "ribbon-drawn", "bloom", "bloom-drawn", "tide", "tide-drawn", "lattice", "lattice-drawn", "shape-label"];
+    readonly 'page-settings': readonly ["title", "close", "voice", "language", "shape", "speed", "speaking-speed", "heard-how", "open-microphone", "hold", "speak-answers"];
+    readonly 'page-drawer': readonly ["show", "conversations", "remembered", "close", "new", "none-kept", "forget", "forget-for-good", "forget-this", "forget-this-for-good", "none-remembered"];
+    readonly 'page-tokens': readonly ["title", "about", "name", "name-example", "bots", "make", "copy-now", "copy-token", "copy-command", "desktop-how", "copy-configuration", "copied-it", "the-token", "the-command", "the-configuration", "copied", "not-copied", "made", "last-used", "revoked", "revoke", "revoke-this"];
+    readonly 'page-home': readonly ["lede", "talk-to", "go-to-start", "the-voice", "about-voice", "not-downloaded", "downloading", "downloading-progress", "ready", "ready-gpu", "download", "try-again", "hear-it", "spoke"];
+};
+/** One of the page's words, `<section>.<key>` (`page-controls.send`). */
+export type PageWordKey = KeyOf<typeof PAGE_WORD_KEYS>;
+/** Every word the page says, in one language. */
+export type PageWords = Readonly<Record<PageWordKey, string>>;
+/** Some of them: a language short of a word, or the site's changes. */
+export type SomePageWords = Partial<Record<PageWordKey, string>>;
+/** Says one of the page's words, each `{name}` in it filled from `fill`. */
+export type PageSay = (key: PageWordKey, fill?: Readonly<Record<string, string | number>>) => string;
+/** Every full name, in catalogue order. */
+export declare const ALL_PAGE_WORD_KEYS: readonly PageWordKey[];
+/** The language every other one falls back to: its file holds every word. */
+export declare const PAGE_FLOOR_LANGUAGE = "en";
+/** The page's words in a words file's text; the server's sections are passed over (the server checks them). */
+export declare function parsePageWords(file: string, text: string): SomePageWords;
+/**
+ * The words in `language`: English under everything, then the language's base (`es` for `es-MX`),
+ * then the language itself, from `shipped` (by language); `site` (the site's, as the server laid
+ * them) over all. A word no file has is said as its name, which a test keeps from happening.
+ */
+export declare function pageWordsIn(shipped: ReadonlyMap<string, SomePageWords>, language: string, site?: SomePageWords): PageWords;
+/** How `words` are said: a number filled in is written as the page's digits. */
+export declare function sayer(words: PageWords): PageSay;
