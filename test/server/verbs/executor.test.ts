@@ -6,12 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { failed, newKey, succeeded } from '../../helpers/outcomes';
 import type { Database } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
 import { Approval } from '../../../server/verbs/approval';
 import { VerbError, sentenceOf } from '../../../server/verbs/errors';
 import { createExecutor } from '../../../server/verbs/executor';
-import type { Call, Executor, ExecutorDeps, Outcome } from '../../../server/verbs/executor';
+import type { Call, Executor, ExecutorDeps } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import type { Caller } from '../../../server/verbs/verb';
 import { digestOf } from '../../../server/verbs/verbCalls';
@@ -21,18 +22,6 @@ import { HUGE_CHARS, REFUSAL, SECRET_ERROR, emptyTally, observed, resetObserved,
 const registry = createRegistry(testApps);
 
 const callerOf = (person: string, bot = 'demo'): Caller => ({ person, bot, via: 'model', timeZone: 'UTC' });
-/** A fresh idempotency key. */
-const newKey = () => `key-${randomUUID()}`;
-
-function failed(outcome: Outcome): VerbError {
-  if (outcome.ok) throw new Error(`Expected a failure, got ${JSON.stringify(outcome.output)}.`);
-  return outcome.error;
-}
-
-function succeeded(outcome: Outcome): Extract<Outcome, { ok: true }> {
-  if (!outcome.ok) throw new Error(`Expected success, got ${outcome.error.code}.`);
-  return outcome;
-}
 
 describe('the executor', { timeout: DB_TEST_MS }, () => {
   let db: Database;

@@ -5,14 +5,14 @@
  * reads the wall clock or sleeps: what must not be waited for is held until the test lets it go
  * (`held`), and the caller is answered while it is still held.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { failed, newKey, succeeded } from '../../helpers/outcomes';
 import { z } from 'zod';
 import type { Database } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
 import type { VerbError } from '../../../server/verbs/errors';
 import { createExecutor } from '../../../server/verbs/executor';
-import type { Call, Executor, Outcome } from '../../../server/verbs/executor';
+import type { Call, Executor } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
 import type { Caller } from '../../../server/verbs/verb';
@@ -95,18 +95,6 @@ async function heldTransaction(db: Database): Promise<{ release: () => void; end
   return { release, ended };
 }
 
-/** A fresh idempotency key. */
-const newKey = () => `key-${randomUUID()}`;
-
-function failed(outcome: Outcome): VerbError {
-  if (outcome.ok) throw new Error(`Expected a failure, got ${JSON.stringify(outcome.output)}.`);
-  return outcome.error;
-}
-
-function succeeded(outcome: Outcome): Extract<Outcome, { ok: true }> {
-  if (!outcome.ok) throw new Error(`Expected success, got ${outcome.error.code}.`);
-  return outcome;
-}
 
 describe('the executor under deadlines', { timeout: DB_TEST_MS }, () => {
   let db: Database;
