@@ -5,7 +5,6 @@
  * of theirs that is still waiting, and is spent once.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { ActionSettled, PendingActionEvent } from '../common/acting/protocol';
 import type { RunAnswers } from './runs/runService';
 import type { Database } from './db/database';
@@ -16,6 +15,7 @@ import type { Executor } from './verbs/executor';
 import { actionAsked, answerAction, waitingRunActions } from './verbs/pendingActions';
 import type { PendingAction } from './verbs/pendingActions';
 import { shippedWords } from './words/loadWords';
+import { refusal } from './words/requestWords';
 import { say } from './words/words';
 import type { Words } from './words/words';
 
@@ -41,7 +41,7 @@ export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot
   // The questions runs of the person's are waiting on with this bot: a page asks them when it becomes the active one.
   routes.get('/actions/waiting', async (c) => {
     const bot = c.req.query('bot') ?? '';
-    if (bots !== undefined && !bots.has(bot)) throw new HTTPException(404, { message: `There is no bot called "${bot}".` });
+    if (bots !== undefined && !bots.has(bot)) throw refusal(c, 404, 'requests.no-bot', { bot });
     const waiting = await db.asPerson(c.get('person'), (tx) => waitingRunActions(tx, bot, clock()));
     return c.json({ actions: waiting.map((a): PendingActionEvent => ({ id: a.id, verb: a.verb, question: a.question, expiresAtMs: a.expiresAtMs })) });
   });

@@ -44,7 +44,7 @@ export async function runAdmin(args: readonly string[], db: Database, io: AdminI
   if (command === 'runs' && id === undefined) {
     const runs = await db.asServer((tx) => listAllRuns(tx));
     if (runs.length === 0) io.out('No runs.');
-    for (const run of runs) io.out([run.id, run.state, run.person, run.bot, `created ${when(run.createdAtMs)}`, `lease ${run.leaseHolder ?? '-'} until ${when(run.leaseUntilMs)}`].join('\t'));
+    for (const run of runs) io.out([run.id, run.state, run.person, run.bot, `created ${when(run.createdAtMs)}`, `lease ${run.leaseOwner ?? '-'} until ${when(run.leaseUntilMs)}`].join('\t'));
     return ADMIN_EXIT.ok;
   }
   if (command === 'schedules' && id === undefined) {

@@ -29,6 +29,10 @@ import { personCookieKey, personFrom } from './person';
 import { publicBotRoutes, sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 import type { OutsideStatus } from './verbs/verbRoutes';
+import { shippedWords } from './words/loadWords';
+import type { WordBook } from './words/loadWords';
+import { refusal, wordBookFor, requestWordsOf } from './words/requestWords';
+import { say } from './words/words';
 
 export interface AppDeps {
   /** What is not given takes `readConfig`'s default (bound to 127.0.0.1, no other origin, 30 new persons an hour). */
@@ -56,6 +60,8 @@ export interface ApiDeps extends SessionDeps {
   mcp?: Hono;
   /** The page's words by language, `GET /api/words/<lang>` (nobody's: no cookie). */
   words?: Hono;
+  /** What every refusal is said from, in the request's language: the site's words over the defaults; default the shipped words. */
+  wordBook?: WordBook;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -80,6 +86,8 @@ export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TI
     // So is a body that stopped arriving (408).
     if (c.res.status === 413 || c.res.status === 408) c.header('Connection', 'close');
   });
+  // Every refusal from here on is said in the request's language, in the site's words.
+  app.use('*', wordBookFor(api?.wordBook ?? shippedWords()));
   // Before every route, the page included: a rebound name reads nothing from this machine.
   app.use('*', hostGuard(guard));
   // Then every body, read within its route's cap while it streams, before any route runs (server/bodyCap.ts).
@@ -90,8 +98,8 @@ export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TI
     c.json<PageConfig>({ model: { version: config.modelVersion, base: config.modelBase }, ...(auth === undefined ? {} : { auth }) }),
   );
   if (api) mountApi(app, api, guard, config.newPersonsPerHour ?? SERVER_DEFAULTS.newPersonsPerHour);
-  app.all('/api/*', () => {
-    throw new HTTPException(404, { message: 'There is no such API route.' });
+  app.all('/api/*', (c) => {
+    throw refusal(c, 404, 'requests.no-route');
   });
 
   app.use('*', async (c, next) => {
@@ -106,19 +114,15 @@ export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TI
     '/models/*',
     serveStatic({ root: config.modelsDir, rewriteRequestPath: (path) => path.replace(/^\/models/, '') }),
   );
-  app.all('/models/*', () => {
-    throw new HTTPException(404, { message: 'There is no such model file here; run `npm run models` to self-host them.' });
+  app.all('/models/*', (c) => {
+    throw refusal(c, 404, 'requests.no-model-file');
   });
   app.use('*', serveStatic({ root: config.distDir }));
 
   app.get('*', async (c) => {
-    if (/\.[a-z0-9]+$/i.test(c.req.path)) throw new HTTPException(404, { message: 'There is no such file.' });
+    if (/\.[a-z0-9]+$/i.test(c.req.path)) throw refusal(c, 404, 'requests.no-file');
     const index = join(config.distDir, 'index.html');
-    if (!existsSync(index)) {
-      throw new HTTPException(503, {
-        message: 'The page has not been built yet: run `npm run build`, or start with `npm start`.',
-      });
-    }
+    if (!existsSync(index)) throw refusal(c, 503, 'requests.not-built');
     // A path that is no page still gets the page, with a 404, so it can say so in its own words.
     return c.html(await readFile(index, 'utf8'), isPageRoute(c.req.path) ? 200 : 404);
   });
@@ -127,7 +131,7 @@ export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TI
     if (error instanceof HTTPException) return c.json({ error: error.message }, error.status);
     // One JSON line, the error's name only: a message may quote what somebody said.
     console.error(JSON.stringify({ event: 'request.failed', method: c.req.method, error: error.name }));
-    return c.json({ error: 'Something went wrong on the server.' }, 500);
+    return c.json({ error: say(requestWordsOf(c), 'requests.server-failed') }, 500);
   });
 
   return app;

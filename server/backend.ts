@@ -178,7 +178,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const running = new RunningAnswers();
   const book = deps.words ?? shippedWords();
   /** What the bot called `slug` says in Confab's own name in `language` (null: its own); a bot not found, the shipped words. */
-  const wordsOfBot = (slug: string, language: string | null): Words => {
+  const wordsForBot = (slug: string, language: string | null): Words => {
     const bot = deps.bots.get(slug);
     return bot === undefined ? book.wordsIn(language ?? 'en') : botWords(book, bot, language ?? bot.voice.language);
   };
@@ -293,12 +293,12 @@ export function createBackend(deps: BackendDeps): Backend {
     registry,
     bots: deps.bots,
     scripted: !bought,
-    wordsOf: wordsOfBot,
+    wordsForBot,
     ...(bought ? { model: runModel(deps) } : {}),
     gate,
     priced: (model) => priceOf(deps.prices, model) !== undefined,
     publish: (person, bot, events) => pages.publish(person, bot, events),
-    holder: `${hostname()}-${String(process.pid)}-${randomUUID().slice(0, 8)}`,
+    owner: `${hostname()}-${String(process.pid)}-${randomUUID().slice(0, 8)}`,
     clock: deps.clock,
     ...deps.runs,
   });
@@ -326,7 +326,7 @@ export function createBackend(deps: BackendDeps): Backend {
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
-  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots, wordsFor: wordsOfBot }));
+  personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots, wordsFor: wordsForBot }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
@@ -361,6 +361,7 @@ export function createBackend(deps: BackendDeps): Backend {
     personal,
     mcp: mcp.routes,
     words: pageWordsRoutes(book),
+    wordBook: book,
     executor,
     running,
     mcpEndpoint: mcp,

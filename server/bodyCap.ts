@@ -16,7 +16,7 @@ import { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
-import { requestWords } from './words/requestWords';
+import { requestWordsOf } from './words/requestWords';
 import { say } from './words/words';
 
 /** The largest body a route takes unless it declares more, in bytes. */
@@ -173,7 +173,7 @@ async function readWhole(c: Context, declaration: Declaration, timing: BodyTimin
   const declared = c.req.header('content-length');
   const chunked = c.req.header('transfer-encoding') !== undefined;
   if (!chunked && declared !== undefined && Number(declared) === 0) return undefined;
-  const words = requestWords((name) => c.req.header(name));
+  const words = requestWordsOf(c);
   const tooLarge = { status: 413, sentence: say(words, 'requests.too-large', { size: sizeWords(capBytes) }), capBytes } as const;
   // A declared length past the cap is refused before a byte is read (HTTP itself ends the body there).
   if (!chunked && declared !== undefined && Number(declared) > capBytes) {

@@ -4,7 +4,7 @@
  * another's rows; a handler never takes a person id from the request.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
+import type { Context } from 'hono';
 import { LINE_MAX_CHARS } from '../common/conversation/events';
 import type { Bot } from './bots';
 import type { Database } from './db/database';
@@ -15,6 +15,7 @@ import { createThread, deleteThread, listThreads } from './db/threads';
 import { bodyCap } from './bodyCap';
 import { flag, readJson, text } from './json';
 import type { PersonEnv } from './person';
+import { languageOf, refusal } from './words/requestWords';
 
 /**
  * The largest body the lines route reads, in bytes: a line of `LINE_MAX_CHARS` whatever it is made
@@ -23,10 +24,10 @@ import type { PersonEnv } from './person';
  */
 export const LINE_BODY_MAX_BYTES = 6 * LINE_MAX_CHARS + 4 * 1024;
 
-/** A line over `LINE_MAX_CHARS`: 413, and what to do instead. */
-function tooLong(chars: number): HTTPException {
-  const most = LINE_MAX_CHARS.toLocaleString('en');
-  return new HTTPException(413, { message: `A line is at most ${most} characters and this one is ${chars.toLocaleString('en')}; send it as several lines.` });
+/** A line over `LINE_MAX_CHARS`: 413, and what to do instead, its counts written as the request's language writes numbers. */
+function tooLong(c: Context, chars: number) {
+  const language = languageOf(c);
+  return refusal(c, 413, 'requests.line-too-long', { most: LINE_MAX_CHARS.toLocaleString(language), chars: chars.toLocaleString(language) });
 }
 
 export interface ConversationDeps {
@@ -34,44 +35,42 @@ export interface ConversationDeps {
   bots: ReadonlyMap<string, Bot>;
 }
 
-const notFound = (what: string) => new HTTPException(404, { message: `There is no such ${what} of yours.` });
-
 export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
-  const knownBot = (slug: string): string => {
-    if (!bots.has(slug)) throw new HTTPException(404, { message: `There is no bot called "${slug}".` });
+  const knownBot = (c: Context, slug: string): string => {
+    if (!bots.has(slug)) throw refusal(c, 404, 'requests.no-bot', { bot: slug });
     return slug;
   };
 
   routes.post('/threads', async (c) => {
-    const bot = knownBot(text(await readJson(c), 'bot', { maxChars: 64 }));
+    const bot = knownBot(c, text(c, await readJson(c), 'bot', { maxChars: 64 }));
     const person = c.get('person');
     const thread = await db.asPerson(person, (tx) => createThread(tx, { person, bot }));
     return c.json({ id: thread.id, bot: thread.bot, createdAt: thread.createdAt }, 201);
   });
 
   routes.get('/threads', async (c) => {
-    const bot = knownBot(c.req.query('bot') ?? '');
+    const bot = knownBot(c, c.req.query('bot') ?? '');
     const threads = await db.asPerson(c.get('person'), (tx) => listThreads(tx, { bot }));
     return c.json({ threads });
   });
 
   routes.post('/threads/:id/lines', bodyCap(LINE_BODY_MAX_BYTES), async (c) => {
     const body = await readJson(c);
-    const who = text(body, 'who', { maxChars: 16 });
-    if (who !== 'person' && who !== 'assistant') throw new HTTPException(400, { message: 'who must be "person" or "assistant".' });
-    const said = text(body, 'text', { maxChars: Number.MAX_SAFE_INTEGER });
-    if (said.length > LINE_MAX_CHARS) throw tooLong(said.length);
-    if (said.trim() === '') throw new HTTPException(400, { message: 'text must not be blank.' });
-    const clientId = text(body, 'clientId', { maxChars: 128 });
+    const who = text(c, body, 'who', { maxChars: 16 });
+    if (who !== 'person' && who !== 'assistant') throw refusal(c, 400, 'requests.line-who');
+    const said = text(c, body, 'text', { maxChars: Number.MAX_SAFE_INTEGER });
+    if (said.length > LINE_MAX_CHARS) throw tooLong(c, said.length);
+    if (said.trim() === '') throw refusal(c, 400, 'requests.line-blank');
+    const clientId = text(c, body, 'clientId', { maxChars: 128 });
     const person = c.get('person');
     try {
       const line = await db.asPerson(person, (tx) =>
-        addLine(tx, { threadId: c.req.param('id'), person, who: who, text: said, clientId, interrupted: flag(body, 'interrupted') }),
+        addLine(tx, { threadId: c.req.param('id'), person, who: who, text: said, clientId, interrupted: flag(c, body, 'interrupted') }),
       );
       return c.json(line, 201);
     } catch (error) {
-      if (error instanceof RefusedError) throw notFound('conversation');
+      if (error instanceof RefusedError) throw refusal(c, 404, 'requests.no-conversation');
       throw error;
     }
   });
@@ -83,19 +82,19 @@ export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonE
 
   routes.delete('/threads/:id', async (c) => {
     const gone = await db.asPerson(c.get('person'), (tx) => deleteThread(tx, c.req.param('id')));
-    if (!gone) throw notFound('conversation');
+    if (!gone) throw refusal(c, 404, 'requests.no-conversation');
     return c.body(null, 204);
   });
 
   routes.get('/memories', async (c) => {
-    const bot = knownBot(c.req.query('bot') ?? '');
+    const bot = knownBot(c, c.req.query('bot') ?? '');
     const memories = await db.asPerson(c.get('person'), (tx) => listMemories(tx, { bot }));
     return c.json({ memories });
   });
 
   routes.delete('/memories/:id', async (c) => {
     const gone = await db.asPerson(c.get('person'), (tx) => forgetMemory(tx, c.req.param('id')));
-    if (!gone) throw notFound('memory');
+    if (!gone) throw refusal(c, 404, 'requests.no-memory');
     return c.body(null, 204);
   });
 

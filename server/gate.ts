@@ -238,7 +238,8 @@ export class GateRefusedCall extends VerbError {
 
 /** The effects a handler was given, or a refusal: a verb that reaches outside runs only inside the executor, behind the gate. */
 export function effectsIn(context: { effects?: CallerEffects }): CallerEffects {
-  if (context.effects === undefined) throw new VerbError('execution_failed', 'That reaches outside this server, and nothing here admitted it, so it was not done.');
+  // A handler run outside the executor is a developer's mistake: the person hears only the code's own word.
+  if (context.effects === undefined) throw new VerbError('execution_failed', undefined, { cause: new Error('That reaches outside this server, and nothing here admitted it, so it was not done.') });
   return context.effects;
 }
 

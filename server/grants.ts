@@ -13,7 +13,6 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { BOT_SLUG } from '../common/route';
 import { strictBase64url } from './base64url';
 import { bearerOf } from './bearer';
@@ -21,6 +20,7 @@ import { ConfigError } from './config';
 import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
 import { isRecord } from '../common/isRecord';
+import { refusal } from './words/requestWords';
 
 export interface GrantClaims {
   /** The one bot this grant speaks to (its slug). */
@@ -36,9 +36,6 @@ export interface GrantClaims {
 /** How long a grant lives: thirty minutes. A worker that leaks one leaks one door for that long. */
 export const GRANT_TTL_MS = 30 * 60_000;
 
-/** The one answer every refused grant gets. */
-export const GRANT_REFUSED_MESSAGE = "This conversation's grant is not valid; start again.";
-
 /** Shortest `GRANT_SECRET` accepted, in characters: 32 random characters carry at least 32 bytes' worth. */
 export const GRANT_SECRET_MIN_CHARS = 32;
 
@@ -48,11 +45,11 @@ export const GRANT_SECRET_FILE = 'grant-secret';
 /** Longest token looked at; anything longer is malformed before any work is done. */
 const TOKEN_CHARS_MAX = 4096;
 
-/** A grant that is not honoured, for whatever reason; the message never says which. */
+/** A grant that is not honoured, for whatever reason; it has no message, so nothing says which. */
 export class GrantRefused extends Error {
   override readonly name = 'GrantRefused';
   constructor(options?: ErrorOptions) {
-    super(GRANT_REFUSED_MESSAGE, options);
+    super(undefined, options);
   }
 }
 
@@ -98,7 +95,8 @@ export function verifyGrant(secret: Uint8Array, token: string, { bot, nowMs }: {
 
 /**
  * The grant a request carries as `Authorization: Bearer <grant>`, verified; a missing or refused
- * grant is a 401 with the one message, keeping the `GrantRefused` as its cause.
+ * grant is a 401 with the one sentence (`requests.grant-refused`, in the request's words),
+ * keeping the `GrantRefused` as its cause.
  */
 export function bearerGrant(c: Context, secret: Uint8Array, options: { bot?: string; nowMs: number }): GrantClaims {
   const token = bearerOf(c);
@@ -107,7 +105,7 @@ export function bearerGrant(c: Context, secret: Uint8Array, options: { bot?: str
     return verifyGrant(secret, token, options);
   } catch (error) {
     if (!(error instanceof GrantRefused)) throw error;
-    throw new HTTPException(401, { message: GRANT_REFUSED_MESSAGE, cause: error });
+    throw refusal(c, 401, 'requests.grant-refused', {}, error);
   }
 }
 

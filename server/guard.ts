@@ -11,8 +11,13 @@
  *   browser's `Sec-Fetch-Site` says it came from another site (or another port of this one).
  * - **JSON** (the same cookie routes): a body is `application/json`, which a page elsewhere cannot
  *   send without asking first (a CORS preflight this server never grants); anything else is 415.
+ *
+ * Each refusal is said in the request's words (`requestWords.ts`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { requestWordsOf } from './words/requestWords';
+import { say } from './words/words';
+import type { WordKey } from './words/words';
 
 export interface GuardOptions {
   /** The interface the server is bound to (`HOST`); a loopback one turns the Host rule on. */
@@ -23,12 +28,6 @@ export interface GuardOptions {
 
 /** How a refusal is shaped: the API's `{error}`, or a JSON-RPC error (for `/mcp`). */
 export type RefusalShape = 'api' | 'jsonrpc';
-
-export const FOREIGN_HOST_MESSAGE =
-  'This server answers only to its own address on this machine (localhost or 127.0.0.1); open it there, or add your address to CONFAB_ALLOWED_ORIGINS.';
-export const FOREIGN_ORIGIN_MESSAGE =
-  'A page on another site cannot act for you here; open Confab at its own address, or add that site to CONFAB_ALLOWED_ORIGINS.';
-export const NOT_JSON_MESSAGE = 'Send the request body as JSON, with Content-Type: application/json.';
 
 /** A Host header: a DNS name, an IPv4 address or a bracketed IPv6 one, then an optional port. */
 const HOST_HEADER = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
@@ -56,8 +55,8 @@ export function hostGuard(options: GuardOptions): MiddlewareHandler {
     const host = hostOf(c);
     // A name or an address, and a port: nothing else (no user part) is read as a host.
     const hostname = HOST_HEADER.exec(host)?.[1];
-    if (hostname === undefined) return refuse(c, 421, FOREIGN_HOST_MESSAGE);
-    if (!isLoopbackName(hostname) && !allowedHosts.has(host)) return refuse(c, 421, FOREIGN_HOST_MESSAGE);
+    if (hostname === undefined) return refuse(c, 421, 'requests.foreign-host');
+    if (!isLoopbackName(hostname) && !allowedHosts.has(host)) return refuse(c, 421, 'requests.foreign-host');
     return next();
   };
 }
@@ -69,10 +68,10 @@ export function originGuard(options: GuardOptions, shape: RefusalShape): Middlew
     const origin = c.req.header('origin');
     if (origin === undefined) {
       const site = c.req.header('sec-fetch-site')?.toLowerCase();
-      if (site === 'cross-site' || site === 'same-site') return refuse(c, 403, FOREIGN_ORIGIN_MESSAGE, shape);
+      if (site === 'cross-site' || site === 'same-site') return refuse(c, 403, 'requests.foreign-origin', shape);
       return next();
     }
-    if (!allowed.has(origin) && !ownOrigins(c).includes(origin.toLowerCase())) return refuse(c, 403, FOREIGN_ORIGIN_MESSAGE, shape);
+    if (!allowed.has(origin) && !ownOrigins(c).includes(origin.toLowerCase())) return refuse(c, 403, 'requests.foreign-origin', shape);
     return next();
   };
 }
@@ -96,16 +95,18 @@ export function jsonBodyGuard(): MiddlewareHandler {
     const type = c.req.header('content-type');
     if (type === undefined) {
       const length = Number(c.req.header('content-length') ?? '0');
-      if (length > 0 || c.req.header('transfer-encoding') !== undefined) return refuse(c, 415, NOT_JSON_MESSAGE);
+      if (length > 0 || c.req.header('transfer-encoding') !== undefined) return refuse(c, 415, 'requests.not-json-type');
       return next();
     }
     const media = type.split(';')[0]?.trim().toLowerCase();
-    if (media !== 'application/json') return refuse(c, 415, NOT_JSON_MESSAGE);
+    if (media !== 'application/json') return refuse(c, 415, 'requests.not-json-type');
     return next();
   };
 }
 
-function refuse(c: Context, status: 403 | 415 | 421, message: string, shape: RefusalShape = c.req.path === '/mcp' ? 'jsonrpc' : 'api'): Response {
+/** A refusal, said as `key` in the request's words, in `shape`. */
+function refuse(c: Context, status: 403 | 415 | 421, key: WordKey, shape: RefusalShape = c.req.path === '/mcp' ? 'jsonrpc' : 'api'): Response {
+  const message = say(requestWordsOf(c), key);
   if (shape === 'jsonrpc') return c.json({ jsonrpc: '2.0', id: null, error: { code: JSONRPC_INVALID_REQUEST, message } }, status);
   return c.json({ error: message }, status);
 }

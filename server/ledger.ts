@@ -45,7 +45,7 @@ class SiteRefused extends Error {
     readonly refusal: Refusal,
     readonly by: RefusedBy,
   ) {
-    super('The site refused the turn.');
+    super(refusal.sentence);
   }
 }
 

@@ -30,7 +30,6 @@ import { pathToFileURL } from 'node:url';
 import {
   compareFile,
   fileUrl,
-  httpError,
   isModelVersion,
   isPinned,
   isRevisionPinned,
@@ -42,7 +41,6 @@ import {
   parseManifest,
   parseModelBase,
   serializeManifest,
-  unreachableError,
 } from '../common/voice/manifest';
 import type { Manifest, Measured, Mismatch, ModelBase, ModelFile, ModelSource } from '../common/voice/manifest';
 import type { ModelVersion } from '../common/voice/text';
@@ -127,15 +125,17 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** What a person can do when the source cannot be reached at all. */
-function unreachableAdvice(base: ModelBase): string {
-  return base.kind === 'hub'
-    ? 'This machine may have no route to the model hub; download on a machine that has one, or point CONFAB_MODEL_BASE (or --base) at a mirror.'
-    : 'Check that the mirror is up and that --base or CONFAB_MODEL_BASE names it.';
+/** The source could not be reached at all: what the operator can do depends on where it is. */
+function unreachable(url: string, cause: unknown, base: ModelBase): ModelDownloadError {
+  return new ModelDownloadError(
+    url,
+    null,
+    base.kind === 'hub'
+      ? 'This machine may have no route to the model hub; download on a machine that has one, or point CONFAB_MODEL_BASE (or --base) at a mirror.'
+      : 'Check that the mirror is up and that --base or CONFAB_MODEL_BASE names it.',
+    { cause },
+  );
 }
-
-const RETRY_ADVICE =
-  'It was downloaded twice and came out wrong both times, so nothing was written. If it comes from a mirror, refresh the mirror; if the hub changed the file on purpose, set its size and sha256 to null in the manifest and run `npm run models -- --pin`.';
 
 async function measureFile(path: string): Promise<Measured> {
   const hash = createHash('sha256');
@@ -185,11 +185,11 @@ async function downloadOnce(file: ModelFile, url: string, temporary: string, d: 
   try {
     response = await d.fetch(url);
   } catch (error) {
-    throw unreachableError(url, error, unreachableAdvice(d.base));
+    throw unreachable(url, error, d.base);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw httpError(url, response.status, response.statusText);
+    throw new ModelDownloadError(url, { status: response.status, statusText: response.statusText });
   }
   // An unpinned file's progress goes by the length the server declares, when it declares one for
   // the bytes as they arrive (no content encoding).
@@ -233,7 +233,15 @@ async function fetchInto(file: ModelFile, url: string, target: string, d: Downlo
   try {
     let attempt = await downloadOnce(file, url, temporary, d);
     if (!attempt.ok) attempt = await downloadOnce(file, url, temporary, d);
-    if (!attempt.ok) throw new ModelFileError(file.path, url, attempt.mismatch, RETRY_ADVICE, { cause: attempt.cause });
+    if (!attempt.ok) {
+      throw new ModelFileError(
+        file.path,
+        url,
+        attempt.mismatch,
+        'It was downloaded twice and came out wrong both times, so nothing was written. If it comes from a mirror, refresh the mirror; if the hub changed the file on purpose, set its size and sha256 to null in the manifest and run `npm run models -- --pin`.',
+        { cause: attempt.cause },
+      );
+    }
     await rename(temporary, target);
     return attempt.measured;
   } finally {
@@ -254,9 +262,9 @@ async function resolveCommit(source: ModelSource, d: Downloader): Promise<string
   try {
     response = await d.fetch(url, { method: 'HEAD', redirect: 'manual' });
   } catch (error) {
-    throw unreachableError(url, error, unreachableAdvice(d.base));
+    throw unreachable(url, error, d.base);
   }
-  if (response.status >= 400) throw httpError(url, response.status, response.statusText);
+  if (response.status >= 400) throw new ModelDownloadError(url, { status: response.status, statusText: response.statusText });
   const commit = response.headers.get('x-repo-commit')?.trim().toLowerCase() ?? '';
   return isRevisionPinned(commit) ? commit : null;
 }

@@ -5,18 +5,17 @@
  * that does not exist.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { Notice } from '../common/acting/protocol';
 import type { Bot } from './bots';
 import type { Database } from './db/database';
 import { dueNotices, markDelivered } from './db/notices';
 import type { StoredNotice } from './db/notices';
 import type { PersonEnv } from './person';
+import { refusal, requestWordsOf } from './words/requestWords';
+import { say } from './words/words';
 
 /** How far ahead `GET /notices` looks, in ms: the page keeps the ones due by then and says each on time. */
 export const NOTICES_AHEAD_MS = 24 * 60 * 60 * 1000;
-
-export const ALREADY_SAID_MESSAGE = 'Another of your pages has already said this.';
 
 export interface NoticeDeps {
   db: Database;
@@ -31,7 +30,7 @@ export function noticeRoutes({ db, bots, clock }: NoticeDeps): Hono<PersonEnv> {
   // Undelivered notices for one bot that are overdue or due within NOTICES_AHEAD_MS, oldest first.
   routes.get('/notices', async (c) => {
     const bot = c.req.query('bot') ?? '';
-    if (!bots.has(bot)) throw new HTTPException(404, { message: `There is no bot called "${bot}".` });
+    if (!bots.has(bot)) throw refusal(c, 404, 'requests.no-bot', { bot });
     const untilMs = clock() + NOTICES_AHEAD_MS;
     const notices = await db.asPerson(c.get('person'), (tx) => dueNotices(tx, { bot, untilMs }));
     return c.json({ notices: notices.map(toNotice) });
@@ -40,8 +39,8 @@ export function noticeRoutes({ db, bots, clock }: NoticeDeps): Hono<PersonEnv> {
   // The page that says a notice marks it; only the first mark is 200, so only one page says it.
   routes.post('/notices/:id/delivered', async (c) => {
     const delivery = await db.asPerson(c.get('person'), (tx) => markDelivered(tx, c.req.param('id')));
-    if (delivery.outcome === 'missing') throw new HTTPException(404, { message: 'There is no such notice of yours.' });
-    if (delivery.outcome === 'already') return c.json({ error: ALREADY_SAID_MESSAGE }, 409);
+    if (delivery.outcome === 'missing') throw refusal(c, 404, 'requests.no-notice');
+    if (delivery.outcome === 'already') return c.json({ error: say(requestWordsOf(c), 'requests.already-said') }, 409);
     return c.json({ notice: toNotice(delivery.notice) });
   });
 

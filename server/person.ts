@@ -20,7 +20,6 @@
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { HTTPException } from 'hono/http-exception';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
 import { strictBase64url } from './base64url';
@@ -28,6 +27,8 @@ import { bearerOf } from './bearer';
 import { REFUSED_HEADER } from './chat/doorTypes';
 import { ConfigError } from './config';
 import type { NewPersons } from './newPersons';
+import { refusal, requestWordsOf } from './words/requestWords';
+import { say } from './words/words';
 
 export type PersonMode =
   | { kind: 'local' }
@@ -64,12 +65,6 @@ export const PERSON_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 export const PERSON_COOKIE_LIFETIME_MS = PERSON_COOKIE_MAX_AGE_S * 1000;
 /** How old a cookie may get, in ms, before it is re-issued with the same person. */
 export const PERSON_COOKIE_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;
-
-export const SIGN_IN_NEEDED_MESSAGE = 'Sign in first: this server needs your access token (Authorization: Bearer <token>).';
-export const SIGN_IN_INVALID_MESSAGE = 'Your sign-in is not valid or has expired; sign in again.';
-export const SIGN_IN_KEYS_MESSAGE = 'The sign-in keys could not be fetched; try again shortly.';
-export const NEW_PERSONS_MESSAGE =
-  'Too many new visitors have come from your address this hour; if this is your browser, allow its cookies for this site, or try again later.';
 
 /** Shortest `SUPABASE_JWT_SECRET` accepted, in characters (Supabase's own are longer). */
 const JWT_SECRET_MIN_CHARS = 32;
@@ -173,7 +168,7 @@ function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false
     if (address !== undefined && newPersons !== undefined) {
       const arrival = newPersons.arrive(address, nowMs);
       if (!arrival.ok) {
-        return c.json({ error: NEW_PERSONS_MESSAGE }, 429, { [REFUSED_HEADER]: 'site', 'retry-after': String(Math.ceil(arrival.retryAfterMs / 1000)) });
+        return c.json({ error: say(requestWordsOf(c), 'requests.new-persons') }, 429, { [REFUSED_HEADER]: 'site', 'retry-after': String(Math.ceil(arrival.retryAfterMs / 1000)) });
       }
     }
     const person = held?.person ?? randomUUID();
@@ -200,11 +195,12 @@ function supabasePerson(mode: Extract<PersonMode, { kind: 'supabase' }>, { now =
   const key: JWTVerifyGetKey = async (header, token) => {
     if (header.alg === 'HS256' && secret !== undefined) return secret;
     if (header.alg !== 'HS256' && jwks !== undefined) return jwks(header, token);
-    throw new errors.JOSEAlgNotAllowed('This project does not sign tokens with that algorithm.');
+    // jose's own words for it: the token is refused as invalid, and this message is never said.
+    throw new errors.JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
   };
   return async (c, next) => {
     const token = bearerOf(c);
-    if (token === undefined) throw new HTTPException(401, { message: SIGN_IN_NEEDED_MESSAGE });
+    if (token === undefined) throw refusal(c, 401, 'requests.sign-in-needed');
     let subject: unknown;
     try {
       const { payload } = await jwtVerify(token, key, {
@@ -217,9 +213,9 @@ function supabasePerson(mode: Extract<PersonMode, { kind: 'supabase' }>, { now =
       subject = payload.sub;
     } catch (error) {
       const own = error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code);
-      throw new HTTPException(own ? 401 : 503, { message: own ? SIGN_IN_INVALID_MESSAGE : SIGN_IN_KEYS_MESSAGE, cause: error });
+      throw own ? refusal(c, 401, 'requests.sign-in-invalid', {}, error) : refusal(c, 503, 'requests.sign-in-keys', {}, error);
     }
-    if (typeof subject !== 'string' || subject === '') throw new HTTPException(401, { message: SIGN_IN_INVALID_MESSAGE });
+    if (typeof subject !== 'string' || subject === '') throw refusal(c, 401, 'requests.sign-in-invalid');
     c.set('person', subject);
     await next();
   };

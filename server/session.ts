@@ -4,12 +4,12 @@
  * file. From then on the page holds nothing wider than the grant. Beside it, the bots' public parts.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { Bot, PublicBot } from './bots';
 import { publicBot } from './bots';
 import { grantClaims, signGrant } from './grants';
 import { readJson, text } from './json';
 import type { PersonEnv } from './person';
+import { refusal } from './words/requestWords';
 
 export interface StartAnswer {
   grant: string;
@@ -32,9 +32,9 @@ export interface SessionDeps {
 export function sessionRoutes({ bots, grantSecret, clock, seen }: SessionDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
   routes.post('/start', async (c) => {
-    const slug = text(await readJson(c), 'bot', { maxChars: 64 });
+    const slug = text(c, await readJson(c), 'bot', { maxChars: 64 });
     const bot = bots.get(slug);
-    if (!bot) throw new HTTPException(404, { message: `There is no bot called "${slug}".` });
+    if (!bot) throw refusal(c, 404, 'requests.no-bot', { bot: slug });
     const claims = grantClaims(bot, c.get('person'), clock());
     await seen?.(c.get('person'), slug);
     return c.json<StartAnswer>({ grant: signGrant(grantSecret, claims), expiresAt: claims.expiresAt, bot: publicBot(bot) });
@@ -48,7 +48,7 @@ export function publicBotRoutes(bots: ReadonlyMap<string, Bot>): Hono {
   routes.get('/bots', (c) => c.json({ bots: [...bots.values()].map(publicBot).sort((a, b) => a.name.localeCompare(b.name)) }));
   routes.get('/bots/:slug', (c) => {
     const bot = bots.get(c.req.param('slug'));
-    if (!bot) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    if (!bot) throw refusal(c, 404, 'requests.no-bot', { bot: c.req.param('slug') });
     return c.json(publicBot(bot));
   });
   return routes;

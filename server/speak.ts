@@ -29,6 +29,9 @@ import type { Admission, Refused } from './chat/admission';
 import { REFUSED_HEADER } from './chat/doorTypes';
 import type { RefusedBy } from './chat/doorTypes';
 import { isRecord } from '../common/isRecord';
+import { requestWordsOf } from './words/requestWords';
+import { say } from './words/words';
+import type { Words } from './words/words';
 
 /** The voice endpoint a site names (`COPILOT_TTS_*`). */
 export interface SpeakEndpoint {
@@ -151,30 +154,31 @@ export function speechUrl(url: string): string {
 
 /**
  * The utterance `body` asks for, with `offered` voices (empty: any) and `fallbackVoice` for a
- * request that names none. `model` and anything else a client sends are ignored.
+ * request that names none; a refusal is said in `words`. `model` and anything else a client sends
+ * are ignored.
  */
-export function parseSpeechRequest(body: unknown, offered: readonly string[], fallbackVoice: string | undefined, inputCharsMax: number): SpeechRequest {
-  if (!isRecord(body)) throw new SpeakError(400, 'bad-request', 'The request body must be a JSON object.');
+export function parseSpeechRequest(body: unknown, offered: readonly string[], fallbackVoice: string | undefined, inputCharsMax: number, words: Words): SpeechRequest {
+  if (!isRecord(body)) throw new SpeakError(400, 'bad-request', say(words, 'requests.not-object'));
   const { input, voice, response_format: format, speed } = body;
   if (typeof input !== 'string' || input.trim() === '') {
-    throw new SpeakError(400, 'bad-request', 'input must be the text to say, a non-empty string.', 'input');
+    throw new SpeakError(400, 'bad-request', say(words, 'requests.speech-input'), 'input');
   }
   if (input.length > inputCharsMax) {
-    throw new SpeakError(413, 'too-large', `input is ${String(input.length)} characters; at most ${String(inputCharsMax)} are said at once.`, 'input');
+    throw new SpeakError(413, 'too-large', say(words, 'requests.speech-too-long', { chars: String(input.length), most: String(inputCharsMax) }), 'input');
   }
   if (voice !== undefined && voice !== null && typeof voice !== 'string') {
-    throw new SpeakError(400, 'bad-request', 'voice must be a string.', 'voice');
+    throw new SpeakError(400, 'bad-request', say(words, 'requests.not-text', { field: 'voice' }), 'voice');
   }
   const chosen = typeof voice === 'string' && voice !== '' ? voice : fallbackVoice;
-  if (chosen === undefined) throw new SpeakError(400, 'bad-request', 'voice is required: no default voice is configured.', 'voice');
+  if (chosen === undefined) throw new SpeakError(400, 'bad-request', say(words, 'requests.speech-no-voice'), 'voice');
   if (offered.length > 0 && !offered.includes(chosen)) {
-    throw new SpeakError(400, 'bad-request', `voice "${chosen}" is not offered here; choose one of ${offered.join(', ')}.`, 'voice');
+    throw new SpeakError(400, 'bad-request', say(words, 'requests.speech-voice-offered', { voice: chosen, voices: offered.join(', ') }), 'voice');
   }
   if (format !== undefined && format !== null && !SPEECH_FORMATS.includes(format as SpeechFormat)) {
-    throw new SpeakError(400, 'bad-request', `response_format must be one of ${SPEECH_FORMATS.join(', ')}.`, 'response_format');
+    throw new SpeakError(400, 'bad-request', say(words, 'requests.speech-format', { formats: SPEECH_FORMATS.join(', ') }), 'response_format');
   }
   if (speed !== undefined && speed !== null && (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.25 || speed > 4)) {
-    throw new SpeakError(400, 'bad-request', 'speed must be a number from 0.25 to 4.', 'speed');
+    throw new SpeakError(400, 'bad-request', say(words, 'requests.speech-speed'), 'speed');
   }
   return {
     input,
@@ -202,23 +206,20 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
     bodyCap(bodyBytesMax, (c, { status, sentence }) => c.json({ error: status === 413 ? 'too-large' : 'bad-request', message: sentence }, status)),
     async (c) => {
       const grant = await deps.authorize(c);
+      const words = requestWordsOf(c);
       if (endpoint === undefined || url === undefined) throw new SpeakError(404, 'no-endpoint', '');
-      if (deps.voiceBy(grant) !== 'endpoint') {
-        throw new SpeakError(403, 'not-endpoint-voice', 'This bot speaks with the device’s own voice, not the paid one, so the paid voice is not sold for it.');
-      }
-      if (!deps.live) {
-        throw new SpeakError(403, 'not-live', 'This site does not buy its paid voice until AGENTS_LIVE=1 is set, so the page speaks with its own voice.');
-      }
+      if (deps.voiceBy(grant) !== 'endpoint') throw new SpeakError(403, 'not-endpoint-voice', say(words, 'requests.device-voice'));
+      if (!deps.live) throw new SpeakError(403, 'not-live', say(words, 'requests.voice-not-live'));
       let body: unknown;
       try {
         body = await c.req.json();
       } catch (error) {
-        throw new SpeakError(400, 'bad-request', 'The request body is not valid JSON.', undefined, undefined, { cause: error });
+        throw new SpeakError(400, 'bad-request', say(words, 'requests.not-json'), undefined, undefined, { cause: error });
       }
       const botVoices = deps.voicesFor?.(grant) ?? [];
       const offered = botVoices.length > 0 ? botVoices : (endpoint.voices ?? []);
       const fallbackVoice = endpoint.voice !== undefined && (offered.length === 0 || offered.includes(endpoint.voice)) ? endpoint.voice : offered[0];
-      const speech = parseSpeechRequest(body, offered, fallbackVoice, inputCharsMax);
+      const speech = parseSpeechRequest(body, offered, fallbackVoice, inputCharsMax, words);
 
       const costUsd = (speech.input.length * usdPerMillionChars) / 1_000_000;
       const startedMs = clock();
@@ -276,11 +277,11 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
             asked.bought = true;
             return new Response(null, { status: 499 });
           }
-          throw new SpeakError(502, 'upstream-unreachable', 'The voice endpoint could not be reached.', undefined, undefined, { cause: error });
+          throw new SpeakError(502, 'upstream-unreachable', say(words, 'requests.voice-unreachable'), undefined, undefined, { cause: error });
         }
         if (!upstream.ok || upstream.body === null) {
           await upstream.body?.cancel().catch(() => undefined);
-          throw new SpeakError(502, 'upstream', `The voice endpoint answered ${String(upstream.status)}.`, undefined, upstream.status);
+          throw new SpeakError(502, 'upstream', say(words, 'requests.voice-failed', { status: String(upstream.status) }), undefined, upstream.status);
         }
         asked.bought = true;
         return new Response(upstream.body, {
@@ -310,11 +311,11 @@ export function speakProxy<G>(deps: SpeakDeps<G>): Hono {
       );
     }
     if (error instanceof HTTPException && error.status === 401) {
-      return c.json({ error: 'unauthorized', message: error.message || 'The grant was refused.' }, 401);
+      return c.json({ error: 'unauthorized', message: error.message || say(requestWordsOf(c), 'requests.grant-refused') }, 401);
     }
     if (error instanceof HTTPException) return c.json({ error: 'bad-request', message: error.message }, error.status);
     console.error(JSON.stringify({ event: 'speak.failed', error: error.name }));
-    return c.json({ error: 'server', message: 'Something went wrong on the server.' }, 500);
+    return c.json({ error: 'server', message: say(requestWordsOf(c), 'requests.server-failed') }, 500);
   });
 
   return app;

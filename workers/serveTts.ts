@@ -7,11 +7,13 @@
 import * as Comlink from 'comlink';
 import manifestJson from '../models/manifest.json';
 import type { LoadRequest, SpeakRequest, TtsApi } from '../common/voice/api';
+import { VoiceLoadError } from '../common/voice/loadFailure';
 import { parseManifest } from '../common/voice/manifest';
 import { fetchLoad, fetchVoiceFile } from './modelFiles';
 import { createTtsService, NotLoadedError } from './ttsService';
 import type { EngineOptions } from './supertonic';
 import { MODEL_CACHE_NAME } from './weights';
+import { whyLoadFailed } from './whyLoadFailed';
 
 type OrtModule = EngineOptions['ort'];
 
@@ -72,7 +74,13 @@ export function serveTts(options: ServeOptions = {}): void {
 
   const api: TtsApi = {
     async load(request, onProgress) {
-      return (await serviceFor(request)).load(request, onProgress);
+      try {
+        return await (await serviceFor(request)).load(request, onProgress);
+      } catch (error) {
+        // The detail is for whoever debugs the page; the page tells the person its kind, in their words.
+        console.warn('The on-device voice could not load:', error);
+        throw new VoiceLoadError(whyLoadFailed(error), { cause: error });
+      }
     },
     voices: () => loaded().voices(),
     languages: () => loaded().languages(),

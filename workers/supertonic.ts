@@ -131,7 +131,7 @@ export class SupertonicEngine {
   static async create(files: EngineFiles, options: EngineOptions): Promise<SupertonicEngine> {
     const config = readTtsConfig(files.config);
     if (latentChannels(config) !== LATENT_CHANNELS) {
-      throw new EngineError(`tts.json describes ${latentChannels(config)} latent channels; Supertonic has ${LATENT_CHANNELS}.`);
+      throw new ModelContractError(`tts.json describes ${latentChannels(config)} latent channels; Supertonic has ${LATENT_CHANNELS}.`);
     }
     let last: unknown;
     for (const provider of options.providers) {

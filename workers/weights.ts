@@ -21,15 +21,7 @@
  *   `ModelFileError`. Unreachable hosts and HTTP errors reject at once with `ModelDownloadError`.
  * - Aborting `signal` rejects with the signal's reason and stops every download of the call.
  */
-import {
-  compareFile,
-  httpError,
-  isPinned,
-  ModelFileError,
-  ModelManifestError,
-  toHex,
-  unreachableError,
-} from '../common/voice/manifest';
+import { compareFile, isPinned, ModelDownloadError, ModelFileError, ModelManifestError, toHex } from '../common/voice/manifest';
 import type { Measured, Mismatch, ModelFile } from '../common/voice/manifest';
 
 /** The Cache Storage name: `await caches.open(MODEL_CACHE_NAME)`. Bump the suffix to drop every cached file. */
@@ -94,12 +86,6 @@ export interface LoadedModelFile {
   /** True when no network was used. */
   fromCache: boolean;
 }
-
-const RETRY_ADVICE =
-  'It was downloaded twice and came out wrong both times, so it was not used or kept. If the files come from a mirror, run `npm run models` there again; if the hub changed the file, the manifest needs a new pin (`npm run models -- --pin`); otherwise the connection may be cutting downloads short, so try again later.';
-
-const UNREACHABLE_ADVICE =
-  'Check the connection. If this network cannot reach the model hub, the operator can self-host the model (`npm run models`) and point Confab at that mirror.';
 
 /**
  * The Cache Storage key of a file: its URL plus its pin as a query parameter (a `#fragment` would
@@ -196,11 +182,16 @@ async function download(file: ModelFile, url: string, deps: WeightsDeps, report:
     response = await fetchImpl(url, { signal: deps.signal, cache: 'no-store' });
   } catch (error) {
     deps.signal?.throwIfAborted();
-    throw unreachableError(url, error, UNREACHABLE_ADVICE);
+    throw new ModelDownloadError(
+      url,
+      null,
+      'Check the connection. If this network cannot reach the model hub, the operator can self-host the model (`npm run models`) and point Confab at that mirror.',
+      { cause: error },
+    );
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw httpError(url, response.status, response.statusText);
+    throw new ModelDownloadError(url, { status: response.status, statusText: response.statusText });
   }
   const declared = declaredLength(response);
   const total = file.size ?? declared;
@@ -256,7 +247,15 @@ export async function fetchModelFile(file: ModelFile, url: string, deps: Weights
   };
   let attempt = await download(file, url, deps, report);
   if (!attempt.ok) attempt = await download(file, url, deps, report);
-  if (!attempt.ok) throw new ModelFileError(file.path, url, attempt.mismatch, RETRY_ADVICE, { cause: attempt.cause });
+  if (!attempt.ok) {
+    throw new ModelFileError(
+      file.path,
+      url,
+      attempt.mismatch,
+      'It was downloaded twice and came out wrong both times, so it was not used or kept. If the files come from a mirror, run `npm run models` there again; if the hub changed the file, the manifest needs a new pin (`npm run models -- --pin`); otherwise the connection may be cutting downloads short, so try again later.',
+      { cause: attempt.cause },
+    );
+  }
   if (attempt.measured.size >= shown) {
     deps.onFileProgress?.({ path: file.path, bytesDone: attempt.measured.size, bytesTotal: attempt.measured.size });
   }

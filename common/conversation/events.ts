@@ -55,7 +55,7 @@ export interface Line {
   role: 'user' | 'assistant';
   text: string;
   utteranceId: number;
-  /** The assistant was talked over, so only part of this line was heard. */
+  /** The assistant was talked over, so only part of this line was played. */
   interrupted?: boolean;
 }
 
@@ -84,7 +84,7 @@ export type ConversationEvent =
    * next, rather than lost while a cold recogniser opens.
    */
   | { type: 'voice.heardOver' }
-  /** Push-and-hold: the talk control went down / came up. */
+  /** Push to talk: the talk control went down / came up. */
   | { type: 'talk.press' }
   | { type: 'talk.release' }
   | { type: 'mic.mute' }
@@ -121,7 +121,7 @@ export type ConversationEvent =
   | { type: 'audio.ended'; utteranceId: number; piece: number }
   /**
    * A piece could not be voiced. An endpoint speaker that fails abandons the rest of that
-   * utterance; the machine re-speaks what was not yet heard on the device and stays there.
+   * utterance; the machine re-speaks what was not yet played on the device and stays there.
    */
   | { type: 'speaker.failed'; utteranceId: number; piece: number; voice: Voice; reason: string }
   /**
@@ -129,7 +129,7 @@ export type ConversationEvent =
    * making speech costs on this device. Pieces for it are cut to what it can make in time.
    */
   | { type: 'voice.paced'; pace: Pace }
-  | { type: 'settings.changed'; speech?: boolean; hold?: boolean; language?: string }
+  | { type: 'settings.changed'; speech?: boolean; pushToTalk?: boolean; language?: string }
   /**
    * The bot's greeting from its file, for a new conversation: shown and spoken like an answer
    * (and talked over like one). Only taken while nothing has been said; send it after the first
@@ -166,8 +166,8 @@ export interface ConversationInput {
   say: PageSay;
   /** Whether answers are spoken. Off: written only, nothing synthesised or requested. Default true. */
   speech?: boolean;
-  /** Push-and-hold instead of an open microphone. Default false. */
-  hold?: boolean;
+  /** Push to talk instead of an open microphone. Default false. */
+  pushToTalk?: boolean;
   /** Starts muted (typing only). Default false. */
   muted?: boolean;
   /** The bot file's `voice.by`. Default `device`. */
@@ -198,9 +198,9 @@ export interface ConversationContext {
   lines: Line[];
   /** `null` while the microphone is the way in; otherwise why only typing works. */
   typing: TypingReason | null;
-  /** Push-and-hold instead of an open microphone. */
-  hold: boolean;
-  /** Push-and-hold: the talk control is down. */
+  /** Push to talk instead of an open microphone. */
+  pushToTalk: boolean;
+  /** Push to talk: the talk control is down. */
   talkHeld: boolean;
   /** The person asked the bot to wait ("hold on", "give me a second"): it says nothing until they go on. */
   waiting: boolean;
@@ -216,8 +216,8 @@ export interface ConversationContext {
   pieces: string[];
   /** Which pieces have finished: played out, or lost to a failure with no fallback left. */
   settled: boolean[];
-  /** Which pieces began to sound: what an interrupted answer is kept as. */
-  heard: boolean[];
+  /** Which pieces were played (began to sound): what an interrupted answer is kept as. */
+  played: boolean[];
   /** The answer text has ended (done, failed or timed out); the turn returns once audio drains. */
   answerEnded: boolean;
   /** What the assistant said in its last few utterances, for the self-echo check. */

@@ -8,6 +8,9 @@
  * summary of the conversation so far (the previous summary and what was said since) when a provider
  * is live; the last lines verbatim when the stand-in answers.
  */
+import { forModel } from '../modelText';
+import { checkOption } from '../options';
+import type { Limit } from '../options';
 
 /** A message as a prompt carries it. */
 export interface PromptLine {
@@ -24,9 +27,12 @@ export const VERBATIM_LINES = 8;
 /** The longest summary kept, in characters. */
 export const SUMMARY_CHARS_MAX = 2000;
 
+/** What `keep` and `every` may be: a whole number of messages or lines. */
+const COUNT: Limit = { min: 1, whole: true };
+
 /** The last `keep` of `messages`: what a page sends, and what a prompt carries verbatim. */
 export function recentMessages<M>(messages: readonly M[], keep = RECENT_MESSAGES): M[] {
-  if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep is ${String(keep)}; give a whole number of messages, 1 or more.`);
+  checkOption('compaction.keep', keep, COUNT);
   return messages.slice(-keep);
 }
 
@@ -46,7 +52,7 @@ export function compacted<M extends PromptLine>(messages: readonly M[], summary:
 
 /** Whether a checkpoint is due, with `linesSince` lines said since the last one. */
 export function checkpointDue(linesSince: number, every = CHECKPOINT_EVERY_LINES): boolean {
-  if (!Number.isSafeInteger(every) || every < 1) throw new RangeError(`A checkpoint every ${String(every)} lines: give a whole number, 1 or more.`);
+  checkOption('compaction.every', every, COUNT);
   return linesSince >= every;
 }
 
@@ -69,14 +75,15 @@ export function summaryPrompt(previous: string | null, since: readonly PromptLin
   return [
     {
       role: 'system',
-      content:
+      content: forModel(
         'You keep a running summary of a spoken conversation between a person and an assistant, so the assistant can carry on ' +
-        'once the early lines are gone. In at most 150 words of plain sentences, keep what the person said about themselves, ' +
-        'what they asked for, what was decided or promised, and anything they will expect to be remembered. No preamble.',
+          'once the early lines are gone. In at most 150 words of plain sentences, keep what the person said about themselves, ' +
+          'what they asked for, what was decided or promised, and anything they will expect to be remembered. No preamble.',
+      ),
     },
     {
       role: 'user',
-      content: `${previous === null ? 'There is no summary yet.' : `The summary so far:\n${previous}`}\n\nWhat was said since:\n${spoken(since).join('\n')}\n\nWrite the new summary.`,
+      content: forModel(`${previous === null ? 'There is no summary yet.' : `The summary so far:\n${previous}`}\n\nWhat was said since:\n${spoken(since).join('\n')}\n\nWrite the new summary.`),
     },
   ];
 }

@@ -230,18 +230,26 @@ export interface Publication {
   live: LiveState | null;
 }
 
-/** Reads a publication from a request body, or says in a sentence what is wrong with it. */
-export function publicationOf(body: unknown): { ok: true; publication: Publication } | { ok: false; sentence: string } {
-  if (!isRecord(body)) return { ok: false, sentence: 'The body must be a JSON object.' };
-  if (!isText(body.bot, 64) || body.bot === '') return { ok: false, sentence: 'bot must name a bot.' };
-  if (!isId(body.page)) return { ok: false, sentence: 'page must be the page’s id: 8 to 64 letters, digits, dashes or underscores.' };
+/**
+ * What is wrong with a publication, as a code: only a page's own code builds one, so a refusal is
+ * that code's bug, for whoever debugs it (the answer, the log) — never a sentence for a person.
+ * `events.misshapen`: not a list, or longer than `EVENTS_PER_POST_MAX`.
+ */
+export type PublicationProblem = 'body.not-object' | 'bot.missing' | 'page.not-id' | 'events.misshapen' | 'event.misshapen' | 'event.server-kind' | 'live.misshapen';
+
+/** Reads a publication from a request body, or names what is wrong with it. */
+export function publicationOf(body: unknown): { ok: true; publication: Publication } | { ok: false; problem: PublicationProblem } {
+  if (!isRecord(body)) return { ok: false, problem: 'body.not-object' };
+  if (!isText(body.bot, 64) || body.bot === '') return { ok: false, problem: 'bot.missing' };
+  if (!isId(body.page)) return { ok: false, problem: 'page.not-id' };
   const events = body.events ?? [];
-  if (!Array.isArray(events) || events.length > EVENTS_PER_POST_MAX) return { ok: false, sentence: `events must be a list of at most ${EVENTS_PER_POST_MAX} events.` };
+  if (!Array.isArray(events) || events.length > EVENTS_PER_POST_MAX) return { ok: false, problem: 'events.misshapen' };
   for (const event of events as unknown[]) {
-    if (!isWindowEvent(event)) return { ok: false, sentence: 'An event is not in a shape the window keeps.' };
-    if (!PAGE_KINDS.includes(event.kind)) return { ok: false, sentence: `A page may not publish a ${event.kind} event; the server writes those.` };
+    if (!isWindowEvent(event)) return { ok: false, problem: 'event.misshapen' };
+    // The server writes the other kinds itself.
+    if (!PAGE_KINDS.includes(event.kind)) return { ok: false, problem: 'event.server-kind' };
   }
   const live = body.live ?? null;
-  if (live !== null && !isLiveState(live)) return { ok: false, sentence: 'live is not a live state.' };
+  if (live !== null && !isLiveState(live)) return { ok: false, problem: 'live.misshapen' };
   return { ok: true, publication: { bot: body.bot, page: body.page, events: events as WindowEvent[], live } };
 }

@@ -102,7 +102,10 @@ export interface SpokenPiece {
 }
 
 export interface TtsApi {
-  /** Downloads (or reads from cache), verifies and starts the model; reports progress as it goes. */
+  /**
+   * Downloads (or reads from cache), verifies and starts the model; reports progress as it goes.
+   * The worker rejects with a `VoiceLoadError` (`loadFailure.ts`): the kind only, the detail in its console.
+   */
   load(request: LoadRequest, onProgress: (progress: LoadProgress) => void): Promise<LoadResult>;
   voices(): Promise<string[]>;
   languages(): Promise<Language[]>;

@@ -346,18 +346,37 @@ export class ModelFileError extends Error {
 }
 
 /**
- * A download that did not happen: the host could not be reached (`status` null) or answered with an
- * HTTP error (`status` its code). The message names the host or URL and the status, and what to do.
+ * A download that did not happen: the host could not be reached (`answer` null; `options.cause` says
+ * why) or answered with an HTTP error. The message is for whoever runs the download — the terminal
+ * of `npm run models`, the worker's console — and names the host or URL, the status, and what to do:
+ * `advice`, or for an HTTP error without it, its status's own.
  */
 export class ModelDownloadError extends Error {
   override readonly name = 'ModelDownloadError';
+  /** The HTTP status the host answered; null when it could not be reached. */
+  readonly status: number | null;
   constructor(
     readonly url: string,
-    readonly status: number | null,
-    message: string,
+    answer: { status: number; statusText: string } | null,
+    advice?: string,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    const what =
+      answer === null
+        ? `Could not reach ${hostOf(url)}: ${describeCause(options?.cause)}`
+        : `Could not download ${url}: HTTP ${String(answer.status)}${answer.statusText === '' ? '' : ` ${answer.statusText}`}`;
+    super(`${what}. ${advice ?? ModelDownloadError.adviceFor(answer?.status ?? null)}`, options);
+    this.status = answer?.status ?? null;
+  }
+
+  /** What the operator can do about an HTTP error from a model host. */
+  private static adviceFor(status: number | null): string {
+    if (status === 404) {
+      return 'The file is not at that address: a mirror may not hold this version yet (run `npm run models` where it is served), or the manifest names the wrong repo or revision.';
+    }
+    if (status === 401 || status === 403) return 'The server refused access; check that the repo or mirror is public.';
+    if (status !== null && (status === 429 || status >= 500)) return 'The server is busy or failing; try again in a few minutes.';
+    return 'Check that the model base points at the model files.';
   }
 }
 
@@ -383,25 +402,4 @@ export function describeCause(error: unknown): string {
   const [first, ...rest] = messages;
   if (first === undefined) return 'unknown error';
   return rest.length === 0 ? first : `${first} (${rest.join('; ')})`;
-}
-
-/** What a person can do about an HTTP error from a model host. */
-function httpAdvice(status: number): string {
-  if (status === 404) {
-    return 'The file is not at that address: a mirror may not hold this version yet (run `npm run models` where it is served), or the manifest names the wrong repo or revision.';
-  }
-  if (status === 401 || status === 403) return 'The server refused access; check that the repo or mirror is public.';
-  if (status === 429 || status >= 500) return 'The server is busy or failing; try again in a few minutes.';
-  return 'Check that the model base points at the model files.';
-}
-
-/** `Could not reach <host>: <cause>. <advice>` — the host could not be reached at all. */
-export function unreachableError(url: string, cause: unknown, advice: string): ModelDownloadError {
-  return new ModelDownloadError(url, null, `Could not reach ${hostOf(url)}: ${describeCause(cause)}. ${advice}`, { cause });
-}
-
-/** `Could not download <url>: HTTP <status> <text>. <advice>` — the host answered with an error. */
-export function httpError(url: string, status: number, statusText: string): ModelDownloadError {
-  const text = statusText === '' ? '' : ` ${statusText}`;
-  return new ModelDownloadError(url, status, `Could not download ${url}: HTTP ${status}${text}. ${httpAdvice(status)}`);
 }

@@ -4,6 +4,7 @@
  * half-hour zones (Asia/Kolkata, +05:30) come out right without a time-zone library. Times are ms
  * since the epoch; a zone is an IANA name (`Europe/Lisbon`).
  */
+import { intlLanguage, joinWords, saysEnglish } from './spoken';
 
 /** A wall-clock reading in one zone. */
 export interface LocalTime {
@@ -104,8 +105,14 @@ export function isoLocal(ms: number, timeZone: string): string {
   return `${t.year}-${two(t.month)}-${two(t.day)}T${two(t.hour)}:${two(t.minute)}:${two(t.second)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
 
-/** The time of day as said: "3:05 pm", "7 pm", "noon", "midnight". */
-export function spokenClock(t: Pick<LocalTime, 'hour' | 'minute'>): string {
+/**
+ * The time of day as said: in English "3:05 pm", "7 pm", "noon", "midnight"; in another language its
+ * own clock, as `Intl` writes it ("15:05").
+ */
+export function spokenClock(t: Pick<LocalTime, 'hour' | 'minute'>, language?: string): string {
+  if (!saysEnglish(language)) {
+    return new Intl.DateTimeFormat(intlLanguage(language), { hour: 'numeric', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).format(Date.UTC(2000, 0, 1, t.hour, t.minute));
+  }
   if (t.minute === 0 && t.hour === 12) return 'noon';
   if (t.minute === 0 && t.hour === 0) return 'midnight';
   const hour12 = t.hour % 12 === 0 ? 12 : t.hour % 12;
@@ -113,8 +120,11 @@ export function spokenClock(t: Pick<LocalTime, 'hour' | 'minute'>): string {
   return t.minute === 0 ? `${hour12} ${half}` : `${hour12}:${two(t.minute)} ${half}`;
 }
 
-/** The date as said: "Tuesday, 1 December". */
-export function spokenDate(t: Pick<LocalTime, 'weekday' | 'day' | 'month'>): string {
+/** The date as said: in English "Tuesday, 1 December"; in another language as `Intl` writes it ("martes, 1 de diciembre"). */
+export function spokenDate(t: Pick<LocalTime, 'year' | 'month' | 'day' | 'weekday'>, language?: string): string {
+  if (!saysEnglish(language)) {
+    return new Intl.DateTimeFormat(intlLanguage(language), { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(Date.UTC(t.year, t.month - 1, t.day));
+  }
   return `${WEEKDAYS[t.weekday] ?? ''}, ${t.day} ${MONTHS[t.month - 1] ?? ''}`;
 }
 
@@ -123,31 +133,16 @@ export function daysBetween(earlier: LocalTime, later: LocalTime): number {
   return Math.round((Date.UTC(later.year, later.month - 1, later.day) - Date.UTC(earlier.year, earlier.month - 1, earlier.day)) / DAY_MS);
 }
 
-/**
- * When `ms` is, said from `nowMs` in `timeZone`: "at 7:30 pm", "at 7:30 am tomorrow", "at 9 am on
- * Friday, 4 December"; "now" once it has come.
- */
-export function spokenAt(ms: number, nowMs: number, timeZone: string): string {
-  if (ms <= nowMs) return 'now';
-  const at = localTime(ms, timeZone);
-  const days = daysBetween(localTime(nowMs, timeZone), at);
-  if (days === 0) return `at ${spokenClock(at)}`;
-  if (days === 1) return `at ${spokenClock(at)} tomorrow`;
-  return `at ${spokenClock(at)} on ${spokenDate(at)}`;
-}
-
-/** A span as said after "in": "45 seconds", "1 minute", "10 minutes", "2 hours", "1 hour and 30 minutes". */
-export function spokenSpan(seconds: number): string {
+/** A span as said after "in", in `language`: "45 seconds", "1 minute", "2 hours", "1 hour and 30 minutes", "1 hora y 30 minutos". */
+export function spokenSpan(seconds: number, language?: string): string {
+  const tag = intlLanguage(language);
+  const count = (n: number, unit: 'second' | 'minute' | 'hour') => new Intl.NumberFormat(tag, { style: 'unit', unit, unitDisplay: 'long' }).format(n);
   if (seconds < 60) return count(Math.max(1, Math.round(seconds)), 'second');
   const minutes = Math.round(seconds / 60);
   if (minutes < 60) return count(minutes, 'minute');
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  return rest === 0 ? count(hours, 'hour') : `${count(hours, 'hour')} and ${count(rest, 'minute')}`;
-}
-
-function count(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+  return rest === 0 ? count(hours, 'hour') : joinWords([count(hours, 'hour'), count(rest, 'minute')], language);
 }
 
 function two(n: number): string {

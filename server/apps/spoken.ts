@@ -1,17 +1,26 @@
 /**
- * Small pieces of spoken English the apps share: lists said with "and", counts with their noun, and
- * the numbers a person says in words ("in twenty five minutes").
+ * Small pieces of speech the apps share: lists said with "and" in the person's language, a phrase
+ * opening a sentence, and the numbers a person says in words ("in twenty five minutes", which the
+ * stand-in hears in English only).
  */
 
-/** "milk", "milk and eggs", "milk, eggs and bread". */
-export function joinWords(words: readonly string[]): string {
-  if (words.length <= 1) return words[0] ?? '';
-  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1] ?? ''}`;
+/** Whether `language` is English, or unset (an MCP call, where the words are English's). */
+export function saysEnglish(language: string | undefined): boolean {
+  return language === undefined || language.split('-')[0] === 'en';
 }
 
-/** "1 thing", "5 things"; `plural` for nouns that do not just take an s. */
-export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
+/** `language` as `Intl` takes it: English when it is unset or a tag `Intl` cannot read. */
+export function intlLanguage(language: string | undefined): string {
+  try {
+    return Intl.getCanonicalLocales(language ?? 'en')[0] ?? 'en';
+  } catch {
+    return 'en';
+  }
+}
+
+/** "milk", "milk and eggs", "milk, eggs, and bread": listed as `language` lists (English when unset). */
+export function joinWords(words: readonly string[], language?: string): string {
+  return new Intl.ListFormat(intlLanguage(language), { type: 'conjunction' }).format(words);
 }
 
 /** Capitalises the first letter, for a phrase that opens a sentence. */

@@ -19,6 +19,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DOOR_EVENTS } from '../../common/acting/protocol';
+import { forModel } from '../../common/modelText';
+import type { ModelText } from '../../common/modelText';
 import type { PendingActionEvent, VerbRanEvent } from '../../common/acting/protocol';
 import { toolContent } from '../outside/fence';
 import { heardSentence } from '../verbs/errors';
@@ -39,7 +41,9 @@ import type { OpenUpstream, PromptMessage } from './upstream';
 import type { ClaimedStep, TurnStep } from '../db/turnSteps';
 
 /** What the model is told of a call not run because the turn's verb calls ran out. */
-const VERB_CALLS_SPENT = 'Not run: this turn has used all the verb calls it may make.';
+const VERB_CALLS_SPENT = forModel('Not run: this turn has used all the verb calls it may make.');
+/** What the model is told of a call not run because the turn asked the person a question first. */
+const WAITING_FOR_ANSWER = forModel('Not run: the turn is waiting for the person to answer a question first.');
 
 /** How many verb calls one turn may make. */
 export const VERB_CALLS_MAX = 8;
@@ -232,14 +236,14 @@ export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonl
           toolAnswer(
             call,
             first === undefined
-              ? { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }
-              : { ...first, message: `Run as one with call ${toolCalls[group.first]?.id ?? ''}, with every call of this verb in this step: that call's answer is this one's too.` },
+              ? { ok: false, error: 'not_run', message: WAITING_FOR_ANSWER }
+              : { ...first, message: forModel(`Run as one with call ${toolCalls[group.first]?.id ?? ''}, with every call of this verb in this step: that call's answer is this one's too.`) },
           ),
         );
         continue;
       }
       if (pending !== undefined) {
-        answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: 'Not run: the turn is waiting for the person to answer a question first.' }));
+        answers.push(toolAnswer(call, { ok: false, error: 'not_run', message: WAITING_FOR_ANSWER }));
         continue;
       }
       if (verbCalls >= maxVerbCalls) {
@@ -250,7 +254,7 @@ export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonl
       const verb = verbNameOf(call.name);
       const input = group === undefined ? argumentsOf(call) : group.input;
       if (input === undefined) {
-        answers.push(toolAnswer(call, { ok: false, error: 'invalid_input', message: 'The arguments were not a JSON object.' }));
+        answers.push(toolAnswer(call, { ok: false, error: 'invalid_input', message: forModel('The arguments were not a JSON object.') }));
         yield event(DOOR_EVENTS.verb, { verb, ok: false, code: 'invalid_input' } satisfies VerbRanEvent);
         continue;
       }
@@ -293,10 +297,10 @@ export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonl
       } else if (outcome.error.code === 'confirmation_required' && outcome.verb !== undefined) {
         pending = await acting.keepPending({ verb: outcome.verb.name, input: outcome.input });
         yield event(DOOR_EVENTS.confirm, pending);
-        answers.push(toolAnswer(call, { ok: false, error: 'confirmation_required', message: 'The person has been asked to confirm this in their page; it has not run.' }));
+        answers.push(toolAnswer(call, { ok: false, error: 'confirmation_required', message: forModel('The person has been asked to confirm this in their page; it has not run.') }));
       } else {
         yield event(DOOR_EVENTS.verb, { verb, ok: false, code: outcome.error.code } satisfies VerbRanEvent);
-        answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: heardSentence(outcome.error, acting.words) }));
+        answers.push(toolAnswer(call, { ok: false, error: outcome.error.code, message: forModel(heardSentence(outcome.error, acting.words)) }));
       }
     }
     if (pending !== undefined) {
@@ -366,7 +370,8 @@ function event(name: string, data: unknown): DoorEvent {
   return { event: name, data };
 }
 
-function toolAnswer(call: ToolCall, content: { ok: boolean } & Record<string, unknown>, outsideApp?: string): PromptMessage {
+/** A call's answer as the model reads it: the result, or the code and a sentence for the model to say again in its own words. */
+function toolAnswer(call: ToolCall, content: { ok: boolean; error?: string; message?: ModelText; output?: unknown }, outsideApp?: string): PromptMessage {
   return { role: 'tool', tool_call_id: call.id, content: toolContent(content, outsideApp) };
 }
 

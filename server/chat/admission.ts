@@ -31,12 +31,12 @@ export interface Admission {
   readonly settled: boolean;
 }
 
-/** A second settlement of one admission: a fault in the caller, not in the ledger. */
+/**
+ * A second settlement of one admission: a fault in the caller, not in the ledger, which its name
+ * says (a turn is settled exactly once). Nobody is told it: the door answers it as a server error.
+ */
 export class SettledTwice extends Error {
   override readonly name = 'SettledTwice';
-  constructor() {
-    super('This turn was already settled; a turn is settled exactly once.');
-  }
 }
 
 /** Spend that is not an answer (a sentence of the paid voice), reserved against spend ceilings only. */

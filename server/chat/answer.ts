@@ -33,11 +33,14 @@ export type AnswerEnded =
   /** The ledger refused the turn before anything was asked. */
   | 'refused';
 
-/** Why an answer's signal was aborted; the `reason` the door aborts with. */
+/**
+ * Why an answer's signal was aborted; the `reason` the door aborts with. Its message is the reason
+ * alone, for a developer: what a person hears of it is `closingSentence`.
+ */
 export class AnswerStop extends Error {
   override readonly name = 'AnswerStop';
   constructor(readonly why: 'client' | 'minutes' | 'spend' | 'stalled' | 'shutdown') {
-    super(`The answer was stopped (${why}).`);
+    super(why);
   }
 }
 

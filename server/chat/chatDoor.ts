@@ -10,8 +10,9 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyCap } from '../bodyCap';
-import { HTTPException } from 'hono/http-exception';
 import { refusalSentence } from '../words/refusalWords';
+import { refusal, requestWordsOf } from '../words/requestWords';
+import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { admit, settleTurn } from './admission';
 import type { Refused } from './admission';
@@ -54,16 +55,17 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   /** The grant, the request and the bot of a call, or the HTTP error that refuses it. */
   async function readTurn(c: Context): Promise<{ grant: G; request: ChatRequest; bot: B }> {
     const grant = await deps.authorize(c);
-    if (deps.running?.stopping === true) throw new HTTPException(503, { message: 'The server is restarting; ask again in a moment.' });
+    if (deps.running?.stopping === true) throw refusal(c, 503, 'requests.restarting');
+    const words = requestWordsOf(c);
     let body: unknown;
     try {
       body = await c.req.json();
     } catch (error) {
-      throw new ChatRequestError('The request body is not valid JSON.', null, 400, { cause: error });
+      throw new ChatRequestError(say(words, 'requests.not-json'), null, 400, { cause: error });
     }
-    const request = parseChatRequest(body);
+    const request = parseChatRequest(body, words);
     const bot = deps.botOf(grant.bot);
-    if (bot === undefined) throw new HTTPException(404, { message: 'The bot this grant names is not here any more.' });
+    if (bot === undefined) throw refusal(c, 404, 'requests.bot-gone');
     return { grant, request, bot };
   }
 
@@ -76,7 +78,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   app.post('/chat/completions', cap, async (c) => {
     const { grant, request, bot } = await readTurn(c);
     const conversationKey = conversationKeyOf(c.req.header('x-confab-conversation'));
-    const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER));
+    const turnId = turnIdOf(c.req.header(TURN_HEADER), c.req.header(IDEMPOTENCY_HEADER), requestWordsOf(c));
     const turn: DoorTurn<G, B> = { grant, bot, messages: request.messages, conversationKey, words: wordsFor(bot, c.req.header(LANGUAGE_HEADER)) };
     const plan = deps.acting === undefined
       ? Promise.resolve(undefined)
@@ -160,7 +162,7 @@ export function chatDoor<G extends DoorGrant, B extends DoorBot>(deps: DoorDeps<
   });
 
   app.onError((error, c) => {
-    const { status, body } = failureOf(error);
+    const { status, body } = failureOf(error, requestWordsOf(c));
     return c.json(body, status);
   });
 

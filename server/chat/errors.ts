@@ -3,6 +3,8 @@
  * a question or an answer in its message, because messages end up in responses (logs name only the
  * class). A provider's own sentence about a failure the site can fix is kept apart (`sentence`).
  */
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** A request the door cannot take: 400 (or 413 for a body past the cap), naming the field. */
 export class ChatRequestError extends Error {
@@ -55,35 +57,29 @@ export class ProviderError extends Error {
       sentence?: string | undefined;
     },
   ) {
-    super(
-      failure === 'status'
-        ? `The provider "${provider}" answered ${String(status)}${code === undefined ? '' : ` (${code})`}.`
-        : `The provider "${provider}" ${FAILURE_WORDS[failure]}.`,
-      options,
-    );
+    // For whoever debugs it; the person is told `forPerson`, in their words.
+    super(`provider ${provider}: ${failure}${status === undefined ? '' : ` ${String(status)}`}${code === undefined ? '' : ` (${code})`}`, options);
     this.sentence = options?.sentence;
   }
 
-  /** What the person who asked is told: `message`, and the provider's own sentence when it is theirs to act on. */
-  forPerson(): string {
-    return this.sentence === undefined ? this.message : `${this.message.replace(/\.$/, '')}: “${this.sentence}”`;
+  /** What the person who asked is told, in `words`: which provider failed how, and its own sentence when it is theirs to act on. */
+  forPerson(words: Words): string {
+    const fill = { provider: this.provider, status: `${String(this.status)}${this.code === undefined ? '' : ` (${this.code})`}` };
+    const said = say(words, `requests.provider-${this.failure}`, fill);
+    return this.sentence === undefined ? said : say(words, 'requests.provider-said', { failure: said, sentence: this.sentence });
   }
 }
-
-const FAILURE_WORDS: Readonly<Record<Exclude<ProviderFailure, 'status'>, string>> = {
-  unreachable: 'could not be reached',
-  timeout: 'sent no first token in time',
-  stream: 'broke off before its first token',
-};
 
 /** Every provider was asked and none answered, each for a reason of its own. */
 export class NoProviderAnswered extends Error {
   override readonly name = 'NoProviderAnswered';
   constructor(readonly failures: readonly ProviderError[]) {
-    // The provider's own sentences are in this message: it goes to the person who asked, and is never logged (`nameOf`).
-    super(`No provider answered: ${failures.map((failure) => failure.forPerson()).join(' ')}`, {
-      cause: failures.at(-1),
-    });
+    super(`no provider answered: ${failures.map((failure) => failure.message).join('; ')}`, { cause: failures.at(-1) });
+  }
+
+  /** What the person who asked is told, in `words`: each provider's failure, its own sentence kept. */
+  forPerson(words: Words): string {
+    return say(words, 'requests.no-provider-answered', { failures: this.failures.map((failure) => failure.forPerson(words)).join(' ') });
   }
 }
 

@@ -17,6 +17,9 @@ import { ChatRequestError, nameOf, NoProviderAnswered, ProviderError } from './e
 import type { TokenUsage } from './prices';
 import { chunkOf, completionOf, errorOf, usageChunkOf } from './wire';
 import type { AnswerHeader, OpenAiError } from './wire';
+import { requestWordsOf } from '../words/requestWords';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** Settling an answer nothing was reserved for. */
 const settledFree = (): Promise<TokenUsage> => Promise.resolve({ promptTokens: 0, completionTokens: 0 });
@@ -66,7 +69,7 @@ export function responder(deps: ResponderDeps) {
       try {
         sent = await sending;
       } catch (error) {
-        await sayFailure(stream, error);
+        await sayFailure(stream, error, requestWordsOf(c));
         return;
       }
       if (sent === null) return;
@@ -96,7 +99,7 @@ export function responder(deps: ResponderDeps) {
         await stream.close();
         after?.(result, text);
       } catch (error) {
-        await sayFailure(stream, error);
+        await sayFailure(stream, error, requestWordsOf(c));
       } finally {
         await settling.ifNot(text);
       }
@@ -132,33 +135,34 @@ export function responder(deps: ResponderDeps) {
 
   /**
    * An error as the door answers it, in OpenAI's shape: its HTTP status for a response not yet
-   * begun, and the body, which a stream already under way sends as an event. What is not the
-   * request's fault nor a provider's is logged by name and said only as a server error.
+   * begun, and the body, which a stream already under way sends as an event; what the door adds
+   * is said in `words`, the request's. What is not the request's fault nor a provider's is logged
+   * by name and said only as a server error.
    */
-  function failureOf(error: unknown): { status: ContentfulStatusCode; body: OpenAiError } {
+  function failureOf(error: unknown, words: Words): { status: ContentfulStatusCode; body: OpenAiError } {
     if (error instanceof ChatRequestError) {
       return { status: error.status, body: errorOf(error.message, 'invalid_request_error', error.param, error.status === 413 ? 'request_too_large' : null) };
     }
     if (error instanceof HTTPException) {
       const status = error.status;
-      if (status === 401) return { status, body: errorOf(error.message || 'The grant was refused.', 'authentication_error', null, 'invalid_grant') };
+      if (status === 401) return { status, body: errorOf(error.message || say(words, 'requests.grant-refused'), 'authentication_error', null, 'invalid_grant') };
       if (status === 404) return { status, body: errorOf(error.message, 'not_found_error', null, 'bot_not_found') };
       return { status, body: errorOf(error.message, status < 500 ? 'invalid_request_error' : 'server_error') };
     }
     if (error instanceof ProviderError) {
       return {
         status: 502,
-        body: errorOf(`${error.forPerson()} The request was not sent to another provider, since it would fail there the same way.`, 'api_error', null, 'provider_refused_request'),
+        body: errorOf(say(words, 'requests.provider-not-retried', { failure: error.forPerson(words) }), 'api_error', null, 'provider_refused_request'),
       };
     }
-    if (error instanceof NoProviderAnswered) return { status: 502, body: errorOf(error.message, 'api_error', null, 'no_provider_answered') };
+    if (error instanceof NoProviderAnswered) return { status: 502, body: errorOf(error.forPerson(words), 'api_error', null, 'no_provider_answered') };
     deps.log({ event: 'door.failed', error: nameOf(error) });
-    return { status: 500, body: errorOf('Something went wrong on the server.', 'server_error') };
+    return { status: 500, body: errorOf(say(words, 'requests.server-failed'), 'server_error') };
   }
 
   /** `error` as one event of a stream under way, when the client is still there to read it; no `[DONE]` follows. */
-  function sayFailure(stream: SSEStreamingApi, error: unknown): Promise<void> {
-    return stream.writeSSE({ data: JSON.stringify(failureOf(error).body) });
+  function sayFailure(stream: SSEStreamingApi, error: unknown, words: Words): Promise<void> {
+    return stream.writeSSE({ data: JSON.stringify(failureOf(error, words).body) });
   }
 
   return { respond, failureOf };

@@ -10,6 +10,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ChatRequestError } from './errors';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 
 /** The page's header for a turn's id. */
 export const TURN_HEADER = 'x-confab-turn';
@@ -18,25 +20,22 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** A turn's id: 16–128 letters, digits, `-`, `_`, `.` or `:` (a UUID works). */
 export const TURN_ID = /^[A-Za-z0-9_.:-]{16,128}$/;
 
-const MALFORMED = (header: string) =>
-  `The ${header} header must be 16 to 128 letters, digits, dashes, underscores, dots or colons (a UUID works); send a new one for each turn and the same one only to retry it.`;
-
 /**
  * The turn's id from its headers; a fresh random one when neither is sent. Throws a 400
- * `ChatRequestError` for a malformed one, or for both sent naming different turns.
+ * `ChatRequestError`, said in `words`, for a malformed one, or for both sent naming different turns.
  */
-export function turnIdOf(turnHeader: string | undefined, idempotencyHeader: string | undefined): string {
-  const fromTurn = checked(TURN_HEADER, turnHeader);
-  const fromKey = checked('Idempotency-Key', idempotencyHeader === undefined ? undefined : unquoted(idempotencyHeader.trim()));
+export function turnIdOf(turnHeader: string | undefined, idempotencyHeader: string | undefined, words: Words): string {
+  const fromTurn = checked(TURN_HEADER, turnHeader, words);
+  const fromKey = checked('Idempotency-Key', idempotencyHeader === undefined ? undefined : unquoted(idempotencyHeader.trim()), words);
   if (fromTurn !== undefined && fromKey !== undefined && fromTurn !== fromKey) {
-    throw new ChatRequestError(`The ${TURN_HEADER} and Idempotency-Key headers name different turns; send one of them.`, null);
+    throw new ChatRequestError(say(words, 'requests.turn-ids-differ', { header: TURN_HEADER }), null);
   }
   return fromTurn ?? fromKey ?? randomUUID();
 }
 
-function checked(header: string, value: string | undefined): string | undefined {
+function checked(header: string, value: string | undefined, words: Words): string | undefined {
   if (value === undefined) return undefined;
-  if (!TURN_ID.test(value)) throw new ChatRequestError(MALFORMED(header), null);
+  if (!TURN_ID.test(value)) throw new ChatRequestError(say(words, 'requests.turn-id', { header }), null);
   return value;
 }
 

@@ -20,7 +20,7 @@ export interface McpTokenRow {
 }
 
 /** A live token found by its hash: who it acts for, and through which bots. */
-export interface McpTokenHolder {
+export interface McpTokenBearer {
   id: string;
   person: string;
   bots: string[];
@@ -94,7 +94,7 @@ export async function revokeToken(tx: Queryable, id: string, atMs: number): Prom
 }
 
 /** As the server: the live token whose SHA-256 is `tokenHash`, or undefined (unknown and revoked alike). */
-export async function tokenByHash(tx: Queryable, tokenHash: string): Promise<McpTokenHolder | undefined> {
+export async function tokenByHash(tx: Queryable, tokenHash: string): Promise<McpTokenBearer | undefined> {
   const { rows } = await tx.query<{ id: string; person: string; bots: string[]; time_zone: string; last_used_at: Date | null }>(
     'select id, person, bots, time_zone, last_used_at from mcp_tokens where token_hash = $1 and revoked_at is null',
     [tokenHash],

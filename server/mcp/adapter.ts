@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { forModel } from '../../common/modelText';
 import { VerbError } from '../verbs/errors';
 import type { Executor, Outcome } from '../verbs/executor';
 import type { Caller } from '../verbs/verb';
@@ -22,10 +23,12 @@ import { IDEMPOTENCY_FIELD, MCP_IDEMPOTENCY_KEY } from './tools';
 /** The server's name and version as MCP clients see them. */
 export const MCP_SERVER_INFO = { name: 'confab', version: '0.1.0' } as const;
 
-export const MCP_INSTRUCTIONS =
+/** What the client's model reads of the server as a whole. */
+export const MCP_INSTRUCTIONS = forModel(
   "Confab's verbs, acting for one person on their own Confab data (their lists, reminders, memories, conversations) through the bots their token names. " +
-  'A tool that changes something needs an idempotencyKey you choose: a new key for each new change, the same key only to retry. ' +
-  "A tool that needs the person's yes cannot be run over MCP; they do it in their Confab page.";
+    'A tool that changes something needs an idempotencyKey you choose: a new key for each new change, the same key only to retry. ' +
+    "A tool that needs the person's yes cannot be run over MCP; they do it in their Confab page.",
+);
 
 /** What the calls of one MCP request are made as: the token's person, and what it may do. */
 export interface McpSession {
@@ -105,7 +108,8 @@ export function resultOf(tool: McpTool, outcome: Outcome): CallToolResult {
 
 function failed(tool: McpTool, error: VerbError): CallToolResult {
   // The executor's own sentence asks the person for a yes; over MCP that yes can only be given in the page.
-  const sentence =
-    error.code === 'confirmation_required' ? `${tool.verb} needs the person's yes in their Confab page; it cannot be approved over MCP.` : error.sentence;
+  const sentence = forModel(
+    error.code === 'confirmation_required' ? `${tool.verb} needs the person's yes in their Confab page; it cannot be approved over MCP.` : error.sentence,
+  );
   return { content: [{ type: 'text', text: `${error.code}: ${sentence}` }], isError: true };
 }

@@ -21,12 +21,14 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { forMcpClient } from '../../common/modelText';
+import type { McpClientText } from '../../common/modelText';
 import { bearerOf } from '../bearer';
 import { bodyCap, sizeWords } from '../bodyCap';
 import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
-import type { McpTokenHolder } from '../db/mcpTokens';
+import type { McpTokenBearer } from '../db/mcpTokens';
 import type { Executor } from '../verbs/executor';
 import { appOf } from '../verbs/registry';
 import { mcpServerFor } from './adapter';
@@ -52,9 +54,12 @@ export const MCP_ERRORS = {
   parseError: -32700,
 } as const;
 
-export const TOKEN_NEEDED =
-  "Confab needs a personal MCP token: send Authorization: Bearer <token>. Make one in Confab's settings (the cog), under MCP clients.";
-export const TOKEN_REFUSED = "This MCP token is not valid, or it was revoked. Make a new one in Confab's settings (the cog), under MCP clients.";
+// What the client shows whoever set it up; no person, so no language, is known before a token is.
+export const TOKEN_NEEDED = forMcpClient(
+  "Confab needs a personal MCP token: send Authorization: Bearer <token>. Make one in Confab's settings (the cog), under MCP clients.",
+);
+export const TOKEN_REFUSED = forMcpClient("This MCP token is not valid, or it was revoked. Make a new one in Confab's settings (the cog), under MCP clients.");
+const TOKEN_REFUSED_CHALLENGE = forMcpClient('Bearer realm="confab", error="invalid_token", error_description="The token is not valid or was revoked."');
 
 /** One line about a refused request: never a token, an argument or a result. */
 export interface McpLogLine {
@@ -114,10 +119,10 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     { maxRequestBodySize: MCP_MESSAGE_BYTES_MAX },
   );
 
-  const refuse = (c: Context, status: 400 | 401 | 408 | 413, code: number, message: string, why: McpLogLine['why']) => {
+  const refuse = (c: Context, status: 400 | 401 | 408 | 413, code: number, message: McpClientText, why: McpLogLine['why']) => {
     log({ event: 'mcp.refused', why });
     if (status === 401) {
-      c.header('WWW-Authenticate', why === 'no-token' ? 'Bearer realm="confab"' : 'Bearer realm="confab", error="invalid_token", error_description="The token is not valid or was revoked."');
+      c.header('WWW-Authenticate', why === 'no-token' ? 'Bearer realm="confab"' : TOKEN_REFUSED_CHALLENGE);
     }
     return c.json({ jsonrpc: '2.0', id: null, error: { code, message } }, status);
   };
@@ -125,16 +130,22 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   const routes = new Hono();
   // A message may be up to 1 MiB: declared here, kept by the app's one body door (server/bodyCap.ts).
   const cap = bodyCap(MCP_MESSAGE_BYTES_MAX, (c, { status, sentence }) =>
-    refuse(c, status, MCP_ERRORS.invalidRequest, status === 413 ? `The message is over ${sizeWords(MCP_MESSAGE_BYTES_MAX)}, the most one message may be.` : sentence, status === 413 ? 'too-large' : 'stalled'),
+    refuse(
+      c,
+      status,
+      MCP_ERRORS.invalidRequest,
+      forMcpClient(status === 413 ? `The message is over ${sizeWords(MCP_MESSAGE_BYTES_MAX)}, the most one message may be.` : sentence),
+      status === 413 ? 'too-large' : 'stalled',
+    ),
   );
   routes.all(MCP_PATH, cap, async (c) => {
-    const bearer = bearerOf(c);
-    if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
-    const tokenHash = looksLikeToken(bearer) ? hashOfToken(bearer) : undefined;
+    const token = bearerOf(c);
+    if (token === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_NEEDED, 'no-token');
+    const tokenHash = looksLikeToken(token) ? hashOfToken(token) : undefined;
     // Only a token whose calls were admitted has calls running: its cancels need no lookup.
     const running = tokenHash !== undefined && calls.inFlight(tokenHash) > 0;
-    let holder = tokenHash === undefined || running ? undefined : await holderOf(deps.db, tokenHash, deps.clock());
-    if (tokenHash === undefined || (!running && holder === undefined)) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
+    let bearer = tokenHash === undefined || running ? undefined : await liveBearer(deps.db, tokenHash, deps.clock());
+    if (tokenHash === undefined || (!running && bearer === undefined)) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
 
     let parsedBody: unknown;
     if (c.req.method === 'POST') {
@@ -143,7 +154,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       try {
         parsedBody = JSON.parse(text) as unknown;
       } catch {
-        return refuse(c, 400, MCP_ERRORS.parseError, 'The message is not valid JSON.', 'not-json');
+        return refuse(c, 400, MCP_ERRORS.parseError, forMcpClient('The message is not valid JSON.'), 'not-json');
       }
       const cancelled = cancelledIds(parsedBody);
       if (cancelled !== undefined) {
@@ -151,15 +162,15 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         if (running) return c.body(null, 202);
       }
     }
-    holder ??= await holderOf(deps.db, tokenHash, deps.clock());
-    if (holder === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
+    bearer ??= await liveBearer(deps.db, tokenHash, deps.clock());
+    if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
 
-    const offer = offerFor(holder.bots);
-    const authInfo: AuthInfo = { token: holder.id, clientId: holder.id, scopes: [] };
+    const offer = offerFor(bearer.bots);
+    const authInfo: AuthInfo = { token: bearer.id, clientId: bearer.id, scopes: [] };
     sessions.set(authInfo, {
       token: tokenHash,
-      person: holder.person,
-      timeZone: holder.timeZone,
+      person: bearer.person,
+      timeZone: bearer.timeZone,
       tools: offer.tools,
       scope: offer.scope,
       botFor: offer.botFor,
@@ -176,13 +187,13 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
 }
 
 /** The live token with that hash, noting its use (at most once a minute); undefined otherwise. */
-async function holderOf(db: Database, tokenHash: string, nowMs: number): Promise<McpTokenHolder | undefined> {
+async function liveBearer(db: Database, tokenHash: string, nowMs: number): Promise<McpTokenBearer | undefined> {
   return db.asServer(async (tx) => {
-    const holder = await tokenByHash(tx, tokenHash);
-    if (holder !== undefined && (holder.lastUsedAt === null || nowMs - holder.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS)) {
-      await markTokenUsed(tx, holder.id, nowMs);
+    const bearer = await tokenByHash(tx, tokenHash);
+    if (bearer !== undefined && (bearer.lastUsedAt === null || nowMs - bearer.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS)) {
+      await markTokenUsed(tx, bearer.id, nowMs);
     }
-    return holder;
+    return bearer;
   });
 }
 

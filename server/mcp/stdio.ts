@@ -29,10 +29,10 @@ function log(line: LogLine): void {
   process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
-/** Says why in one sentence on stderr and ends with `code`. */
-function fail(code: number, why: string): never {
-  log({ event: 'bridge.exit', code, why });
-  process.exit(code);
+/** Says why in one log line on stderr, for whoever set the client up, and ends with its code. */
+function fail(exit: Extract<LogLine, { event: 'bridge.exit' }>): never {
+  log(exit);
+  process.exit(exit.code);
 }
 
 interface Args {
@@ -46,25 +46,25 @@ function readArgs(argv: readonly string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = argv[i + 1];
-    if ((arg === '--url' || arg === '--token-env') && (value === undefined || value.startsWith('--'))) fail(EXIT.usage, `${arg} needs a value. ${USAGE}`);
+    if ((arg === '--url' || arg === '--token-env') && (value === undefined || value.startsWith('--'))) fail({ event: 'bridge.exit', code: EXIT.usage, why: `${arg} needs a value. ${USAGE}` });
     if (arg === '--url') url = value;
     else if (arg === '--token-env') tokenEnv = value ?? tokenEnv;
-    else fail(EXIT.usage, `${String(arg)} is not an option here. ${USAGE}`);
+    else fail({ event: 'bridge.exit', code: EXIT.usage, why: `${String(arg)} is not an option here. ${USAGE}` });
     i += 1;
   }
-  if (url === undefined) fail(EXIT.usage, `--url is missing: give the address of the running Confab server. ${USAGE}`);
+  if (url === undefined) fail({ event: 'bridge.exit', code: EXIT.usage, why: `--url is missing: give the address of the running Confab server. ${USAGE}` });
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    fail(EXIT.usage, `--url is not a URL; give one like http://127.0.0.1:8787. ${USAGE}`);
+    fail({ event: 'bridge.exit', code: EXIT.usage, why: `--url is not a URL; give one like http://127.0.0.1:8787. ${USAGE}` });
   }
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username !== '' || parsed.password !== '') {
-    fail(EXIT.usage, '--url must be a plain http(s) URL, without a user name or password.');
+    fail({ event: 'bridge.exit', code: EXIT.usage, why: '--url must be a plain http(s) URL, without a user name or password.' });
   }
   const insecure = plainHttpRefusal(parsed);
-  if (insecure !== undefined) fail(EXIT.usage, insecure);
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) fail(EXIT.usage, '--token-env must name an environment variable (letters, digits and underscores).');
+  if (insecure !== undefined) fail({ event: 'bridge.exit', code: EXIT.usage, why: insecure });
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) fail({ event: 'bridge.exit', code: EXIT.usage, why: '--token-env must name an environment variable (letters, digits and underscores).' });
   return { url: parsed.href, tokenEnv };
 }
 
@@ -79,11 +79,11 @@ async function main(): Promise<void> {
   const args = readArgs(process.argv.slice(2));
   const token = process.env[args.tokenEnv]?.trim();
   if (token === undefined || token === '') {
-    fail(EXIT.config, `${args.tokenEnv} is not set: put a personal MCP token from Confab's settings in it.`);
+    fail({ event: 'bridge.exit', code: EXIT.config, why: `${args.tokenEnv} is not set: put a personal MCP token from Confab's settings in it.` });
   }
 
   const open = await openBridge({ serverUrl: args.url, token, log }).catch((error: unknown) => {
-    if (error instanceof BridgeError) fail(error.kind === 'refused' ? EXIT.refused : EXIT.unreachable, error.message);
+    if (error instanceof BridgeError) fail({ event: 'bridge.exit', code: error.kind === 'refused' ? EXIT.refused : EXIT.unreachable, why: error.message });
     throw error;
   });
 

@@ -5,7 +5,7 @@
  * keeps each person to their own tokens; the token is random, and only its hash is kept.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
+import type { Context } from 'hono';
 import type { McpTokenListed, McpTokenMade } from '../../common/mcp/tokens';
 import { TOKEN_BOTS_MAX, TOKEN_NAME_MAX_CHARS } from '../../common/mcp/tokens';
 import type { Bot } from '../bots';
@@ -16,6 +16,7 @@ import type { McpTokenRow } from '../db/mcpTokens';
 import { readJson, text } from '../json';
 import type { PersonEnv } from '../person';
 import { newToken } from './token';
+import { refusal } from '../words/requestWords';
 
 export interface McpTokenDeps {
   db: Database;
@@ -43,21 +44,17 @@ export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEn
 
   routes.post('/mcp/tokens', async (c) => {
     const body = await readJson(c);
-    const name = text(body, 'name', { maxChars: 256 }).trim();
-    if (name === '' || name.length > TOKEN_NAME_MAX_CHARS) {
-      throw new HTTPException(400, { message: `name must be 1 to ${TOKEN_NAME_MAX_CHARS} characters, so you can tell your tokens apart.` });
-    }
-    const chosen = botsOf(body.bots, bots);
-    const zone = text(body, 'timeZone', { maxChars: 64, optional: true });
+    const name = text(c, body, 'name', { maxChars: 256 }).trim();
+    if (name === '' || name.length > TOKEN_NAME_MAX_CHARS) throw refusal(c, 400, 'requests.token-name', { most: String(TOKEN_NAME_MAX_CHARS) });
+    const chosen = botsOf(c, body.bots, bots);
+    const zone = text(c, body, 'timeZone', { maxChars: 64, optional: true });
     const person = c.get('person');
     const { token, hash } = newToken();
     const made = await db.asPerson(person, async (tx) => {
       if ((await countLiveTokens(tx)) >= LIVE_TOKENS_MAX) return undefined;
       return makeToken(tx, { person, name, bots: chosen, timeZone: timeZoneOf(zone), tokenHash: hash });
     });
-    if (made === undefined) {
-      throw new HTTPException(409, { message: `You already have ${LIVE_TOKENS_MAX} MCP tokens; revoke one you no longer use first.` });
-    }
+    if (made === undefined) throw refusal(c, 409, 'requests.too-many-tokens', { most: String(LIVE_TOKENS_MAX) });
     // Shown this once: nothing on the way may keep a copy.
     c.header('Cache-Control', 'no-store');
     return c.json<McpTokenMade>({ ...listed(made), token }, 201);
@@ -65,7 +62,7 @@ export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEn
 
   routes.delete('/mcp/tokens/:id', async (c) => {
     const revoked = await db.asPerson(c.get('person'), (tx) => revokeToken(tx, c.req.param('id'), clock()));
-    if (!revoked) throw new HTTPException(404, { message: 'There is no such MCP token of yours that still works.' });
+    if (!revoked) throw refusal(c, 404, 'requests.no-token');
     return c.body(null, 204);
   });
 
@@ -73,12 +70,12 @@ export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEn
 }
 
 /** The bots asked for: known slugs, each once, in the order given. */
-function botsOf(value: unknown, known: ReadonlyMap<string, Bot>): string[] {
+function botsOf(c: Context, value: unknown, known: ReadonlyMap<string, Bot>): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > TOKEN_BOTS_MAX || !value.every((v) => typeof v === 'string')) {
-    throw new HTTPException(400, { message: `bots must list 1 to ${TOKEN_BOTS_MAX} bots the token acts through, by their slugs.` });
+    throw refusal(c, 400, 'requests.token-bots', { most: String(TOKEN_BOTS_MAX) });
   }
   const slugs = [...new Set(value)];
   const unknown = slugs.find((slug) => !known.has(slug));
-  if (unknown !== undefined) throw new HTTPException(400, { message: `There is no bot called "${unknown.slice(0, 64)}".` });
+  if (unknown !== undefined) throw refusal(c, 400, 'requests.no-bot', { bot: unknown.slice(0, 64) });
   return slugs;
 }

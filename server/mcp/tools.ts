@@ -13,6 +13,8 @@
  * - A `confirm` verb is listed, and says that it cannot be run from here: only the person can
  *   approve it, in their Confab page.
  */
+import { forModel } from '../../common/modelText';
+import type { ModelText } from '../../common/modelText';
 import type { Risk, Verb } from '../verbs/verb';
 import { asksFirst } from '../verbs/verb';
 import { inputSchemaOf, outputSchemaOf, toolNameOf } from '../verbs/project';
@@ -62,13 +64,13 @@ const KEY_SCHEMA = {
 };
 
 /** What an MCP client reads about a verb: what it does, an example, and what it takes to run. */
-export function mcpDescriptionOf(verb: Verb): string {
+export function mcpDescriptionOf(verb: Verb): ModelText {
   const parts = [verb.description, `Example: "${verb.example}".`];
   const asks = asksFirst(verb);
-  if (asks === 'always') parts.push("It needs the person's yes in their Confab page, so it cannot be run over MCP.");
-  else if (changes(verb.risk)) parts.push('Give an idempotencyKey; a retry with the same key does not do it twice.');
-  if (asks === 'sometimes') parts.push("Some calls need the person's yes in their Confab page; those are refused over MCP.");
-  return parts.join(' ');
+  if (asks === 'always') parts.push(forModel("It needs the person's yes in their Confab page, so it cannot be run over MCP."));
+  else if (changes(verb.risk)) parts.push(forModel('Give an idempotencyKey; a retry with the same key does not do it twice.'));
+  if (asks === 'sometimes') parts.push(forModel("Some calls need the person's yes in their Confab page; those are refused over MCP."));
+  return forModel(parts.join(' '));
 }
 
 /** The verb's input, with the required `idempotencyKey` added for a write. */

@@ -4,7 +4,7 @@
  * `headers`). At start it is connected once and its `tools/list` read; the file's allow-list is
  * kept, each tool becoming a verb of the one registry (`outsideVerb`). A tool in the allow-list the
  * server does not have refuses the start, naming the file and `tools` — but only when the server
- * could be reached: one that cannot is left out (`status()` says why, in a sentence a person can act
+ * could be reached: one that cannot is left out (`status()` says why, a clause its operator can act
  * on), tried again with backoff, and its verbs published (`onVerbsChanged`) once it answers. A
  * server that goes away later (its process exits, its connection closes) is left out the same way
  * until it is back; a call under way when it goes fails `execution_failed` with a sentence the voice
@@ -82,7 +82,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   const where = `server/apps/${file.file}`;
   const listeners = new Set<() => void>();
   let link: Link | undefined;
-  let status: AppStatus = { up: false, reason: `The ${file.name} app (${where}) is starting.` };
+  let status: AppStatus = { up: false, state: 'starting' };
   let verbs: readonly Verb[] = [];
   let narrators: readonly Narrator[] = [];
   let waitMs = options.retryFirstMs;
@@ -190,11 +190,12 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   /** One `tools/call` on the connection there is now; a failure the voice can say when there is none or it breaks. */
   async function result(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<{ tool: Tool; result: CallToolResult }> {
     const current = link;
-    if (current === undefined) throw new VerbError('execution_failed', `The ${file.name} app is not answering right now, so that was not done.`);
+    // What went wrong is the operator's to read (the app's status, the log); the person hears the code's own word.
+    if (current === undefined) throw new VerbError('execution_failed', undefined, { cause: new Error(`The ${file.name} app is not answering right now.`) });
     const tool = current.tools.get(name) as Tool;
     try {
       const answered = await current.client.callTool({ name, arguments: input }, { signal, timeout: file.deadlineMs });
-      if (answered.isError === true) throw new VerbError('execution_failed', `The ${file.name} app could not do that; it answered with an error.`);
+      if (answered.isError === true) throw new VerbError('execution_failed', undefined, { cause: new Error(`The ${file.name} app answered with an error.`) });
       return { tool, result: answered };
     } catch (error) {
       // The executor decides what an aborted call was (cancelled, timed out); it has already answered.
@@ -202,7 +203,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
       // The server answered with a protocol error: it is there, this call failed.
       if (error instanceof ProtocolError || (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult)) throw new VerbError('execution_failed', undefined, { cause: error });
       lost(current, 'stopped answering');
-      throw new VerbError('execution_failed', `The ${file.name} app went away, so that was not done.`, { cause: error });
+      throw new VerbError('execution_failed', undefined, { cause: error });
     }
   }
 
@@ -240,8 +241,8 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   function away(why: string): void {
     const retryInMs = waitMs;
     waitMs = Math.min(waitMs * 2, options.retryMaxMs);
-    status = { up: false, reason: redact(`${why}; Confab will try again in ${secondsOf(retryInMs)}.`) };
-    deps.log({ event: 'outside.away', app: file.name, file: file.file, reason: status.reason, retryInMs });
+    status = { up: false, state: 'away', why: redact(why), retryInMs };
+    deps.log({ event: 'outside.away', app: file.name, file: file.file, why: status.why, retryInMs });
     timer = setTimeout(() => {
       timer = undefined;
       void retry();
@@ -313,7 +314,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
         if (timer !== undefined) clearTimeout(timer);
         const current = link;
         link = undefined;
-        status = { up: false, reason: `The ${file.name} app (${where}) is closed.` };
+        status = { up: false, state: 'closed' };
         await current?.client.close();
       },
     },
@@ -340,7 +341,7 @@ function secondsOf(ms: number): string {
 }
 
 /**
- * Why the server of `file` could not be had, as a clause a person can act on. It is read where no
+ * Why the server of `file` could not be had, as a clause its operator can act on. It is read where no
  * sign-in is needed (`GET /api/health`), so it names the app file, a command's name and a URL's
  * origin and path (`shownAt`) — never a command's arguments, a URL's credentials or query.
  */

@@ -9,6 +9,7 @@
  * An answer other than 2xx throws an `OpenApiCallError` naming the operation and the status, never
  * the body; the executor says `execution_failed`. Nothing here logs an argument or a result.
  */
+import { forModel } from '../../common/modelText';
 import { VerbError, VerbInputError } from '../verbs/errors';
 import { PrivateAddressError } from './address';
 import { JSON_TYPE } from './openApiOperation';
@@ -78,7 +79,8 @@ export async function callOperation(operation: Callable, target: CallTarget, inp
   } catch (error) {
     // Cut off by the executor (a deadline, a barge-in): its own signal says which.
     if (signal.aborted) throw error;
-    if (error instanceof PrivateAddressError) throw new VerbError('execution_failed', error.message, { cause: error });
+    // The operator's to fix (`private: true`), so the person hears only the code's own word; the log has the cause.
+    if (error instanceof PrivateAddressError) throw new VerbError('execution_failed', undefined, { cause: error });
     throw new OpenApiCallError(id, undefined, `${id} got no answer from ${url.host}.`, { cause: error });
   }
   if (response.status < 200 || response.status > 299) {
@@ -133,7 +135,7 @@ function headersOf(placed: readonly Placed[], input: Record<string, unknown>): H
  * would take the call to another endpoint than the one the file allows: refused as the wrong input.
  */
 function segmentOf(name: string, value: string): string {
-  if (/^(?:\.|%2e){1,2}$/i.test(value)) throw new VerbInputError(`The ${name} cannot be a dot or two dots; give the one it names.`);
+  if (/^(?:\.|%2e){1,2}$/i.test(value)) throw new VerbInputError(forModel(`The ${name} cannot be a dot or two dots; give the one it names.`));
   return encodeURIComponent(value);
 }
 

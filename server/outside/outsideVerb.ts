@@ -14,8 +14,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
+import { forModel } from '../../common/modelText';
 import { checkVerb } from '../verbs/registry';
 import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
+import { say } from '../words/words';
 import { outsideCall } from '../gate';
 import { AppFileError } from './appFile';
 import { outsideCallOf } from './appFile';
@@ -185,7 +187,7 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
   const example = file.examples[tool.tool];
   const asks = tool.risk === 'destructive' || file.confirm.includes(tool.tool);
   if (asks && tool.risk === 'read') throw new AppFileError(file.file, 'confirm', `names "${tool.tool}", which only reads; only a tool that changes something is asked about.`);
-  const description = tool.description.trim() === '' ? `${tool.tool}, from ${file.name}.` : tool.description.trim();
+  const description = tool.description.trim() === '' ? forModel(`${tool.tool}, from ${file.name}.`) : tool.description.trim();
   const calls = outsideCallOf(file);
   const verb: Verb = {
     name: `${file.name}.${verbPartOf(tool.tool)}`,
@@ -200,7 +202,7 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
     // The executor has validated the arguments against the tool's schema: an object.
     // Nothing goes out unadmitted: the one gate (server/gate.ts) admits each call, and it is settled once made.
     run: (args, context) => outsideCall(context, calls, tool.tool, () => tool.call(args as Record<string, unknown>, context.signal, context.idempotencyKey)),
-    ...(asks ? { confirm: true, ask: () => `Shall I ${example ?? `use ${file.name}'s ${tool.tool}`}?` } : {}),
+    ...(asks ? { confirm: true, ask: (args, { words }) => say(words, 'acting.shall-i', { what: filled(example ?? `use ${file.name}'s ${tool.tool}`, args) }) } : {}),
   };
   const phrasings = phrasingsOf(example, inputSchema);
   if (phrasings.length > 0) verb.standIn = { phrasings, say: sayOf(file.name) };
@@ -231,4 +233,17 @@ export function narrationOf(say: string, fields: unknown): string | undefined {
     return '';
   });
   return missing.length > 0 ? undefined : said;
+}
+
+/**
+ * The file's example with each `{name}` filled from the call's arguments, so the question names
+ * what it will act on ("cancel event 42", not "cancel event {eventId}"); a name the call did not
+ * give, or gave as more than one value, is left as it was written.
+ */
+export function filled(example: string, args: unknown): string {
+  const given = args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : {};
+  return example.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, name: string) => {
+    const value = given[name];
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : whole;
+  });
 }

@@ -10,10 +10,15 @@
  * - a page that opens afresh is owed the conversation on screen from its `conversation` event,
  *   or a reload when that event has fallen out.
  */
+import { checkOption } from '../../common/options';
+import type { Limit } from '../../common/options';
 import type { Owed, Sequenced, WindowEvent } from '../../common/presence/protocol';
 
 /** How many events the window keeps by default. */
 export const WINDOW_CAPACITY = 200;
+
+/** What a window's capacity may be: a whole number of events. */
+export const CAPACITY_LIMIT: Limit = { min: 1, whole: true };
 
 export interface EventWindow {
   /** Most events kept; the oldest go first. */
@@ -31,14 +36,8 @@ export interface WindowBounds {
 }
 
 export function emptyWindow(capacity = WINDOW_CAPACITY): EventWindow {
-  checkCapacity(capacity);
+  checkOption('eventWindow.capacity', capacity, CAPACITY_LIMIT);
   return { capacity, latestSeq: 0, events: [] };
-}
-
-export function checkCapacity(capacity: number): void {
-  if (!Number.isSafeInteger(capacity) || capacity < 1) {
-    throw new RangeError(`The presence window's capacity is ${String(capacity)}; give a whole number of events, 1 or more (default ${String(WINDOW_CAPACITY)}).`);
-  }
 }
 
 /** The window with `event` kept at the next `seq`, and the oldest let go past capacity. */

@@ -18,10 +18,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import type { SSEStreamingApi } from 'hono/streaming';
-import { checkCapacity, owedTo, WINDOW_CAPACITY } from './eventWindow';
+import { CAPACITY_LIMIT, owedTo, WINDOW_CAPACITY } from './eventWindow';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import { EVENT_TEXT_MAX, isId, publicationOf } from '../../common/presence/protocol';
 import type { PageRef, Seat, Sequenced, WindowEvent } from '../../common/presence/protocol';
 import { referee, REFEREE_DEFAULTS, seatOf } from './referee';
@@ -33,6 +36,7 @@ import type { SeatRow } from '../db/presence';
 import { bodyCap } from '../bodyCap';
 import { readJson } from '../json';
 import type { PersonEnv } from '../person';
+import { refusal } from '../words/requestWords';
 import { notificationOf, PRESENCE_CHANNEL, PresenceHub, PresenceStream } from './hub';
 import type { Fanout } from './hub';
 
@@ -57,8 +61,7 @@ export interface PresenceOptions {
 
 export const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs, streamsPerPerson: 8 });
 
-export const TOO_MANY_STREAMS_MESSAGE =
-  'You have Confab open in too many tabs for them all to keep in step; close one you no longer use and this one joins in.';
+const LIMITS: Limits<PresenceOptions> = { windowCapacity: CAPACITY_LIMIT, heartbeatMs: { over: 0 }, staleMs: { over: 0 }, streamsPerPerson: { over: 0 } };
 
 export interface PresenceDeps {
   db: Database;
@@ -90,11 +93,7 @@ function seatFromRow(row: SeatRow, page: string): Seat {
 }
 
 export function presence(deps: PresenceDeps): Presence {
-  const options: PresenceOptions = { ...PRESENCE_DEFAULTS, ...deps.options };
-  checkCapacity(options.windowCapacity);
-  for (const name of ['heartbeatMs', 'staleMs', 'streamsPerPerson'] as const) {
-    if (!Number.isFinite(options[name]) || options[name] <= 0) throw new RangeError(`Presence ${name} is ${String(options[name])}; give a number of milliseconds above 0.`);
-  }
+  const options = resolveOptions('presence', PRESENCE_DEFAULTS, deps.options, LIMITS);
   const { db } = deps;
   const hub = new PresenceHub(db, randomUUID());
   /** What ends each open stream, and each stream's handler until it has ended, for `close`. */
@@ -159,26 +158,26 @@ export function presence(deps: PresenceDeps): Presence {
   }
 
   const routes = new Hono<PersonEnv>();
-  const knownBot = (slug: string | undefined): string => {
-    if (slug === undefined || !deps.bots.has(slug)) throw new HTTPException(404, { message: `There is no bot called "${slug ?? ''}".` });
+  const knownBot = (c: Context, slug: string | undefined): string => {
+    if (slug === undefined || !deps.bots.has(slug)) throw refusal(c, 404, 'requests.no-bot', { bot: slug ?? '' });
     return slug;
   };
-  const pageOf = (page: unknown, device: unknown): PageRef => {
-    if (!isId(page) || !isId(device)) throw new HTTPException(400, { message: 'page and device must each be an id of 8 to 64 letters, digits, dashes or underscores.' });
+  const pageOf = (c: Context, page: unknown, device: unknown): PageRef => {
+    if (!isId(page) || !isId(device)) throw refusal(c, 400, 'requests.page-ids');
     return { page, device };
   };
 
   routes.get('/presence', (c) => {
-    const bot = knownBot(c.req.query('bot'));
-    const me = pageOf(c.req.query('page'), c.req.query('device'));
+    const bot = knownBot(c, c.req.query('bot'));
+    const me = pageOf(c, c.req.query('page'), c.req.query('device'));
     const sinceParam = c.req.query('since');
     const since = sinceParam === undefined || sinceParam === '' ? null : Number(sinceParam);
-    if (since !== null && (!Number.isSafeInteger(since) || since < 0)) throw new HTTPException(400, { message: 'since must be the last sequence number the page has, a whole number from 0.' });
+    if (since !== null && (!Number.isSafeInteger(since) || since < 0)) throw refusal(c, 400, 'requests.presence-since');
     const person = c.get('person');
     const mine = open.get(person) ?? new Map<string, { end: () => void; replaced: boolean }>();
     const key = `${bot}\u0000${me.page}`;
     const before = mine.get(key);
-    if (before === undefined && mine.size >= options.streamsPerPerson) throw new HTTPException(429, { message: TOO_MANY_STREAMS_MESSAGE });
+    if (before === undefined && mine.size >= options.streamsPerPerson) throw refusal(c, 429, 'requests.too-many-pages');
     if (before !== undefined) {
       before.replaced = true;
       before.end();
@@ -241,8 +240,8 @@ export function presence(deps: PresenceDeps): Presence {
 
   routes.post('/presence/active', async (c) => {
     const body = await readJson(c);
-    const bot = knownBot(typeof body.bot === 'string' ? body.bot : undefined);
-    const me = pageOf(body.page, body.device);
+    const bot = knownBot(c, typeof body.bot === 'string' ? body.bot : undefined);
+    const me = pageOf(c, body.page, body.device);
     const person = c.get('person');
     // A claim always wins: every other page of the person's yields at once, before the ruling is
     // kept — this instance's streams now, the others' as soon as the notification reaches them.
@@ -255,9 +254,10 @@ export function presence(deps: PresenceDeps): Presence {
 
   routes.post('/presence/events', bodyCap(PUBLICATION_BODY_MAX_BYTES), async (c) => {
     const read = publicationOf(await readJson(c));
-    if (!read.ok) throw new HTTPException(400, { message: read.sentence });
+    // Only a page's own code publishes: a refusal is its bug, answered with the problem's code.
+    if (!read.ok) throw new HTTPException(400, { message: read.problem });
     const { publication } = read;
-    const bot = knownBot(publication.bot);
+    const bot = knownBot(c, publication.bot);
     const live = publication.live === null ? null : { from: publication.page, live: publication.live };
     const { sequenced, seat } = await publish(c.get('person'), bot, publication.page, publication.events, live);
     return c.json({ seqs: sequenced.map((s) => s.seq), seat });

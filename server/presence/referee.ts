@@ -16,6 +16,8 @@
  * `term` counts changes of the active page; every seat the referee hands out carries it, so a page
  * can tell a late word from a new one.
  */
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import type { PageRef, Seat } from '../../common/presence/protocol';
 
 export interface RefereeOptions {
@@ -24,6 +26,8 @@ export interface RefereeOptions {
 }
 
 export const REFEREE_DEFAULTS: Readonly<RefereeOptions> = Object.freeze({ staleMs: 45_000 });
+
+const LIMITS: Limits<RefereeOptions> = { staleMs: { over: 0 } };
 
 /** A page the referee knows: its device, how many streams it has open, and when it was last seen. */
 export interface KnownPage {
@@ -84,8 +88,7 @@ function everyone(state: RefereeState, also?: string): { page: string; seat: Sea
 }
 
 export function referee(before: RefereeState, event: RefereeEvent, options: Partial<RefereeOptions> = {}): Ruling {
-  const { staleMs } = { ...REFEREE_DEFAULTS, ...options };
-  if (!Number.isFinite(staleMs) || staleMs <= 0) throw new RangeError(`The referee's staleMs is ${String(staleMs)}; give a number of milliseconds above 0.`);
+  const { staleMs } = resolveOptions('referee', REFEREE_DEFAULTS, options, LIMITS);
   // A page that is the subject of this event is alive now, whatever its last heartbeat said.
   const subject = event.type === 'tick' ? undefined : typeof event.page === 'string' ? event.page : event.page.page;
   const known = subject === undefined ? undefined : before.pages[subject];

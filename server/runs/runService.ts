@@ -57,7 +57,7 @@ export interface RunServiceDeps {
   registry: Registry;
   bots: ReadonlyMap<string, Bot>;
   /** The words the bot called `slug` says in Confab's own name, in `language` (null: the bot's own). */
-  wordsOf: (slug: string, language: string | null) => Words;
+  wordsForBot: (slug: string, language: string | null) => Words;
   /** No model may be bought: runs carry the stand-in's script. */
   scripted: boolean;
   /** The model for runs that carry no script, before metering. */
@@ -73,7 +73,7 @@ export interface RunServiceDeps {
   priced?: (model: string) => boolean;
   publish: (person: string, bot: string, events: readonly WindowEvent[]) => Promise<unknown>;
   /** This instance's name on the leases it holds. */
-  holder: string;
+  owner: string;
   /**
    * The instance's own id, kept across restarts (`instanceId`): leases held under it by an earlier
    * process of this instance are taken back at start rather than waited out. Default: none.
@@ -143,10 +143,10 @@ export function runService(deps: RunServiceDeps): RunService {
     db: deps.db,
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
-    wordsFor: (run) => deps.wordsOf(run.bot, run.language),
+    wordsFor: (run) => deps.wordsForBot(run.bot, run.language),
     ...(deps.model === undefined ? {} : { model: metered(deps.model, true) }),
     scripted: metered(scriptedModel, false),
-    holder: deps.holder,
+    owner: deps.owner,
     ...(deps.instance === undefined ? {} : { instance: deps.instance }),
     clock: deps.clock,
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
@@ -200,7 +200,7 @@ export function runService(deps: RunServiceDeps): RunService {
     if (event.event === 'run.waiting') {
       await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence: event.action.question, ended: false, ask: event.action }]);
     } else if (event.event === 'run.step') {
-      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(deps.wordsOf(event.bot, event.language), event.toolSteps ?? 1) : null;
+      const sentence = event.kind === 'model' ? (event.phase ?? null) : event.kind === 'tool' && event.ok === true ? progress(deps.wordsForBot(event.bot, event.language), event.toolSteps ?? 1) : null;
       if (sentence !== null) await deps.publish(event.person, event.bot, [{ kind: 'run', run: event.runId, sentence, ended: false }]);
     } else if (event.event === 'run.ended') {
       await deps.db.asPerson(event.person, (tx) => scheduleNotice(tx, { person: event.person, bot: event.bot, app: NOTICE_APP, text: event.answer, dueAtMs: event.atMs }));
@@ -237,7 +237,7 @@ export function runService(deps: RunServiceDeps): RunService {
     for (const { id, actionId } of lapsed) {
       const action: AskedOfRun = { id: actionId, run: id };
       const run = await deps.db.asServer((tx) => readRun(tx, id));
-      await answers.answered(action, { ok: false, error: 'expired', message: say(deps.wordsOf(run?.bot ?? '', run?.language ?? null), 'runs.unanswered') }, null);
+      await answers.answered(action, { ok: false, error: 'expired', message: say(deps.wordsForBot(run?.bot ?? '', run?.language ?? null), 'runs.unanswered') }, null);
     }
   }
 
@@ -247,7 +247,7 @@ export function runService(deps: RunServiceDeps): RunService {
     const nowMs = deps.clock();
     const pausedAtMs = await deps.db.asServer((tx) => markSeen(tx, person, nowMs));
     if (pausedAtMs === null) return;
-    const text = say(deps.wordsOf(bot, null), 'runs.paused-while-away');
+    const text = say(deps.wordsForBot(bot, null), 'runs.paused-while-away');
     await deps.db.asPerson(person, (tx) => scheduleNotice(tx, { person, bot, app: NOTICE_APP, text, dueAtMs: nowMs }));
   }
 

@@ -21,7 +21,7 @@ interface RunRow {
   max_spend_usd: string | number;
   max_minutes: number;
   state: RunState;
-  lease_holder: string | null;
+  lease_owner: string | null;
   lease_until: Date | string | null;
   answer: string | null;
   started_at: Date | string | null;
@@ -37,7 +37,7 @@ interface StepRow {
   spent_usd: string | number;
 }
 
-const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, language, schedule, max_steps, max_spend_usd, max_minutes, state, lease_holder, lease_until, answer, started_at, created_at';
+const RUN_COLUMNS = 'id, person, bot, conversation, asked, script, time_zone, language, schedule, max_steps, max_spend_usd, max_minutes, state, lease_owner, lease_until, answer, started_at, created_at';
 
 function runOf(row: RunRow): Run {
   return {
@@ -54,7 +54,7 @@ function runOf(row: RunRow): Run {
     maxSpendUsd: Number(row.max_spend_usd),
     maxMinutes: row.max_minutes,
     state: row.state,
-    leaseHolder: row.lease_holder,
+    leaseOwner: row.lease_owner,
     leaseUntilMs: msOf(row.lease_until),
     answer: row.answer,
     startedAtMs: msOf(row.started_at),
@@ -122,14 +122,14 @@ export async function latestRun(tx: Queryable, bot: string, conversationKey: str
 
 /**
  * Takes the oldest run that is queued, or running with a lease that lapsed before `nowMs`, for
- * `holder` until `leaseUntilMs`. `for update skip locked` keeps two instances over one Postgres
+ * `owner` until `leaseUntilMs`. `for update skip locked` keeps two instances over one Postgres
  * from taking the same row (PGlite is one session, whose transactions run one at a time, so there
  * it is the queue that decides); the update's own `where` says again what may be taken, so a row
  * that changed between the two is not.
  */
-export async function claimRun(tx: Queryable, holder: string, nowMs: number, leaseUntilMs: number): Promise<Run | undefined> {
+export async function claimRun(tx: Queryable, owner: string, nowMs: number, leaseUntilMs: number): Promise<Run | undefined> {
   const { rows } = await tx.query<RunRow>(
-    `update runs set state = 'running', lease_holder = $1, lease_until = $3, started_at = coalesce(started_at, $2), updated_at = $2
+    `update runs set state = 'running', lease_owner = $1, lease_until = $3, started_at = coalesce(started_at, $2), updated_at = $2
       where id = (
         select id from runs
          where state = 'queued' or (state = 'running' and (lease_until is null or lease_until < $2))
@@ -138,7 +138,7 @@ export async function claimRun(tx: Queryable, holder: string, nowMs: number, lea
          for update skip locked)
         and (state = 'queued' or (state = 'running' and (lease_until is null or lease_until < $2)))
       returning ${RUN_COLUMNS}`,
-    [holder, iso(nowMs), iso(leaseUntilMs)],
+    [owner, iso(nowMs), iso(leaseUntilMs)],
   );
   const row = rows[0];
   return row === undefined ? undefined : runOf(row);
@@ -146,21 +146,21 @@ export async function claimRun(tx: Queryable, holder: string, nowMs: number, lea
 
 /**
  * At a restart, the runs an earlier process of `instance` held (leases named `<instance>:…` other
- * than `holder`'s own) are let go at once, for `holder` to claim rather than wait out their leases;
+ * than `owner`'s own) are let go at once, for `owner` to claim rather than wait out their leases;
  * answers how many. That process is gone: an instance id is one process's at a time.
  */
-export async function takeBackLeases(tx: Queryable, instance: string, holder: string, nowMs: number): Promise<number> {
+export async function takeBackLeases(tx: Queryable, instance: string, owner: string, nowMs: number): Promise<number> {
   const { rows } = await tx.query(
     `update runs set lease_until = null, updated_at = $3
-      where state = 'running' and starts_with(lease_holder, $1 || ':') and lease_holder <> $2 returning id`,
-    [instance, holder, iso(nowMs)],
+      where state = 'running' and starts_with(lease_owner, $1 || ':') and lease_owner <> $2 returning id`,
+    [instance, owner, iso(nowMs)],
   );
   return rows.length;
 }
 
-/** Extends `holder`'s lease; false when it is not theirs any more (taken by another after it lapsed). */
-export async function renewLease(tx: Queryable, id: string, holder: string, nowMs: number, leaseUntilMs: number): Promise<boolean> {
-  const { rows } = await tx.query('update runs set lease_until = $3, updated_at = $4 where id = $1 and lease_holder = $2 returning id', [id, holder, iso(leaseUntilMs), iso(nowMs)]);
+/** Extends `owner`'s lease; false when it is not theirs any more (taken by another after it lapsed). */
+export async function renewLease(tx: Queryable, id: string, owner: string, nowMs: number, leaseUntilMs: number): Promise<boolean> {
+  const { rows } = await tx.query('update runs set lease_until = $3, updated_at = $4 where id = $1 and lease_owner = $2 returning id', [id, owner, iso(leaseUntilMs), iso(nowMs)]);
   return rows.length > 0;
 }
 
@@ -185,27 +185,27 @@ export async function readSteps(tx: Queryable, id: string): Promise<RunStep[]> {
 }
 
 /**
- * Writes step `seq` if `holder` still holds the run and no step `seq` is there yet; false
+ * Writes step `seq` if `owner` still holds the run and no step `seq` is there yet; false
  * otherwise (the run was taken over, and this worker must stop without writing anything more).
  */
-export async function writeStep(tx: Queryable, id: string, holder: string, step: RunStep, nowMs: number): Promise<boolean> {
+export async function writeStep(tx: Queryable, id: string, owner: string, step: RunStep, nowMs: number): Promise<boolean> {
   const { kind, ...body } = step.body;
   const { rows } = await tx.query(
     `insert into run_steps (run, seq, kind, body, write_key, spent_usd, created_at)
-     select $1, $3, $4, $5, $6, $7, $8 where exists (select 1 from runs where id = $1 and lease_holder = $2)
+     select $1, $3, $4, $5, $6, $7, $8 where exists (select 1 from runs where id = $1 and lease_owner = $2)
      on conflict (run, seq) do nothing
      returning seq`,
-    [id, holder, step.seq, kind, JSON.stringify(body), step.writeKey, step.spentUsd, iso(nowMs)],
+    [id, owner, step.seq, kind, JSON.stringify(body), step.writeKey, step.spentUsd, iso(nowMs)],
   );
   return rows.length > 0;
 }
 
-/** Ends the run `holder` holds with `ending` and its sentence, and lets the lease go. A cancelled run stays cancelled. */
-export async function endRun(tx: Queryable, id: string, holder: string, ending: Ending, answer: string, nowMs: number): Promise<boolean> {
+/** Ends the run `owner` holds with `ending` and its sentence, and lets the lease go. A cancelled run stays cancelled. */
+export async function endRun(tx: Queryable, id: string, owner: string, ending: Ending, answer: string, nowMs: number): Promise<boolean> {
   const { rows } = await tx.query(
-    `update runs set state = case when state = 'cancelled' then 'cancelled' else $3 end, answer = $4, lease_holder = null, lease_until = null, updated_at = $5
-      where id = $1 and lease_holder = $2 returning id`,
-    [id, holder, ending, answer, iso(nowMs)],
+    `update runs set state = case when state = 'cancelled' then 'cancelled' else $3 end, answer = $4, lease_owner = null, lease_until = null, updated_at = $5
+      where id = $1 and lease_owner = $2 returning id`,
+    [id, owner, ending, answer, iso(nowMs)],
   );
   return rows.length > 0;
 }
@@ -219,12 +219,12 @@ export async function cancelRun(tx: Queryable, id: string, nowMs: number): Promi
   return rows.length > 0;
 }
 
-/** The run `holder` holds waits for the person's answer to `actionId`, held by nobody meanwhile. */
-export async function waitOnAction(tx: Queryable, id: string, holder: string, actionId: string, nowMs: number): Promise<boolean> {
+/** The run `owner` holds waits for the person's answer to `actionId`, held by nobody meanwhile. */
+export async function waitOnAction(tx: Queryable, id: string, owner: string, actionId: string, nowMs: number): Promise<boolean> {
   const { rows } = await tx.query(
-    `update runs set state = 'waiting', waiting_action = $3, lease_holder = null, lease_until = null, updated_at = $4
-      where id = $1 and lease_holder = $2 and state = 'running' returning id`,
-    [id, holder, actionId, iso(nowMs)],
+    `update runs set state = 'waiting', waiting_action = $3, lease_owner = null, lease_until = null, updated_at = $4
+      where id = $1 and lease_owner = $2 and state = 'running' returning id`,
+    [id, owner, actionId, iso(nowMs)],
   );
   return rows.length > 0;
 }

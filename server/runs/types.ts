@@ -66,7 +66,7 @@ export interface Run extends Budget {
   /** The schedule that started it, if one did. */
   schedule: string | null;
   state: RunState;
-  leaseHolder: string | null;
+  leaseOwner: string | null;
   /** ms since the epoch. */
   leaseUntilMs: number | null;
   answer: string | null;

@@ -27,8 +27,8 @@ import type { Ending, Run, RunStep, StepBody } from './types';
 
 /** What a run tells a listener (the presence window, a bench), as dotted facts. Never its words but the ending's. */
 export type RunEvent =
-  | { event: 'run.claimed'; runId: string; person: string; bot: string; holder: string; atMs: number }
-  | { event: 'run.step-begun'; runId: string; seq: number; holder: string; atMs: number }
+  | { event: 'run.claimed'; runId: string; person: string; bot: string; owner: string; atMs: number }
+  | { event: 'run.step-begun'; runId: string; seq: number; owner: string; atMs: number }
   | {
       event: 'run.step';
       runId: string;
@@ -62,10 +62,10 @@ export interface WorkerOptions {
   /** The model for runs that carry a script (the stand-in's, metered by the gate); default `scriptedModel`. */
   scripted?: RunModel;
   /** This worker's name on the leases it holds: unique per process (a host and pid, a UUID). */
-  holder: string;
+  owner: string;
   /**
    * The instance's own id, kept across restarts in its data folder (`instanceId`): the leases it
-   * holds are named `<instance>:<holder>`, and before its first claim it takes back at once the runs
+   * holds are named `<instance>:<owner>`, and before its first claim it takes back at once the runs
    * an earlier process of the same instance held, rather than waiting out their leases. Other
    * instances still wait for the lease to lapse. Default: none (nothing is taken back).
    */
@@ -153,7 +153,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`The worker's ${name} is ${String(value)}; give a whole number, 1 or more.`);
   }
   const { db, clock } = options;
-  const holder = options.instance === undefined ? options.holder : `${options.instance}:${options.holder}`;
+  const owner = options.instance === undefined ? options.owner : `${options.instance}:${options.owner}`;
   let tookBack = options.instance === undefined;
   const emit = (event: RunEvent) => options.onEvent?.(event);
   const active = new Set<Promise<void>>();
@@ -172,16 +172,16 @@ export function createWorker(options: WorkerOptions): Worker {
   async function fill(): Promise<void> {
     if (!tookBack && options.instance !== undefined) {
       const instance = options.instance;
-      await db.asServer((tx) => takeBackLeases(tx, instance, holder, clock()));
+      await db.asServer((tx) => takeBackLeases(tx, instance, owner, clock()));
       tookBack = true;
     }
     while (!stopping && !dead && active.size < settings.concurrency) {
       const nowMs = clock();
-      const run = await db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + settings.leaseMs));
+      const run = await db.asServer((tx) => claimRun(tx, owner, nowMs, nowMs + settings.leaseMs));
       // `dead` is set by kill() while the claim is awaited.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (run === undefined || dead) return;
-      emit({ event: 'run.claimed', runId: run.id, person: run.person, bot: run.bot, holder, atMs: clock() });
+      emit({ event: 'run.claimed', runId: run.id, person: run.person, bot: run.bot, owner, atMs: clock() });
       const working: Promise<void> = work(run).finally(() => {
         active.delete(working);
         if (!stopping && !dead) void poke();
@@ -195,7 +195,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const renewal = setInterval(() => {
       if (dead) return;
       const nowMs = clock();
-      db.asServer((tx) => renewLease(tx, claimed.id, holder, nowMs, nowMs + settings.leaseMs)).then(
+      db.asServer((tx) => renewLease(tx, claimed.id, owner, nowMs, nowMs + settings.leaseMs)).then(
         (held) => {
           if (!held) lost = true;
         },
@@ -204,7 +204,7 @@ export function createWorker(options: WorkerOptions): Worker {
     }, Math.max(1, Math.floor(settings.leaseMs / 3)));
     const write = async (step: RunStep): Promise<boolean> => {
       if (dead || lost) return false;
-      return db.asServer((tx) => writeStep(tx, claimed.id, holder, step, clock()));
+      return db.asServer((tx) => writeStep(tx, claimed.id, owner, step, clock()));
     };
     const end = async (ending: Ending, sentence: string, seq: number): Promise<void> => {
       if (!(await write({ seq, body: { kind: 'say', text: sentence, ending }, writeKey: null, spentUsd: 0 }))) return;
@@ -212,7 +212,7 @@ export function createWorker(options: WorkerOptions): Worker {
     };
     const finish = async (ending: Ending, answer: string): Promise<void> => {
       if (dead || lost) return;
-      if (await db.asServer((tx) => endRun(tx, claimed.id, holder, ending, answer, clock()))) {
+      if (await db.asServer((tx) => endRun(tx, claimed.id, owner, ending, answer, clock()))) {
         emit({ event: 'run.ended', runId: claimed.id, person: claimed.person, bot: claimed.bot, ending, answer, atMs: clock() });
       }
     };
@@ -223,11 +223,11 @@ export function createWorker(options: WorkerOptions): Worker {
         if (dead || lost || stopping) return;
         const { run, steps } = await db.asServer(async (tx) => ({ run: await readRun(tx, claimed.id), steps: await readSteps(tx, claimed.id) }));
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
-        if (run === undefined || run.leaseHolder !== holder || dead) return;
+        if (run === undefined || run.leaseOwner !== owner || dead) return;
         const seq = steps.length + 1;
         const spentUsd = steps.reduce((sum, step) => sum + step.spentUsd, 0);
         const decision = nextStep({ run, steps, nowMs: clock(), spentUsd });
-        emit({ event: 'run.step-begun', runId: run.id, seq, holder, atMs: clock() });
+        emit({ event: 'run.step-begun', runId: run.id, seq, owner, atMs: clock() });
         const step = await take(run, steps, seq, decision);
         if (step === 'ended') {
           return;
@@ -355,7 +355,7 @@ export function createWorker(options: WorkerOptions): Worker {
               const question = await options.executor.question(tx, decision.call.verb, input, caller, options.wordsFor(run));
               return keepPending(tx, { person: run.person, bot: run.bot, verb: decision.call.verb, input, question, timeZone: run.timeZone, conversationKey: run.conversationKey, expiresAtMs: clock() + RUN_QUESTION_MS, run: run.id, language: run.language });
             });
-            if (!dead && !lost && (await db.asServer((tx) => waitOnAction(tx, run.id, holder, action.id, clock())))) {
+            if (!dead && !lost && (await db.asServer((tx) => waitOnAction(tx, run.id, owner, action.id, clock())))) {
               emit({ event: 'run.waiting', runId: run.id, person: run.person, bot: run.bot, action: { id: action.id, verb: action.verb, question: action.question, expiresAtMs: action.expiresAtMs }, atMs: clock() });
             }
             return 'ended';

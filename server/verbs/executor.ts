@@ -29,6 +29,8 @@
  * every write in a turn (or run) after an outside app's result was read in it (`TurnTaint`).
  */
 import type { z } from 'zod';
+import { forModel } from '../../common/modelText';
+import type { ModelText } from '../../common/modelText';
 import type { Database } from '../db/database';
 import type { Queryable } from '../db/queryable';
 import { sweepTurnSteps } from '../db/turnSteps';
@@ -45,7 +47,7 @@ import type { NarratorFailed } from './narrate';
 import { runRemote } from './remoteCall';
 import { asVerbError, cancelledWrite, createDeadlines } from './underway';
 import type { EffectsGate, OnWritten, Running } from './underway';
-import type { AppServices, AskContext, Caller, Ran, Verb } from './verb';
+import type { AppServices, Caller, ConfirmContext, Ran, Verb } from './verb';
 import { asksFirst } from './verb';
 import { appsUsed, inputDigests, sweepCallKeys } from './verbCalls';
 import { say } from '../words/words';
@@ -221,7 +223,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         input = parsed.data;
         const key = call.idempotencyKey;
         if (verb.risk !== 'read' && (key === undefined || !IDEMPOTENCY_KEY.test(key))) {
-          throw new VerbError('invalid_input', 'A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.');
+          // Only a caller that chooses its own keys (an MCP client) can miss one: the chat door derives them.
+          throw new VerbError('invalid_input', forModel('A change needs an idempotency key of 16 to 64 letters, digits, dashes or underscores.'));
         }
         // Spent last, once everything else about the call has passed: a refused call keeps its approval unspent.
         const asks = asksOf(verb, call);
@@ -233,7 +236,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         const confirmWhen: ConfirmWhen | undefined =
           asked === undefined
             ? undefined
-            : async (given: unknown, context: AskContext) => {
+            : async (given: unknown, context: ConfirmContext) => {
                 const asking = await asked(given, context);
                 if (asking && verb.pin !== undefined) input = await verb.pin(given, context);
                 return asking;
@@ -284,7 +287,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function question(tx: Queryable, verbName: string, input: unknown, caller: Caller, words: Words): Promise<string> {
     const ask = deps.registry.verb(verbName)?.ask;
-    const asked = ask === undefined ? say(words, 'acting.go-ahead') : await ask(input, { ...caller, tx, nowMs: deps.clock() });
+    const asked = ask === undefined ? say(words, 'acting.go-ahead') : await ask(input, { ...caller, tx, nowMs: deps.clock(), words });
     return `${asked} ${say(words, 'acting.confirm')}`;
   }
 
@@ -300,15 +303,18 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 }
 
 /** When a `sometimes` verb asks: its own `confirm` answers true, or the call changes many things. */
-function askedWhen(verb: Verb): (input: unknown, context: AskContext) => Promise<boolean> {
+function askedWhen(verb: Verb): (input: unknown, context: ConfirmContext) => Promise<boolean> {
   const { confirm, changesMany } = verb;
   return async (input, context) => (typeof confirm === 'function' && (await confirm(input, context))) || (changesMany !== undefined && (await changesMany(input, context)));
 }
 
-/** The first problem Zod found, as a sentence naming the field and never its value. */
-function invalidSentence(error: z.ZodError): string {
+/**
+ * The first problem Zod found, as a sentence naming the field and never its value: for the model
+ * (or the MCP client) whose arguments they were, in Zod's own English, to call again rightly.
+ */
+function invalidSentence(error: z.ZodError): ModelText {
   const issue = error.issues[0];
-  if (issue === undefined) return 'That request was not quite right, so nothing was done.';
+  if (issue === undefined) return forModel('That request was not quite right, so nothing was done.');
   const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'the request';
-  return `That request was not quite right (${field}: ${issue.message.replace(/\.$/, '')}), so nothing was done.`;
+  return forModel(`That request was not quite right (${field}: ${issue.message.replace(/\.$/, '')}), so nothing was done.`);
 }

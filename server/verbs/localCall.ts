@@ -13,14 +13,14 @@
  * A read's handler has the caller's signal; a write's has one that never fires, as a write that has
  * started runs to completion.
  */
-import type { AskContext, VerbContext } from './verb';
+import type { ConfirmContext, VerbContext } from './verb';
 import { VerbError } from './errors';
 import { checkedOutput } from './underway';
 import type { Answered, CallDeps, Running } from './underway';
 import { earlierWrite, recordCall } from './verbCalls';
 
 /** Whether the person is asked before this call runs, decided in its transaction; unset: not asked. */
-export type ConfirmWhen = (input: unknown, context: AskContext) => Promise<boolean>;
+export type ConfirmWhen = (input: unknown, context: ConfirmContext) => Promise<boolean>;
 
 export async function runLocal(deps: CallDeps, running: Running, confirmWhen: ConfirmWhen | undefined): Promise<Answered> {
   const { verb, input, caller, startedMs, waiting } = running;

@@ -6,6 +6,8 @@
  * `lists-add`; verb names never hold a dash, so the way back is unambiguous.
  */
 import { z } from 'zod';
+import { forModel } from '../../common/modelText';
+import type { ModelText } from '../../common/modelText';
 import type { Verb } from './verb';
 import { fenced } from '../outside/fence';
 import { asksFirst } from './verb';
@@ -42,15 +44,17 @@ export function outputSchemaOf(verb: Verb): Record<string, unknown> {
 }
 
 /** What the model reads about a verb: its description, an example, and whether the person is asked first. */
-export function modelDescriptionOf(verb: Verb): string {
-  const asks = {
-    always: ' The person is asked to confirm before it runs; do not ask them yourself.',
-    sometimes: ' The person may be asked to confirm before it runs; do not ask them yourself.',
-    never: '',
-  }[asksFirst(verb)];
+export function modelDescriptionOf(verb: Verb): ModelText {
+  const asks = forModel(
+    {
+      always: ' The person is asked to confirm before it runs; do not ask them yourself.',
+      sometimes: ' The person may be asked to confirm before it runs; do not ask them yourself.',
+      never: '',
+    }[asksFirst(verb)],
+  );
   // An outside tool's description is the other end's words: fenced, as data from a named source.
   const description = verb.remote === true ? fenced(verb.name.slice(0, verb.name.indexOf('.')), 'description', verb.description) : verb.description;
-  return `${description} Example: "${verb.example}".${asks}`;
+  return forModel(`${description} Example: "${verb.example}".${asks}`);
 }
 
 /**

@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { PersonLimits } from '../db/limits';
 import type { Queryable } from '../db/queryable';
+import type { Words } from '../words/words';
 
 /**
  * How much a verb can change:
@@ -74,7 +75,10 @@ export interface VerbContext extends Caller {
 }
 
 /** What `confirm` and `ask` are given: who is calling, now, and the person's own transaction. */
-export type AskContext = Caller & { tx: Queryable; nowMs: number };
+/** What a `confirm` function is given: the caller, their transaction and the time. */
+export type ConfirmContext = Caller & { tx: Queryable; nowMs: number };
+/** What `ask` is given: that, and the words of the person's language to ask in. */
+export type AskContext = ConfirmContext & { words: Words };
 
 /** What `prepare` is given: everything but the transaction, which is not open yet. */
 export type PrepareContext = Omit<VerbContext, 'tx' | 'prepared'>;
@@ -151,7 +155,7 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
    * run in and just before it would, so what it counted is what the handler finds; a call the person
    * approved is not asked about again. Default false.
    */
-  confirm?: boolean | ((input: z.output<I>, context: AskContext) => Promise<boolean>);
+  confirm?: boolean | ((input: z.output<I>, context: ConfirmContext) => Promise<boolean>);
   /** For a `confirm` verb: the question the person is asked, without "Say yes or no." */
   ask?: (input: z.output<I>, context: AskContext) => string | Promise<string>;
   /**
@@ -160,7 +164,7 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
    * pending action keeps this input, so `ask` names, and a yes runs, exactly what was counted —
    * never a recount into another set. Must pass the verb's own `input` schema.
    */
-  pin?: (input: z.output<I>, context: AskContext) => Promise<z.output<I>>;
+  pin?: (input: z.output<I>, context: ConfirmContext) => Promise<z.output<I>>;
   /**
    * For a verb that counts what a whole turn does (`memory.forget`: how many memories the turn would
    * forget): the inputs of its calls in one model step, as one input. The acting loop runs them as
@@ -175,7 +179,7 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
    * app has to remember. Answered from the input and the person's rows (through `context.tx`), in
    * the transaction the handler would run in, as `confirm` is. Requires `ask`.
    */
-  changesMany?: (input: z.output<I>, context: AskContext) => boolean | Promise<boolean>;
+  changesMany?: (input: z.output<I>, context: ConfirmContext) => boolean | Promise<boolean>;
   /**
    * Work done before the person's transaction opens — a network call such as an embedding — so no
    * transaction (on PGlite: every other request) waits on it. Its answer reaches `run` as
@@ -230,8 +234,12 @@ export interface Narrator {
   narrate: (ran: Ran, context: VerbContext) => Promise<string | undefined>;
 }
 
-/** Whether an app can be used now; an outside app's server may be away. */
-export type AppStatus = { up: true } | { up: false; /** A sentence: why, and what Confab is doing about it. */ reason: string };
+/**
+ * Whether an app can be used now, for its operator (the log, `GET /api/health`, the verbs listing):
+ * up; starting or closed; or away — an outside app's server — with why (a clause naming the file,
+ * command or address to mend, never a secret) and the wait before it is tried again, in ms.
+ */
+export type AppStatus = { up: true } | { up: false; state: 'starting' | 'closed' } | { up: false; state: 'away'; why: string; retryInMs: number };
 
 export interface App {
   /** The folder's (or the app file's) name and the verbs' prefix: lower-case letters, digits and underscores. */

@@ -8,30 +8,23 @@
  * the apps (their lists' names), for the page's recogniser to expect.
  */
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import type { PersonEnv } from '../person';
 import type { Executor } from './executor';
 import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
-import type { App, Caller } from './verb';
+import type { App, AppStatus, Caller } from './verb';
+import { refusal } from '../words/requestWords';
 
 /** What an outside app says of itself now: its kind and file, whether it is up, and why not. */
-export interface OutsideStatus {
-  app: string;
-  kind: string;
-  file: string;
-  up: boolean;
-  reason?: string;
-}
+export type OutsideStatus = { app: string; kind: string; file: string } & AppStatus;
 
 /** What each outside app among `apps` says of itself now. */
 export function outsideStatus(apps: readonly App[]): OutsideStatus[] {
   return apps.flatMap((app) => {
     if (app.outside === undefined) return [];
-    const status = app.outside.status();
-    return [{ app: app.name, kind: app.outside.kind, file: app.outside.file, up: status.up, ...(status.up ? {} : { reason: status.reason }) }];
+    return [{ app: app.name, kind: app.outside.kind, file: app.outside.file, ...app.outside.status() }];
   });
 }
 
@@ -53,7 +46,7 @@ export function verbRoutes({ bots, executor, db, skillsScope }: VerbRoutesDeps):
   const routes = new Hono<PersonEnv>();
   // The words the person uses with the apps (their lists' names), for the page's recogniser to expect.
   routes.get('/bots/:slug/phrases', async (c) => {
-    if (!bots.has(c.req.param('slug'))) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    if (!bots.has(c.req.param('slug'))) throw refusal(c, 404, 'requests.no-bot', { bot: c.req.param('slug') });
     const person = c.get('person');
     const apps = executor.registry.apps.filter((app) => app.phrases !== undefined);
     const phrases = await db.asPerson(person, async (tx) => {
@@ -65,7 +58,7 @@ export function verbRoutes({ bots, executor, db, skillsScope }: VerbRoutesDeps):
   });
   routes.get('/bots/:slug/verbs', async (c) => {
     const bot = bots.get(c.req.param('slug'));
-    if (bot === undefined) throw new HTTPException(404, { message: `There is no bot called "${c.req.param('slug')}".` });
+    if (bot === undefined) throw refusal(c, 404, 'requests.no-bot', { bot: c.req.param('slug') });
     // `?conversation=` is the page's conversation key, under the name the page sends it by.
     const conversationKey = c.req.query('conversation');
     const caller: Caller = { person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' };

@@ -18,14 +18,22 @@ export { filledIn, layered, PLACEHOLDER, WordsFileError };
 export const WORD_KEYS = {
   ...PAGE_WORD_KEYS,
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
-  acting: ['filler', 'confirm', 'go-ahead', 'done', 'left-as-it-was', 'no-longer-open', 'outcome-unknown', 'stopped-done', 'stopped-before'],
+  acting: ['filler', 'confirm', 'go-ahead', 'shall-i', 'done', 'left-as-it-was', 'no-longer-open', 'outcome-unknown', 'stopped-done', 'stopped-before'],
   'stand-in': ['no-provider', 'not-live', 'heard', 'heard-nothing'],
   ceilings: ['answers', 'spend', 'no-answers', 'no-spend', 'site-answers', 'site-spend', 'site-no-answers', 'site-no-spend', 'background', 'background-none', 'app', 'app-none', 'not-live'],
   windows: ['per-minute', 'per-hour', 'per-day', 'per-week', 'per-month'],
   waits: ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days'],
   runs: ['progress-one', 'progress', 'cancelled', 'out-of-steps', 'out-of-money', 'out-of-time', 'failed', 'no-model', 'unanswered', 'paused-while-away'],
   verbs: ['invalid-input', 'timed-out', 'cancelled', 'execution-failed', 'output-too-large', 'not-in-scope', 'confirmation-required', 'unknown-verb', 'key-reused', 'rate-limited', 'server-busy', 'overloaded', 'outcome-unknown'],
-  requests: ['too-large', 'cut-off', 'stalled', 'headers-too-large', 'too-slow', 'malformed'],
+  requests: [
+    'too-large', 'cut-off', 'stalled', 'headers-too-large', 'too-slow', 'malformed',
+    'not-json', 'not-object', 'not-text', 'text-too-long', 'not-flag', 'not-json-type', 'foreign-host', 'foreign-origin',
+    'sign-in-needed', 'sign-in-invalid', 'sign-in-keys', 'new-persons', 'grant-refused', 'restarting',
+    'no-route', 'no-model-file', 'no-file', 'not-built', 'server-failed', 'no-bot', 'bot-gone', 'no-conversation', 'no-memory', 'no-notice', 'no-token',
+    'line-too-long', 'line-who', 'line-blank', 'already-said', 'too-many-pages', 'page-ids', 'presence-since', 'token-name', 'token-bots', 'too-many-tokens',
+    'turn-id', 'turn-ids-differ', 'messages-empty', 'not-record', 'message-shape', 'role-unknown', 'content-shape', 'part-shape', 'no-user-message', 'provider-not-retried', 'provider-status', 'provider-unreachable', 'provider-timeout', 'provider-stream', 'provider-said', 'no-provider-answered',
+    'device-voice', 'voice-not-live', 'voice-unreachable', 'voice-failed', 'speech-input', 'speech-too-long', 'speech-no-voice', 'speech-voice-offered', 'speech-format', 'speech-speed',
+  ],
 } as const;
 
 export type WordSection = keyof typeof WORD_KEYS;

@@ -108,9 +108,9 @@ export interface ConversationView {
   lines: readonly Line[];
   /** Why only typing works, or null while the microphone is the way in. */
   typing: TypingReason | null;
-  /** Push-and-hold instead of an open microphone. */
-  hold: boolean;
-  /** Push-and-hold: the talk control is down. */
+  /** Push to talk instead of an open microphone. */
+  pushToTalk: boolean;
+  /** Push to talk: the talk control is down. */
   talkHeld: boolean;
   /** The person asked the bot to wait ("hold on"): it keeps listening, says nothing, and the live line says it is waiting. */
   waiting: boolean;
@@ -128,7 +128,7 @@ export interface Conversation {
   subscribe(listener: (view: ConversationView) => void): () => void;
   /** Typed text: goes exactly where a spoken sentence goes. */
   type(text: string): void;
-  /** The talk control (push-and-hold) went down / came up. */
+  /** The talk control (push to talk) went down / came up. */
   press(): void;
   release(): void;
   mute(): void;
@@ -152,7 +152,7 @@ export interface Conversation {
   unsaid(): readonly string[];
   /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
   confirm(yes: boolean): void;
-  settings(change: { speech?: boolean; hold?: boolean; language?: string }): void;
+  settings(change: { speech?: boolean; pushToTalk?: boolean; language?: string }): void;
   /** Stops everything: the recogniser, the answer, the audio, the listeners. */
   stop(): void;
   /** The machine itself, for tests and tools. */
@@ -183,7 +183,7 @@ export function viewOf(snapshot: ConversationSnapshot): ConversationView {
     liveLine: context.liveLine,
     lines: context.lines,
     typing: context.typing,
-    hold: context.hold,
+    pushToTalk: context.pushToTalk,
     talkHeld: context.talkHeld,
     waiting: context.waiting,
     speech: context.speech,
@@ -235,7 +235,7 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
         })();
         // Leaving the answer (barge-in, a new question) aborts the request, and the door its upstream.
         return () => {
-          controller.abort(new DOMException('The person talked over the answer.', 'AbortError'));
+          controller.abort(new DOMException(sayWord('page-answers.stopped'), 'AbortError'));
         };
       }),
       // Not aborted when the machine lets it go: an answer the person gave is delivered whatever follows.
@@ -335,8 +335,8 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
     subscriptions.push(
       hearing.onBargeIn(({ atMs, bar }) => {
         const snapshot = actor.getSnapshot();
-        // Push-and-hold is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
-        if (recogniser !== undefined && !snapshot.context.hold && voiceSounding(snapshot)) yielder.heard(atMs, bar);
+        // Push to talk is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
+        if (recogniser !== undefined && !snapshot.context.pushToTalk && voiceSounding(snapshot)) yielder.heard(atMs, bar);
         else send({ type: 'user.interrupted' });
       }),
     );

@@ -4,9 +4,9 @@
  * model to be ready — the first download can take minutes.
  */
 import type { LoadProgress, PageConfig, TtsApi } from '../../common/voice/api';
+import { loadFailureOf } from '../../common/voice/loadFailure';
 import { TtsClient } from '../platform/ttsClient';
 import { sayWord } from '../platform/words';
-import { sentenceOf } from './sentenceOf';
 
 /** The on-device engine: not needed (an endpoint speaks), downloading, ready, or failed. */
 export type EngineState =
@@ -48,6 +48,15 @@ export interface DeviceEngine {
   dispose(): void;
 }
 
+/**
+ * Why the voice could not start, for a person: a sentence in their language chosen by the failure's
+ * kind. The error itself — a host, a status, a file — goes to the console, for whoever debugs it.
+ */
+export function couldNotStart(error: unknown): string {
+  console.warn('The on-device voice could not start:', error);
+  return sayWord(`page-voice.could-not-start-${loadFailureOf(error)}`);
+}
+
 export function deviceEngine(options: EngineOptions): DeviceEngine {
   let client: Pick<TtsClient, 'load' | 'speak' | 'cancel' | 'dispose'> | null = null;
   let load: Promise<unknown> | null = null;
@@ -71,7 +80,7 @@ export function deviceEngine(options: EngineOptions): DeviceEngine {
       })
       .catch((error: unknown) => {
         failed = true;
-        const reason = sayWord('page-voice.could-not-start', { why: sentenceOf(error) });
+        const reason = couldNotStart(error);
         report({ kind: 'failed', reason });
         throw new Error(reason, { cause: error });
       });

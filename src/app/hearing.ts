@@ -33,8 +33,11 @@ export interface AssistantAudio {
   level(): number;
 }
 
-/** One microphone frame as the gate judged it. */
-export interface HeardFrame extends LevelFrame {
+/**
+ * One microphone frame with the gates' verdict on it, as hearing hands it on. Not a `HeardFrame`
+ * (`core/speech/echoGateState.ts`), the frame a gate keeps: this one carries no duration.
+ */
+export interface JudgedFrame extends LevelFrame {
   /** Whether assistant audio was sounding when the frame was judged. */
   readonly assistantAudible: boolean;
   /** Whether this frame completed a barge-in. */
@@ -49,15 +52,15 @@ export interface HeardFrame extends LevelFrame {
 export class Hearing {
   #gates: GatePairState;
   readonly #assistant: AssistantAudio;
-  readonly #onBargeIn: (frame: HeardFrame) => void;
-  readonly #heard = new Set<(frame: HeardFrame) => void>();
+  readonly #onBargeIn: (frame: JudgedFrame) => void;
+  readonly #heard = new Set<(frame: JudgedFrame) => void>();
 
   /**
    * `onBargeIn` is called with the frame that completed a barge-in: a person held clearly over the
    * leak while the assistant was audible (or just after). `gate` adjusts the echo gate's options.
    * Throws `OptionError` for a gate option a person must fix.
    */
-  constructor(assistant: AssistantAudio, onBargeIn: (frame: HeardFrame) => void, gate: Partial<EchoGateOptions> = {}) {
+  constructor(assistant: AssistantAudio, onBargeIn: (frame: JudgedFrame) => void, gate: Partial<EchoGateOptions> = {}) {
     this.#gates = startGatePair({ ...ROOM_GATE, ...gate });
     this.#assistant = assistant;
     this.#onBargeIn = onBargeIn;
@@ -67,7 +70,7 @@ export class Hearing {
    * Judges one frame, tells every `onHeard` listener, then calls back on a barge-in. Frames must
    * come in time order (one clock for every microphone this hearing listens to).
    */
-  hear(frame: LevelFrame): HeardFrame {
+  hear(frame: LevelFrame): JudgedFrame {
     // Frames are read after they were heard, later on a busy page: one from before the voice began,
     // read once it has, heard the room, and taken for the voice's leak it would teach the gate a
     // leak of nothing (a bar at its floor, cleared by the voice's own first syllables).
@@ -80,7 +83,7 @@ export class Hearing {
     const judged = hearPair(this.#gates, { ...frame, assistantAudible, assistantLevel });
     this.#gates = judged.state;
     const { bargeIn } = judged;
-    const heard: HeardFrame = { ...frame, assistantAudible, assistantLevel, bargeIn, bar: bars.raw, cancelledBar: frame.cancelledLevel === undefined ? null : bars.cancelled };
+    const heard: JudgedFrame = { ...frame, assistantAudible, assistantLevel, bargeIn, bar: bars.raw, cancelledBar: frame.cancelledLevel === undefined ? null : bars.cancelled };
     for (const listener of this.#heard) listener(heard);
     if (bargeIn) this.#onBargeIn(heard);
     return heard;
@@ -97,7 +100,7 @@ export class Hearing {
   }
 
   /** Calls `listener` with every frame as judged (for the orb and for tests); returns the unsubscribe. */
-  onHeard(listener: (frame: HeardFrame) => void): () => void {
+  onHeard(listener: (frame: JudgedFrame) => void): () => void {
     this.#heard.add(listener);
     return () => this.#heard.delete(listener);
   }

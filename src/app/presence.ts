@@ -22,7 +22,7 @@ import { mirrorKeeper } from './presence/mirrorKeeper';
 import { narrator } from './presence/narrator';
 import { publisher } from './presence/publisher';
 import { seatKeeper } from './presence/seatKeeper';
-import type { PresenceListeners, PresencePorts } from './presence/ports';
+import type { PresenceListeners, PresenceLogLine, PresencePorts } from './presence/ports';
 export type { PresenceClock, PresenceListeners, PresencePorts } from './presence/ports';
 export { liveStateOf } from './presence/publisher';
 
@@ -143,7 +143,7 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
       seats.apply({ type: 'told', seat });
     },
     disposed: isDisposed,
-    log: ports.log ?? ((line: string) => {
+    log: ports.log ?? ((line: PresenceLogLine) => {
       console.warn(line);
     }),
   });
@@ -270,16 +270,16 @@ function tapped(conversationPorts: ConversationPorts, conversation: () => string
 /**
  * What a passive page shows, in the conversation view's terms: the mirror's lines, live line and
  * phase. It does not listen; the way in makes it the active page — typing (or the muted
- * microphone's button) with an open microphone, holding the talk control with push-and-hold.
+ * microphone's button) with an open microphone, holding the talk control down with push to talk.
  */
-export function mirrorConversationView(mirror: Mirror, page: { hold: boolean; speech: boolean; canListen: boolean }): ConversationView {
+export function mirrorConversationView(mirror: Mirror, page: { pushToTalk: boolean; speech: boolean; canListen: boolean }): ConversationView {
   const view = mirrorView(mirror);
   return {
     phase: view.phase,
     liveLine: view.liveLine,
     lines: view.lines,
-    typing: !page.canListen ? 'unsupported' : page.hold ? null : 'muted',
-    hold: page.hold,
+    typing: !page.canListen ? 'unsupported' : page.pushToTalk ? null : 'muted',
+    pushToTalk: page.pushToTalk,
     talkHeld: false,
     waiting: false,
     speech: page.speech,

@@ -13,10 +13,16 @@ import type { Language } from '../../common/voice/text';
 
 /**
  * How the person is heard: `open` — the microphone listens between answers and its button mutes;
- * `hold` — nothing is listened to except while the button (or Space) is held.
+ * `pushToTalk` — nothing is listened to except while the button (or Space) is held down.
  */
-export const HEARING_MODES = ['open', 'hold'] as const;
+export const HEARING_MODES = ['open', 'pushToTalk'] as const;
 export type HearingMode = (typeof HEARING_MODES)[number];
+
+/**
+ * What pages before the name `pushToTalk` stored for it: read as push to talk, so the choice is
+ * not lost, and written under the new name with the next save.
+ */
+const STORED_PUSH_TO_TALK = 'hold';
 
 /** Slowest speed the engine accepts (it refuses anything under). */
 export const SPEED_MIN = 0.5;
@@ -77,7 +83,7 @@ export function reconcileSettings(stored: unknown, bot: PublicBot, offeredVoices
     language: isOneOf(language, languages) ? (language as Language) : defaults.language,
     shape: isOneOf(shape, ORB_SHAPES) ? shape : defaults.shape,
     speed: isSpeed(speed) ? speed : defaults.speed,
-    hearing: isOneOf(hearing, HEARING_MODES) ? hearing : defaults.hearing,
+    hearing: hearing === STORED_PUSH_TO_TALK ? 'pushToTalk' : isOneOf(hearing, HEARING_MODES) ? hearing : defaults.hearing,
     speech: typeof speech === 'boolean' ? speech : defaults.speech,
   };
 }

@@ -46,6 +46,17 @@ export interface PresenceClient {
   publish(publication: Publication): Promise<{ seqs: number[]; seat: Seat | null }>;
 }
 
+/**
+ * Why the page dropped its stream, as the abort's reason: no one reads it (a run's end only opens the
+ * stream again, or not once it is closed), so it is a code, never a sentence.
+ */
+class StreamDropped extends Error {
+  override readonly name = 'StreamDropped';
+  constructor(readonly why: 'silent' | 'offline' | 'reconnecting' | 'closed') {
+    super(why);
+  }
+}
+
 /** How this client says what went wrong; only a claim's answer is checked for its shape. */
 const say: Say = (what, trouble) => {
   switch (trouble.kind) {
@@ -74,7 +85,7 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
       const heard = (controller: AbortController) => {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => {
-          controller.abort(new HttpError('The presence stream went silent.', { failure: 'unreachable' }));
+          controller.abort(new StreamDropped('silent'));
         }, silentMs);
       };
 
@@ -143,7 +154,7 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
         handle.reconnect();
       };
       const gone = () => {
-        current?.abort(new HttpError('The browser went offline.', { failure: 'unreachable' }));
+        current?.abort(new StreamDropped('offline'));
       };
       // The browser's word that the network went or came back (none where there is no window).
       const network = 'addEventListener' in globalThis ? globalThis : null;
@@ -156,7 +167,7 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
           clearTimeout(retry);
           const old = current;
           current = null;
-          old?.abort(new HttpError('Reconnecting.', { failure: 'unreachable' }));
+          old?.abort(new StreamDropped('reconnecting'));
           failures = 0;
           connect();
         },
@@ -164,7 +175,7 @@ export function presenceClient(fetcher?: typeof fetch): PresenceClient {
           closed = true;
           clearTimeout(retry);
           clearTimeout(watchdog);
-          current?.abort(new HttpError('The page closed its presence stream.', { failure: 'unreachable' }));
+          current?.abort(new StreamDropped('closed'));
           current = null;
           network?.removeEventListener('online', back);
           network?.removeEventListener('offline', gone);

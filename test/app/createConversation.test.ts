@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
 import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
@@ -65,7 +65,8 @@ class ScriptedAnswer {
   }
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Runs what is due now on the simulated clock, and the promises under way. */
+const settle = () => vi.advanceTimersByTimeAsync(0);
 
 function setUp(input: Partial<ConversationInput> = {}) {
   const interim = hub<[string]>();
@@ -123,6 +124,14 @@ function setUp(input: Partial<ConversationInput> = {}) {
 }
 
 describe('the conversation’s junction', () => {
+  // The junction's own timers (the yielder's decisions, the machine's delays) run on a simulated clock.
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('gives each thing said a fresh turn id when it is said, and asks its answer under that id', async () => {
     const t = setUp();
     t.final.emit('Add milk to my shopping list.');
@@ -210,74 +219,64 @@ describe('the conversation’s junction', () => {
   });
 
   it('on barge-in by a backchannel, or by a sound with no words, carries on: nothing stopped, cancelled or kept as interrupted, the recogniser kept warm', async () => {
-    vi.useFakeTimers();
-    try {
-      const t = setUp();
-      t.final.emit('Tell me a long story.');
-      t.answer.send('Once upon a time there was a fox. ');
-      await vi.advanceTimersByTimeAsync(0);
-      t.started.emit({ utteranceId: 1, piece: 0 });
-      t.log.length = 0;
-      t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
-      t.final.emit('Mm-hmm.');
-      await vi.advanceTimersByTimeAsync(0);
-      // The recogniser stays on for the rest of the answer: a second word over it is heard from its start.
-      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
-      // What it hears between decisions (the room, the voice itself) is no turn.
-      t.interim.emit('the fox ran off');
-      await vi.advanceTimersByTimeAsync(0);
-      expect(t.conversation.view().liveLine).toBe('');
-      // A cough: over by the time the gate's frames are read, no words come, and once words would
-      // have come the voice is back.
-      t.log.length = 0;
-      t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
-      await vi.advanceTimersByTimeAsync(400);
-      expect(t.log).toEqual(['player duck']);
-      await vi.advanceTimersByTimeAsync(200);
-      expect(t.log).toEqual(['player duck', 'player unduck']);
-      expect(t.answer.aborted).toBe(false);
-      expect(t.conversation.view().phase).toBe('speaking');
-      expect(t.kept.filter((line) => line.interrupted === true)).toEqual([]);
-      expect(t.answer.asked).toHaveLength(1);
-    } finally {
-      vi.useRealTimers();
-    }
+    const t = setUp();
+    t.final.emit('Tell me a long story.');
+    t.answer.send('Once upon a time there was a fox. ');
+    await settle();
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    t.log.length = 0;
+    t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
+    t.final.emit('Mm-hmm.');
+    await settle();
+    // The recogniser stays on for the rest of the answer: a second word over it is heard from its start.
+    expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
+    // What it hears between decisions (the room, the voice itself) is no turn.
+    t.interim.emit('the fox ran off');
+    await settle();
+    expect(t.conversation.view().liveLine).toBe('');
+    // A cough: over by the time the gate's frames are read, no words come, and once words would
+    // have come the voice is back.
+    t.log.length = 0;
+    t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
+    await vi.advanceTimersByTimeAsync(400);
+    expect(t.log).toEqual(['player duck']);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(t.log).toEqual(['player duck', 'player unduck']);
+    expect(t.answer.aborted).toBe(false);
+    expect(t.conversation.view().phase).toBe('speaking');
+    expect(t.kept.filter((line) => line.interrupted === true)).toEqual([]);
+    expect(t.answer.asked).toHaveLength(1);
   });
 
   it('with the voice activity model’s frames, lets a cough go within a few hundred ms, and a short word it missed still takes the turn', async () => {
-    vi.useFakeTimers();
-    try {
-      const t = setUp();
-      t.final.emit('Tell me a long story.');
-      t.answer.send('Once upon a time there was a fox. ');
-      await vi.advanceTimersByTimeAsync(0);
-      t.started.emit({ utteranceId: 1, piece: 0 });
-      t.log.length = 0;
-      /** The model's frames, 32 ms apart, for `ms` from now: no speech in them. */
-      const quiet = async (ms: number) => {
-        for (let at = 0; at < ms; at += 32) {
-          t.voice.emit({ atMs: Date.now(), speech: false });
-          await vi.advanceTimersByTimeAsync(32);
-        }
-      };
-      // The model hears the room before anyone talks over the voice.
-      await quiet(100);
-      t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
-      await quiet(400);
-      expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
-      // "Stop." said short enough that the model heard no speech in it: the recogniser's word decides.
-      t.interim.emit('stop');
-      await vi.advanceTimersByTimeAsync(0);
-      expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
-      expect(t.answer.aborted).toBe(true);
-      expect(t.conversation.view().liveLine).toBe('stop');
-    } finally {
-      vi.useRealTimers();
-    }
+    const t = setUp();
+    t.final.emit('Tell me a long story.');
+    t.answer.send('Once upon a time there was a fox. ');
+    await settle();
+    t.started.emit({ utteranceId: 1, piece: 0 });
+    t.log.length = 0;
+    /** The model's frames, 32 ms apart, for `ms` from now: no speech in them. */
+    const quiet = async (ms: number) => {
+      for (let at = 0; at < ms; at += 32) {
+        t.voice.emit({ atMs: Date.now(), speech: false });
+        await vi.advanceTimersByTimeAsync(32);
+      }
+    };
+    // The model hears the room before anyone talks over the voice.
+    await quiet(100);
+    t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
+    await quiet(400);
+    expect(t.log).toEqual(['player duck', 'recogniser on en', 'player unduck']);
+    // "Stop." said short enough that the model heard no speech in it: the recogniser's word decides.
+    t.interim.emit('stop');
+    await settle();
+    expect(t.log).toEqual(expect.arrayContaining(['player stop', 'cancel 1']));
+    expect(t.answer.aborted).toBe(true);
+    expect(t.conversation.view().liveLine).toBe('stop');
   });
 
-  it('on barge-in with push-and-hold takes the turn at once, as before', async () => {
-    const t = setUp({ hold: true });
+  it('on barge-in with push to talk takes the turn at once, as before', async () => {
+    const t = setUp({ pushToTalk: true });
     t.conversation.press();
     t.final.emit('Tell me a long story.');
     t.conversation.release();

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Hearing, listenWithMicrophone, microphoneLost, micRefused } from '../../src/app/hearing';
-import type { HeardFrame, MicRefused } from '../../src/app/hearing';
+import type { JudgedFrame, MicRefused } from '../../src/app/hearing';
 import { OptionError } from '../../common/options';
 import { MicrophoneError } from '../../src/platform/audio/microphone';
 import type { LevelFrame, MicrophoneLevel } from '../../src/platform/audio/microphone';
@@ -59,9 +59,9 @@ function leak(seed: number, meanLevel: number, durationMs: number): Float64Array
 function setUp() {
   const assistant = player();
   const microphone = new FakeMicrophone();
-  const bargeIns: HeardFrame[] = [];
+  const bargeIns: JudgedFrame[] = [];
   const hearing = new Hearing(assistant, (frame) => bargeIns.push(frame));
-  const heard: HeardFrame[] = [];
+  const heard: JudgedFrame[] = [];
   hearing.onHeard((frame) => heard.push(frame));
   hearing.listenTo(microphone);
   return { assistant, microphone, hearing, bargeIns, heard };

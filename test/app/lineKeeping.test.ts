@@ -4,8 +4,6 @@ import { LINE_MAX_CHARS } from '../../common/conversation/events';
 import type { Line } from '../../common/conversation/events';
 import type { Outbox, OutboxLine } from '../../src/platform/outbox';
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 /** An outbox that keeps lines in memory and sends them to a pretend server at once. */
 function fakeOutbox() {
   const kept: { thread: string; line: OutboxLine }[] = [];
@@ -67,27 +65,27 @@ describe('keeping lines', () => {
   it('holds a greeting back until the person says something, then keeps both in order under one thread', async () => {
     const t = await setUp();
     t.keeping.keep(greeting);
-    await settle();
+    // A line kept starts its thread at once: none was.
     expect(t.kept).toEqual([]);
     expect(t.started).toEqual([]);
     t.keeping.keep(question);
-    await settle();
+    // The server's id comes last, once the lines are in.
+    await expect.poll(() => t.threadId()).toBe('server-local-1');
     expect(t.started).toEqual(['sage']);
     expect(t.kept.map((k) => [k.thread, k.line.who, k.line.text])).toEqual([
       ['local-1', 'assistant', 'Hello.'],
       ['local-1', 'person', 'Hi.'],
     ]);
-    expect(t.threadId()).toBe('server-local-1');
   });
 
   it('gives each conversation its own clientIds, and never keeps a greeting alone', async () => {
     const t = await setUp();
     t.keeping.keep(question);
-    await settle();
+    await expect.poll(() => t.threadId()).toBe('server-local-1');
     t.keeping.fresh();
     t.keeping.keep(greeting);
     t.keeping.keep({ ...question, utteranceId: 2 });
-    await settle();
+    await expect.poll(() => t.kept).toHaveLength(3);
     const [first, , second] = t.kept.map((k) => k.line.clientId);
     expect(first?.endsWith(':2:user')).toBe(true);
     expect(second?.endsWith(':2:user')).toBe(true);
@@ -98,7 +96,7 @@ describe('keeping lines', () => {
     const t = await setUp();
     t.keeping.reopen('s-9');
     t.keeping.keep({ role: 'assistant', text: 'Back again.', utteranceId: 7 });
-    await settle();
+    await expect.poll(() => t.kept).toHaveLength(1);
     expect(t.adopted).toEqual(['s-9']);
     expect(t.kept.map((k) => k.thread)).toEqual(['adopted-s-9']);
   });
@@ -106,10 +104,10 @@ describe('keeping lines', () => {
   it('also sends a line at once while the page is going away', async () => {
     const t = await setUp();
     t.keeping.keep(question);
-    await settle();
+    // Sent at once only where the server has the conversation.
+    await expect.poll(() => t.threadId()).toBe('server-local-1');
     t.keeping.leaving(true);
     t.keeping.keep({ role: 'assistant', text: 'Bye.', utteranceId: 2, interrupted: true });
-    await settle();
     expect(t.sentAsLeaving).toEqual([expect.objectContaining({ who: 'assistant', text: 'Bye.', interrupted: true })]);
   });
 
@@ -127,7 +125,7 @@ describe('keeping lines', () => {
     t.keeping.keep(question);
     const long = 'word '.repeat(Math.ceil((LINE_MAX_CHARS * 1.5) / 5));
     t.keeping.keep({ role: 'assistant', text: long, utteranceId: 3, interrupted: true });
-    await settle();
+    await expect.poll(() => t.kept).toHaveLength(3);
     const answer = t.kept.slice(1).map((k) => k.line);
     expect(answer).toHaveLength(2);
     expect(answer.every((line) => line.who === 'assistant' && line.text.length <= LINE_MAX_CHARS)).toBe(true);

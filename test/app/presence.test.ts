@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { liveStateOf, mirrorConversationView, openPresence } from '../../src/app/presence';
 import type { PresenceListeners } from '../../src/app/presence';
+import type { PresenceLogLine } from '../../src/app/presence/ports';
 import type { ConversationPorts, ConversationView } from '../../src/app/createConversation';
 import type { Line } from '../../common/conversation/events';
 import type { PageSeat } from '../../src/core/presence/seat';
@@ -113,7 +114,7 @@ let seq = 0;
 const event = (e: WindowEvent, at = ++seq): PresenceMessage => ({ type: 'event', sequenced: { seq: at, atMs: 0, event: e } satisfies Sequenced });
 const said = (text: string, utteranceId: number, role: Line['role'] = 'user'): WindowEvent => ({ kind: 'line', conversation: 'conv-1', line: { role, text, utteranceId } });
 
-function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean; log?: (line: string) => void } = {}) {
+function open(options: { lockFree?: boolean; since?: number | null; lines?: (threadId: string) => Promise<Line[]>; withLock?: boolean; log?: (line: PresenceLogLine) => void } = {}) {
   const clock = manualClock(flush);
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
@@ -158,7 +159,7 @@ const view = (change: Partial<ConversationView>): ConversationView => ({
   liveLine: '',
   lines: [],
   typing: null,
-  hold: false,
+  pushToTalk: false,
   talkHeld: false,
   waiting: false,
   speech: true,
@@ -258,7 +259,7 @@ describe('presence in the page', () => {
     server.send(event(said('Hello.', 1), 42));
     server.send(event(said('Hello.', 1), 42));
     server.send({ type: 'live', from: phone.page, live: { conversation: 'conv-1', liveLine: 'and then', phase: 'listening', draft: null } });
-    expect(mirrorConversationView(presence.mirror(), { hold: false, speech: true, canListen: true })).toMatchObject({ lines: [{ role: 'user', text: 'Hello.', utteranceId: 1 }], liveLine: 'and then', typing: 'muted' });
+    expect(mirrorConversationView(presence.mirror(), { pushToTalk: false, speech: true, canListen: true })).toMatchObject({ lines: [{ role: 'user', text: 'Hello.', utteranceId: 1 }], liveLine: 'and then', typing: 'muted' });
     expect(presence.lastSeq()).toBe(42);
     expect(server.since()).toBe(42);
   });
@@ -406,7 +407,7 @@ describe('presence in the page', () => {
   });
 
   it('drops an event the server refused, saying so by its status only, and sends the next one', async () => {
-    const logged: string[] = [];
+    const logged: PresenceLogLine[] = [];
     const { presence, server, clock } = open({ log: (line) => logged.push(line) });
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -415,14 +416,14 @@ describe('presence in the page', () => {
     presence.publish([said('Next.', 2)]);
     await flush();
     expect(server.published.flatMap((p) => p.events)).toEqual([said('Next.', 2)]);
-    expect(logged).toEqual(['Confab’s server refused a presence event (400); it was dropped and the next one sent.']);
+    expect(logged).toEqual([{ event: 'presence.event-dropped', status: 400 }]);
     // Nothing waits to be tried again: no time passing brings the refused one back.
     await clock.advance(60_000);
     expect(server.published.flatMap((p) => p.events)).toEqual([said('Next.', 2)]);
   });
 
   it('sends a refused publication of several again one event at a time, dropping only the one refused', async () => {
-    const logged: string[] = [];
+    const logged: PresenceLogLine[] = [];
     const { presence, server } = open({ log: (line) => logged.push(line) });
     await flush();
     server.send(hello(seat('active', 1, me)));
@@ -465,7 +466,7 @@ describe('the live state of a conversation', () => {
 
   it('shows a passive page the way in its settings give', () => {
     const mirror = { conversation: null, lines: [], pieces: {}, live: null, lastSeq: 0, needsLines: false };
-    expect(mirrorConversationView(mirror, { hold: true, speech: true, canListen: true })).toMatchObject({ typing: null, hold: true, listening: false });
-    expect(mirrorConversationView(mirror, { hold: false, speech: false, canListen: false })).toMatchObject({ typing: 'unsupported', speech: false });
+    expect(mirrorConversationView(mirror, { pushToTalk: true, speech: true, canListen: true })).toMatchObject({ typing: null, pushToTalk: true, listening: false });
+    expect(mirrorConversationView(mirror, { pushToTalk: false, speech: false, canListen: false })).toMatchObject({ typing: 'unsupported', speech: false });
   });
 });

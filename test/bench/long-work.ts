@@ -66,7 +66,7 @@ export const targets: BenchTarget[] = [
 ];
 
 interface Seen {
-  /** The first step each holder began, per run: holder → ms. */
+  /** The first step each owner began, per run: owner → ms. */
   begun: Map<string, Map<string, number>>;
   ended: Set<string>;
 }
@@ -79,9 +79,9 @@ export async function run(): Promise<BenchResult> {
   const seen: Seen = { begun: new Map(), ended: new Set() };
   const onEvent = (event: RunEvent) => {
     if (event.event === 'run.step-begun') {
-      const byHolder = seen.begun.get(event.runId) ?? new Map<string, number>();
-      if (!byHolder.has(event.holder)) byHolder.set(event.holder, event.atMs);
-      seen.begun.set(event.runId, byHolder);
+      const byOwner = seen.begun.get(event.runId) ?? new Map<string, number>();
+      if (!byOwner.has(event.owner)) byOwner.set(event.owner, event.atMs);
+      seen.begun.set(event.runId, byOwner);
     } else if (event.event === 'run.ended') seen.ended.add(event.runId);
   };
   const workers: WorkerProcess[] = [];
@@ -94,23 +94,23 @@ export async function run(): Promise<BenchResult> {
       if (id === undefined) throw new Error('Each run is its own person’s: none can be busy already.');
       people.push({ id, person });
     }
-    const worker = (holder: string) => startWorkerProcess({ url, holder, leaseMs: LEASE_MS, concurrency: CONCURRENCY, onEvent });
+    const worker = (owner: string) => startWorkerProcess({ url, owner, leaseMs: LEASE_MS, concurrency: CONCURRENCY, onEvent });
     workers.push(worker('bench-b'), worker('bench-killed-1'));
     /** Each run a killed worker left holding: who held it, and when its lease lapsed. */
-    const lapses = new Map<string, { holder: string; lapsedAtMs: number }>();
+    const lapses = new Map<string, { owner: string; lapsedAtMs: number }>();
     for (const [k, share] of KILLS_AT.entries()) {
       await until(() => seen.ended.size >= RUNS * share, PATIENCE_MS, `${String(Math.round(share * 100))} % of the runs to finish`);
       const victim = `bench-killed-${String(k + 1)}`;
       await (workers.at(-1) as WorkerProcess).kill();
-      const { rows } = await db.asServer((tx) => tx.query<{ id: string; lease_until: Date | string }>("select id, lease_until from runs where lease_holder = $1 and state = 'running'", [victim]));
-      for (const row of rows) lapses.set(row.id, { holder: victim, lapsedAtMs: new Date(row.lease_until).getTime() });
+      const { rows } = await db.asServer((tx) => tx.query<{ id: string; lease_until: Date | string }>("select id, lease_until from runs where lease_owner = $1 and state = 'running'", [victim]));
+      for (const row of rows) lapses.set(row.id, { owner: victim, lapsedAtMs: new Date(row.lease_until).getTime() });
       workers.push(worker(`bench-killed-${String(k + 2)}`));
     }
     await until(() => seen.ended.size >= RUNS, PATIENCE_MS, 'every run to end');
 
-    const resumes = [...lapses].flatMap(([id, { holder: dead, lapsedAtMs }]) => {
-      const byHolder = seen.begun.get(id);
-      const taken = [...(byHolder ?? new Map<string, number>())].filter(([holder, atMs]) => holder !== dead && atMs >= lapsedAtMs).map(([, atMs]) => atMs);
+    const resumes = [...lapses].flatMap(([id, { owner: dead, lapsedAtMs }]) => {
+      const byOwner = seen.begun.get(id);
+      const taken = [...(byOwner ?? new Map<string, number>())].filter(([owner, atMs]) => owner !== dead && atMs >= lapsedAtMs).map(([, atMs]) => atMs);
       return taken.length === 0 ? [] : [Math.min(...taken) - lapsedAtMs];
     });
     const states = await db.asServer((tx) => tx.query<{ state: string; n: number }>('select state, count(*)::int as n from runs group by state'));

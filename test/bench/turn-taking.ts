@@ -244,8 +244,8 @@ export async function run(options: BenchOptions = {}): Promise<{
     const ducked = spread(withSound.flatMap((o) => (o.duckedMs === null ? [] : [o.duckedMs])));
     const fullAgain = spread([...backchannels, ...nonSpeech].flatMap((o) => (o.fullLevelAgainMs === null ? [] : [o.fullLevelAgainMs])));
     const falseDucksOnLeak = leakOnly.reduce((n, o) => n + o.falseDucks, 0);
-    const wordsOf = (piece: number) => (speech.texts[piece] ?? '').split(/\s+/).filter((w) => w !== '').length;
-    const wordsLost = carriedOn.reduce((n, o) => n + o.lostPieces.reduce((m, piece) => m + wordsOf(piece), 0), 0);
+    const wordCount = (piece: number) => (speech.texts[piece] ?? '').split(/\s+/).filter((w) => w !== '').length;
+    const wordsLost = carriedOn.reduce((n, o) => n + o.lostPieces.reduce((m, piece) => m + wordCount(piece), 0), 0);
     const result = {
       bench: 'turn-taking' as const,
       runsPerKind: Math.min(interruptions.length, backchannels.length, nonSpeech.length, leakOnly.length),

@@ -18,7 +18,7 @@ function bot(voice: Partial<PublicBot['voice']> = {}, languages: PublicBot['lang
 
 const offered = [...VOICES];
 
-const chosen: Settings = { voice: 'F3', language: 'de', shape: 'tide', speed: 1.4, hearing: 'hold', speech: false };
+const chosen: Settings = { voice: 'F3', language: 'de', shape: 'tide', speed: 1.4, hearing: 'pushToTalk', speech: false };
 
 describe('default settings', () => {
   it('take the voice, language and shape from the bot, the model’s own pace, an open microphone and speech on', () => {
@@ -46,6 +46,10 @@ describe('default settings', () => {
 describe('reconciling stored settings', () => {
   it('keeps every stored choice that is still valid for the bot', () => {
     expect(reconcileSettings(chosen, bot(), offered)).toEqual(chosen);
+  });
+
+  it('reads push to talk stored under its old name, so the choice is not lost', () => {
+    expect(reconcileSettings({ ...chosen, hearing: 'hold' }, bot(), offered)).toEqual(chosen);
   });
 
   it('gives the defaults for nothing stored or anything that is not a record of settings', () => {

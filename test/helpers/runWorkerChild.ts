@@ -20,7 +20,7 @@ const worker = createWorker({
   executor,
   verbsFor: () => registry.verbs,
   wordsFor: () => shippedWords().wordsIn('en'),
-  holder: process.env.RUNS_HOLDER ?? `child-${String(process.pid)}`,
+  owner: process.env.RUNS_OWNER ?? `child-${String(process.pid)}`,
   clock: Date.now,
   leaseMs: Number(process.env.RUNS_LEASE_MS ?? '500'),
   concurrency: Number(process.env.RUNS_CONCURRENCY ?? '3'),

@@ -17,7 +17,7 @@ export interface WorkerProcessOptions {
   /** The database the child opens. */
   url: string;
   /** Its worker's name on the leases it holds. */
-  holder: string;
+  owner: string;
   leaseMs: number;
   concurrency: number;
   /** Each event, as the child wrote it (its `atMs` from the child's clock, one machine). */
@@ -36,7 +36,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): WorkerProcess
   // Node itself with tsx's loader, not the tsx command: that one is a parent of its own, and a
   // SIGKILL to it would leave its child working.
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { ...process.env, RUNS_URL: options.url, RUNS_HOLDER: options.holder, RUNS_LEASE_MS: String(options.leaseMs), RUNS_CONCURRENCY: String(options.concurrency) },
+    env: { ...process.env, RUNS_URL: options.url, RUNS_OWNER: options.owner, RUNS_LEASE_MS: String(options.leaseMs), RUNS_CONCURRENCY: String(options.concurrency) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));

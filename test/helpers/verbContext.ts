@@ -8,6 +8,7 @@ import { recognise } from '../../server/chat/standInModel';
 import type { Database } from '../../server/db/database';
 import type { Queryable } from '../../server/db/queryable';
 import { hashEmbedder } from '../../server/memory/embed';
+import { shippedWords } from '../../server/words/loadWords';
 import type { Embedder } from '../../server/memory/embed';
 import type { App, Caller, Verb, VerbContext } from '../../server/verbs/verb';
 
@@ -72,7 +73,7 @@ export async function askedFirst(db: Database, app: App, name: string, input: un
   return db.asPerson(options.person, async (tx) => {
     const context = verbContext(tx, options);
     const asks = verb.confirm === true || (typeof verb.confirm === 'function' && (await verb.confirm(parsed, context)));
-    return asks ? verb.ask?.(parsed, context) : undefined;
+    return asks ? verb.ask?.(parsed, { ...context, words: shippedWords().wordsIn(options.language ?? 'en') }) : undefined;
   });
 }
 

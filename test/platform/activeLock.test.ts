@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { webActiveLock } from '../../src/platform/activeLock';
 
-/** One lock manager per browser: requests as Web Locks grant them (exclusive, ifAvailable, steal). */
-function fakeLocks(): LockManager {
+/**
+ * One lock manager per browser: requests as Web Locks grant them (exclusive, ifAvailable, steal);
+ * `free()` resolves once no tab holds the lock (the browser has seen its callback end).
+ */
+function fakeLocks(): { locks: LockManager; free: () => Promise<void> } {
   let holder: { reject: (error: unknown) => void; release: () => void } | null = null;
+  const freed: (() => void)[] = [];
   const request = (async (_name: string, options: LockOptions, callback: LockGrantedCallback<unknown>) => {
     if (holder !== null && options.ifAvailable === true) return callback(null);
     if (holder !== null && options.steal === true) {
@@ -15,7 +19,9 @@ function fakeLocks(): LockManager {
       const mine = {
         reject,
         release: () => {
-          if (holder === mine) holder = null;
+          if (holder !== mine) return;
+          holder = null;
+          for (const done of freed.splice(0)) done();
         },
       };
       holder = mine;
@@ -25,28 +31,34 @@ function fakeLocks(): LockManager {
       });
     });
   }) as LockManager['request'];
-  return { request, query: () => Promise.resolve({ held: [], pending: [] }) };
+  return {
+    locks: { request, query: () => Promise.resolve({ held: [], pending: [] }) },
+    free: () => (holder === null ? Promise.resolve() : new Promise<void>((resolve) => freed.push(resolve))),
+  };
 }
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('the active lock', () => {
   it('is taken by one tab; another asking only if free gets nothing; a steal moves it and tells the first', async () => {
-    const locks = fakeLocks();
+    const { locks, free } = fakeLocks();
     const one = webActiveLock('confab.active.demo', locks);
     const two = webActiveLock('confab.active.demo', locks);
     if (one === null || two === null) throw new Error('locks were given');
     let stolen = 0;
-    one.onStolen(() => (stolen += 1));
+    const told = new Promise<void>((resolve) => {
+      one.onStolen(() => {
+        stolen += 1;
+        resolve();
+      });
+    });
     expect(await one.take({ steal: false })).toBe(true);
     expect(await two.take({ steal: false })).toBe(false);
     expect(await two.take({ steal: true })).toBe(true);
-    await tick();
+    await told;
     expect(one.owned).toBe(false);
     expect(stolen).toBe(1);
     two.release();
     // A lock let go is free once the browser has seen its callback end.
-    await tick();
+    await free();
     expect(await one.take({ steal: false })).toBe(true);
   });
 

@@ -10,13 +10,14 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { personCookieKey, personFrom, readPersonMode, SIGN_IN_INVALID_MESSAGE } from '../../server/person';
+import { personCookieKey, personFrom, readPersonMode } from '../../server/person';
 import type { PersonEnv } from '../../server/person';
 import { AuthError, createAuth, withAuth } from '../../src/platform/auth';
 import type { AuthFailure, AuthState, SupabaseAuth } from '../../src/platform/auth';
 import { memoryStorage } from '../helpers/memoryStorage';
 import type { MemoryStorage } from '../helpers/memoryStorage';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
+import { requestRefusal } from '../helpers/words';
 
 const JWT_SECRET = 'the-stand-in-project-jwt-secret-of-40-chars';
 const PASSWORD = 'correct horse battery staple';
@@ -172,7 +173,7 @@ describe('signing in with Supabase', () => {
     await auth.signInWithPassword(email, PASSWORD);
     standIn.accessTokenLifetimeS = 3600;
     const expired = storedAccessToken(storage);
-    expect(await askServer(expired)).toEqual({ status: 401, error: SIGN_IN_INVALID_MESSAGE });
+    expect(await askServer(expired)).toEqual({ status: 401, error: requestRefusal('requests.sign-in-invalid') });
 
     const fresh = await auth.accessToken();
     expect(fresh).not.toBe(expired);

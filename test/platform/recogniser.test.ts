@@ -213,6 +213,7 @@ describe('the Web Speech recogniser', () => {
     });
 
     it('reports a start() that throws as a recogniser that will not run, after start() has returned, and opens no other', async () => {
+      vi.useFakeTimers();
       class Throws extends FakeRecognition {
         override start(): void {
           throw new DOMException('The recogniser is not available.', 'InvalidStateError');
@@ -237,7 +238,8 @@ describe('the Web Speech recogniser', () => {
         expect(failures).toEqual([]);
         await Promise.resolve();
         expect(failures).toEqual([reported]);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Past the longest backoff (5 s): nothing else opens.
+        await vi.advanceTimersByTimeAsync(10_000);
         expect(FakeRecognition.made).toHaveLength(1);
       }
     });

@@ -28,7 +28,7 @@ function device() {
   return { factory, db: () => openLocalDb(factory) };
 }
 
-const chosen: Settings = { voice: 'M3', language: 'es', shape: 'lattice', speed: 1.3, hearing: 'hold', speech: false };
+const chosen: Settings = { voice: 'M3', language: 'es', shape: 'lattice', speed: 1.3, hearing: 'pushToTalk', speech: false };
 
 describe('settings kept on this device', () => {
   it('gives the bot’s defaults when nothing was kept', async () => {

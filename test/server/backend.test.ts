@@ -49,9 +49,6 @@ class Browser {
   }
 }
 
-/** Lets the door's after-answer memory write land. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
-
 describe('the API', () => {
   let backend: TestBackend;
   let app: Hono;
@@ -174,13 +171,13 @@ describe('the API', () => {
   it('remembers what the person told a person+recall bot, shows it only to them, and forgets it on request', async () => {
     const ana = new Browser(app);
     await ana.ask(await ana.start(), 'My sister Ana lives in Porto and loves green tea.');
-    await settle();
-    const mine = (await (await ana.call('/api/memories?bot=demo')).json()) as { memories: { id: string; text: string }[] };
-    expect(mine.memories.map((m) => m.text)).toEqual(['My sister Ana lives in Porto and loves green tea.']);
+    const memories = async () => ((await (await ana.call('/api/memories?bot=demo')).json()) as { memories: { id: string; text: string }[] }).memories;
+    // The door writes the memory after the answer has been sent.
+    await expect.poll(async () => (await memories()).map((m) => m.text), { timeout: 5_000 }).toEqual(['My sister Ana lives in Porto and loves green tea.']);
     const ben = new Browser(app);
     await ben.start();
     expect(((await (await ben.call('/api/memories?bot=demo')).json()) as { memories: unknown[] }).memories).toEqual([]);
-    const id = mine.memories[0]?.id ?? '';
+    const id = (await memories())[0]?.id ?? '';
     expect((await ben.call(`/api/memories/${id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await ana.call(`/api/memories/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect(((await (await ana.call('/api/memories?bot=demo')).json()) as { memories: unknown[] }).memories).toEqual([]);

@@ -107,7 +107,7 @@ describe('forgetting more than one memory asks first', { timeout: DB_TEST_MS }, 
       approval: Approval.issue(randomUUID(), 'memory.forget'),
       idempotencyKey: `action-${randomUUID()}`,
     });
-    expect(approved.ok ? approved.output : approved.error.code).toEqual({ count: 2 });
+    expect(approved.ok ? approved.output : approved.error.code).toMatchObject({ count: 2 });
     expect(await cy.texts()).toEqual([]);
   });
 });

@@ -134,7 +134,7 @@ describe('forgotten is forgotten everywhere the bot can look', { timeout: DB_TES
     const turn = { ...cy.caller, via: 'model' as const, turn: `turn-key-${randomUUID()}` };
     const forget = (about: string) => api.executor.execute({ verb: 'memory.forget', input: { about }, caller: turn, idempotencyKey: `forget-${randomUUID()}` });
     const first = await forget('my brother');
-    expect(first.ok ? first.output : first.error.code).toEqual({ count: 1 });
+    expect(first.ok ? first.output : first.error.code).toMatchObject({ count: 1 });
     const second = await forget('Porto');
     expect(second.ok ? 'ran' : second.error.code).toBe('confirmation_required');
     expect(await cy.memories()).toEqual(['My sister is called Ana', 'My sister lives in Porto']);

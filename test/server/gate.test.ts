@@ -158,14 +158,8 @@ async function fillDay(id: string): Promise<void> {
   await db.asServer((tx) => recordUsage(tx, { person: id, bot: 'gated', provider: 'earlier', model: 'm', promptTokens: 0, completionTokens: 0, costUsd: 0.05, startedAt: new Date() }));
 }
 
-/** Waits for what the server does after an answer (a checkpoint), at most `withinMs`. */
-async function until(check: () => Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('it did not happen in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** What the server does after an answer (settling it, a checkpoint) lands a moment after the answer is sent. */
+const AFTER_ANSWER = { timeout: 10_000 };
 
 function chat(person: Person, grant: string, text: string, more: { conversation?: string; messages?: { role: string; content: string }[] } = {}): Promise<Response> {
   return person.call('/v1/chat/completions', {
@@ -217,7 +211,7 @@ const DRIVES: Record<EffectKind, { refused: () => Promise<void>; admitted: () =>
       expect(res.headers.get('x-confab-refused')).toBeNull();
       expect(await answerTextOf(res)).toBe('Noted.');
       // Settled once the answer has been sent.
-      await until(async () => (await rows(id, 'scripted')) === 1);
+      await expect.poll(() => rows(id, 'scripted'), AFTER_ANSWER).toBe(1);
     },
   },
   runStep: {
@@ -248,7 +242,7 @@ const DRIVES: Record<EffectKind, { refused: () => Promise<void>; admitted: () =>
       const { person, grant, id } = await newPerson(api);
       await talkUntilCheckpoint(person, grant, 'conv-refused');
       const summaries = upstream.received.filter(asksForSummary).length;
-      await until(async () => (await checkpointOf(id, 'conv-refused')) !== undefined);
+      await expect.poll(() => checkpointOf(id, 'conv-refused'), AFTER_ANSWER).toBeDefined();
       expect(await checkpointOf(id, 'conv-refused')).toContain('Line 15.');
       expect(upstream.received.filter(asksForSummary).length).toBe(summaries);
       expect(await rows(id, 'scripted')).toBe(8);
@@ -258,7 +252,7 @@ const DRIVES: Record<EffectKind, { refused: () => Promise<void>; admitted: () =>
       const { person, grant, id } = await newPerson(api);
       await talkUntilCheckpoint(person, grant, 'conv-admitted');
       // Eight answers and the checkpoint's summary: nine rows.
-      await until(async () => (await rows(id, 'scripted')) === 9);
+      await expect.poll(() => rows(id, 'scripted'), AFTER_ANSWER).toBe(9);
       expect(await checkpointOf(id, 'conv-admitted')).toBe('Noted.');
     },
   },

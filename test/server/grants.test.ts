@@ -9,7 +9,6 @@ import { DEFAULT_LIMITS } from '../../server/bots';
 import { ConfigError } from '../../server/config';
 import {
   bearerGrant,
-  GRANT_REFUSED_MESSAGE,
   GRANT_SECRET_FILE,
   GRANT_TTL_MS,
   grantClaims,
@@ -19,6 +18,7 @@ import {
   verifyGrant,
 } from '../../server/grants';
 import type { GrantClaims } from '../../server/grants';
+import { requestRefusal } from '../helpers/words';
 
 const SECRET = new TextEncoder().encode('a-test-secret-of-more-than-thirty-two-characters');
 const NOW = 1_750_000_000_000;
@@ -74,7 +74,8 @@ describe('grants', () => {
     ];
     for (const [index, error] of refusals.entries()) {
       expect(error, `case ${index}`).toBeInstanceOf(GrantRefused);
-      expect((error as Error).message, `case ${index}`).toBe(GRANT_REFUSED_MESSAGE);
+      // No message at all: nothing says which check failed.
+      expect((error as Error).message, `case ${index}`).toBe('');
     }
   });
 
@@ -159,8 +160,13 @@ describe('a bearer grant on a request', () => {
     for (const [authorization, bot] of [[undefined], ['Bearer'], [`Bearer ${token}x`], [`Basic ${token}`], [`Bearer ${token}`, 'other']] as const) {
       const res = await send(authorization, bot);
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: GRANT_REFUSED_MESSAGE, cause: true });
+      expect(await res.json()).toEqual({ error: requestRefusal('requests.grant-refused'), cause: true });
     }
+  });
+
+  it('says the 401 in the language the request asks for', async () => {
+    const res = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'Accept-Language': 'de-AT, en;q=0.5' } });
+    expect(await res.json()).toEqual({ error: requestRefusal('requests.grant-refused', {}, 'de'), cause: true });
   });
 });
 
@@ -193,7 +199,7 @@ describe('one encoding of a grant', () => {
         answers.add(`${String(res.status)} ${await res.text()}`);
       }
     }
-    expect([...answers]).toEqual([`401 ${JSON.stringify({ error: GRANT_REFUSED_MESSAGE })}`]);
+    expect([...answers]).toEqual([`401 ${JSON.stringify({ error: requestRefusal('requests.grant-refused') })}`]);
     expect((await app.request('/v1/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 });

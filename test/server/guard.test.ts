@@ -4,15 +4,19 @@ import { createApp } from '../../server/app';
 import type { ApiDeps } from '../../server/app';
 import { parseBotFile } from '../../server/bots';
 import { ConfigError, readAllowedOrigins, readConfig } from '../../server/config';
-import { FOREIGN_HOST_MESSAGE, FOREIGN_ORIGIN_MESSAGE, NOT_JSON_MESSAGE } from '../../server/guard';
 import { NEW_PERSONS_WINDOW_MS, newPersons } from '../../server/newPersons';
-import { NEW_PERSONS_MESSAGE, PERSON_COOKIE } from '../../server/person';
+import { PERSON_COOKIE } from '../../server/person';
 import type { PersonEnv } from '../../server/person';
+import { requestRefusal } from '../helpers/words';
 
 const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 const BOT = parseBotFile('demo.md', '---\nname: Demo\n---\nYou talk.');
 const SECRET = new TextEncoder().encode('a-grant-secret-of-more-than-thirty-two-characters');
 const NOW = 1_750_000_000_000;
+const FOREIGN_HOST_MESSAGE = requestRefusal('requests.foreign-host');
+const FOREIGN_ORIGIN_MESSAGE = requestRefusal('requests.foreign-origin');
+const NOT_JSON_MESSAGE = requestRefusal('requests.not-json-type');
+const NEW_PERSONS_MESSAGE = requestRefusal('requests.new-persons');
 
 /** A stand-in `/mcp` that says it was reached. */
 function reachedMcp(): Hono {

@@ -205,6 +205,17 @@ describe('npm run models', () => {
     expect((await listFiles(outDir)).filter((f) => f.includes('unicode_indexer'))).toEqual([]);
   });
 
+  it('tells the terminal what to do when the hub or the mirror cannot be reached', async () => {
+    const closed = await unreachableUrl();
+    const hub = await run(['--version', 'supertonic-2'], {}, closed);
+    expect(hub.status).toBe(1);
+    expect(hub.err).toContain(`Could not reach ${closed.slice('http://'.length)}: `);
+    expect(hub.err).toContain('This machine may have no route to the model hub; download on a machine that has one, or point CONFAB_MODEL_BASE (or --base) at a mirror.');
+    const mirror = await run(['--version', 'supertonic-2', '--base', `${closed}/mirror/`]);
+    expect(mirror.status).toBe(1);
+    expect(mirror.err).toContain('Check that the mirror is up and that --base or CONFAB_MODEL_BASE names it.');
+  });
+
   it('downloads from a mirror named by --base or CONFAB_MODEL_BASE', async () => {
     const byFlag = await run(['--version', 'supertonic-2', '--base', `${origin}/mirror/`]);
     expect(byFlag.status).toBe(0);

@@ -16,15 +16,16 @@ import {
   personFrom,
   readPersonMode,
   signPersonCookie,
-  SIGN_IN_INVALID_MESSAGE,
-  SIGN_IN_KEYS_MESSAGE,
-  SIGN_IN_NEEDED_MESSAGE,
 } from '../../server/person';
 import type { PersonEnv, PersonMode, PersonOptions } from '../../server/person';
+import { requestRefusal } from '../helpers/words';
 
 const GRANT_SECRET = new TextEncoder().encode('a-grant-secret-of-more-than-thirty-two-characters');
 const KEY = personCookieKey(GRANT_SECRET);
 const NOW = 1_750_000_000_000;
+const SIGN_IN_NEEDED_MESSAGE = requestRefusal('requests.sign-in-needed');
+const SIGN_IN_INVALID_MESSAGE = requestRefusal('requests.sign-in-invalid');
+const SIGN_IN_KEYS_MESSAGE = requestRefusal('requests.sign-in-keys');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function appWith(mode: PersonMode, options: PersonOptions = { now: () => NOW }) {

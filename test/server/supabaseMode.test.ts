@@ -14,13 +14,14 @@ import { ConfigError, readConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { verifyGrant } from '../../server/grants';
-import { readPersonMode, SIGN_IN_NEEDED_MESSAGE } from '../../server/person';
+import { readPersonMode } from '../../server/person';
 import { fetchPageConfig } from '../../src/platform/apiClient';
 import { createAuth, withAuth } from '../../src/platform/auth';
 import type { SupabaseAuth } from '../../src/platform/auth';
 import { memoryStorage } from '../helpers/memoryStorage';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
 import { testBackendDeps } from '../helpers/testBackend';
+import { requestRefusal } from '../helpers/words';
 
 const JWT_SECRET = 'the-stand-in-project-jwt-secret-of-40-chars';
 const PASSWORD = 'correct horse battery staple';
@@ -82,7 +83,7 @@ describe('Confab in Supabase mode', () => {
   it('refuses to start a conversation, or list one, without a token, saying to sign in', async () => {
     for (const res of [await page('/api/start', post({ bot: 'demo' })), await page('/api/threads?bot=demo')]) {
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: SIGN_IN_NEEDED_MESSAGE });
+      expect(await res.json()).toEqual({ error: requestRefusal('requests.sign-in-needed') });
     }
   });
 
@@ -126,7 +127,7 @@ describe('Confab in Supabase mode', () => {
     await auth.signOut();
     const res = await call('/api/threads?bot=demo');
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: SIGN_IN_NEEDED_MESSAGE });
+    expect(await res.json()).toEqual({ error: requestRefusal('requests.sign-in-needed') });
   });
 });
 

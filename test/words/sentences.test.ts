@@ -12,9 +12,11 @@
  * What only a developer or an operator reads is left alone by where it stands, never by a list of
  * files: a comment; a built-in error (`new Error(…)`, `new RangeError(…)`…); `console.*` and a
  * command-line tool's `out(…)`/`err(…)`; a log line (an object with an `event` field); what a model
- * or an MCP client reads of a tool's contract (a `description` property, Zod's `.describe(…)`); text
- * a person types rather than hears (a template's `code`, `kbd`, `samp`, `pre`); and the errors of the
- * files and settings an operator starts the server with, `OPERATOR_ERRORS` below, each with why.
+ * or an MCP client reads of a tool's contract (a `description` property, Zod's `.describe(…)`), and
+ * any other text marked as written for them (`forModel(…)`, `forMcpClient(…)`, `MACHINE_READERS`
+ * below); text a person types rather than hears (a template's `code`, `kbd`, `samp`, `pre`); and the
+ * errors whose message only an operator or a developer reads, `OPERATOR_ERRORS` below, each with
+ * where its message goes.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +25,7 @@ import { parse as parseVue } from '@vue/compiler-sfc';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SCANNED = ['src', 'core', 'server', 'workers'];
+const SCANNED = ['src', 'common', 'server', 'workers'];
 
 /**
  * Error classes whose message is for whoever runs the server or writes its files, thrown while they
@@ -42,8 +44,40 @@ const OPERATOR_ERRORS: Readonly<Record<string, string>> = {
   InstanceIdError: 'the server instance file in the data folder, read at start',
   ModelManifestError: 'models/manifest.json, the operator’s model pins',
   ModelBaseError: 'CONFAB_MODEL_BASE or --base, where models are fetched from',
+  ModelDownloadError: 'a model host unreachable or answering an HTTP error: the terminal of npm run models, or the voice worker’s console; the page says its kind (VoiceLoadError) in words',
+  ModelFileError: 'a model file that came out wrong twice: the terminal of npm run models, or the voice worker’s console; the page says its kind in words',
+  ModelContractError: 'a model graph or tts.json that is not Supertonic’s: the voice worker’s console; the page says its kind in words',
+  VoiceStyleError: 'a voice file the engine cannot use: the voice worker’s console, or the cause of a DeviceVoiceError whose words are said',
+  EngineError: 'the voice model unable to run on this browser’s runtimes: the voice worker’s console, or the cause of a DeviceVoiceError; the page says its kind in words',
+  LanguageError: 'a language the model does not read, asked of the voice worker: the cause of a DeviceVoiceError whose words are said',
+  NotLoadedError: 'the page’s own code asking the voice worker before it loaded: a developer’s mistake, never shown',
+  SileroContractError: 'a voice-activity graph that is not Silero v5: the console, where the page says voice activity is off',
   UsageError: 'a command-line tool’s arguments (npm run models, admin)',
   OptionError: 'an options object a developer passed, checked as it is built',
+  DatabaseError: 'the storage layer failing: logged by its name; a person is told only that something went wrong',
+  RefusedError: 'a row not the person’s or not there: the routes answer it with their own not-found words',
+  EmbedderWidthError: 'an embedder the operator changed without renaming it, found as memories are kept: the log',
+  EmbedderError: 'the embeddings endpoint the operator set up failing: the cause of a server error or an execution_failed, whose own word is said',
+  WordVectorsError: 'the word-vectors file the operator converted, read at start: the terminal',
+  VocabularyError: 'the sentence model’s vocabulary file, read at start: the terminal',
+  UpstreamStreamError: 'a provider breaking its stream protocol: the cause of a ProviderError, or logged; the person hears the endings’ word',
+  OpenApiCallError: 'an outside app’s HTTP answer gone wrong: the cause of an execution_failed, whose own word is said',
+  RunModelStalled: 'a run’s model step given up as silent: an abort reason; the run ends with its runs word',
+  StepStopped: 'a run’s model step cut off (cancelled, out of time): an abort reason; the run ends with its runs word',
+  DataFolderBusy: 'another server holding the data folder, found at start: the terminal',
+  BridgeError: 'the stdio bridge (npm run mcp) unable to start or reach the server: its exit line on stderr, for whoever set the client up',
+  PrivateAddressError: 'an outside app’s address that is private without `private: true` in its file: its status and the log; a call hears execution_failed’s own word',
+  PlayerDisposedError: 'the page’s own code using an audio player it disposed: a developer’s mistake, never shown',
+  OutboxLineError: 'a line the page’s own code got wrong, or the cause kept beside a refusal whose reason is the page’s words',
+};
+
+/**
+ * Calls that mark text as written for a program, not a person (`common/modelText.ts`): what a model
+ * reads it says again in its own words, in the person's language.
+ */
+const MACHINE_READERS: Readonly<Record<string, string>> = {
+  forModel: 'a model reads it: a tool’s result, a prompt, a verb’s contract',
+  forMcpClient: 'an MCP client reads it: the protocol’s own refusals',
 };
 
 /** How a command-line tool (`npm run models`, `admin`, `mcp`) writes to the operator's terminal, as `console` does. */
@@ -89,7 +123,7 @@ function isExempt(node: ts.Node): boolean {
       if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'console') return true;
       if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'describe') return true;
       const name = calleeName(callee);
-      if (name !== undefined && TERMINAL_WRITERS.has(name)) return true;
+      if (name !== undefined && (TERMINAL_WRITERS.has(name) || name in MACHINE_READERS)) return true;
     }
     if (ts.isPropertyAssignment(at) && propertyName(at) === 'description') return true;
     if (ts.isObjectLiteralExpression(at) && at.properties.some((p) => ts.isPropertyAssignment(p) && propertyName(p) === 'event')) return true;
@@ -202,6 +236,16 @@ describe('a sentence in code', () => {
       "class BotFileError extends Error { constructor() { super('The bot file is bad, fix it.'); } }",
     ].join('\n');
     expect(sentencesInScript(source)).toEqual([]);
+  });
+
+  it('is left alone where it is marked as written for a model or an MCP client', () => {
+    const source = [
+      "answers.push({ role: 'tool', content: forModel('Not run: the turn is waiting for an answer.') });",
+      'const prompt = forModel(`${summary} Write the new summary.`);',
+      "refuse(c, 401, forMcpClient('This MCP token is not valid, or it was revoked.'));",
+      "say(words, 'acting.done', { what: 'Something else said here.' });",
+    ].join('\n');
+    expect(sentencesInScript(source)).toEqual([{ line: 4, text: 'Something else said here.' }]);
   });
 
   it('is not left alone in an error a person hears', () => {

@@ -4,7 +4,11 @@
  */
 import { z } from 'zod';
 import { defineApp, defineVerb } from '../../verbs/verb';
+import { appWords } from '../appWords';
 import { isoLocal, localTime, spokenClock, spokenDate } from '../localTime';
+
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
 
 const now = defineVerb({
   name: 'clock.now',
@@ -14,7 +18,7 @@ const now = defineVerb({
   output: z.object({
     iso: z.string().describe("Now, as an ISO 8601 date-time with the person's UTC offset."),
     timeZone: z.string().describe("The person's IANA time zone."),
-    spoken: z.string().describe('Now, as said aloud: "It\'s 3:05 pm on Tuesday, 1 December."'),
+    spoken: z.string().describe('Now, as said aloud in the person\'s language: "It\'s 3:05 pm on Tuesday, 1 December."'),
   }),
   risk: 'read',
   always: true,
@@ -24,7 +28,7 @@ const now = defineVerb({
     return Promise.resolve({
       iso: isoLocal(ctx.nowMs, ctx.timeZone),
       timeZone: ctx.timeZone,
-      spoken: `It's ${spokenClock(local)} on ${spokenDate(local)}.`,
+      spoken: WORDS.say(ctx.language, 'now', { time: spokenClock(local, ctx.language), date: spokenDate(local, ctx.language) }),
     });
   },
   standIn: {

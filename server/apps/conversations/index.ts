@@ -5,18 +5,21 @@
 import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
+import { appWords } from '../appWords';
 import { daysBetween, isoLocal, localTime, spokenDate } from '../localTime';
-import { counted, opening } from '../spoken';
+import { opening } from '../spoken';
 import { findSaid } from './said';
 
 /** Most lines one search answers. */
 export const MATCHES_MAX = 5;
 /** Longest piece of a line answered, in characters, ellipses included. */
 export const SNIPPET_MAX_CHARS = 200;
-/** Most matches the stand-in reads out. */
+/** Most matches said aloud in the answer. */
 const SAID_MAX = 2;
 /** How much of a line to keep before its first matching word, in characters. */
 const LEAD_CHARS = 60;
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
 
 /**
  * The part of `text` around the first word of `about` in it, at most `SNIPPET_MAX_CHARS`, cut at
@@ -46,11 +49,12 @@ export function snippet(text: string, about: string): string {
   return start > 0 ? `…${piece}` : piece;
 }
 
-/** When a line was said, as said aloud: "earlier today", "yesterday", "on Tuesday, 3 November". */
-function spokenDay(saidAtMs: number, nowMs: number, timeZone: string): string {
+/** When a line was said, as said aloud in `language`: "earlier today", "yesterday", "on Tuesday, 3 November". */
+function spokenDay(saidAtMs: number, nowMs: number, timeZone: string, language: string | undefined): string {
   const said = localTime(saidAtMs, timeZone);
   const days = daysBetween(said, localTime(nowMs, timeZone));
-  return days <= 0 ? 'earlier today' : days === 1 ? 'yesterday' : `on ${spokenDate(said)}`;
+  if (days <= 0) return WORDS.say(language, 'earlier-today');
+  return days === 1 ? WORDS.say(language, 'yesterday') : WORDS.say(language, 'on-day', { date: spokenDate(said, language) });
 }
 
 const find = defineVerb({
@@ -65,31 +69,35 @@ const find = defineVerb({
       .array(
         z.object({
           when: z.string().describe("When it was said, as an ISO 8601 date-time in the person's time zone."),
-          whenSpoken: z.string().describe('When it was said, as said aloud: "yesterday", "on Tuesday, 3 November".'),
+          whenSpoken: z.string().describe('When it was said, as said aloud in the person\'s language: "yesterday", "on Tuesday, 3 November".'),
           who: z.enum(['person', 'assistant']).describe('Who said it: the person, or the bot.'),
           text: z.string().describe(`What was said, or the part of it about the search, at most ${SNIPPET_MAX_CHARS} characters.`),
         }),
       )
       .describe('Newest first.'),
+    said: z.string().describe('What to tell the person now.'),
   }),
   risk: 'read',
   deadlineMs: 2000,
   async run(input, ctx) {
     const about = input.about.replace(/\s+/g, ' ').trim();
-    if (about.length < 2) throw new VerbInputError('Say what to look for in a word or two.');
+    if (about.length < 2) throw new VerbInputError(WORDS.say(ctx.language, 'say-what'));
     // Through the door, the question itself was just saved as a line of the live conversation.
     const query = { bot: ctx.bot, about, skipLatestConversation: ctx.via === 'model', limit: MATCHES_MAX };
     let lines = await findSaid(ctx.tx, { ...query, match: 'all' });
     ctx.signal.throwIfAborted();
     if (lines.length === 0) lines = await findSaid(ctx.tx, { ...query, match: 'any' });
-    return {
-      matches: lines.map((line) => ({
-        when: isoLocal(line.saidAtMs, ctx.timeZone),
-        whenSpoken: spokenDay(line.saidAtMs, ctx.nowMs, ctx.timeZone),
-        who: line.who,
-        text: snippet(line.text, about),
-      })),
-    };
+    const matches = lines.map((line) => ({
+      when: isoLocal(line.saidAtMs, ctx.timeZone),
+      whenSpoken: spokenDay(line.saidAtMs, ctx.nowMs, ctx.timeZone, ctx.language),
+      who: line.who,
+      text: snippet(line.text, about),
+    }));
+    const sentences = matches
+      .slice(0, SAID_MAX)
+      .map((m) => opening(WORDS.say(ctx.language, m.who === 'person' ? 'you-said' : 'i-said', { when: m.whenSpoken, text: m.text.replace(/[.!?…]*$/, '') })));
+    if (matches.length > SAID_MAX) sentences.unshift(WORDS.count(ctx.language, 'found', matches.length));
+    return { matches, said: matches.length === 0 ? WORDS.say(ctx.language, 'none-found', { about: input.about }) : sentences.join(' ') };
   },
   standIn: {
     phrasings: [
@@ -98,13 +106,7 @@ const find = defineVerb({
         input: (m) => ({ about: m[1] ?? '' }),
       },
     ],
-    say({ matches }, input) {
-      if (matches.length === 0) return `I couldn't find anything we said about ${input.about}.`;
-      const said = matches
-        .slice(0, SAID_MAX)
-        .map((m) => `${opening(m.whenSpoken)} ${m.who === 'person' ? 'you' : 'I'} said: ${m.text.replace(/[.!?…]*$/, '')}.`);
-      return matches.length > SAID_MAX ? [`I found ${counted(matches.length, 'thing')}.`, ...said].join(' ') : said.join(' ');
-    },
+    say: ({ said }) => said,
   },
 });
 

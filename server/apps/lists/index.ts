@@ -7,7 +7,7 @@ import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator, VerbContext } from '../../verbs/verb';
 import { appWords } from '../appWords';
-import { counted, joinWords, opening } from '../spoken';
+import { joinWords, opening } from '../spoken';
 import { addItem, clearList, countItems, listItems, listNames, removeItems } from './listItems';
 import { itemKey, itemText, listName, splitItems } from './names';
 
@@ -15,7 +15,7 @@ import { itemKey, itemText, listName, splitItems } from './names';
 export const LIST_MAX_ITEMS = 200;
 /** Most items `lists.read` answers. */
 export const READ_MAX_ITEMS = 100;
-/** Most items the stand-in reads out before saying how many more there are. */
+/** Most items a read says aloud before saying how many there are in all. */
 const SAID_MAX_ITEMS = 10;
 /** Most list names given to the recogniser to expect. */
 const PHRASES_MAX = 20;
@@ -42,29 +42,36 @@ const itemsField = z
   .max(20)
   .describe('The items, one per entry, as the person said them ("milk", "call the dentist").');
 
-/** The list named, normalised; a name with nothing left in it ("my list") is refused. */
-function namedList(said: string): string {
+/** What the person is told, in their language. */
+const saidField = z.string().describe('What to tell the person now.');
+
+/** A sentence of `WORDS` in `language`, opening with a capital (most open with a list or its items). */
+function sentence(language: string | undefined, key: string, n: number, fill: Readonly<Record<string, string>>): string {
+  return opening(WORDS.count(language, key, n, fill));
+}
+
+/** The list named, normalised; a name with nothing left in it ("my list") is refused in `language`. */
+function namedList(said: string, language: string | undefined): string {
   const list = listName(said);
-  if (list === '') throw new VerbInputError('Which list? Give it a name, like your shopping list.');
+  if (list === '') throw new VerbInputError(WORDS.say(language, 'which-list'));
   return list;
 }
 
-/** The items given, tidied and without repeats (by key), in the order given. */
-function givenItems(items: readonly string[]): { text: string; key: string }[] {
+/** The items given, tidied and without repeats (by key), in the order given; none is refused in `language`. */
+function givenItems(items: readonly string[], language: string | undefined): { text: string; key: string }[] {
   const seen = new Map<string, string>();
   for (const said of items) {
     const text = itemText(said);
     const key = itemKey(text);
     if (key !== '' && !seen.has(key)) seen.set(key, text);
   }
-  if (seen.size === 0) throw new VerbInputError('There was nothing to put on the list; say the things by name.');
+  if (seen.size === 0) throw new VerbInputError(WORDS.say(language, 'no-items'));
   return [...seen].map(([key, text]) => ({ key, text }));
 }
 
 /** `my shopping list`, `the list`, `my to do list`: the name is the first group when given. */
 const LIST = String.raw`(?:my|the|our) (?:(.+?) )?list`;
 const onList = (name: string | undefined) => name ?? DEFAULT_LIST;
-const wasWere = (items: readonly string[]) => (items.length === 1 ? 'was' : 'were');
 
 const add = defineVerb({
   name: 'lists.add',
@@ -75,23 +82,29 @@ const add = defineVerb({
     list: z.string().describe('The list, by its kept name.'),
     added: z.array(z.string()).describe('What was added.'),
     alreadyThere: z.array(z.string()).describe('What was on the list already, so not added again.'),
+    said: saidField,
   }),
   risk: 'write',
   deadlineMs: 5000,
   async run(input, ctx) {
-    const list = namedList(input.list);
-    const items = givenItems(input.items);
+    const list = namedList(input.list, ctx.language);
+    const items = givenItems(input.items, ctx.language);
     const had = await countItems(ctx.tx, list);
     const added: string[] = [];
     const alreadyThere: string[] = [];
     for (const item of items) {
       if (had + added.length >= LIST_MAX_ITEMS) {
-        throw new VerbInputError(`That list already has ${LIST_MAX_ITEMS} things on it; take some off before adding more.`);
+        throw new VerbInputError(WORDS.say(ctx.language, 'full', { n: String(LIST_MAX_ITEMS) }));
       }
       const isNew = await addItem(ctx.tx, { person: ctx.person, list, text: item.text, key: item.key });
       (isNew ? added : alreadyThere).push(item.text);
     }
-    return { list, added, alreadyThere };
+    const fill = { list: spokenList(list, ctx.language), items: joinWords(added, ctx.language), others: joinWords(alreadyThere, ctx.language) };
+    const said =
+      added.length === 0
+        ? sentence(ctx.language, 'all-there', alreadyThere.length, { ...fill, items: fill.others })
+        : sentence(ctx.language, alreadyThere.length === 0 ? 'added' : 'added-but', alreadyThere.length, fill);
+    return { list, added, alreadyThere, said };
   },
   standIn: {
     phrasings: [
@@ -100,12 +113,7 @@ const add = defineVerb({
         input: (m) => ({ list: onList(m[2]), items: splitItems(m[1] ?? '') }),
       },
     ],
-    say({ list, added, alreadyThere }) {
-      const yours = spokenList(list);
-      if (added.length === 0) return `${opening(joinWords(alreadyThere))} ${wasWere(alreadyThere)} already on ${yours}.`;
-      const also = alreadyThere.length === 0 ? '' : `; ${joinWords(alreadyThere)} ${wasWere(alreadyThere)} already on it`;
-      return `I've added ${joinWords(added)} to ${yours}${also}.`;
-    },
+    say: ({ said }) => said,
   },
 });
 
@@ -118,18 +126,22 @@ const remove = defineVerb({
     list: z.string().describe('The list, by its kept name.'),
     removed: z.array(z.string()).describe('What was taken off.'),
     notThere: z.array(z.string()).describe('What was asked for but not on the list.'),
+    said: saidField,
   }),
   risk: 'write',
   deadlineMs: 5000,
   async run(input, ctx) {
-    const list = namedList(input.list);
-    const items = givenItems(input.items);
+    const list = namedList(input.list, ctx.language);
+    const items = givenItems(input.items, ctx.language);
     const gone = new Set(await removeItems(ctx.tx, list, items.map((item) => item.key)));
-    return {
-      list,
-      removed: items.filter((item) => gone.has(item.key)).map((item) => item.text),
-      notThere: items.filter((item) => !gone.has(item.key)).map((item) => item.text),
-    };
+    const removed = items.filter((item) => gone.has(item.key)).map((item) => item.text);
+    const notThere = items.filter((item) => !gone.has(item.key)).map((item) => item.text);
+    const fill = { list: spokenList(list, ctx.language), items: joinWords(removed, ctx.language), others: joinWords(notThere, ctx.language) };
+    const said =
+      removed.length === 0
+        ? sentence(ctx.language, 'none-there', notThere.length, { ...fill, items: fill.others })
+        : sentence(ctx.language, notThere.length === 0 ? 'removed' : 'removed-but', notThere.length, fill);
+    return { list, removed, notThere, said };
   },
   standIn: {
     phrasings: [
@@ -138,13 +150,7 @@ const remove = defineVerb({
         input: (m) => ({ list: onList(m[2]), items: splitItems(m[1] ?? '') }),
       },
     ],
-    say({ list, removed, notThere }) {
-      const yours = spokenList(list);
-      const missing = notThere.length === 1 ? "wasn't" : "weren't";
-      if (removed.length === 0) return `${opening(joinWords(notThere))} ${missing} on ${yours}.`;
-      const also = notThere.length === 0 ? '' : `; ${joinWords(notThere)} ${missing} on it`;
-      return `I've taken ${joinWords(removed)} off ${yours}${also}.`;
-    },
+    say: ({ said }) => said,
   },
 });
 
@@ -157,27 +163,25 @@ const read = defineVerb({
     list: z.string().describe('The list, by its kept name.'),
     items: z.array(z.string()).describe('The items, oldest first.'),
     total: z.number().int().describe('How many items the list has, which may be more than are given.'),
+    said: saidField,
   }),
   risk: 'read',
   deadlineMs: 2000,
   async run(input, ctx) {
-    const list = namedList(input.list);
+    const list = namedList(input.list, ctx.language);
     const items = await listItems(ctx.tx, list, READ_MAX_ITEMS);
     ctx.signal.throwIfAborted();
     const total = items.length < READ_MAX_ITEMS ? items.length : await countItems(ctx.tx, list);
-    return { list, items, total };
+    const fill = { list: spokenList(list, ctx.language), items: joinWords(items.slice(0, SAID_MAX_ITEMS), ctx.language) };
+    const said = sentence(ctx.language, total === 0 ? 'has-none' : total <= SAID_MAX_ITEMS ? 'has' : 'has-more', total, fill);
+    return { list, items, total, said };
   },
   standIn: {
     phrasings: [
       { pattern: new RegExp(String.raw`^what(?:['’]s| is| do i have) on ${LIST}$`), input: (m) => ({ list: onList(m[1]) }) },
       { pattern: new RegExp(String.raw`^(?:please )?(?:read|show|tell)(?: me)?(?: out)? ${LIST}$`), input: (m) => ({ list: onList(m[1]) }) },
     ],
-    say({ list, items, total }) {
-      const yours = opening(spokenList(list));
-      if (total === 0) return `${yours} is empty.`;
-      if (total <= SAID_MAX_ITEMS) return `${yours} has ${joinWords(items)}.`;
-      return `${yours} has ${counted(total, 'thing')}, starting with ${joinWords(items.slice(0, SAID_MAX_ITEMS))}.`;
-    },
+    say: ({ said }) => said,
   },
 });
 
@@ -189,18 +193,20 @@ const clear = defineVerb({
   output: z.object({
     list: z.string().describe('The list, by its kept name.'),
     cleared: z.number().int().describe('How many items were taken off.'),
+    said: saidField,
   }),
   risk: 'destructive',
   confirm: true,
   ask: (input, ctx) => opening(WORDS.say(ctx.language, 'clear', { list: spokenList(listName(input.list) || DEFAULT_LIST, ctx.language) })),
   deadlineMs: 5000,
   async run(input, ctx) {
-    const list = namedList(input.list);
-    return { list, cleared: await clearList(ctx.tx, list) };
+    const list = namedList(input.list, ctx.language);
+    const cleared = await clearList(ctx.tx, list);
+    return { list, cleared, said: sentence(ctx.language, cleared === 0 ? 'already-empty' : 'cleared', cleared, { list: spokenList(list, ctx.language) }) };
   },
   standIn: {
     phrasings: [{ pattern: new RegExp(String.raw`^(?:please )?(?:clear|empty|wipe)(?: out)? ${LIST}$`), input: (m) => ({ list: onList(m[1]) }) }],
-    say: ({ list, cleared }) => (cleared === 0 ? `${opening(spokenList(list))} was already empty.` : `I've cleared ${spokenList(list)}.`),
+    say: ({ said }) => said,
   },
 });
 

@@ -9,7 +9,8 @@ import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Queryable } from '../../db/queryable';
 import { appWords } from '../appWords';
 import { forgottenInTurn } from '../../db/memories';
-import { yourWords } from '../../db/forgotten';
+import { forgetWords, yourWords } from '../../db/forgotten';
+import { joinWords, saysEnglish } from '../spoken';
 import { forgetMemories, memoriesAbout, rememberAsPerson } from './remembered';
 import type { Embedder } from '../../memory/embed';
 
@@ -38,6 +39,9 @@ function tidy(text: string): string {
 /** What the app says aloud, in the person's language (`words/<lang>.md`). */
 const WORDS = appWords(new URL('.', import.meta.url));
 
+/** What the person is told, in their language. */
+const saidField = z.string().describe('What to tell the person now.');
+
 const remember = defineVerb({
   name: 'memory.remember',
   description: 'Keeps something the person asked this bot to remember, so it is recalled in later conversations.',
@@ -48,6 +52,7 @@ const remember = defineVerb({
   output: z.object({
     id: z.string().describe('The memory, as the person sees it in their list of memories.'),
     text: z.string().describe('What was remembered.'),
+    said: saidField,
   }),
   risk: 'write',
   deadlineMs: 5000,
@@ -57,12 +62,12 @@ const remember = defineVerb({
     const text = tidy(input.text);
     const embedding = ctx.prepared instanceof Float32Array ? ctx.prepared : await ctx.services.embedder.embed(text);
     const id = await rememberAsPerson(ctx.tx, { bot: ctx.bot, text, embedder: ctx.services.embedder.name, embedding });
-    if (id === undefined) throw new VerbInputError('There was nothing in that to remember; say it in words.');
-    return { id, text };
+    if (id === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'nothing-to-remember'));
+    return { id, text, said: WORDS.say(ctx.language, 'remembered', { text }) };
   },
   standIn: {
     phrasings: [{ pattern: /^(?:please )?remember (?:that )?(.+)$/, input: (m) => ({ text: m[1] ?? '' }) }],
-    say: ({ text }) => `I'll remember that ${text}.`,
+    say: ({ said }) => said,
   },
 });
 
@@ -80,22 +85,16 @@ function aboutsOf(input: ForgetInput): string[] {
 /**
  * The memories of the person's for this bot `memory.forget` would forget, each with the words it was
  * found by: those that mention `about` or one of `also` — of them, only the ones `ids` names when it
- * is given (a question's, fixed when it was asked).
+ * is given (a question's, fixed when it was asked). Words with no word in them are refused in the
+ * person's language.
  */
-async function forgetting(input: ForgetInput, ctx: { tx: Queryable; bot: string }): Promise<{ id: string; about: string }[]> {
+async function forgetting(input: ForgetInput, ctx: { tx: Queryable; bot: string; language?: string | undefined }): Promise<{ id: string; about: string }[]> {
+  const abouts = aboutsOf(input);
+  if (abouts.some((about) => forgetWords(about).length === 0)) throw new VerbInputError(WORDS.say(ctx.language, 'say-in-words'));
   const found = new Map<string, string>();
-  for (const about of aboutsOf(input)) for (const id of await memoriesAbout(ctx.tx, { bot: ctx.bot, about })) if (!found.has(id)) found.set(id, about);
+  for (const about of abouts) for (const id of await memoriesAbout(ctx.tx, { bot: ctx.bot, about })) if (!found.has(id)) found.set(id, about);
   const named = input.ids;
   return [...found].filter(([id]) => named === undefined || named.includes(id)).map(([id, about]) => ({ id, about }));
-}
-
-/** "your sister, Porto, and tea", in `language`'s way of listing (English's when it has none). */
-function listed(language: string | undefined, items: readonly string[]): string {
-  try {
-    return new Intl.ListFormat(language ?? 'en', { type: 'conjunction' }).format(items);
-  } catch {
-    return new Intl.ListFormat('en', { type: 'conjunction' }).format(items);
-  }
 }
 
 /** How many memories the call's turn has forgotten before it: a turn is counted whole, not call by call. */
@@ -123,6 +122,7 @@ const forget = defineVerb({
   }),
   output: z.object({
     count: z.number().int().describe('How many memories were forgotten.'),
+    said: saidField,
   }),
   risk: 'destructive',
   deadlineMs: 5000,
@@ -140,22 +140,21 @@ const forget = defineVerb({
   ask: async (input, ctx) => {
     const count = (await forgetting(input, ctx)).length;
     // "my sister" is said back as "your sister" in English; other languages say the words as given.
-    const english = ctx.language === undefined || ctx.language.split('-')[0] === 'en';
-    const abouts = aboutsOf(input).map((about) => (english ? yourWords(about) : about));
-    return WORDS.count(ctx.language, 'forget', count, { about: listed(ctx.language, abouts) });
+    const abouts = aboutsOf(input).map((about) => (saysEnglish(ctx.language) ? yourWords(about) : about));
+    return WORDS.count(ctx.language, 'forget', count, { about: joinWords(abouts, ctx.language) });
   },
   async run(input, ctx) {
-    if (aboutsOf(input).some((about) => about.length < 3)) throw new VerbInputError('Say a little more about what to forget.');
+    if (aboutsOf(input).some((about) => about.length < 3)) throw new VerbInputError(WORDS.say(ctx.language, 'say-more'));
     const found = await forgetting(input, ctx);
-    return { count: await forgetMemories(ctx.tx, { found, person: ctx.person, turn: ctx.turn, nowMs: ctx.nowMs }) };
+    const count = await forgetMemories(ctx.tx, { found, person: ctx.person, turn: ctx.turn, nowMs: ctx.nowMs });
+    return { count, said: count === 0 ? WORDS.say(ctx.language, 'forgot-nothing') : WORDS.count(ctx.language, 'forgot', count) };
   },
   standIn: {
     phrasings: [
       { pattern: /^(?:please )?forget (?:what i (?:said|told you) about|everything about|about) (.+)$/, input: (m) => ({ about: m[1] ?? '' }) },
       { pattern: /^(?:please )?forget that (.+)$/, input: (m) => ({ about: m[1] ?? '' }) },
     ],
-    say: ({ count }) =>
-      count === 0 ? 'I had nothing like that to forget.' : count === 1 ? "I've forgotten that." : `I've forgotten ${count} things you told me about that.`,
+    say: ({ said }) => said,
   },
 });
 

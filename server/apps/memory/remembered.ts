@@ -8,7 +8,6 @@ import type { Queryable } from '../../db/queryable';
 import { forgetWords, mentions } from '../../db/forgotten';
 import { MEMORY_WIDTH, forgetMemory, keepForgottenInTurn } from '../../db/memories';
 import { onlyRow } from '../../db/rows';
-import { VerbInputError } from '../../verbs/errors';
 
 /**
  * Keeps `text` with its vector as a memory of the transaction's person for `bot`; answers its id, or
@@ -36,11 +35,12 @@ export { forgetWords } from '../../db/forgotten';
  * case ("my sister" is in "My sister's birthday is in May", "the" is not in "these"). The statement
  * narrows to memories holding each word's ASCII pieces somewhere, in any case (ILIKE folds ASCII
  * whatever the database's locale; other letters it may not, so they are left to the words); the
- * words decide.
+ * words decide. `about` must hold a word (`forgetWords`): the caller refuses the person's words
+ * without one, in their language, since with none every memory would match.
  */
 export async function memoriesAbout(tx: Queryable, filter: { bot: string; about: string }): Promise<string[]> {
   const words = forgetWords(filter.about);
-  if (words.length === 0) throw new VerbInputError('Say in words what to forget.');
+  if (words.length === 0) throw new RangeError(`memoriesAbout was given "${filter.about}", which holds no word; check it with forgetWords first.`);
   // ASCII letters and digits only (no % or _), so each piece is a LIKE pattern as it stands.
   const pieces = words.flatMap((word) => word.split("'")).filter((piece) => /^[a-z0-9]+$/.test(piece)).map((piece) => `%${piece}%`);
   const { rows } = await tx.query<{ id: string; text: string }>('select id, text from memories where bot = $1 and text ilike all ($2::text[])', [filter.bot, pieces]);

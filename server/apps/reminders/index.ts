@@ -10,20 +10,18 @@ import type { Queryable } from '../../db/queryable';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator } from '../../verbs/verb';
-import { appWords } from '../appWords';
-import { isoLocal, spokenAt, spokenSpan } from '../localTime';
-import { counted, joinWords } from '../spoken';
-import { AT_PATTERN, LONGEST_S, SAID_DELAY, SAID_TIME, dueFrom, whenSaid } from './when';
+import { isoLocal } from '../localTime';
+import { joinWords } from '../spoken';
+import { WORDS } from './reminderWords';
+import { AT_PATTERN, LONGEST_S, SAID_DELAY, SAID_TIME, dueFrom, spokenAt, spokenIn, whenSaid } from './when';
 
 const APP = 'reminders';
 /** Most reminders a person may have waiting with one bot. */
 export const PENDING_MAX = 100;
 /** Most reminders `reminders.list` answers. */
 export const LIST_MAX = 20;
-/** Most reminders the stand-in reads out. */
+/** Most reminders said aloud in a list's answer. */
 const SAID_MAX = 5;
-/** What the app says aloud, in the person's language (`words/<lang>.md`). */
-const WORDS = appWords(new URL('.', import.meta.url));
 
 /** The reminder as kept and said back: spaces collapsed, no end punctuation. */
 function tidy(text: string): string {
@@ -39,17 +37,23 @@ const noticeText = (reminder: string, language: string | undefined) => WORDS.say
 /** The reminder inside a notice this app wrote, in whichever language it was written. */
 const reminderOf = (notice: StoredNotice) => WORDS.filling('said', 'reminder', notice.text) ?? notice.text;
 
-/** When a waiting reminder is, said from now: "in 10 minutes" within the hour, else "at 7:30 pm". */
-function whenFromNow(dueAtMs: number, nowMs: number, timeZone: string): string {
+/** "Remind me about the milk" is kept as "about the milk", and said back without a "to": the key's `-about` form. */
+const aboutOr = (text: string, key: string) => (/^about /.test(text) ? `${key}-about` : key);
+
+/** When a waiting reminder is, said from now in `language`: "in 10 minutes" within the hour, else "at 7:30 pm". */
+function whenFromNow(dueAtMs: number, nowMs: number, timeZone: string, language: string | undefined): string {
   const aheadS = (dueAtMs - nowMs) / 1000;
-  return aheadS > 0 && aheadS < 3600 ? `in ${spokenSpan(aheadS)}` : spokenAt(dueAtMs, nowMs, timeZone);
+  return aheadS > 0 && aheadS < 3600 ? spokenIn(aheadS, language) : spokenAt(dueAtMs, nowMs, timeZone, language);
 }
+
+/** What the person is told, in their language. */
+const saidField = z.string().describe('What to tell the person now.');
 
 const reminderShape = z.object({
   id: z.string().describe('The reminder, for cancelling it.'),
   text: z.string().describe('What the person will be reminded of.'),
   dueAt: z.string().describe("When it is due, as an ISO 8601 date-time in the person's time zone."),
-  inWords: z.string().describe('When it is due, as said aloud: "in 10 minutes", "at 7:30 pm".'),
+  inWords: z.string().describe('When it is due, as said aloud in the person\'s language: "in 10 minutes", "at 7:30 pm".'),
 });
 
 const set = defineVerb({
@@ -68,18 +72,19 @@ const set = defineVerb({
         "Remind at this time: \"HH:MM\" on the 24-hour clock in the person's time zone (today, or tomorrow if that time has passed), or an ISO 8601 date-time. Leave out when giving inSeconds.",
       ),
   }),
-  output: reminderShape,
+  output: reminderShape.extend({ said: saidField }),
   risk: 'write',
   deadlineMs: 5000,
   async run(input, ctx) {
     const text = tidy(input.text);
-    if (text === '') throw new VerbInputError('A reminder needs words: say what to remind you of.');
-    const { dueAtMs, inWords } = dueFrom(input, ctx.nowMs, ctx.timeZone);
+    if (text === '') throw new VerbInputError(WORDS.say(ctx.language, 'needs-words'));
+    const { dueAtMs, inWords } = dueFrom(input, ctx.nowMs, ctx.timeZone, ctx.language);
     if ((await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP })) >= PENDING_MAX) {
-      throw new VerbInputError(`You already have ${PENDING_MAX} reminders waiting; cancel some before setting more.`);
+      throw new VerbInputError(WORDS.say(ctx.language, 'too-many', { n: String(PENDING_MAX) }));
     }
     const notice = await scheduleNotice(ctx.tx, { person: ctx.person, bot: ctx.bot, app: APP, text: noticeText(text, ctx.language), dueAtMs });
-    return { id: notice.id, text, dueAt: isoLocal(dueAtMs, ctx.timeZone), inWords };
+    const setSaid = WORDS.say(ctx.language, aboutOr(text, 'set'), { when: inWords, text });
+    return { id: notice.id, text, dueAt: isoLocal(dueAtMs, ctx.timeZone), inWords, said: setSaid };
   },
   standIn: {
     phrasings: [
@@ -92,8 +97,7 @@ const set = defineVerb({
         input: (m) => ({ text: m[1] ?? '', ...whenSaid(m[2] ?? '') }),
       },
     ],
-    // "Remind me about the milk" is kept as "about the milk", and said back without a "to".
-    say: ({ text, inWords }) => `I'll remind you ${inWords} ${/^about /.test(text) ? '' : 'to '}${text}.`,
+    say: ({ said }) => said,
   },
 });
 
@@ -105,6 +109,7 @@ const list = defineVerb({
   output: z.object({
     reminders: z.array(reminderShape).describe('Soonest first.'),
     total: z.number().int().describe('How many are waiting, which may be more than are given.'),
+    said: saidField,
   }),
   risk: 'read',
   deadlineMs: 2000,
@@ -112,15 +117,14 @@ const list = defineVerb({
     const waiting = await pendingNotices(ctx.tx, { bot: ctx.bot, app: APP, limit: LIST_MAX });
     ctx.signal.throwIfAborted();
     const total = waiting.length < LIST_MAX ? waiting.length : await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP });
-    return {
-      reminders: waiting.map((notice) => ({
-        id: notice.id,
-        text: reminderOf(notice),
-        dueAt: isoLocal(notice.dueAtMs, ctx.timeZone),
-        inWords: whenFromNow(notice.dueAtMs, ctx.nowMs, ctx.timeZone),
-      })),
-      total,
-    };
+    const reminders = waiting.map((notice) => ({
+      id: notice.id,
+      text: reminderOf(notice),
+      dueAt: isoLocal(notice.dueAtMs, ctx.timeZone),
+      inWords: whenFromNow(notice.dueAtMs, ctx.nowMs, ctx.timeZone, ctx.language),
+    }));
+    const saidOnes = joinWords(reminders.slice(0, SAID_MAX).map((r) => WORDS.say(ctx.language, aboutOr(r.text, 'item'), { text: r.text, when: r.inWords })), ctx.language);
+    return { reminders, total, said: total === 0 ? WORDS.say(ctx.language, 'none-coming') : WORDS.count(ctx.language, 'waiting', total, { reminders: saidOnes }) };
   },
   standIn: {
     phrasings: [
@@ -128,11 +132,7 @@ const list = defineVerb({
       { pattern: /^(?:what are|list|tell me|read me) my reminders$/, input: () => ({}) },
       { pattern: /^do i have any reminders(?: set)?$/, input: () => ({}) },
     ],
-    say({ reminders, total }) {
-      if (total === 0) return WORDS.say('en', 'none-coming');
-      const said = joinWords(reminders.slice(0, SAID_MAX).map((r) => `to ${r.text} ${r.inWords}`));
-      return `You have ${counted(total, 'reminder')} coming up: ${said}.`;
-    },
+    say: ({ said }) => said,
   },
 });
 
@@ -146,6 +146,7 @@ const cancel = defineVerb({
   output: z.object({
     count: z.number().int().describe('How many reminders were cancelled.'),
     cancelled: z.array(z.string()).describe('What the cancelled reminders were.'),
+    said: saidField,
   }),
   risk: 'write',
   deadlineMs: 5000,
@@ -154,10 +155,18 @@ const cancel = defineVerb({
   ask: async (input, ctx) => WORDS.say(ctx.language, 'cancel-many', { n: String((await matchingReminders(ctx.tx, ctx.bot, input.text)).length), text: tidy(input.text) }),
   async run(input, ctx) {
     const wanted = tidy(input.text).toLowerCase();
-    if (wanted === '') throw new VerbInputError('Say which reminder to cancel, by some of its words.');
+    if (wanted === '') throw new VerbInputError(WORDS.say(ctx.language, 'which-to-cancel'));
     const matching = await matchingReminders(ctx.tx, ctx.bot, input.text);
     const count = await cancelNotices(ctx.tx, matching.map((notice) => notice.id));
-    return { count, cancelled: matching.map(reminderOf) };
+    const cancelled = matching.map(reminderOf);
+    return {
+      count,
+      cancelled,
+      said:
+        count === 0
+          ? WORDS.say(ctx.language, 'none-found', { text: tidy(input.text) })
+          : WORDS.count(ctx.language, 'cancelled', count, { reminders: joinWords([...new Set(cancelled)], ctx.language) }),
+    };
   },
   standIn: {
     phrasings: [
@@ -166,8 +175,7 @@ const cancel = defineVerb({
         input: (m) => ({ text: m[1] ?? '' }),
       },
     ],
-    say: ({ count, cancelled }, input) =>
-      count === 0 ? `I couldn't find a reminder about ${tidy(input.text)}.` : `I've cancelled your ${count === 1 ? 'reminder' : 'reminders'} to ${joinWords([...new Set(cancelled)])}.`,
+    say: ({ said }) => said,
   },
 });
 

@@ -1,11 +1,12 @@
 /**
  * When a reminder is due: from a delay (`inSeconds`) or a time (`at`: "HH:MM" today or tomorrow in
- * the person's zone, or an ISO date-time), and how that is said back. Pure: now and the zone are
- * arguments.
+ * the person's zone, or an ISO date-time), and how that is said back in the person's language. Pure:
+ * now, the zone and the language are arguments.
  */
 import { VerbInputError } from '../../verbs/errors';
-import { fromLocal, localTime, spokenAt, spokenSpan } from '../localTime';
+import { daysBetween, fromLocal, localTime, spokenClock, spokenDate, spokenSpan } from '../localTime';
 import { NUMBER_WORDS, numberSaid } from '../spoken';
+import { WORDS } from './reminderWords';
 
 /** The longest delay, in seconds: a year. */
 export const LONGEST_S = 31_536_000;
@@ -19,28 +20,46 @@ export const AT_PATTERN = new RegExp(`${CLOCK.source}|${DATE_TIME.source}`);
 export interface Due {
   /** ms since the epoch. */
   dueAtMs: number;
-  /** "in 10 minutes", "at 7:30 pm", "at 7:30 am tomorrow". */
+  /** "in 10 minutes", "at 7:30 pm", "at 7:30 am tomorrow", in the person's language. */
   inWords: string;
 }
 
 /**
- * The moment a reminder asked for with exactly one of `inSeconds` and `at` is due. Throws
- * `VerbInputError` for neither or both, for a time that has passed and for one over a year away.
+ * The moment a reminder asked for with exactly one of `inSeconds` and `at` is due, said in
+ * `language`. Throws `VerbInputError` for neither or both, for a time that has passed and for one
+ * over a year away.
  */
-export function dueFrom(when: { inSeconds?: number | undefined; at?: string | undefined }, nowMs: number, timeZone: string): Due {
+export function dueFrom(when: { inSeconds?: number | undefined; at?: string | undefined }, nowMs: number, timeZone: string, language?: string): Due {
   const { inSeconds, at } = when;
-  if (inSeconds !== undefined && at !== undefined) {
-    throw new VerbInputError('Give a reminder either a delay or a time, not both.');
-  }
+  if (inSeconds !== undefined && at !== undefined) throw new VerbInputError(WORDS.say(language, 'delay-and-time'));
   if (inSeconds !== undefined) {
     const dueAtMs = nowMs + inSeconds * 1000;
-    return { dueAtMs, inWords: inSeconds < 86_400 ? `in ${spokenSpan(inSeconds)}` : spokenAt(dueAtMs, nowMs, timeZone) };
+    return { dueAtMs, inWords: inSeconds < 86_400 ? spokenIn(inSeconds, language) : spokenAt(dueAtMs, nowMs, timeZone, language) };
   }
-  if (at === undefined) throw new VerbInputError('A reminder needs a time: say in how long, or at what time.');
-  const dueAtMs = CLOCK.test(at) ? nextClock(at, nowMs, timeZone) : dateTime(at, timeZone);
-  if (dueAtMs <= nowMs) throw new VerbInputError('That time has already passed; give a time still to come.');
-  if (dueAtMs - nowMs > LONGEST_S * 1000) throw new VerbInputError('That is more than a year away; a reminder can be at most a year ahead.');
-  return { dueAtMs, inWords: spokenAt(dueAtMs, nowMs, timeZone) };
+  if (at === undefined) throw new VerbInputError(WORDS.say(language, 'needs-time'));
+  const dueAtMs = CLOCK.test(at) ? nextClock(at, nowMs, timeZone) : dateTime(at, timeZone, language);
+  if (dueAtMs <= nowMs) throw new VerbInputError(WORDS.say(language, 'passed'));
+  if (dueAtMs - nowMs > LONGEST_S * 1000) throw new VerbInputError(WORDS.say(language, 'too-far'));
+  return { dueAtMs, inWords: spokenAt(dueAtMs, nowMs, timeZone, language) };
+}
+
+/** A delay as said in `language`: "in 10 minutes", "dentro de 10 minutos". */
+export function spokenIn(seconds: number, language: string | undefined): string {
+  return WORDS.say(language, 'in', { span: spokenSpan(seconds, language) });
+}
+
+/**
+ * When `ms` is, said from `nowMs` in `timeZone` and `language`: "at 7:30 pm", "at 7:30 am tomorrow",
+ * "at 9 am on Friday, 4 December"; "now" once it has come.
+ */
+export function spokenAt(ms: number, nowMs: number, timeZone: string, language: string | undefined): string {
+  if (ms <= nowMs) return WORDS.say(language, 'now');
+  const at = localTime(ms, timeZone);
+  const time = spokenClock(at, language);
+  const days = daysBetween(localTime(nowMs, timeZone), at);
+  if (days === 0) return WORDS.say(language, 'at-today', { time });
+  if (days === 1) return WORDS.say(language, 'at-tomorrow', { time });
+  return WORDS.say(language, 'at-day', { time, date: spokenDate(at, language) });
 }
 
 /** The next time the wall clock in `timeZone` reads "HH:MM": today, or tomorrow once it has passed. */
@@ -52,15 +71,15 @@ function nextClock(at: string, nowMs: number, timeZone: string): number {
   return todayMs > nowMs ? todayMs : fromLocal({ ...reading, day: reading.day + 1 }, timeZone);
 }
 
-/** An ISO date-time; without an offset it is read in `timeZone`. */
-function dateTime(at: string, timeZone: string): number {
+/** An ISO date-time; without an offset it is read in `timeZone`. Refused in `language`. */
+function dateTime(at: string, timeZone: string, language: string | undefined): number {
   const match = DATE_TIME.exec(at);
-  if (match === null) throw new VerbInputError('Give the time as hours and minutes, like 19:30, or as a full date and time.');
+  if (match === null) throw new VerbInputError(WORDS.say(language, 'time-shape'));
   const [, year, month, day, hour, minute, second = '0', zone] = match;
   const reading = { year: Number(year), month: Number(month), day: Number(day), hour: Number(hour), minute: Number(minute), second: Number(second) };
   const check = new Date(Date.UTC(reading.year, reading.month - 1, reading.day, reading.hour, reading.minute, reading.second));
   if (check.getUTCMonth() !== reading.month - 1 || check.getUTCDate() !== reading.day || check.getUTCHours() !== reading.hour || check.getUTCMinutes() !== reading.minute) {
-    throw new VerbInputError('That date does not exist; check the day and the month.');
+    throw new VerbInputError(WORDS.say(language, 'no-such-date'));
   }
   return zone === undefined ? fromLocal(reading, timeZone) : Date.parse(at);
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
+import { appWords } from '../appWords';
 
 declare module '../../verbs/verb' {
   interface AppServices {
@@ -14,6 +15,9 @@ declare module '../../verbs/verb' {
     skills?: (bot: string) => readonly { name: string; body: string }[];
   }
 }
+
+/** What the app says aloud, in the person's language (`words/<lang>.md`). */
+const WORDS = appWords(new URL('.', import.meta.url));
 
 const open = defineVerb({
   name: 'skills.open',
@@ -29,7 +33,7 @@ const open = defineVerb({
   deadlineMs: 1000,
   run({ name }, ctx) {
     const skill = ctx.services.skills?.(ctx.bot).find((s) => s.name === name);
-    if (skill === undefined) throw new VerbInputError(`There is no skill called ${name} here; open one of the skills your prompt lists.`);
+    if (skill === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'no-skill', { name }));
     return Promise.resolve({ name: skill.name, instructions: skill.body });
   },
   standIn: {

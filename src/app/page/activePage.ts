@@ -53,7 +53,7 @@ export function activePage(ports: ActivePagePorts): ActivePage {
     const settings = ports.settings();
     const mirror = presence.mirror();
     store.update({
-      conversation: mirrorConversationView(mirror, { hold: settings.hearing === 'hold', speech: settings.speech, canListen: ports.canListen }),
+      conversation: mirrorConversationView(mirror, { pushToTalk: settings.hearing === 'pushToTalk', speech: settings.speech, canListen: ports.canListen }),
       threadId: mirror.conversation?.threadId ?? null,
       greeting: null,
     });

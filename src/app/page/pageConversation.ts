@@ -92,7 +92,7 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
       {
         recogniser: ports.recogniser !== undefined,
         speech: settings.speech,
-        hold: settings.hearing === 'hold',
+        pushToTalk: settings.hearing === 'pushToTalk',
         muted: !store.state().toldAboutListening,
         voice: bot.voice.by === 'endpoint' ? 'endpoint' : 'device',
         language: settings.language,
@@ -154,7 +154,7 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
       if (change.speech !== undefined || change.hearing !== undefined || change.language !== undefined) {
         conversation?.settings({
           ...(change.speech === undefined ? {} : { speech: change.speech }),
-          ...(change.hearing === undefined ? {} : { hold: change.hearing === 'hold' }),
+          ...(change.hearing === undefined ? {} : { pushToTalk: change.hearing === 'pushToTalk' }),
           ...(change.language === undefined ? {} : { language: change.language }),
         });
       }

@@ -36,7 +36,15 @@ export interface PresencePorts {
   since: number | null;
   clock: PresenceClock;
   /** Where a line for whoever looks after the page goes (never what was said). Default `console.warn`. */
-  log?: (line: string) => void;
+  log?: (line: PresenceLogLine) => void;
+}
+
+/** A line for whoever looks after the page: what happened, by name, and its facts — never what was said. */
+export interface PresenceLogLine {
+  /** An event the server refused for good, dropped so that the ones after it are sent. */
+  event: 'presence.event-dropped';
+  /** The HTTP status it was refused with; null when none came. */
+  status: number | null;
 }
 
 export interface PresenceListeners {

@@ -10,7 +10,7 @@ import type { PresenceChannel } from '../../platform/presenceChannel';
 import type { PresenceClient } from '../../platform/presenceClient';
 import { isRetryable } from '../../platform/outbox';
 import type { ConversationView } from '../createConversation';
-import type { PresenceClock } from './ports';
+import type { PresenceClock, PresenceLogLine } from './ports';
 
 export interface PublisherPorts {
   bot: string;
@@ -26,7 +26,7 @@ export interface PublisherPorts {
   told: (seat: Seat) => void;
   disposed: () => boolean;
   /** Where a line for whoever looks after the page goes (never what was said). */
-  log: (line: string) => void;
+  log: (line: PresenceLogLine) => void;
 }
 
 export interface Publisher {
@@ -36,10 +36,10 @@ export interface Publisher {
   stop: () => void;
 }
 
-/** The HTTP status a refusal was answered with, for a log line. */
-const statusOf = (error: unknown): string => {
+/** The HTTP status a refusal was answered with, for a log line; null when none came. */
+const statusOf = (error: unknown): number | null => {
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
-  return typeof status === 'number' ? String(status) : 'no status';
+  return typeof status === 'number' ? status : null;
 };
 
 export function publisher(ports: PublisherPorts): Publisher {
@@ -82,7 +82,7 @@ export function publisher(ports: PublisherPorts): Publisher {
           // keeps its line on the server's thread); several are tried again one by one.
           if (events.length === 1) {
             alone = Math.max(0, alone - 1);
-            ports.log(`Confab’s server refused a presence event (${statusOf(error)}); it was dropped and the next one sent.`);
+            ports.log({ event: 'presence.event-dropped', status: statusOf(error) });
           } else {
             outgoing = [...events, ...outgoing];
             alone = events.length;

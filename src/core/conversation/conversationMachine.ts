@@ -34,7 +34,7 @@ function recogniserProblem(error: RecogniserError, say: PageSay): Problem {
 }
 
 /**
- * The recogniser may run: the microphone is the way in (and held, in push-and-hold), and the turn is
+ * The recogniser may run: the microphone is the way in (and held down, in push to talk), and the turn is
  * the person's, or an answer or greeting has not yet made a sound — never while assistant audio is audible.
  */
 const listenable = and([
@@ -55,13 +55,13 @@ const listenable = and([
  * could not be voiced — the same handling in `answering` and in `saying`.
  */
 const hearingAudio = {
-  'audio.started': { guard: 'current', actions: 'hearPiece' },
+  'audio.started': { guard: 'current', actions: 'markPlayed' },
   'audio.ended': { guard: 'current', actions: 'settlePiece' },
   'speaker.failed': { guard: 'current', actions: 'recoverSpeaker' },
 } as const;
 
 /** The first sound of what the bot answers or says: from waiting to speaking. */
-const firstSound = { guard: 'current', target: 'speaking', actions: 'hearPiece' } as const;
+const firstSound = { guard: 'current', target: 'speaking', actions: 'markPlayed' } as const;
 
 /**
  * Something the bot says that is known whole (a greeting, a notice, an action's outcome): spoken
@@ -76,7 +76,7 @@ const saying = {
   on: {
     ...hearingAudio,
     'user.interrupted': { target: 'listening', actions: 'bargeIn' },
-    'talk.press': { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
+    'talk.press': { guard: 'pushToTalk', target: 'listening', actions: ['bargeIn', 'pressTalk'] },
     'user.said': [
       { guard: 'blank' },
       { guard: 'selfEcho' },
@@ -111,7 +111,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       answer: '',
       lines: [...(input.lines ?? [])],
       typing: !input.recogniser ? 'unsupported' : input.muted === true ? 'muted' : null,
-      hold: input.hold ?? false,
+      pushToTalk: input.pushToTalk ?? false,
       talkHeld: false,
       waiting: false,
       heardOver: false,
@@ -121,7 +121,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       chunker: startChunking(talk),
       pieces: [],
       settled: [],
-      heard: [],
+      played: [],
       answerEnded: false,
       recentlySpoken: [],
       problem: null,
@@ -196,7 +196,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { guard: 'asksToWait', actions: 'waitForMore' },
               { target: 'answering', actions: 'ask' },
             ],
-            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.hold }) },
+            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.pushToTalk }) },
             'bot.greets': { guard: 'fresh', target: 'greeting', actions: 'greet' },
           },
         },
@@ -231,8 +231,8 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               { target: 'listening', actions: 'bargeIn' },
             ],
             'talk.press': [
-              { guard: and(['holding', 'pending']), target: 'confirming', actions: ['bargeIn', 'holdTalk'] },
-              { guard: 'holding', target: 'listening', actions: ['bargeIn', 'holdTalk'] },
+              { guard: and(['pushToTalk', 'pending']), target: 'confirming', actions: ['bargeIn', 'pressTalk'] },
+              { guard: 'pushToTalk', target: 'listening', actions: ['bargeIn', 'pressTalk'] },
             ],
             'user.said': [
               { guard: 'blank' },
@@ -268,7 +268,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
           initial: 'asking',
           on: {
             'user.interim': { actions: assign({ liveLine: ({ event }) => event.text }) },
-            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.hold }) },
+            'talk.press': { actions: assign({ talkHeld: ({ context }) => context.pushToTalk }) },
           },
           states: {
             asking: {
@@ -304,7 +304,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     },
     /**
      * The recogniser, derived rather than commanded. It is on exactly when the person can be heard —
-     * microphone in use, the talk control down in push-and-hold, and no assistant audio audible
+     * microphone in use, the talk control down in push to talk, and no assistant audio audible
      * (half-duplex: the browser recogniser opens its own capture that echo cancellation does not
      * touch, so it would transcribe the assistant).
      */

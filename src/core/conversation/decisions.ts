@@ -42,7 +42,7 @@ export const decisions = {
       chunker: startChunking(context.talk),
       pieces: [],
       settled: [],
-      heard: [],
+      played: [],
       answerEnded: false,
       problem: null,
       waiting: false,
@@ -150,9 +150,9 @@ export const decisions = {
   }),
   /** The person asked to be waited for: the live line clears, and nothing is said until they go on. */
   waitForMore: set({ waiting: true, liveLine: '' }),
-  holdTalk: set({ talkHeld: true }),
-  hearPiece: set({
-    heard: ({ context, event }) => (event.type === 'audio.started' ? context.heard.map((was, i) => was || i === event.piece) : context.heard),
+  pressTalk: set({ talkHeld: true }),
+  markPlayed: set({
+    played: ({ context, event }) => (event.type === 'audio.started' ? context.played.map((was, i) => was || i === event.piece) : context.played),
   }),
   settlePiece: set({
     settled: ({ context, event }) =>
@@ -185,7 +185,7 @@ export const decisions = {
       chunker: dropKept(context.chunker),
       pieces: [],
       settled: [],
-      heard: [],
+      played: [],
       answerEnded: true,
       heardOver: false,
     });
@@ -194,7 +194,7 @@ export const decisions = {
   finishTurn: decide(({ context, enqueue }) => {
     const said = context.lines.find((l) => l.role === 'assistant' && l.utteranceId === context.utteranceId);
     if (said) enqueue({ type: 'saveLine', params: said });
-    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [], heard: [], heardOver: false });
+    enqueue.assign({ question: null, recentlySpoken: remembered(context), pieces: [], settled: [], played: [], heardOver: false });
   }),
   silence: decide(({ context, enqueue }) => {
     if (context.pieces.length > 0) enqueue('stopAudio');
@@ -203,8 +203,8 @@ export const decisions = {
   }),
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
-    const hold = event.hold ?? context.hold;
-    return { speech: event.speech ?? context.speech, hold, talkHeld: hold && context.talkHeld, language: event.language ?? context.language };
+    const pushToTalk = event.pushToTalk ?? context.pushToTalk;
+    return { speech: event.speech ?? context.speech, pushToTalk, talkHeld: pushToTalk && context.talkHeld, language: event.language ?? context.language };
   }),
 };
 
@@ -226,7 +226,7 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
     answer: said,
     pieces: [],
     settled: [],
-    heard: [],
+    played: [],
     answerEnded: true,
     problem: null,
   };

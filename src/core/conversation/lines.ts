@@ -12,10 +12,10 @@ export function settledLines(context: ConversationContext, interrupted: boolean)
   if (question !== null && !lines.some((l) => l.role === 'user' && l.utteranceId === utteranceId)) {
     lines.push({ role: 'user', text: question, utteranceId });
   }
-  // Talked over, the line is what was heard of it — every piece that began to sound — unless none
+  // Talked over, the line is what was played of it — every piece that began to sound — unless none
   // had, when it is what had been written on the screen.
-  const heard = context.pieces.filter((_, piece) => context.heard[piece] === true).join(' ');
-  const spoken = (interrupted && heard !== '' ? heard : answer).trim();
+  const played = context.pieces.filter((_, piece) => context.played[piece] === true).join(' ');
+  const spoken = (interrupted && played !== '' ? played : answer).trim();
   if (spoken !== '') {
     const line: Line = interrupted
       ? { role: 'assistant', text: spoken, utteranceId, interrupted: true }

@@ -81,8 +81,8 @@ export const named = setup({
     selfEcho: ({ context, event }) =>
       event.type === 'user.said' && event.via === 'voice' && isSelfEcho(event.text, remembered(context)),
     current: ({ context, event }) => 'utteranceId' in event && event.utteranceId === context.utteranceId,
-    heard: ({ context }) => context.typing === null && (!context.hold || context.talkHeld),
-    holding: ({ context }) => context.hold,
+    heard: ({ context }) => context.typing === null && (!context.pushToTalk || context.talkHeld),
+    pushToTalk: ({ context }) => context.pushToTalk,
     turnOver: ({ context }) => context.answerEnded && allSettled(context) && context.chunker.kept.length === 0,
     nothingYet: ({ context }) => context.answer === '' && !context.answerEnded,
     fresh: ({ context }) => context.lines.length === 0 && context.question === null,

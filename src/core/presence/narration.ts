@@ -6,6 +6,8 @@
  * never over the person. Not narrated: presence changes, the conversation's own lines and pieces,
  * usage and internal status.
  */
+import { checkOptions, resolveOptions } from '../../../common/options';
+import type { Limits } from '../../../common/options';
 import type { WindowEvent } from '../../../common/presence/protocol';
 
 export interface NarrationOptions {
@@ -14,6 +16,8 @@ export interface NarrationOptions {
 }
 
 export const NARRATION_DEFAULTS: Readonly<NarrationOptions> = Object.freeze({ debounceMs: 500 });
+
+const LIMITS: Limits<NarrationOptions> = { debounceMs: { min: 0 } };
 
 export interface Narration {
   /** What waits to be said, oldest first. */
@@ -43,8 +47,7 @@ export function heard(narration: Narration, text: string, atMs: number): Narrati
  * when to look again (null when nothing waits).
  */
 export function dueAt(narration: Narration, atMs: number, options: Partial<NarrationOptions> = {}): { narration: Narration; say: string | null; lookAtMs: number | null } {
-  const { debounceMs } = { ...NARRATION_DEFAULTS, ...options };
-  if (!Number.isFinite(debounceMs) || debounceMs < 0) throw new RangeError(`The narration's debounceMs is ${String(debounceMs)}; give a number of milliseconds from 0.`);
+  const { debounceMs } = resolveOptions('narration', NARRATION_DEFAULTS, options, LIMITS);
   if (narration.pending.length === 0 || narration.lastHeardAtMs === null) return { narration: SILENT, say: null, lookAtMs: null };
   const quietAtMs = narration.lastHeardAtMs + debounceMs;
   if (atMs < quietAtMs) return { narration, say: null, lookAtMs: quietAtMs };
@@ -68,14 +71,20 @@ export function oneSentence(texts: readonly string[]): string {
  */
 export const PROGRESS_GAP_MS = 8_000;
 
+/** How a run's progress is paced, in ms; see `progressDueAt`. */
+interface ProgressTiming {
+  debounceMs: number;
+  gapMs: number;
+}
+
+const PROGRESS_LIMITS: Limits<ProgressTiming> = { debounceMs: { min: 0 }, gapMs: { min: 0 } };
+
 /**
  * When a run's progress heard at `heardAtMs` is to be passed on: once quiet for `debounceMs`, and
  * not sooner than `gapMs` after the run's last word was passed on (`lastPassedAtMs`; null: none yet).
  */
-export function progressDueAt(heardAtMs: number, lastPassedAtMs: number | null, options: { debounceMs: number; gapMs: number }): number {
-  for (const [name, value] of Object.entries(options)) {
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`The narration's ${name} is ${String(value)}; give a number of milliseconds from 0.`);
-  }
+export function progressDueAt(heardAtMs: number, lastPassedAtMs: number | null, options: ProgressTiming): number {
+  checkOptions('narration', options, PROGRESS_LIMITS);
   const quietAtMs = heardAtMs + options.debounceMs;
   return lastPassedAtMs === null ? quietAtMs : Math.max(quietAtMs, lastPassedAtMs + options.gapMs);
 }

@@ -38,7 +38,7 @@ export interface Utterance {
   /** Texts handed to the speaker so far, by piece index. */
   readonly pieces: readonly string[];
   readonly settled: readonly boolean[];
-  readonly heard: readonly boolean[];
+  readonly played: readonly boolean[];
 }
 
 /** What a handover changes of the utterance, and the pieces to speak, in order. */
@@ -48,7 +48,7 @@ export interface Handover {
     pace?: Pace;
     pieces?: string[];
     settled?: boolean[];
-    heard?: boolean[];
+    played?: boolean[];
   };
   readonly speak: SpeakRequest[];
 }
@@ -114,7 +114,7 @@ function speakPieces(utterance: Utterance, update: Handover['update'], pieces: r
       ...update,
       pieces: [...utterance.pieces, ...pieces],
       settled: [...utterance.settled, ...pieces.map(() => false)],
-      heard: [...utterance.heard, ...pieces.map(() => false)],
+      played: [...utterance.played, ...pieces.map(() => false)],
     },
     speak: pieces.map((text, i) => request(utterance, start + i, text, utterance.voice)),
   };

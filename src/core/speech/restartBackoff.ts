@@ -9,6 +9,8 @@
  * long while (eight silent seconds before Chrome's `no-speech`) is reopened at once, and only
  * sessions that die young are held back.
  */
+import { resolveOptions } from '../../../common/options';
+import type { Limits, Relation } from '../../../common/options';
 
 export interface RestartBackoff {
   /** The shortest time between one session's start and the next, in ms. Default 250. */
@@ -19,21 +21,12 @@ export interface RestartBackoff {
 
 export const RESTART_BACKOFF_DEFAULTS: Readonly<RestartBackoff> = Object.freeze({ firstMs: 250, maxMs: 5000 });
 
-/** A backoff no recogniser could be restarted with. */
-export class RestartBackoffError extends RangeError {
-  override readonly name = 'RestartBackoffError';
-}
+const LIMITS: Limits<RestartBackoff> = { firstMs: { over: 0 }, maxMs: { over: 0 } };
+const RELATIONS: readonly Relation<RestartBackoff>[] = [{ option: 'maxMs', is: 'at least', than: 'firstMs', because: 'the waits only grow' }];
 
-/** `given` over the defaults, checked. */
+/** `given` over the defaults, checked; throws `OptionError` naming the wait (`restartBackoff.<field>`). */
 export function restartBackoff(given: Partial<RestartBackoff> = {}): RestartBackoff {
-  const merged = { ...RESTART_BACKOFF_DEFAULTS, ...given };
-  if (!(Number.isFinite(merged.firstMs) && merged.firstMs > 0)) {
-    throw new RestartBackoffError(`The recogniser's first restart wait is ${String(merged.firstMs)} ms; give more than 0.`);
-  }
-  if (!(Number.isFinite(merged.maxMs) && merged.maxMs >= merged.firstMs)) {
-    throw new RestartBackoffError(`The recogniser's longest restart wait is ${String(merged.maxMs)} ms; give at least the first wait (${String(merged.firstMs)} ms).`);
-  }
-  return merged;
+  return resolveOptions('restartBackoff', RESTART_BACKOFF_DEFAULTS, given, LIMITS, RELATIONS);
 }
 
 /**

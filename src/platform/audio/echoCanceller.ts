@@ -27,6 +27,8 @@
  * one tried (the residual over the filter's estimate, the microphone over the output's usual
  * share) took the room's own reverberation for a person, held the filter, and left it cancelling less.
  */
+import { checkOption, resolveOptions } from '../../../common/options';
+import type { Limits, Relation } from '../../../common/options';
 import { SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 import { BoxDecimator } from './speechFrames';
 
@@ -78,20 +80,21 @@ export const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
   misfitCorrelation: 0.3,
 });
 
-/** Merges partial options over `ECHO_CANCELLER`; throws a RangeError naming the option to fix. */
+const LIMITS: Limits<EchoCancellerOptions> = {
+  taps: { min: 16, max: 8192, whole: true },
+  step: { over: 0, max: 1 },
+  robustMs: { over: 0 },
+  trustDb: {},
+  distrustDb: {},
+  powerMs: { over: 0 },
+  quietPower: { over: 0 },
+  misfitCorrelation: { over: 0 },
+};
+const RELATIONS: readonly Relation<EchoCancellerOptions>[] = [{ option: 'distrustDb', is: 'under', than: 'trustDb' }];
+
+/** Merges partial options over `ECHO_CANCELLER`; throws `OptionError` naming the option to fix (`echoCanceller.<field>`). */
 export function resolveEchoCanceller(partial: Partial<EchoCancellerOptions> = {}): EchoCancellerOptions {
-  const options = { ...ECHO_CANCELLER, ...partial };
-  if (!Number.isInteger(options.taps) || options.taps < 16 || options.taps > 8192) {
-    throw new RangeError(`echo canceller taps is ${String(options.taps)}; give a whole number from 16 to 8192.`);
-  }
-  if (!(options.step > 0 && options.step <= 1)) throw new RangeError(`echo canceller step is ${String(options.step)}; give a number over 0, at most 1.`);
-  if (!(options.distrustDb < options.trustDb)) {
-    throw new RangeError(`echo canceller distrustDb (${String(options.distrustDb)}) must be under trustDb (${String(options.trustDb)}).`);
-  }
-  for (const key of ['robustMs', 'powerMs', 'quietPower', 'misfitCorrelation'] as const) {
-    if (!(options[key] > 0) || !Number.isFinite(options[key])) throw new RangeError(`echo canceller ${key} is ${String(options[key])}; give a number over 0.`);
-  }
-  return options;
+  return resolveOptions('echoCanceller', ECHO_CANCELLER, partial, LIMITS, RELATIONS);
 }
 
 /** How far over its usual size the residual is learned from, as a factor (Gänsler et al., 2000). */
@@ -219,12 +222,8 @@ export class EchoCanceller {
   readonly #powerAlpha: number;
 
   constructor(inputRateHz: number, frameSamples: number, partial: Partial<EchoCancellerOptions> = {}) {
-    if (!Number.isFinite(inputRateHz) || inputRateHz < SPEECH_RATE_HZ) {
-      throw new RangeError(`the echo canceller's rate is ${String(inputRateHz)} Hz; it needs at least ${String(SPEECH_RATE_HZ)} Hz.`);
-    }
-    if (!Number.isInteger(frameSamples) || frameSamples < 1) {
-      throw new RangeError(`echo canceller frame is ${String(frameSamples)} samples; it must be a whole number from 1 up.`);
-    }
+    checkOption('echoCanceller.inputRateHz', inputRateHz, { min: SPEECH_RATE_HZ });
+    checkOption('echoCanceller.frameSamples', frameSamples, { min: 1, whole: true });
     this.options = resolveEchoCanceller(partial);
     this.frameSamples = frameSamples;
     this.#mic = new Decimator(inputRateHz);

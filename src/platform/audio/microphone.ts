@@ -11,6 +11,8 @@ import meterUrl from './levelMeter.worklet.ts?worker&url';
 import { frameSamplesFor, LEVEL_METER_PROCESSOR } from './peakFrames';
 import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
 import { sayWord } from '../words';
+import { resolveOptions } from '../../../common/options';
+import type { Limits } from '../../../common/options';
 
 /** How the microphone is opened and metered. */
 export interface MicrophoneOptions {
@@ -124,13 +126,11 @@ export function microphoneErrorFrom(error: unknown): MicrophoneError {
   return new MicrophoneError(problem, sentenceFor(problem), { cause: error });
 }
 
-/** Merges partial options over `MICROPHONE`; throws a RangeError naming a bad frame length. */
+const LIMITS: Limits<MicrophoneOptions> = { frameMs: { min: 1, max: 100 } };
+
+/** Merges partial options over `MICROPHONE`; throws `OptionError` naming a bad frame length (`microphone.frameMs`). */
 export function resolveMicrophone(partial: Partial<MicrophoneOptions> = {}): MicrophoneOptions {
-  const options = { ...MICROPHONE, ...partial };
-  if (!Number.isFinite(options.frameMs) || options.frameMs < 1 || options.frameMs > 100) {
-    throw new RangeError(`microphone frameMs is ${String(options.frameMs)}; it must be a number of milliseconds from 1 to 100.`);
-  }
-  return options;
+  return resolveOptions('microphone', MICROPHONE, partial, LIMITS);
 }
 
 /** The meter module is loaded once per context; a second microphone reuses it. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { checkpointDue, compacted, keptSummary, recentMessages, RECENT_MESSAGES, summaryPrompt, SUMMARY_CHARS_MAX, verbatimSummary } from '../../../common/presence/compaction';
 import type { PromptLine } from '../../../common/presence/compaction';
 
@@ -22,14 +23,14 @@ describe('checkpoints and compaction', () => {
   it('leaves a short conversation as it is', () => {
     expect(compacted(thread(5), null)).toEqual(thread(5));
     expect(recentMessages(thread(5), 2)).toEqual(thread(5).slice(3));
-    expect(() => recentMessages(thread(5), 0)).toThrow(/keep is 0/);
+    expect(() => recentMessages(thread(5), 0)).toThrow('compaction.keep is 0; it must be a whole number, 1 or more.');
   });
 
   it('is due every 16 lines', () => {
     expect(checkpointDue(14)).toBe(false);
     expect(checkpointDue(16)).toBe(true);
     expect(checkpointDue(3, 2)).toBe(true);
-    expect(() => checkpointDue(1, 0)).toThrow(/every 0 lines/);
+    expect(() => checkpointDue(1, 0)).toThrow(OptionError);
   });
 
   it("makes the stand-in's checkpoint of the last lines verbatim, bounded", () => {

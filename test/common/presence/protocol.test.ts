@@ -52,13 +52,14 @@ describe('what pages and the server say about presence', () => {
     expect(isLiveState({ conversation: 'c', liveLine: '', phase: 'listening', draft: null })).toBe(true);
   });
 
-  it('reads what a page publishes, or says in a sentence what is wrong with it', () => {
+  it('reads what a page publishes, or names what is wrong with it by a code', () => {
     expect(publicationOf({ bot: 'demo', page: page.page, events: [{ kind: 'notice', text: 'Hi.' }] })).toEqual({ ok: true, publication: { bot: 'demo', page: page.page, events: [{ kind: 'notice', text: 'Hi.' }], live: null } });
-    expect(publicationOf('x')).toEqual({ ok: false, sentence: 'The body must be a JSON object.' });
-    expect(publicationOf({ bot: '', page: page.page })).toMatchObject({ ok: false, sentence: 'bot must name a bot.' });
-    expect(publicationOf({ bot: 'demo', page: 'no' })).toMatchObject({ ok: false });
-    expect(publicationOf({ bot: 'demo', page: page.page, events: new Array(33).fill({ kind: 'notice', text: 'a' }) })).toMatchObject({ ok: false, sentence: 'events must be a list of at most 32 events.' });
-    expect(publicationOf({ bot: 'demo', page: page.page, events: [{ kind: 'verb', verb: 'a.b', ok: true, sentence: null, origin: 'late' }] })).toMatchObject({ ok: false, sentence: 'A page may not publish a verb event; the server writes those.' });
-    expect(publicationOf({ bot: 'demo', page: page.page, live: { conversation: 'c' } })).toMatchObject({ ok: false, sentence: 'live is not a live state.' });
+    expect(publicationOf('x')).toEqual({ ok: false, problem: 'body.not-object' });
+    expect(publicationOf({ bot: '', page: page.page })).toEqual({ ok: false, problem: 'bot.missing' });
+    expect(publicationOf({ bot: 'demo', page: 'no' })).toEqual({ ok: false, problem: 'page.not-id' });
+    expect(publicationOf({ bot: 'demo', page: page.page, events: new Array(33).fill({ kind: 'notice', text: 'a' }) })).toEqual({ ok: false, problem: 'events.misshapen' });
+    expect(publicationOf({ bot: 'demo', page: page.page, events: [{ kind: 'verb', verb: 'a.b', ok: true, sentence: null, origin: 'late' }] })).toEqual({ ok: false, problem: 'event.server-kind' });
+    expect(publicationOf({ bot: 'demo', page: page.page, events: [{ kind: 'line' }] })).toEqual({ ok: false, problem: 'event.misshapen' });
+    expect(publicationOf({ bot: 'demo', page: page.page, live: { conversation: 'c' } })).toEqual({ ok: false, problem: 'live.misshapen' });
   });
 });

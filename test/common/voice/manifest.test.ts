@@ -8,7 +8,6 @@ import {
   describeMismatch,
   fileUrl,
   hostOf,
-  httpError,
   isModelVersion,
   isPinned,
   isRevisionPinned,
@@ -22,7 +21,6 @@ import {
   REQUIRED_PATHS,
   serializeManifest,
   toHex,
-  unreachableError,
 } from '../../../common/voice/manifest';
 import type { ModelSource } from '../../../common/voice/manifest';
 import { SHARED_SUPERTONIC } from '../../helpers/supertonicData';
@@ -270,7 +268,7 @@ describe('verification', () => {
 describe('download errors', () => {
   it('says which host could not be reached, why, and what to do', () => {
     const cause = new TypeError('fetch failed', { cause: new Error('getaddrinfo ENOTFOUND huggingface.co') });
-    const error = unreachableError('https://huggingface.co/Supertone/supertonic-3/resolve/main/onnx/tts.json', cause, 'Use a mirror.');
+    const error = new ModelDownloadError('https://huggingface.co/Supertone/supertonic-3/resolve/main/onnx/tts.json', null, 'Use a mirror.', { cause });
     expect(error).toBeInstanceOf(ModelDownloadError);
     expect(error.name).toBe('ModelDownloadError');
     expect(error.status).toBeNull();
@@ -279,13 +277,14 @@ describe('download errors', () => {
   });
 
   it('names the URL and status of an HTTP error, with advice by status', () => {
-    expect(httpError('https://h/a', 403, 'Forbidden').message).toBe(
+    const httpError = (status: number, statusText: string) => new ModelDownloadError('https://h/a', { status, statusText });
+    expect(httpError(403, 'Forbidden').message).toBe(
       'Could not download https://h/a: HTTP 403 Forbidden. The server refused access; check that the repo or mirror is public.',
     );
-    expect(httpError('https://h/a', 401, '').message).toContain('HTTP 401. The server refused access');
-    expect(httpError('https://h/a', 429, 'Too Many Requests').message).toContain('try again in a few minutes');
-    expect(httpError('https://h/a', 418, "I'm a teapot").message).toContain('Check that the model base points at the model files.');
-    expect(httpError('https://h/a', 404, 'Not Found').status).toBe(404);
+    expect(httpError(401, '').message).toContain('HTTP 401. The server refused access');
+    expect(httpError(429, 'Too Many Requests').message).toContain('try again in a few minutes');
+    expect(httpError(418, "I'm a teapot").message).toContain('Check that the model base points at the model files.');
+    expect(httpError(404, 'Not Found').status).toBe(404);
   });
 
   it('finds the host of a URL and the messages down a cause chain', () => {

@@ -33,7 +33,7 @@ describe('something the bot says of its own accord', () => {
     expect(talking.turn).toBe('listening');
     talking.send({ type: 'user.said', text: 'what is the time', via: 'voice', turnId: 'turn-what-is-the-time' }).bot('Noon.').plays();
     expect(talking.turn).toBe('announcing');
-    const holding = conversation({ hold: true }).press().announces(DUE);
+    const holding = conversation({ pushToTalk: true }).press().announces(DUE);
     expect(holding.turn).toBe('listening');
     holding.release();
     expect(holding.turn).toBe('announcing');

@@ -183,8 +183,8 @@ describe('an answer that asks the person to confirm', () => {
     expect(c.context.lines.at(-1)?.text).toBe('I couldn’t reach the server.');
   });
 
-  it('hears the answer while the talk control is held, in push-and-hold', () => {
-    const c = asked({ hold: true });
+  it('hears the answer while the talk control is held, in push to talk', () => {
+    const c = asked({ pushToTalk: true });
     expect(c.turn).toBe('confirming');
     expect(c.recogniserOn).toBe(false);
     c.press();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { dueAt, heard, narratable, oneSentence, SILENT, progressDueAt } from '../../../src/core/presence/narration';
 import type { Narration } from '../../../src/core/presence/narration';
 
@@ -33,7 +34,8 @@ describe('narrating what finished away from the conversation', () => {
 
   it('ignores blank text, and refuses a debounce that is no time', () => {
     expect(heard(SILENT, '   ', 0)).toBe(SILENT);
-    expect(() => dueAt(SILENT, 0, { debounceMs: -1 })).toThrow(/debounceMs is -1/);
+    expect(() => dueAt(SILENT, 0, { debounceMs: -1 })).toThrow(OptionError);
+    expect(() => dueAt(SILENT, 0, { debounceMs: -1 })).toThrow('narration.debounceMs is -1; it must be a number, 0 or more.');
   });
 
   it('passes a run’s progress on once quiet for the debounce, and not within the gap of its last word', () => {
@@ -43,6 +45,7 @@ describe('narrating what finished away from the conversation', () => {
     expect(progressDueAt(3_000, 1_000, options)).toBe(9_000);
     // Long after its last word, the debounce alone.
     expect(progressDueAt(20_000, 1_000, options)).toBe(20_500);
-    expect(() => progressDueAt(0, null, { debounceMs: 500, gapMs: Number.NaN })).toThrow(/gapMs is NaN/);
+    expect(() => progressDueAt(0, null, { debounceMs: 500, gapMs: Number.NaN })).toThrow(OptionError);
+    expect(() => progressDueAt(0, null, { debounceMs: 500, gapMs: Number.NaN })).toThrow('narration.gapMs is NaN; it must be a number, 0 or more.');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RestartBackoffError, restartBackoff, restartWaitMs } from '../../../src/core/speech/restartBackoff';
+import { OptionError } from '../../../common/options';
+import { restartBackoff, restartWaitMs } from '../../../src/core/speech/restartBackoff';
 
 describe('the recogniser restart backoff', () => {
   it('reopens at once after a session that heard something, then waits 250 ms doubling to 5 s', () => {
@@ -8,7 +9,7 @@ describe('the recogniser restart backoff', () => {
 
   it('takes other bounds, and refuses ones that cannot hold a recogniser back', () => {
     expect(restartWaitMs(3, restartBackoff({ firstMs: 100, maxMs: 300 }))).toBe(300);
-    expect(() => restartBackoff({ firstMs: 0 })).toThrow(RestartBackoffError);
-    expect(() => restartBackoff({ firstMs: 500, maxMs: 400 })).toThrow(/at least the first wait \(500 ms\)/);
+    expect(() => restartBackoff({ firstMs: 0 })).toThrow(OptionError);
+    expect(() => restartBackoff({ firstMs: 500, maxMs: 400 })).toThrow('restartBackoff.maxMs is 400; it must be at least restartBackoff.firstMs (500): the waits only grow.');
   });
 });

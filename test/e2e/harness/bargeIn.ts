@@ -9,7 +9,7 @@
  * on one timeline, and a moment in the WAV can be placed on the audio clock.
  */
 import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
-import type { HeardFrame, MicRefused } from '../../../src/app/hearing';
+import type { JudgedFrame, MicRefused } from '../../../src/app/hearing';
 import { MICROPHONE } from '../../../src/platform/audio/microphone';
 import { harnessPlayer, markerHeard, sleep } from './harnessAudio';
 import type { ScheduledSource } from './harnessAudio';
@@ -40,7 +40,7 @@ export interface BargeInReport {
   /** The end of the first frame over the marker threshold: the marker began within the `frameMs` before it. */
   markerAtMs: number;
   /** Every frame the hearing judged, in order. */
-  frames: HeardFrame[];
+  frames: JudgedFrame[];
   /** Every source the player started, in order. */
   sources: ScheduledSource[];
   /** When the player's audible changed, and to what. */
@@ -97,7 +97,7 @@ async function run(config: BargeInRun): Promise<BargeInReport> {
     watching = watchSilence();
   });
 
-  const frames: HeardFrame[] = [];
+  const frames: JudgedFrame[] = [];
   hearing.onHeard((frame) => frames.push(frame));
   const marker = markerHeard(hearing, config.markerLevel);
 

@@ -145,7 +145,7 @@ test('(13.4) holding to talk on the passive page makes it the active one', async
   await openVoice(page);
   await startListening(page);
   await page.getByTestId('open-settings').click();
-  await page.getByTestId('hold-mode').check();
+  await page.getByTestId('push-to-talk-mode').check();
   await page.getByRole('button', { name: 'Close settings' }).click();
   // The second tab opens once the setting is kept, so it reads it.
   await expect(page.getByTestId('mic')).toHaveAccessibleName('Hold to talk');

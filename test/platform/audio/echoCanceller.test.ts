@@ -5,6 +5,7 @@
  * frames are its own misfit of the leak, and frames its residual at the level meter's samples.
  */
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { EchoCanceller, resolveEchoCanceller } from '../../../src/platform/audio/echoCanceller';
 import type { CancelledFrame } from '../../../src/platform/audio/echoCanceller';
 import { PeakFramer } from '../../../src/platform/audio/peakFrames';
@@ -227,11 +228,11 @@ describe('EchoCanceller', () => {
   });
 
   it('names the option a person must fix', () => {
-    expect(() => resolveEchoCanceller({ taps: 8 })).toThrow(/taps is 8/);
-    expect(() => resolveEchoCanceller({ step: 0 })).toThrow(/step is 0/);
-    expect(() => resolveEchoCanceller({ trustDb: 4, distrustDb: 5 })).toThrow(/distrustDb \(5\) must be under trustDb \(4\)/);
-    expect(() => resolveEchoCanceller({ misfitCorrelation: 0 })).toThrow(/misfitCorrelation is 0; give a number over 0/);
-    expect(() => new EchoCanceller(8000, FRAME)).toThrow(/8000 Hz/);
-    expect(() => new EchoCanceller(RATE, 0)).toThrow(/0 samples/);
+    expect(() => resolveEchoCanceller({ taps: 8 })).toThrow('echoCanceller.taps is 8; it must be a whole number from 16 to 8192.');
+    expect(() => resolveEchoCanceller({ step: 0 })).toThrow(OptionError);
+    expect(() => resolveEchoCanceller({ trustDb: 4, distrustDb: 5 })).toThrow('echoCanceller.distrustDb is 5; it must be under echoCanceller.trustDb (4).');
+    expect(() => resolveEchoCanceller({ misfitCorrelation: 0 })).toThrow('echoCanceller.misfitCorrelation is 0; it must be a number over 0.');
+    expect(() => new EchoCanceller(8000, FRAME)).toThrow('echoCanceller.inputRateHz is 8000; it must be a number, 16000 or more.');
+    expect(() => new EchoCanceller(RATE, 0)).toThrow('echoCanceller.frameSamples is 0; it must be a whole number, 1 or more.');
   });
 });

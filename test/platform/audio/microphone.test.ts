@@ -124,7 +124,7 @@ describe('resolveMicrophone', () => {
   });
 
   it('refuses a frame length the gate could not use, naming it', () => {
-    expect(() => resolveMicrophone({ frameMs: 0 })).toThrow(/frameMs is 0/);
+    expect(() => resolveMicrophone({ frameMs: 0 })).toThrow('microphone.frameMs is 0; it must be a number from 1 to 100.');
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import clock from '../../../server/apps/clock/index';
-import { fromLocal, isTimeZone, offsetMs, spokenAt, spokenClock, spokenSpan } from '../../../server/apps/localTime';
+import { fromLocal, isTimeZone, offsetMs, spokenClock, spokenSpan } from '../../../server/apps/localTime';
+import { spokenAt } from '../../../server/apps/reminders/when';
 import type { Queryable } from '../../../server/db/queryable';
 import { createRegistry } from '../../../server/verbs/registry';
 import { TUESDAY_MS, standInCall, standInSays, verbContext, verbOf } from '../../helpers/verbContext';
@@ -10,7 +11,8 @@ const noDatabase: Queryable = {
   query: () => Promise.reject(new Error('clock.now must not query the database')),
 };
 
-const now = (timeZone: string, nowMs = TUESDAY_MS) => verbOf(clock, 'clock.now').run({}, verbContext(noDatabase, { person: 'ana', timeZone, nowMs }));
+const now = (timeZone: string, nowMs = TUESDAY_MS, language?: string) =>
+  verbOf(clock, 'clock.now').run({}, verbContext(noDatabase, { person: 'ana', timeZone, nowMs, ...(language === undefined ? {} : { language }) }));
 
 describe('clock', () => {
   it('passes the registry’s checks and is in every conversation’s scope', () => {
@@ -31,6 +33,17 @@ describe('clock', () => {
     expect(await now('UTC', Date.UTC(2026, 11, 1, 12, 0))).toMatchObject({ spoken: "It's noon on Tuesday, 1 December." });
     expect(await now('UTC', Date.UTC(2026, 11, 1, 0, 0))).toMatchObject({ spoken: "It's midnight on Tuesday, 1 December." });
     expect(await now('UTC', Date.UTC(2026, 11, 1, 19, 0))).toMatchObject({ spoken: "It's 7 pm on Tuesday, 1 December." });
+  });
+
+  it.each([
+    ['es', 'Es martes, 1 de diciembre, son las 15:05.'],
+    ['fr', 'Nous sommes le mardi 1 décembre, il est 15:05.'],
+    ['de', 'Es ist 15:05 Uhr am Dienstag, 1. Dezember.'],
+    ['en-GB', "It's 3:05 pm on Tuesday, 1 December."],
+    // A language the app has no words in is not answered in English: nothing is said.
+    ['pt', ''],
+  ])('says the time in the person’s language (%s)', async (language, spoken) => {
+    expect(await now('UTC', TUESDAY_MS, language)).toMatchObject({ spoken });
   });
 
   it.each(['What time is it?', "what's the time", 'What’s the time now', 'what day is it today'])('the stand-in hears %j as clock.now', (line) => {
@@ -67,11 +80,20 @@ describe('local time', () => {
     expect(spokenSpan(seconds)).toBe(said);
   });
 
+  it('says a span in the person’s language', () => {
+    expect(spokenSpan(5400, 'es')).toBe('1 hora y 30 minutos');
+    // French keeps a number and its unit together with a no-break space.
+    expect(spokenSpan(45, 'fr')).toBe('45\u00a0secondes');
+    expect(spokenSpan(7200, 'de')).toBe('2 Stunden');
+  });
+
   it('says when something is from now: now, today, tomorrow or a date', () => {
-    expect(spokenAt(TUESDAY_MS, TUESDAY_MS, 'UTC')).toBe('now');
-    expect(spokenAt(Date.UTC(2026, 11, 1, 19, 30), TUESDAY_MS, 'UTC')).toBe('at 7:30 pm');
-    expect(spokenAt(Date.UTC(2026, 11, 2, 7, 30), TUESDAY_MS, 'UTC')).toBe('at 7:30 am tomorrow');
-    expect(spokenAt(Date.UTC(2026, 11, 25, 9, 0), TUESDAY_MS, 'UTC')).toBe('at 9 am on Friday, 25 December');
+    expect(spokenAt(TUESDAY_MS, TUESDAY_MS, 'UTC', undefined)).toBe('now');
+    expect(spokenAt(Date.UTC(2026, 11, 1, 19, 30), TUESDAY_MS, 'UTC', undefined)).toBe('at 7:30 pm');
+    expect(spokenAt(Date.UTC(2026, 11, 2, 7, 30), TUESDAY_MS, 'UTC', undefined)).toBe('at 7:30 am tomorrow');
+    expect(spokenAt(Date.UTC(2026, 11, 25, 9, 0), TUESDAY_MS, 'UTC', undefined)).toBe('at 9 am on Friday, 25 December');
+    expect(spokenAt(Date.UTC(2026, 11, 25, 9, 0), TUESDAY_MS, 'UTC', 'es')).toBe('el viernes, 25 de diciembre a las 9:00');
     expect(spokenClock({ hour: 12, minute: 15 })).toBe('12:15 pm');
+    expect(spokenClock({ hour: 12, minute: 15 }, 'de')).toBe('12:15');
   });
 });

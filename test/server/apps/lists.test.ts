@@ -51,13 +51,15 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
       list: 'shopping',
       added: ['milk', 'eggs'],
       alreadyThere: [],
+      said: "I've added milk and eggs to your shopping list.",
     });
     expect(await call(ana, 'lists.add', { list: 'shopping', items: ['the milk', 'bread'] })).toEqual({
       list: 'shopping',
       added: ['bread'],
       alreadyThere: ['the milk'],
+      said: "I've added bread to your shopping list; the milk was already on it.",
     });
-    expect(await call(ana, 'lists.read', { list: 'shopping list' })).toEqual({ list: 'shopping', items: ['milk', 'eggs', 'bread'], total: 3 });
+    expect(await call(ana, 'lists.read', { list: 'shopping list' })).toEqual({ list: 'shopping', items: ['milk', 'eggs', 'bread'], total: 3, said: 'Your shopping list has milk, eggs, and bread.' });
     const rows = await db.asServer((tx) => tx.query('select item from list_items where person = $1 order by seq', [ana]));
     expect(rows.rows).toEqual([{ item: 'milk' }, { item: 'eggs' }, { item: 'bread' }]);
   });
@@ -66,14 +68,19 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     await call(ana, 'lists.add', { list: 'shopping', items: ['milk'] });
     await call(ana, 'lists.add', { list: 'my to-do list', items: ['call the dentist'] });
-    expect(await call(ana, 'lists.read', { list: 'todo' })).toEqual({ list: 'todo', items: ['call the dentist'], total: 1 });
-    expect(await call(ana, 'lists.read', { list: 'camping' })).toEqual({ list: 'camping', items: [], total: 0 });
+    expect(await call(ana, 'lists.read', { list: 'todo' })).toMatchObject({ list: 'todo', items: ['call the dentist'], total: 1 });
+    expect(await call(ana, 'lists.read', { list: 'camping' })).toEqual({ list: 'camping', items: [], total: 0, said: 'Your camping list is empty.' });
   });
 
   it('takes items off and says which were not on the list', async () => {
     const ana = somebody();
     await call(ana, 'lists.add', { list: 'shopping', items: ['milk', 'eggs', 'bread'] });
-    expect(await call(ana, 'lists.remove', { list: 'shopping', items: ['Eggs', 'jam'] })).toEqual({ list: 'shopping', removed: ['Eggs'], notThere: ['jam'] });
+    expect(await call(ana, 'lists.remove', { list: 'shopping', items: ['Eggs', 'jam'] })).toEqual({
+      list: 'shopping',
+      removed: ['Eggs'],
+      notThere: ['jam'],
+      said: "I've taken Eggs off your shopping list; jam wasn't on it.",
+    });
     expect(await call(ana, 'lists.read', { list: 'shopping' })).toMatchObject({ items: ['milk', 'bread'] });
   });
 
@@ -81,7 +88,7 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     await call(ana, 'lists.add', { list: 'shopping', items: ['milk', 'eggs'] });
     expect(await askedFirst(db, lists, 'lists.clear', { list: 'my shopping list' }, { person: ana })).toBe('Clear your shopping list?');
-    expect(await call(ana, 'lists.clear', { list: 'shopping' })).toEqual({ list: 'shopping', cleared: 2 });
+    expect(await call(ana, 'lists.clear', { list: 'shopping' })).toEqual({ list: 'shopping', cleared: 2, said: "I've cleared your shopping list." });
     expect(await call(ana, 'lists.read', { list: 'shopping' })).toMatchObject({ items: [], total: 0 });
   });
 
@@ -89,9 +96,9 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     const bob = somebody();
     await call(ana, 'lists.add', { list: 'shopping', items: ['milk', 'eggs'] });
-    expect(await call(bob, 'lists.read', { list: 'shopping' })).toEqual({ list: 'shopping', items: [], total: 0 });
+    expect(await call(bob, 'lists.read', { list: 'shopping' })).toMatchObject({ list: 'shopping', items: [], total: 0 });
     expect(await call(bob, 'lists.remove', { list: 'shopping', items: ['milk'] })).toMatchObject({ removed: [], notThere: ['milk'] });
-    expect(await call(bob, 'lists.clear', { list: 'shopping' })).toEqual({ list: 'shopping', cleared: 0 });
+    expect(await call(bob, 'lists.clear', { list: 'shopping' })).toMatchObject({ list: 'shopping', cleared: 0 });
     expect(await call(bob, 'lists.add', { list: 'shopping', items: ['milk'] })).toMatchObject({ added: ['milk'] });
     expect(await call(ana, 'lists.read', { list: 'shopping' })).toMatchObject({ items: ['milk', 'eggs'] });
   });
@@ -157,16 +164,42 @@ describe('lists', { timeout: DB_TEST_MS }, () => {
     expect(standInCall([lists], 'I went shopping yesterday')).toBeUndefined();
   });
 
+  it('says each result as one sentence, which the stand-in says as it is', async () => {
+    const ana = somebody();
+    const said = async (verb: string, input: unknown) => {
+      const output = await call(ana, verb, input);
+      expect(standInSays(lists, verb, output, input)).toBe((output as { said: string }).said);
+      return (output as { said: string }).said;
+    };
+    expect(await said('lists.read', { list: 'todo' })).toBe('Your to-do list is empty.');
+    expect(await said('lists.add', { list: 'shopping', items: ['milk'] })).toBe("I've added milk to your shopping list.");
+    expect(await said('lists.add', { list: 'shopping', items: ['milk', 'eggs'] })).toBe("I've added eggs to your shopping list; milk was already on it.");
+    expect(await said('lists.add', { list: 'shopping', items: ['milk', 'eggs'] })).toBe('Milk and eggs were already on your shopping list.');
+    expect(await said('lists.remove', { list: 'shopping', items: ['jam'] })).toBe("Jam wasn't on your shopping list.");
+    expect(await said('lists.remove', { list: 'shopping', items: ['jam', 'tea'] })).toBe("Jam and tea weren't on your shopping list.");
+    expect(await said('lists.remove', { list: 'shopping', items: ['milk'] })).toBe("I've taken milk off your shopping list.");
+    expect(await said('lists.read', { list: 'shopping' })).toBe('Your shopping list has eggs.');
+    const many = Array.from({ length: 12 }, (_, i) => `thing ${i + 1}`);
+    await call(ana, 'lists.add', { list: 'gifts', items: many });
+    expect(await said('lists.read', { list: 'gifts' })).toBe(`Your gifts list has 12 things, starting with ${many.slice(0, 9).join(', ')}, and thing 10.`);
+    expect(await said('lists.clear', { list: 'gifts' })).toBe("I've cleared your gifts list.");
+    expect(await said('lists.clear', { list: 'gifts' })).toBe('Your gifts list was already empty.');
+  });
+
   it.each([
-    ['lists.add', { list: 'shopping', items: ['milk', 'eggs'] }, { list: 'shopping', added: ['milk', 'eggs'], alreadyThere: [] }, "I've added milk and eggs to your shopping list."],
-    ['lists.add', { list: 'shopping', items: ['milk', 'eggs'] }, { list: 'shopping', added: ['eggs'], alreadyThere: ['milk'] }, "I've added eggs to your shopping list; milk was already on it."],
-    ['lists.add', { list: 'shopping', items: ['milk', 'eggs'] }, { list: 'shopping', added: [], alreadyThere: ['milk', 'eggs'] }, 'Milk and eggs were already on your shopping list.'],
-    ['lists.remove', { list: 'shopping', items: ['milk'] }, { list: 'shopping', removed: ['milk'], notThere: [] }, "I've taken milk off your shopping list."],
-    ['lists.remove', { list: 'shopping', items: ['jam'] }, { list: 'shopping', removed: [], notThere: ['jam'] }, "Jam wasn't on your shopping list."],
-    ['lists.read', { list: 'shopping' }, { list: 'shopping', items: ['milk', 'eggs'], total: 2 }, 'Your shopping list has milk and eggs.'],
-    ['lists.read', { list: 'todo' }, { list: 'todo', items: [], total: 0 }, 'Your to-do list is empty.'],
-    ['lists.clear', { list: 'shopping' }, { list: 'shopping', cleared: 3 }, "I've cleared your shopping list."],
-  ])('the stand-in says %s’s result as one sentence', (verb, input, output, sentence) => {
-    expect(standInSays(lists, verb, output, input)).toBe(sentence);
+    ['es', ["He añadido leche y huevos a tu lista de la compra.", 'Leche ya estaba en tu lista de la compra.', 'He quitado huevos de tu lista de la compra; pan no estaba.', 'En tu lista de la compra hay leche.', 'He vaciado tu lista de la compra.'], '¿Qué lista? Dale un nombre, como tu lista de la compra.'],
+    ['fr', ['J’ai ajouté leche et huevos à votre liste de courses.', 'Leche était déjà sur votre liste de courses.', 'J’ai retiré huevos de votre liste de courses ; pan n’y était pas.', 'Sur votre liste de courses, il y a leche.', 'J’ai vidé votre liste de courses.'], 'Quelle liste ? Donnez-lui un nom, comme votre liste de courses.'],
+    ['de', ['Ich habe leche und huevos auf deine Einkaufsliste gesetzt.', 'Leche stand schon auf der Liste.', 'Ich habe huevos von der Liste genommen; pan stand nicht drauf.', 'Deine Einkaufsliste enthält leche.', 'Ich habe deine Einkaufsliste geleert.'], 'Welche Liste? Gib ihr einen Namen, etwa „Einkaufsliste“.'],
+  ])('says each result and each refusal in the person’s language (%s)', async (language, sentences, refusal) => {
+    const ana = somebody();
+    const said = async (verb: string, input: unknown) => ((await callVerb(db, lists, verb, input, { person: ana, language })) as { said: string }).said;
+    expect([
+      await said('lists.add', { list: 'shopping', items: ['leche', 'huevos'] }),
+      await said('lists.add', { list: 'shopping', items: ['leche'] }),
+      await said('lists.remove', { list: 'shopping', items: ['huevos', 'pan'] }),
+      await said('lists.read', { list: 'shopping' }),
+      await said('lists.clear', { list: 'shopping' }),
+    ]).toEqual(sentences);
+    await expect(callVerb(db, lists, 'lists.add', { list: 'my list', items: ['leche'] }, { person: ana, language })).rejects.toThrow(new VerbInputError(refusal));
   });
 });

@@ -5,10 +5,11 @@ import { loadBots } from '../../../server/bots';
 import type { Database } from '../../../server/db/database';
 import { RefusedError } from '../../../server/db/errors';
 import { cancelNotices, scheduleNotice } from '../../../server/db/notices';
-import { ALREADY_SAID_MESSAGE, NOTICES_AHEAD_MS, noticeRoutes } from '../../../server/notices';
+import { NOTICES_AHEAD_MS, noticeRoutes } from '../../../server/notices';
 import type { PersonEnv } from '../../../server/person';
 import type { Notice } from '../../../common/acting/protocol';
 import { TUESDAY_MS } from '../../helpers/verbContext';
+import { requestRefusal } from '../../helpers/words';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from '../db/fixtures';
 
 const MINUTE_MS = 60_000;
@@ -72,7 +73,7 @@ describe('notice routes', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     const notice = await schedule(ana, 'Reminder: take the tea out.', TUESDAY_MS);
     expect(await deliver(ana, notice.id)).toEqual({ status: 200, body: { notice: { id: notice.id, text: 'Reminder: take the tea out.', dueAtMs: TUESDAY_MS } } });
-    expect(await deliver(ana, notice.id)).toEqual({ status: 409, body: { error: ALREADY_SAID_MESSAGE } });
+    expect(await deliver(ana, notice.id)).toEqual({ status: 409, body: { error: requestRefusal('requests.already-said') } });
     expect((await due(ana)).body.notices).toEqual([]);
   });
 

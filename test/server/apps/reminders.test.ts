@@ -94,7 +94,7 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
       ],
       total: 2,
     });
-    expect(await call('reminders.list', {}, { person: somebody() })).toEqual({ reminders: [], total: 0 });
+    expect(await call('reminders.list', {}, { person: somebody() })).toEqual({ reminders: [], total: 0, said: 'You have no reminders coming up.' });
   });
 
   it('cancels the waiting reminders whose words contain the text, in any case, and no one else’s', async () => {
@@ -104,8 +104,12 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
     await call('reminders.set', { text: 'buy tea bags', inSeconds: 900 }, { person: ana });
     await call('reminders.set', { text: 'call mum', inSeconds: 900 }, { person: ana });
     await call('reminders.set', { text: 'tea with Ana', inSeconds: 900 }, { person: bob });
-    expect(await call('reminders.cancel', { text: 'tea' }, { person: bob, bot: 'coach' })).toEqual({ count: 0, cancelled: [] });
-    expect(await call('reminders.cancel', { text: 'Tea' }, { person: ana })).toEqual({ count: 2, cancelled: ['Take the TEA out', 'buy tea bags'] });
+    expect(await call('reminders.cancel', { text: 'tea' }, { person: bob, bot: 'coach' })).toEqual({ count: 0, cancelled: [], said: "I couldn't find a reminder about tea." });
+    expect(await call('reminders.cancel', { text: 'Tea' }, { person: ana })).toEqual({
+      count: 2,
+      cancelled: ['Take the TEA out', 'buy tea bags'],
+      said: "I've cancelled your reminders to Take the TEA out and buy tea bags.",
+    });
     expect((await noticesOf(ana)).map((n) => n.text)).toEqual(['Reminder: call mum.']);
     expect((await noticesOf(bob)).map((n) => n.text)).toEqual(['Reminder: tea with Ana.']);
   });
@@ -114,8 +118,8 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
     const ana = somebody();
     const set = (await call('reminders.set', { text: 'stretch', inSeconds: 60 }, { person: ana })) as { id: string };
     expect(await db.asPerson(ana, (tx) => markDelivered(tx, set.id))).toMatchObject({ outcome: 'delivered' });
-    expect(await call('reminders.list', {}, { person: ana })).toEqual({ reminders: [], total: 0 });
-    expect(await call('reminders.cancel', { text: 'stretch' }, { person: ana })).toEqual({ count: 0, cancelled: [] });
+    expect(await call('reminders.list', {}, { person: ana })).toMatchObject({ reminders: [], total: 0 });
+    expect(await call('reminders.cancel', { text: 'stretch' }, { person: ana })).toMatchObject({ count: 0, cancelled: [] });
   });
 
   it('narrates how many reminders are coming up after one is set or cancelled, and nothing after a list', async () => {
@@ -182,25 +186,38 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
     expect(whenSaid('tomorrow')).toBeUndefined();
   });
 
+  it('says each result as one sentence, which the stand-in says as it is', async () => {
+    const options = { person: somebody() };
+    const said = async (verb: string, input: unknown) => {
+      const output = await call(verb, input, options);
+      expect(standInSays(reminders, verb, output, input)).toBe((output as { said: string }).said);
+      return (output as { said: string }).said;
+    };
+    expect(await said('reminders.list', {})).toBe('You have no reminders coming up.');
+    expect(await said('reminders.set', { text: 'take the tea out', inSeconds: 600 })).toBe("I'll remind you in 10 minutes to take the tea out.");
+    expect(await said('reminders.set', { text: 'call mum', at: '19:30' })).toBe("I'll remind you at 7:30 pm to call mum.");
+    expect(await said('reminders.set', { text: 'about the milk', at: '2026-12-25T09:00' })).toBe("I'll remind you at 9 am on Friday, 25 December about the milk.");
+    expect(await said('reminders.list', {})).toBe(
+      'You have 3 reminders coming up: to take the tea out in 10 minutes, to call mum at 7:30 pm, and about the milk at 9 am on Friday, 25 December.',
+    );
+    expect(await said('reminders.cancel', { text: 'tea' })).toBe("I've cancelled your reminder to take the tea out.");
+    expect(await said('reminders.cancel', { text: 'tea' })).toBe("I couldn't find a reminder about tea.");
+  });
+
   it.each([
-    ['reminders.set', { text: 'take the tea out', inSeconds: 600 }, { id: 'x', text: 'take the tea out', dueAt: '', inWords: 'in 10 minutes' }, "I'll remind you in 10 minutes to take the tea out."],
-    ['reminders.set', { text: 'call mum', at: '19:30' }, { id: 'x', text: 'call mum', dueAt: '', inWords: 'at 7:30 pm' }, "I'll remind you at 7:30 pm to call mum."],
-    ['reminders.list', {}, { reminders: [], total: 0 }, 'You have no reminders coming up.'],
-    [
-      'reminders.list',
-      {},
-      {
-        reminders: [
-          { id: 'a', text: 'take the tea out', dueAt: '', inWords: 'in 10 minutes' },
-          { id: 'b', text: 'call mum', dueAt: '', inWords: 'at 7:30 pm' },
-        ],
-        total: 2,
-      },
-      'You have 2 reminders coming up: to take the tea out in 10 minutes and to call mum at 7:30 pm.',
-    ],
-    ['reminders.cancel', { text: 'tea' }, { count: 1, cancelled: ['take the tea out'] }, "I've cancelled your reminder to take the tea out."],
-    ['reminders.cancel', { text: 'tea' }, { count: 0, cancelled: [] }, "I couldn't find a reminder about tea."],
-  ])('the stand-in says %s’s result as one sentence', (verb, input, output, sentence) => {
-    expect(standInSays(reminders, verb, output, input)).toBe(sentence);
+    ['es', 'sacar el té', ['Te lo recordaré dentro de 10 minutos: sacar el té.', 'Te lo recordaré mañana a las 9:00: llamar a mamá.', 'Te lo recordaré el viernes, 25 de diciembre a las 9:00: regar.'], 'Tienes 3 recordatorios pendientes: sacar el té (dentro de 10 minutos), llamar a mamá (mañana a las 9:00) y regar (el viernes, 25 de diciembre a las 9:00).', 'He cancelado tu recordatorio: sacar el té.', 'Esa hora ya ha pasado; di una que aún esté por llegar.'],
+    ['fr', 'sortir le thé', ['Je vous le rappellerai dans 10 minutes : sortir le thé.', 'Je vous le rappellerai demain à 9:00 : llamar a mamá.', 'Je vous le rappellerai le vendredi 25 décembre à 9:00 : regar.'], 'Vous avez 3 rappels à venir : sortir le thé (dans 10 minutes), llamar a mamá (demain à 9:00) et regar (le vendredi 25 décembre à 9:00).', 'J’ai annulé votre rappel : sortir le thé.', 'Cette heure est déjà passée ; donnez une heure encore à venir.'],
+    ['de', 'den Tee herausnehmen', ['Ich erinnere dich in 10 Minuten: den Tee herausnehmen.', 'Ich erinnere dich morgen um 9:00 Uhr: llamar a mamá.', 'Ich erinnere dich am Freitag, 25. Dezember um 9:00 Uhr: regar.'], 'Du hast 3 anstehende Erinnerungen: den Tee herausnehmen (in 10 Minuten), llamar a mamá (morgen um 9:00 Uhr) und regar (am Freitag, 25. Dezember um 9:00 Uhr).', 'Ich habe deine Erinnerung abgesagt: den Tee herausnehmen.', 'Diese Zeit ist schon vorbei; nenne eine, die noch kommt.'],
+  ])('says each result, and when, in the person’s language (%s)', async (language, text, set, listed, cancelled, refusal) => {
+    const options = { person: somebody(), language };
+    const said = async (verb: string, input: unknown) => ((await call(verb, input, options)) as { said: string }).said;
+    expect([
+      await said('reminders.set', { text, inSeconds: 600 }),
+      await said('reminders.set', { text: 'llamar a mamá', at: '09:00' }),
+      await said('reminders.set', { text: 'regar', at: '2026-12-25T09:00' }),
+    ]).toEqual(set);
+    expect(await said('reminders.list', {})).toBe(listed);
+    expect(await said('reminders.cancel', { text })).toBe(cancelled);
+    await expect(call('reminders.set', { text, at: '2026-11-30T09:00' }, options)).rejects.toThrow(new VerbInputError(refusal));
   });
 });

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { say } from '../../../server/words/words';
 import { english } from '../../helpers/words';
 import type { Reply, Received } from './localServers';
-import { delay } from './localServers';
 import { z } from 'zod';
 import { parseBotFile } from '../../../server/bots';
 import { openDatabase } from '../../../server/db/database';
@@ -246,8 +245,9 @@ describe('the door runs verbs the model calls', () => {
     await expect.poll(() => seen.writesStarted).toBe(started + 1);
     bargeIn.abort();
     await asking;
-    await delay(600);
-    expect(await pantryItems(door.db)).toEqual(['flour']);
+    // The turn has ended (no call of its can start now) and the write under way has committed.
+    await expect.poll(() => door.api.running.size).toBe(0);
+    await expect.poll(() => pantryItems(door.db), { timeout: 5_000 }).toEqual(['flour']);
     expect(seen.writesStarted).toBe(started + 1);
   });
 

@@ -142,8 +142,8 @@ describe('the chat door asking Anthropic', () => {
     );
     expect(error).toBeInstanceOf(APIError);
     const said = (error as APIError).message;
-    expect(said).toContain('"anthropic" answered 400 (invalid_request_error): “Your credit balance is too low to access the Anthropic API.”');
-    expect(said).toContain('"openai" answered 401 (invalid_api_key): “Incorrect API key provided: [key]. You can find your API key at https://platform.openai.com.”');
+    expect(said).toContain('"anthropic" answered 400 (invalid_request_error). It said: “Your credit balance is too low to access the Anthropic API.”');
+    expect(said).toContain('"openai" answered 401 (invalid_api_key). It said: “Incorrect API key provided: [key]. You can find your API key at https://platform.openai.com.”');
     expect(said).not.toContain('secret');
     expect(JSON.stringify(door.logs)).not.toMatch(/credit balance|Incorrect|secret/);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BOT_PROMPT, closedAfterEach, GRANT, provider, startDoor } from './door';
 import type { RunningDoor } from './door';
 import { answering, startUpstream } from './localServers';
+import { requestRefusal } from '../../helpers/words';
 
 const track = closedAfterEach();
 
@@ -33,7 +34,13 @@ describe('the chat door, refusing what it cannot take', () => {
     const door = track(await startDoor());
     const { status, body } = await post(door, '{"messages": [');
     expect(status).toBe(400);
-    expect(body.error).toMatchObject({ type: 'invalid_request_error', param: null, message: 'The request body is not valid JSON.' });
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', param: null, message: requestRefusal('requests.not-json') });
+  });
+
+  it('says what it cannot take in the page’s language', async () => {
+    const door = track(await startDoor());
+    const { body } = await post(door, '{"messages": []}', { 'x-confab-language': 'fr' });
+    expect(body.error.message).toBe(requestRefusal('requests.messages-empty', {}, 'fr'));
   });
 
   it.each([

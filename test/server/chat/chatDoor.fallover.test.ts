@@ -3,14 +3,22 @@ import { describe, expect, it } from 'vitest';
 import { closingOf } from '../../helpers/words';
 import { ask, closedAfterEach, provider, startDoor, streamed as streamedAnswer } from './door';
 import type { RunningDoor } from './door';
-import { answering, delay, startUpstream, unreachableUrl } from './localServers';
-import type { Script } from './localServers';
+import { answering, startUpstream, unreachableUrl } from './localServers';
+import type { Reply, Script } from './localServers';
 
 const track = closedAfterEach();
 
 const failing = (status: number, code: string | null = null): Script => (reply) => {
   reply.fail(status, code, 'Incorrect API key provided: sk-alpha-secret-key');
 };
+
+/** Resolves once all the reply has written is on its way to the door, so a connection dropped then loses none of it. */
+const sent = (reply: Reply) =>
+  new Promise<void>((resolve) => {
+    reply.res.write('', () => {
+      resolve();
+    });
+  });
 
 /** Two providers: `alpha` scripted by the test, `beta` answering "From beta." */
 async function twoProviders(alpha: Script) {
@@ -81,7 +89,7 @@ describe('the chat door, falling over to the next provider', () => {
   it('asks the next provider when the first breaks off before its first token', async () => {
     const { door } = await twoProviders(async (reply) => {
       reply.open();
-      await delay(20);
+      await sent(reply);
       reply.destroy();
     });
     expect((await streamed(door)).provider).toBe('beta');
@@ -128,8 +136,8 @@ describe('the chat door, falling over to the next provider', () => {
     expect(events).toHaveLength(1);
     const body = JSON.parse((events[0] ?? '').replace(/^data: /, '')) as { error: { message: string; type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
-    expect(body.error.message).toContain('"alpha" answered 401: “Incorrect API key provided: [key]”');
-    expect(body.error.message).toContain('"beta" answered 429: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"alpha" answered 401. It said: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"beta" answered 429. It said: “Incorrect API key provided: [key]”');
     expect(text).not.toMatch(/secret/);
   });
 
@@ -138,15 +146,15 @@ describe('the chat door, falling over to the next provider', () => {
     expect(response.status).toBe(502);
     const body = (await response.json()) as { error: { message: string; type: string; code: string } };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'no_provider_answered' });
-    expect(body.error.message).toContain('"alpha" answered 401: “Incorrect API key provided: [key]”');
-    expect(body.error.message).toContain('"beta" answered 429: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"alpha" answered 401. It said: “Incorrect API key provided: [key]”');
+    expect(body.error.message).toContain('"beta" answered 429. It said: “Incorrect API key provided: [key]”');
     expect(JSON.stringify(body)).not.toMatch(/secret/);
   });
 
   it('ends the answer with a closing sentence, not another provider, when the provider breaks after its first token', async () => {
     const { second, door } = await twoProviders(async (reply) => {
       reply.token('The answer is');
-      await delay(20);
+      await sent(reply);
       reply.destroy();
     });
     const result = await streamed(door);

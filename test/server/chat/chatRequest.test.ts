@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastQuestion, parseChatRequest } from '../../../server/chat/chatRequest';
 import { ChatRequestError } from '../../../server/chat/errors';
+import { english, requestRefusal } from '../../helpers/words';
 
 describe('reading a chat-completions request', () => {
   it('keeps the user and assistant turns and drops system, developer, tool and tool-call-only turns', () => {
@@ -16,7 +17,7 @@ describe('reading a chat-completions request', () => {
         { role: 'user', content: [{ type: 'text', text: 'And' }, { type: 'text', text: 'tomorrow?' }] },
       ],
       temperature: 'not even a number',
-    });
+    }, english);
     expect(request).toEqual({
       messages: [
         { role: 'user', content: 'Weather?' },
@@ -30,20 +31,20 @@ describe('reading a chat-completions request', () => {
   });
 
   it('reads stream and stream_options.include_usage', () => {
-    expect(parseChatRequest({ messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })).toMatchObject({ stream: true, includeUsage: true });
-    expect(parseChatRequest({ messages: [{ role: 'user', content: 'hi' }], stream: null, stream_options: null })).toMatchObject({ stream: false, includeUsage: false });
+    expect(parseChatRequest({ messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }, english)).toMatchObject({ stream: true, includeUsage: true });
+    expect(parseChatRequest({ messages: [{ role: 'user', content: 'hi' }], stream: null, stream_options: null }, english)).toMatchObject({ stream: false, includeUsage: false });
   });
 
   it('names the field it cannot take, keeping 400 as its status', () => {
     const error = (() => {
       try {
-        parseChatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 7 }] }] });
+        parseChatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 7 }] }] }, english);
       } catch (caught) {
         return caught;
       }
       return undefined;
     })();
     expect(error).toBeInstanceOf(ChatRequestError);
-    expect(error).toMatchObject({ param: 'messages[0].content[0].text', status: 400 });
+    expect(error).toMatchObject({ param: 'messages[0].content[0].text', status: 400, message: requestRefusal('requests.not-text', { field: 'messages[0].content[0].text' }) });
   });
 });

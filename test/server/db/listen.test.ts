@@ -10,14 +10,8 @@ import { listenOnPostgres, openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { DB_TEST_MS, OPENING_MS } from './fixtures';
 
-/** Waits until `check` holds, looking every 10 ms, for at most `timeoutMs`. */
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('it did not happen in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** A notification is heard a moment after the transaction that sent it commits. */
+const HEARD = { timeout: 5_000 };
 
 describe('LISTEN/NOTIFY on PGlite', { timeout: DB_TEST_MS }, () => {
   let db: Database;
@@ -41,12 +35,17 @@ describe('LISTEN/NOTIFY on PGlite', { timeout: DB_TEST_MS }, () => {
       })
       .catch(() => undefined);
     await db.asServer((tx) => tx.query("select pg_notify('confab_test', 'second')"));
-    await until(() => heard.length >= 2);
+    await expect.poll(() => heard.length, HEARD).toBeGreaterThanOrEqual(2);
     expect(heard).toEqual(['committed', 'second']);
+    // A marker on a channel of its own, sent after what must not be heard: once it is heard, that would have been.
+    const markers: string[] = [];
+    const stopMarkers = await listen('confab_marker', { payload: (payload) => markers.push(payload) });
     await stop();
     await db.asServer((tx) => tx.query("select pg_notify('confab_test', 'after')"));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await db.asServer((tx) => tx.query("select pg_notify('confab_marker', 'marker')"));
+    await expect.poll(() => markers, HEARD).toEqual(['marker']);
     expect(heard).toEqual(['committed', 'second']);
+    await stopMarkers();
   });
 
   it('refuses a channel name it would have to quote', async () => {
@@ -70,12 +69,12 @@ describe.runIf(url !== undefined && url !== '')('LISTEN/NOTIFY on Postgres', { t
     await other.connect();
     try {
       await other.query("select pg_notify('confab_test', 'one')");
-      await until(() => heard.includes('one'));
+      await expect.poll(() => heard, HEARD).toContain('one');
       // The listening connection dies (a restart, a failover): it is opened again.
       await other.query("select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen confab_test'");
-      await until(() => gaps === 1);
+      await expect.poll(() => gaps, HEARD).toBe(1);
       await other.query("select pg_notify('confab_test', 'two')");
-      await until(() => heard.includes('two'));
+      await expect.poll(() => heard, HEARD).toContain('two');
       expect(heard).toEqual(['one', 'two']);
     } finally {
       await stop();

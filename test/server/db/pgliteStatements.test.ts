@@ -128,13 +128,14 @@ describe('the database on PGlite, its statements kept prepared', { timeout: DB_T
       await rememberLine(tx, { person: ana, bot: 'demo', text: 'written, then rolled back', embedder: 'hash-v1', embedding: axis(2) });
       written();
       await held;
+      // Its last statement goes to the session after the read was asked: a read sent at once would
+      // have run before it, inside this transaction, and counted the row about to be rolled back.
+      await tx.query('select 1');
       throw new Error('rolled back on purpose');
     });
     await open;
-    // Asked while that transaction is open, the read waits its turn: were its statement sent now, it
-    // would run inside the transaction and count the row that is about to be rolled back.
+    // Asked while that transaction is open, the read waits its turn.
     const reading = db.readAsServer(count);
-    await new Promise((resolve) => setTimeout(resolve, 50));
     release();
     await expect(abandoned).rejects.toThrow('rolled back on purpose');
     expect((await reading).rows).toEqual([{ n: 0 }]);

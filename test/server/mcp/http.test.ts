@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { mcpTools } from '../../../server/mcp/tools';
 import { hashOfToken } from '../../../server/mcp/token';
-import { delay } from '../chat/localServers';
 import { personOf, startConfabMcp } from './confabMcp';
 import type { ConfabMcp } from './confabMcp';
 import { probeSeen } from './probeApp';
@@ -23,14 +22,6 @@ afterAll(async () => {
 });
 
 const textOf = (result: { content?: unknown }) => ((result.content as { type: string; text: string }[] | undefined) ?? []).map((c) => c.text).join('');
-
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('It did not happen in time.');
-    await delay(10);
-  }
-}
 
 for (const mode of ['legacy', 'auto'] as const) {
   describe(`MCP over HTTP (${mode === 'legacy' ? '2025 handshake' : '2026-07-28 envelope'})`, () => {
@@ -105,10 +96,10 @@ for (const mode of ['legacy', 'auto'] as const) {
       const tag = `${mode}-cancel`;
       const stop = new AbortController();
       const call = client.callTool({ name: 'probe-wait', arguments: { ms: 10_000, tag } }, { signal: stop.signal });
-      await waitFor(() => probeSeen.waits.get(tag)?.started === true);
+      await expect.poll(() => probeSeen.waits.get(tag)?.started, { timeout: 3_000 }).toBe(true);
       stop.abort();
       await expect(call).rejects.toThrow();
-      await waitFor(() => probeSeen.waits.get(tag)?.aborted === true);
+      await expect.poll(() => probeSeen.waits.get(tag)?.aborted, { timeout: 3_000 }).toBe(true);
     });
   });
 }
@@ -237,7 +228,6 @@ describe('limits per token', () => {
     expect(third.isError).toBe(true);
     expect(textOf(third)).toBe('server_busy: Too much is running at once; try again in a moment.');
     for (const admission of held) if (admission.ok) admission.release();
-    await delay(400);
     expect((await client.callTool({ name: 'probe-now', arguments: {} })).isError).toBeFalsy();
   });
 });

@@ -207,7 +207,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
 
     it('says a tool’s error as a failure the voice can say, quoting nothing of it', async () => {
       const outcome = await executor.execute({ verb: 'everything.get_resource_reference', input: { resourceId: 0 }, caller });
-      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'The everything app could not do that; it answered with an error.']);
+      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'Something went wrong doing that, so it was not done.']);
     });
 
     it('fails a call whose server is killed mid-turn, leaves the app out with the reason, and takes it back once the server is up again', async () => {
@@ -217,9 +217,9 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
       await new Promise((done) => setTimeout(done, 100));
       process.kill(pid as number, 'SIGKILL');
       const outcome = await call;
-      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'The everything app went away, so that was not done.']);
+      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'Something went wrong doing that, so it was not done.']);
       const status = everything.outside.status();
-      expect(!status.up && status.reason).toMatch(/^The everything app's server \(server\/apps\/everything\.md\) stopped; Confab will try again in 1 second\.$/);
+      expect(status).toEqual({ up: false, state: 'away', why: "The everything app's server (server/apps/everything.md) stopped", retryInMs: 50 });
       expect(logs).toContainEqual(expect.objectContaining({ event: 'outside.away', app: 'everything' }));
       await expect.poll(() => everything.outside.status(), { timeout: 5000 }).toEqual({ up: true });
       expect(everything.outside.pid()).not.toBe(pid);
@@ -272,7 +272,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
     it('leaves the app out while nothing answers at its URL, and publishes its verbs once something does', async () => {
       app = await open('web.md', httpFile(`http://127.0.0.1:${String(port)}/mcp`));
       const status = app.outside.status();
-      expect(!status.up && status.reason).toBe(`Nothing answers for the web app at http://127.0.0.1:${String(port)}/mcp (ECONNREFUSED); start that server, or correct mcp.url in server/apps/web.md; Confab will try again in 1 second.`);
+      expect(status).toEqual({ up: false, state: 'away', why: `Nothing answers for the web app at http://127.0.0.1:${String(port)}/mcp (ECONNREFUSED); start that server, or correct mcp.url in server/apps/web.md`, retryInMs: 50 });
       expect([app.verbs, app.narrators]).toEqual([[], []]);
       let changed = 0;
       app.outside.onVerbsChanged?.(() => (changed += 1));
@@ -300,7 +300,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
     it('learns at the next call that the server went away, says so, and takes it back once it answers again', async () => {
       await server?.stop();
       const outcome = await executor.execute({ verb: 'web.echo', input: { message: 'anyone?' }, caller });
-      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'The web app went away, so that was not done.']);
+      expect(!outcome.ok && [outcome.error.code, outcome.error.sentence]).toEqual(['execution_failed', 'Something went wrong doing that, so it was not done.']);
       expect(app.outside.status().up).toBe(false);
       server = await everythingOverHttp(port);
       await expect.poll(() => app.outside.status(), { timeout: 5000 }).toEqual({ up: true });
@@ -355,7 +355,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
     it('leaves out a server that stops before it answers, with one log line, and refuses an unset variable', async () => {
       const app = await open('broken.md', `---\nmcp: { command: ${process.execPath}, args: ['-e', 'process.exit(3)'] }\ntools: [echo]\n---\nA server that will not start.\n`);
       const status = app.outside.status();
-      expect(!status.up && status.reason).toBe("The broken app's server (server/apps/broken.md) stopped before it answered; run its command by hand to see why, or correct server/apps/broken.md; Confab will try again in 1 second.");
+      expect(status).toEqual({ up: false, state: 'away', why: "The broken app's server (server/apps/broken.md) stopped before it answered; run its command by hand to see why, or correct server/apps/broken.md", retryInMs: 50 });
       expect(logs.filter((line) => line.app === 'broken')).toHaveLength(1);
       await expect(mcpApp(mcpFile('keyed.md', `---\nmcp: { command: x, env: { API_KEY: env:NOT_SET_HERE } }\ntools: [echo]\n---\nNeeds a key.\n`), deps, FAST)).rejects.toThrow(
         'server/apps/keyed.md: mcp.env.API_KEY names the environment variable NOT_SET_HERE, which is not set; set it where the server starts.',
@@ -381,7 +381,7 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
       }
       reply.done();
     };
-    const listing = async () => (await (await person.call('/api/bots/helper/verbs')).json()) as { inScope: { verb: string; site?: boolean }[]; leftOut: { verb: string; why: string }[]; outside: { up: boolean; reason?: string }[] };
+    const listing = async () => (await (await person.call('/api/bots/helper/verbs')).json()) as { inScope: { verb: string; site?: boolean }[]; leftOut: { verb: string; why: string }[]; outside: { up: boolean; state?: string; why?: string }[] };
 
     beforeAll(async () => {
       // Slow enough to retry that the test sees it away.
@@ -416,11 +416,11 @@ describe('MCP servers as apps', { timeout: DB_TEST_MS }, () => {
       await new Promise((done) => setTimeout(done, 100));
       process.kill(everything.outside.pid() as number, 'SIGKILL');
       // Killed while its call ran, or (on a slow machine) just before it began: either way, said.
-      expect((await answer).text).toMatch(/^The everything app (went away|is not answering right now), so that was not done\.$/);
+      expect((await answer).text).toBe('Something went wrong doing that, so it was not done.');
       const away = await listing();
       expect(away.inScope).toEqual([]);
       expect(away.leftOut).toContainEqual({ verb: 'everything.echo', why: 'away' });
-      expect(away.outside[0]).toMatchObject({ up: false, reason: expect.stringContaining('stopped; Confab will try again') as unknown });
+      expect(away.outside[0]).toMatchObject({ up: false, state: 'away', why: expect.stringContaining('stopped') as unknown, retryInMs: 400 });
       await expect.poll(async () => (await listing()).inScope.length, { timeout: 5000 }).toBe(2);
     });
   });

@@ -19,6 +19,7 @@ import { hashEmbedder } from '../../../server/memory/embed';
 import { parseAppFile } from '../../../server/outside/appFile';
 import type { OpenApiAppFile } from '../../../server/outside/appFile';
 import type { OutsideDeps } from '../../../server/outside/loadOutside';
+import { PrivateAddressError } from '../../../server/outside/address';
 import { openApiApp } from '../../../server/outside/openApiApp';
 import { OpenApiCallError } from '../../../server/outside/openApiCall';
 import { narrationOf as fill } from '../../../server/outside/outsideVerb';
@@ -291,7 +292,8 @@ The Swagger pet store: find, add and remove pets.
       const app = await openApiApp(inside, { ...deps(), fetch: counting, lookup: () => Promise.resolve([address]) });
       const local = createExecutor({ gate: testGate(db), registry: createRegistry([app]), db, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
       const error = errorOf(await local.execute({ verb: 'inside.get_pet_by_id', input: { petId: 7 }, caller }));
-      expect([error.code, error.sentence], address).toEqual(['execution_failed', "The inside app's address (pets.internal) is on this machine or a private network; Confab calls such an address only when the app file says `private: true`."]);
+      expect([error.code, error.sentence], address).toEqual(['execution_failed', 'Something went wrong doing that, so it was not done.']);
+      expect(error.cause, address).toBeInstanceOf(PrivateAddressError);
     }
     expect(called).toBe(0);
     const allowed = parseAppFile('inside.md', '---\nopenapi: { spec: petstore.yaml, server: "https://pets.internal/v3" }\noperations: [getPetById]\nprivate: true\n---\nThe pet store.\n') as OpenApiAppFile;

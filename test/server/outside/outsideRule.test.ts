@@ -213,7 +213,8 @@ describe('one rule for outside tools', { timeout: DB_TEST_MS }, () => {
       const deps: OutsideDeps = { env: { CALENDAR_URL: `http://127.0.0.1:9/mcp?key=${SECRET}` }, appsDir: dir, log: (line) => logs.push(line) };
       const away = await open('calendar.md', `---\nmcp: { url: env:CALENDAR_URL }\nprivate: true\ntools: [add_event]\n---\nA calendar.\n`, deps);
       const status = away.outside.status();
-      expect(!status.up && status.reason).toMatch(/^Nothing answers for the calendar app at the address in CALENDAR_URL( \(E[A-Z]+\))?; start that server, or correct mcp\.url in server\/apps\/calendar\.md; Confab will try again in 1 second\.$/);
+      expect(status).toMatchObject({ up: false, state: 'away', retryInMs: 50 });
+      expect(!status.up && status.state === 'away' && status.why).toMatch(/^Nothing answers for the calendar app at the address in CALENDAR_URL( \(E[A-Z]+\))?; start that server, or correct mcp\.url in server\/apps\/calendar\.md$/);
       const body = await health([away]);
       expect(body).not.toContain(SECRET);
       expect(body).not.toContain('key=');

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseAppFile } from '../../../server/outside/appFile';
-import { believedRisk, claimedRisk, outsideVerb, riskOfMethod, verbPartOf } from '../../../server/outside/outsideVerb';
+import { believedRisk, claimedRisk, filled, outsideVerb, riskOfMethod, verbPartOf } from '../../../server/outside/outsideVerb';
+import { shippedWords } from '../../../server/words/loadWords';
 import type { OutsideTool } from '../../../server/outside/outsideVerb';
 import { inputSchemaOf, openAiTools } from '../../../server/verbs/project';
 
@@ -82,6 +83,16 @@ describe('an outside tool as a verb', () => {
       /server\/apps\/shop\.md: operations\.getPetById \(its input schema\) is a schema that does not compile/,
     );
     expect(() => outsideVerb(file, tool({ inputSchema: { type: 'array' } }))).toThrow(/operations\.getPetById takes arguments that are not an object/);
+  });
+
+  it('asks about a destructive call with the file’s example filled from its arguments, in the person’s language', async () => {
+    const cancel = outsideVerb(parseAppFile('cal.md', '---\nmcp: { command: x }\ntools: [cancel]\nexamples: { cancel: "cancel event {eventId}" }\n---\nEvents.\n'), {
+      ...tool({ tool: 'cancel', risk: 'destructive', inputSchema: { type: 'object', properties: { eventId: { type: 'string' } }, required: ['eventId'] } }),
+    });
+    const askIn = (language: string) => cancel.ask?.({ eventId: 'ev-42' }, { person: 'p', bot: 'b', via: 'model', timeZone: 'UTC', tx: undefined as never, nowMs: 0, words: shippedWords().wordsIn(language) });
+    expect(await askIn('en')).toBe('Shall I cancel event ev-42?');
+    expect(await askIn('de')).toBe('Soll ich das tun: cancel event ev-42?');
+    expect(filled('move {what} to {where}', { what: 7, where: ['a', 'b'] })).toBe('move 7 to {where}');
   });
 
   it('gives the stand-in a phrasing from the file’s example, each {field} standing for that argument', () => {

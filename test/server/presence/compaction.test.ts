@@ -48,14 +48,8 @@ async function ask(person: Person, grant: string, conversation: string, messages
   return answerTextOf(res);
 }
 
-/** Waits until `check` holds, for at most `timeoutMs`. */
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('it did not happen in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** A checkpoint is written after the answer that made it due has been sent. */
+const AFTER_ANSWER = { timeout: 5_000 };
 
 describe('a long conversation', { timeout: 240_000 }, () => {
   const botsDir = mkdtempSync(join(tmpdir(), 'confab-long-bot-'));
@@ -107,10 +101,10 @@ describe('a long conversation', { timeout: 240_000 }, () => {
     expect(last.slice(2).map((m) => m.content)).toEqual(said.slice(-RECENT_MESSAGES - 1, -1).map((m) => m.content));
     expect(Math.max(...prompts.map((m) => JSON.stringify(m).length))).toBeLessThan(4_000);
     // A checkpoint every 16 lines: 2,000 lines, 125 of the model's summaries (the last may still be on its way).
-    await until(() => Promise.resolve(summaries >= 125));
+    await expect.poll(() => summaries, AFTER_ANSWER).toBeGreaterThanOrEqual(125);
     expect(summaries).toBe(125);
     const kept = () => db.asServer((tx) => tx.query<{ summary: string }>("select summary from presence_checkpoints where bot = 'long' and conversation = 'conv-long'"));
-    await until(async () => (await kept()).rows[0]?.summary === 'Summary 125: the person counted lines.');
+    await expect.poll(async () => (await kept()).rows[0]?.summary, AFTER_ANSWER).toBe('Summary 125: the person counted lines.');
 
     // A client that sends every line there was still gets a bounded prompt.
     const everything = Array.from({ length: 2_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: 'x' }));
@@ -129,7 +123,7 @@ describe('a long conversation', { timeout: 240_000 }, () => {
       said.push(question, { role: 'assistant', content: await ask(person, grant, 'conv-stand-in', [...said, question]) });
     }
     const kept = () => db.asServer((tx) => tx.query<{ summary: string | null }>("select summary from presence_checkpoints where conversation = 'conv-stand-in'"));
-    await until(async () => (await kept()).rows[0]?.summary != null);
+    await expect.poll(async () => (await kept()).rows[0]?.summary, AFTER_ANSWER).toEqual(expect.any(String));
     const summary = (await kept()).rows[0]?.summary ?? '';
     expect(summary.split('\n')).toHaveLength(8);
     expect(summary).toMatch(/^Person: Question 5\.\nAssistant: .+\nPerson: Question 6\./);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { append, boundsOf, emptyWindow, eventsFrom, latestConversationSeq, owedTo, WINDOW_CAPACITY } from '../../../server/presence/eventWindow';
 import type { EventWindow } from '../../../server/presence/eventWindow';
 import type { WindowEvent } from '../../../common/presence/protocol';
@@ -34,8 +35,8 @@ describe('the presence window', () => {
   });
 
   it('refuses a capacity that is not a whole number of events, saying what it should be', () => {
-    expect(() => emptyWindow(0)).toThrow(/capacity is 0; give a whole number of events, 1 or more \(default 200\)/);
-    expect(() => emptyWindow(2.5)).toThrow(RangeError);
+    expect(() => emptyWindow(0)).toThrow('eventWindow.capacity is 0; it must be a whole number, 1 or more.');
+    expect(() => emptyWindow(2.5)).toThrow(OptionError);
   });
 
   describe('what a page is owed', () => {

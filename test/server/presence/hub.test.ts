@@ -21,10 +21,6 @@ const writing: LiveState = { conversation: 'conv-hub', liveLine: '', phase: 'spe
 const listening: LiveState = { conversation: 'conv-hub', liveLine: 'And then?', phase: 'listening', draft: null };
 const longLine: Sequenced = { seq: 7, atMs: 0, event: { kind: 'line', conversation: 'conv-hub', line: { role: 'assistant', text: answer, utteranceId: 1 } } };
 
-const until = async (done: () => boolean) => {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-};
-
 describe('a notification whatever the fan-out carries', () => {
   it('carries a small fan-out whole', () => {
     const fanout: Fanout = { from: 'one', person, bot, events: [{ ...longLine, event: { kind: 'notice', text: 'Tea.' } }], live: { from: page, live: listening } };
@@ -89,10 +85,10 @@ describe('a hub hearing a live state kept on the seat', { timeout: DB_TEST_MS },
       await notify(tx, PRESENCE_CHANNEL, big.payload);
     });
     await db.asPerson(person, (tx) => notify(tx, PRESENCE_CHANNEL, notificationOf({ from: 'other', person, bot, live: { from: page, live: listening } }).payload));
-    await until(() => heard === 2);
+    await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
     expect(delivered).toEqual([]);
     open();
-    await until(() => delivered.length === 2);
+    await expect.poll(() => delivered.length, { timeout: 5_000 }).toBe(2);
     expect(delivered.map((f) => f.live)).toEqual([
       { from: page, live: writing },
       { from: page, live: listening },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { NOBODY, referee } from '../../../server/presence/referee';
 import type { RefereeEvent, RefereeState, Ruling } from '../../../server/presence/referee';
 import type { PageRef } from '../../../common/presence/protocol';
@@ -169,6 +170,7 @@ describe('the presence referee', () => {
   });
 
   it('refuses a staleMs that is no time at all', () => {
-    expect(() => referee(NOBODY, { type: 'tick', atMs: 0 }, { staleMs: 0 })).toThrow(/staleMs is 0/);
+    expect(() => referee(NOBODY, { type: 'tick', atMs: 0 }, { staleMs: 0 })).toThrow(OptionError);
+    expect(() => referee(NOBODY, { type: 'tick', atMs: 0 }, { staleMs: 0 })).toThrow('referee.staleMs is 0; it must be a number over 0.');
   });
 });

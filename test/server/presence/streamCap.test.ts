@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { loadBots } from '../../../server/bots';
-import { TOO_MANY_STREAMS_MESSAGE } from '../../../server/presence/presence';
 import type { PageRef } from '../../../common/presence/protocol';
 import { openTestBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
+import { requestRefusal } from '../../helpers/words';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
 import type { PageStream } from './presenceClient';
@@ -43,26 +43,20 @@ describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
     const fourth = pageOn('phone-01');
     const refused = await ana.call(`/api/presence?bot=demo&page=${fourth.page}&device=${fourth.device}`);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: TOO_MANY_STREAMS_MESSAGE });
+    expect(await refused.json()).toEqual({ error: requestRefusal('requests.too-many-pages') });
     // Somebody else's pages are their own.
     const bob = new Person(app);
     await bob.start();
     (await streamOf(bob, pageOn('desk-001'))).close();
 
     streams[0]?.close();
-    let admitted = false;
     // The closed stream's place is freed as its handler ends, a moment after the connection goes.
-    for (let tries = 0; !admitted; tries++) {
+    const asking = async () => {
       const res = await ana.call(`/api/presence?bot=demo&page=${fourth.page}&device=${fourth.device}`);
-      if (res.status === 200) {
-        await res.body?.cancel();
-        admitted = true;
-      } else {
-        expect(res.status).toBe(429);
-        expect(tries).toBeLessThan(200);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
+      await res.body?.cancel();
+      return res.status;
+    };
+    await expect.poll(asking, { timeout: 5_000 }).toBe(200);
     for (const stream of streams) stream.close();
   });
 

@@ -40,7 +40,7 @@ describe('a run whose worker process is killed', { timeout: 90_000 }, () => {
     });
     const child = startWorkerProcess({
       url,
-      holder: 'child-killed',
+      owner: 'child-killed',
       leaseMs: TEST_LEASE_MS,
       concurrency: 1,
       onEvent: (event) => {
@@ -61,8 +61,8 @@ describe('a run whose worker process is killed', { timeout: 90_000 }, () => {
     const run = await ended(db, id, 30_000);
     await here.stop();
     expect(run.state).toBe('finished');
-    expect(childEvents[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'child-killed' });
-    expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'w-here' });
+    expect(childEvents[0]).toMatchObject({ event: 'run.claimed', runId: id, owner: 'child-killed' });
+    expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, owner: 'w-here' });
     expect(events.find((e) => e.event === 'run.step-begun')).toMatchObject({ seq: before + 1 });
     expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
     expect(await writesOf(db, ana, 'lists.add')).toBe(3);

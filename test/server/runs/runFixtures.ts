@@ -35,8 +35,8 @@ export function executorOver(db: Database): Executor {
 /** A short lease, so a killed worker's runs are taken over within the test. */
 export const TEST_LEASE_MS = 300;
 
-export function workerOver(db: Database, executor: Executor, holder: string, events: RunEvent[], over: Partial<WorkerOptions> = {}): Worker {
-  return createWorker({ db, executor, verbsFor: () => VERBS, wordsFor: () => shippedWords().wordsIn('en'), holder, clock: Date.now, leaseMs: TEST_LEASE_MS, pollMs: 25, onEvent: (event) => events.push(event), ...over });
+export function workerOver(db: Database, executor: Executor, owner: string, events: RunEvent[], over: Partial<WorkerOptions> = {}): Worker {
+  return createWorker({ db, executor, verbsFor: () => VERBS, wordsFor: () => shippedWords().wordsIn('en'), owner, clock: Date.now, leaseMs: TEST_LEASE_MS, pollMs: 25, onEvent: (event) => events.push(event), ...over });
 }
 
 export async function start(db: Database, person: string, asked: string, over: Partial<StartRun> = {}): Promise<string> {

@@ -35,9 +35,9 @@ describe.each(ENGINES)('schedules on $name', { timeout: DB_TEST_MS }, ({ open })
       registry: createRegistry([lists]),
       bots: new Map([['buddy', BOT]]),
       scripted: true,
-      wordsOf: () => shippedWords().wordsIn('en'),
+      wordsForBot: () => shippedWords().wordsIn('en'),
       publish: () => Promise.resolve(),
-      holder: 'schedules-test',
+      owner: 'schedules-test',
       clock: () => nowMs,
       scriptedStepMs: 0,
     });

@@ -150,19 +150,19 @@ describe('a restarted instance', { timeout: DB_TEST_MS }, () => {
     const cy = somebody();
     const id = await start(db, cy, 'add milk to my shopping list then add eggs to my shopping list');
     await first.poke();
-    await expect.poll(async () => (await db.asServer((tx) => readRun(tx, id)))?.leaseHolder).toBe('instance-aaaa:process-1');
+    await expect.poll(async () => (await db.asServer((tx) => readRun(tx, id)))?.leaseOwner).toBe('instance-aaaa:process-1');
 
     const otherEvents: RunEvent[] = [];
     const other = workerOver(db, executor, 'process-9', otherEvents, { ...lease, instance: 'instance-bbbb' });
     await other.poke();
     expect(otherEvents).toEqual([]);
-    expect((await db.asServer((tx) => readRun(tx, id)))?.leaseHolder).toBe('instance-aaaa:process-1');
+    expect((await db.asServer((tx) => readRun(tx, id)))?.leaseOwner).toBe('instance-aaaa:process-1');
     await other.stop();
 
     const againEvents: RunEvent[] = [];
     const again = workerOver(db, executor, 'process-2', againEvents, { ...lease, instance: 'instance-aaaa' });
     await again.poke();
-    expect(againEvents[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'instance-aaaa:process-2' });
+    expect(againEvents[0]).toMatchObject({ event: 'run.claimed', runId: id, owner: 'instance-aaaa:process-2' });
     const run = await ended(db, id);
     expect(run.state).toBe('finished');
     await again.stop();

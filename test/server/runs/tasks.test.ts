@@ -5,7 +5,7 @@
  * while the first is busy; "how's that going?", "stop that", schedules made, listed and stopped.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import clock from '../../../server/apps/clock/index';
 import lists from '../../../server/apps/lists/index';
 import reminders from '../../../server/apps/reminders/index';
@@ -92,13 +92,16 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     return rows[0];
   }
 
-  async function ended(person: string) {
-    for (let i = 0; i < 500; i += 1) {
-      const run = await runOf(person);
-      if (run !== undefined && ['finished', 'failed', 'cancelled', 'out_of_budget'].includes(run.state) && run.answer !== null) return run;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error('The run did not end.');
+  /** The person's latest run once it has ended, its ending written. */
+  function ended(person: string) {
+    return vi.waitFor(
+      async () => {
+        const run = await runOf(person);
+        if (run === undefined || !['finished', 'failed', 'cancelled', 'out_of_budget'].includes(run.state) || run.answer === null) throw new Error('The run has not ended.');
+        return run;
+      },
+      { timeout: 10_000 },
+    );
   }
 
   it('takes "go through my shopping list and remind me about each thing in one minute" on, does it step by step, and leaves one notice of what it came to', async () => {

@@ -36,8 +36,8 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
   };
 
   /** A worker over this file's database whose events go to `events` and say when a run has ended. */
-  const workerNamed = (holder: string, events: RunEvent[] = [], over: Partial<WorkerOptions> = {}): Worker =>
-    workerOver(db, executor, holder, events, {
+  const workerNamed = (owner: string, events: RunEvent[] = [], over: Partial<WorkerOptions> = {}): Worker =>
+    workerOver(db, executor, owner, events, {
       onEvent: (event) => {
         events.push(event);
         if (event.event === 'run.ended') endingOf(event.runId).resolve();
@@ -119,7 +119,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const run = await ended(id);
     await second.stop();
     expect(run.state).toBe('finished');
-    expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, holder: 'w-takes-over' });
+    expect(events[0]).toMatchObject({ event: 'run.claimed', runId: id, owner: 'w-takes-over' });
     expect(events.find((e) => e.event === 'run.step-begun')).toMatchObject({ seq: 5 });
     expect(await listItems(executor, ana)).toEqual(['milk', 'eggs', 'bread']);
     expect(await writesOf(db, ana, 'lists.add')).toBe(3);
@@ -213,13 +213,13 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     const ana = somebody();
     const id = await start(db, ana, 'add milk to my shopping list');
     const nowMs = Date.now();
-    const claims = await Promise.all(['w-race-a', 'w-race-b'].map((holder) => db.asServer((tx) => claimRun(tx, holder, nowMs, nowMs + 60_000))));
+    const claims = await Promise.all(['w-race-a', 'w-race-b'].map((owner) => db.asServer((tx) => claimRun(tx, owner, nowMs, nowMs + 60_000))));
     const won = claims.filter((run) => run?.id === id);
     expect(won).toHaveLength(1);
     // Held: neither claims it again while the lease lasts.
     expect(await db.asServer((tx) => claimRun(tx, 'w-race-c', nowMs + 1_000, nowMs + 61_000))).toBeUndefined();
     // Lapsed: taken again, by whoever asks first.
-    expect(await db.asServer((tx) => claimRun(tx, 'w-race-c', nowMs + 60_001, nowMs + 120_000))).toMatchObject({ id, leaseHolder: 'w-race-c' });
+    expect(await db.asServer((tx) => claimRun(tx, 'w-race-c', nowMs + 60_001, nowMs + 120_000))).toMatchObject({ id, leaseOwner: 'w-race-c' });
   });
 
   it('lets two whole workers race for one run and finish it once', async () => {
@@ -253,7 +253,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     await stopped.promise;
     const status = await runStatus(db, ana, id);
     expect(status?.steps).toHaveLength(2);
-    expect(status?.run).toMatchObject({ state: 'running', leaseHolder: 'w-shutdown' });
+    expect(status?.run).toMatchObject({ state: 'running', leaseOwner: 'w-shutdown' });
     const leaseUntilMs = status?.run.leaseUntilMs ?? Number.NaN;
     // The next worker reads the time from a clock the test sets: still at the lease's end, it
     // cannot have the run; a moment after, it takes it.
@@ -265,7 +265,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     expect(claimed()).toEqual([]);
     nowMs = leaseUntilMs + 1;
     await second.poke();
-    expect(claimed()).toMatchObject([{ holder: 'w-after-shutdown' }]);
+    expect(claimed()).toMatchObject([{ owner: 'w-after-shutdown' }]);
     const run = await ended(id);
     await second.stop();
     expect(run.state).toBe('finished');
@@ -284,7 +284,7 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     // They may start a run of their own (tasks.start), queued and held by nobody; nobody else's, and no other way.
     await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ben]))).rejects.toThrow();
     await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes, state) values ($1, 'b', 'x', 1, 0, 1, 'running')", [ana]))).rejects.toThrow();
-    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes, lease_holder) values ($1, 'b', 'x', 1, 0, 1, 'w')", [ana]))).rejects.toThrow();
+    await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes, lease_owner) values ($1, 'b', 'x', 1, 0, 1, 'w')", [ana]))).rejects.toThrow();
     await expect(db.asPerson(ana, (tx) => tx.query("insert into runs (person, bot, asked, max_steps, max_spend_usd, max_minutes) values ($1, 'b', 'x', 1, 0, 1)", [ana]))).resolves.toBeDefined();
     expect(await cancelOwnRun(db, ana, id, Date.now())).toBe(true);
     expect((await runStatus(db, ana, id))?.run.state).toBe('cancelled');

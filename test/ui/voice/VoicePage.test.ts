@@ -35,10 +35,10 @@ const bot: PublicBot = {
 };
 
 const ONLY_WRITTEN = 'This device’s voice could not say part of the answer, so that part is only written; reload the page if it keeps happening.';
-const COULD_NOT_START = 'The voice could not be started: Could not reach /models/supertonic-3/onnx/vocoder.onnx.';
+const COULD_NOT_START = 'The voice could not be started: its files could not be downloaded. Check the connection.';
 
 function view(change: Partial<ConversationView> = {}): ConversationView {
-  return { phase: 'listening', liveLine: '', lines: [], typing: 'muted', hold: false, talkHeld: false, waiting: false, speech: true, listening: false, problem: null, pendingAction: null, ...change };
+  return { phase: 'listening', liveLine: '', lines: [], typing: 'muted', pushToTalk: false, talkHeld: false, waiting: false, speech: true, listening: false, problem: null, pendingAction: null, ...change };
 }
 
 /** Where the voice is (presence): on this page. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { conversation } from '../../helpers/conversation';
 
-describe('push and hold', () => {
+describe('push to talk', () => {
   it('runs the recogniser only while the control is held', () => {
-    const c = conversation({ hold: true });
+    const c = conversation({ pushToTalk: true });
     expect(c.recogniserOn).toBe(false);
     c.press();
     expect(c.recogniserOn).toBe(true);
@@ -12,7 +12,7 @@ describe('push and hold', () => {
   });
 
   it('asks the question the recogniser delivers after release', () => {
-    const c = conversation({ hold: true }).press().hears('what is').release();
+    const c = conversation({ pushToTalk: true }).press().hears('what is').release();
     expect(c.recogniserOn).toBe(false);
     c.user('What is the time?');
     expect(c.turn).toBe('thinking');
@@ -20,7 +20,7 @@ describe('push and hold', () => {
   });
 
   it('interrupts the assistant and starts listening in the same press', () => {
-    const c = conversation({ hold: true }).press().release().user('Tell me a story.');
+    const c = conversation({ pushToTalk: true }).press().release().user('Tell me a story.');
     c.streamWords('Once upon a time. ').starts(0).clearEffects();
     c.press();
     expect(c.effects.map((e) => e.type)).toEqual(['stopAudio', 'cancelUtterance', 'saveLine', 'startRecogniser']);
@@ -37,10 +37,10 @@ describe('push and hold', () => {
 
   it('switches between open and held mid-conversation', () => {
     const c = conversation();
-    c.send({ type: 'settings.changed', hold: true });
+    c.send({ type: 'settings.changed', pushToTalk: true });
     expect(c.recogniserOn).toBe(false);
     c.press();
-    c.send({ type: 'settings.changed', hold: false });
+    c.send({ type: 'settings.changed', pushToTalk: false });
     expect(c.context.talkHeld).toBe(false);
     expect(c.recogniserOn).toBe(true);
   });

@@ -1,5 +1,5 @@
 /**
- * (3) Push-and-hold: with hearing set to hold in the cog, the page listens only while the microphone
+ * (3) Push to talk: with hearing set to push to talk in the cog, the page listens only while the microphone
  * button is held — with the mouse, or with Space on the focused button — and what is said while it
  * is held is answered; between presses nothing is heard.
  */
@@ -22,7 +22,7 @@ test('(3) listens only while the button is held, by mouse or by Space, and answe
   await expect(orb(page)).toHaveAttribute('data-state', 'listening', { timeout: ANSWER_PATIENCE_MS });
 
   await page.getByTestId('open-settings').click();
-  await page.getByTestId('hold-mode').check();
+  await page.getByTestId('push-to-talk-mode').check();
   await page.getByRole('button', { name: 'Close settings' }).click();
   await notListening(page, speech);
   const sessionsBefore = await speech.started();
