@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../common/options';
 import { scheduleNotices, whileAway } from '../../src/app/notices';
 import { conversation } from '../helpers/conversation';
 import { manualClock } from '../helpers/manualClock';
@@ -152,6 +153,13 @@ describe('notices', () => {
     await flush();
     t.scheduler.stop();
     expect(t.clock.timers).toBe(0);
+  });
+
+  it('refuses to look more often than once a second', () => {
+    const s = server([]);
+    const ports = { due: s.due, claim: s.claim, announce: () => undefined, clock: manualClock(flush, 0) };
+    expect(() => scheduleNotices(ports, { pollMs: 999 })).toThrow(OptionError);
+    expect(() => scheduleNotices(ports, { pollMs: 999 })).toThrow('notices.pollMs is 999; it must be a number, 1000 or more.');
   });
 
   it('is queued by the conversation while an answer is under way, and said once the turn is the person’s', async () => {

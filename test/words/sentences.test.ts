@@ -33,7 +33,6 @@ const SCANNED = ['src', 'common', 'server', 'workers'];
  */
 const OPERATOR_ERRORS: Readonly<Record<string, string>> = {
   ConfigError: 'the environment the server starts with (server/config.ts)',
-  DoorConfigError: 'a door setting given at start (server/chat/doorTypes.ts)',
   BotFileError: 'a bot file, bots/<slug>.md, read at start',
   SkillFileError: 'a skill file, skills/<name>.md, read at start',
   WordsFileError: 'a words file itself, words/<lang>.md, read at start',

@@ -32,6 +32,6 @@ describe('a line in parts the server keeps', () => {
   });
 
   it('refuses a limit that cannot hold a character and its pair', () => {
-    expect(() => lineParts('abc', 1)).toThrow(/at least 2/);
+    expect(() => lineParts('abc', 1)).toThrow('lineParts.maxChars is 1; it must be a whole number, 2 or more.');
   });
 });

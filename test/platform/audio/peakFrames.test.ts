@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../../common/options';
 import { frameSamplesFor, peakOf, PeakFramer } from '../../../src/platform/audio/peakFrames';
 import type { LevelMeterMessage } from '../../../src/platform/audio/peakFrames';
 
@@ -20,9 +21,9 @@ describe('frameSamplesFor', () => {
   });
 
   it('refuses a rate or a frame length no meter could use, naming it', () => {
-    expect(() => frameSamplesFor(0, 10)).toThrow(/sample rate is 0 Hz/);
-    expect(() => frameSamplesFor(48_000, Number.NaN)).toThrow(/frame is NaN ms/);
-    expect(() => new PeakFramer(0)).toThrow(/whole number from 1 up/);
+    expect(() => frameSamplesFor(0, 10)).toThrow('levelMeter.sampleRateHz is 0; it must be a number over 0.');
+    expect(() => frameSamplesFor(48_000, Number.NaN)).toThrow('levelMeter.frameMs is NaN; it must be a number over 0 and at most 1000.');
+    expect(() => new PeakFramer(0)).toThrow(OptionError);
   });
 });
 

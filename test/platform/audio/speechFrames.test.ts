@@ -75,6 +75,6 @@ describe('SpeechFramer', () => {
   });
 
   it('refuses a rate under 16 kHz, naming it', () => {
-    expect(() => new SpeechFramer(8000)).toThrow(/8000 Hz/);
+    expect(() => new SpeechFramer(8000)).toThrow('speechFramer.inputRateHz is 8000; it must be a number, 16000 or more.');
   });
 });

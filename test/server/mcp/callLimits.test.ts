@@ -92,6 +92,6 @@ describe('the limits’ settings', () => {
 
   it('checks limits given in code the same way', () => {
     expect(mcpLimitsOf({ maxCallsPerSecond: 5 })).toEqual({ maxCallsPerSecond: 5, maxInFlightCalls: 16 });
-    expect(() => mcpLimitsOf({ maxInFlightCalls: 0 })).toThrow(/maxInFlightCalls is 0/);
+    expect(() => mcpLimitsOf({ maxInFlightCalls: 0 })).toThrow('mcp.maxInFlightCalls is 0; it must be a whole number from 1 to 128.');
   });
 });

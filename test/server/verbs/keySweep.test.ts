@@ -41,6 +41,6 @@ describe('the sweep of write keys', () => {
   });
 
   it('refuses an interval that is not a number above 0, in a sentence', () => {
-    expect(() => keySweep({ executor: { sweepKeys: () => Promise.resolve(0) }, clock: () => 0, everyMs: 0, log: () => undefined })).toThrow(/must be a number above 0/);
+    expect(() => keySweep({ executor: { sweepKeys: () => Promise.resolve(0) }, clock: () => 0, everyMs: 0, log: () => undefined })).toThrow('keySweep.everyMs is 0; it must be a number over 0.');
   });
 });
