@@ -16,6 +16,7 @@ import { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
+import { checkOption } from '../common/options';
 import { requestWordsOf } from './words/requestWords';
 import { say } from './words/words';
 
@@ -88,7 +89,7 @@ export function sizeWords(bytes: number): string {
  * shaped there). The app-wide door reads the declaration; run without it, this reads the body itself.
  */
 export function bodyCap(bytes: number, refuse: RefuseBody = refuseAsApi, timing: BodyTiming = BODY_TIMING_DEFAULTS): MiddlewareHandler {
-  if (!Number.isInteger(bytes) || bytes <= 0) throw new RangeError(`A body cap is a whole number of bytes above 0, not ${String(bytes)}.`);
+  checkOption('bodyCap.bytes', bytes, { over: 0, whole: true });
   const declaration: Declaration = { bytes, refuse };
   const handler: MiddlewareHandler = async (c, next) => {
     if (read.has(c.req.raw)) return next();

@@ -20,6 +20,7 @@
  * sentence from the words files (`## ceilings`) and who refused (`x-confab-refused` where there is
  * an HTTP response). What is admitted holds its most possible cost until it is settled.
  */
+import { checkOption } from '../common/options';
 import type { Admission, Refused } from './chat/admission';
 import { settledOnce } from './chat/admission';
 import type { AnswerSpend, DoorLedger, Reservation } from './chat/doorTypes';
@@ -132,8 +133,7 @@ export function spentOn(provider: string, model: string, costUsd: number, nowMs:
 
 export function createGate(deps: GateDeps): Gate {
   const words = deps.words ?? shippedWords().wordsIn('en');
-  const share = deps.backgroundShare ?? BACKGROUND_SHARE_DEFAULT;
-  if (!(Number.isFinite(share) && share >= 0 && share <= 1)) throw new RangeError(`The background share is ${String(share)}; give a number from 0 to 1.`);
+  const share = checkOption('gate.backgroundShare', deps.backgroundShare ?? BACKGROUND_SHARE_DEFAULT, { min: 0, max: 1 });
   const background: MoreWindows | undefined =
     deps.site === undefined || share >= 1
       ? undefined

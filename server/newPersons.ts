@@ -5,6 +5,7 @@
  * sliding hour of arrival times per address, at most `perHour` of them, so no hour anywhere holds
  * more. Times are given, never read, so a test's clock is the clock.
  */
+import { checkOption } from '../common/options';
 
 /** The window the count is over, in ms: an hour. */
 export const NEW_PERSONS_WINDOW_MS = 60 * 60_000;
@@ -19,7 +20,7 @@ export interface NewPersons {
 }
 
 export function newPersons(perHour: number, addressesMax = NEW_PERSONS_ADDRESSES_MAX): NewPersons {
-  if (!Number.isInteger(perHour) || perHour < 1) throw new RangeError(`New persons per hour is ${String(perHour)}; give a whole number from 1.`);
+  checkOption('newPersons.perHour', perHour, { min: 1, whole: true });
   /** Arrival times by address, oldest first; the Map's order is the order addresses last arrived. */
   const arrivals = new Map<string, number[]>();
   return {

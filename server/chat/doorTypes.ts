@@ -4,6 +4,8 @@
  * its way out, which the route, the answer's source and responding share.
  */
 import type { Context } from 'hono';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import type { LimitWindow } from '../db/limits';
 import type { Verb } from '../verbs/verb';
 import type { Words } from '../words/words';
@@ -218,24 +220,11 @@ export interface DoorDeps<G extends DoorGrant, B extends DoorBot> extends Partia
   log?: (line: DoorLogLine) => void;
 }
 
-/** A door setting a person must fix. */
-export class DoorConfigError extends Error {
-  override readonly name = 'DoorConfigError';
-}
+const LIMITS: Limits<DoorOptions> = { bodyBytesMax: { min: 0 }, firstTokenMs: { min: 0 }, standInWordMs: { min: 0 }, upstreamIdleMs: { min: 0 }, answerTokens: { min: 0 } };
 
-/** `deps`' options, each defaulted; throws `DoorConfigError` for one that is not a number from 0. */
+/** `deps`' options, each defaulted; throws `OptionError` (`door.<name>`) for one that is not a number from 0. */
 export function doorOptionsOf(deps: Partial<DoorOptions>): DoorOptions {
-  const options: DoorOptions = {
-    bodyBytesMax: deps.bodyBytesMax ?? DOOR_DEFAULTS.bodyBytesMax,
-    firstTokenMs: deps.firstTokenMs ?? DOOR_DEFAULTS.firstTokenMs,
-    standInWordMs: deps.standInWordMs ?? DOOR_DEFAULTS.standInWordMs,
-    upstreamIdleMs: deps.upstreamIdleMs ?? DOOR_DEFAULTS.upstreamIdleMs,
-    answerTokens: deps.answerTokens ?? DOOR_DEFAULTS.answerTokens,
-  };
-  for (const [name, value] of Object.entries(options)) {
-    if (!Number.isFinite(value) || value < 0) throw new DoorConfigError(`${name} is ${String(value)}; it must be a number from 0.`);
-  }
-  return options;
+  return resolveOptions('door', DOOR_DEFAULTS, deps, LIMITS);
 }
 
 /** Where an answer comes from: the stand-in, saying why, or a provider, given this context. */

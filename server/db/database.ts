@@ -10,6 +10,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import { DatabaseError, toDatabaseError } from './errors';
 import { migrate, readMigrations } from './migrate';
 import { RECALL_SESSION_SQL } from './memories';
@@ -87,21 +89,23 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
-export const DATABASE_DEFAULTS = Object.freeze({
+/** The options with a default, each explained on its field in `DatabaseOptions`. */
+type DatabaseSettings = Required<Pick<DatabaseOptions, 'dataDir' | 'migrationsDir' | 'poolSize'>>;
+
+export const DATABASE_DEFAULTS: Readonly<DatabaseSettings> = Object.freeze({
   dataDir: '.data/pglite',
   migrationsDir: fileURLToPath(new URL('./migrations', import.meta.url)),
   poolSize: 10,
 });
+
+const LIMITS: Limits<DatabaseSettings> = { poolSize: { min: 1, whole: true } };
 
 /** The role every person's transaction runs as; created by the first migration. */
 export const PERSON_ROLE = 'confab_person';
 
 /** Opens the engine the options name and brings its schema up to date before anything else runs. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
-  const settings = { ...DATABASE_DEFAULTS, ...withoutUndefined(options) };
-  if (!Number.isInteger(settings.poolSize) || settings.poolSize < 1) {
-    throw new RangeError(`poolSize is ${settings.poolSize}; give a whole number of connections, 1 or more.`);
-  }
+  const settings = resolveOptions('database', DATABASE_DEFAULTS, options, LIMITS);
   const migrations = await readMigrations(settings.migrationsDir);
   const { engine, listen } = options.url !== undefined && options.url !== '' ? await openPostgres(options.url, settings.poolSize) : await openPglite(settings.dataDir);
   try {
@@ -111,10 +115,6 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     throw error;
   }
   return overEngine(engine, listen);
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function overEngine(engine: StoreEngine, listen: Listen): Database {

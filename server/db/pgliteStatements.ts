@@ -17,6 +17,7 @@
  */
 import { parse, protocol } from '@electric-sql/pglite';
 import type { PGlite } from '@electric-sql/pglite';
+import { checkOption } from '../../common/options';
 
 /** Distinct statements kept prepared: every statement Confab sends, many times over. */
 export const PREPARED_CAPACITY = 256;
@@ -38,7 +39,7 @@ export interface PgliteStatements {
 }
 
 export function pgliteStatements(db: PGlite, capacity = PREPARED_CAPACITY): PgliteStatements {
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity is ${capacity}; keep at least one statement.`);
+  checkOption('pgliteStatements.capacity', capacity, { min: 1, whole: true });
   const { serialize } = protocol;
   /** By SQL text, least recently used first (a Map keeps insertion order; a hit is moved to the end). */
   const prepared = new Map<string, Prepared>();

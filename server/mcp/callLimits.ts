@@ -14,6 +14,8 @@
  * Time is read from the clock given, so the refill is tested with a simulated one.
  */
 import { ConfigError } from '../config';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 
 export interface McpLimits {
   /** `MCP_MAX_CALLS_PER_SECOND`: sustained rate and burst of `tools/call` per token. Default 20 (1–1000). */
@@ -27,15 +29,18 @@ export const MCP_LIMIT_DEFAULTS: Readonly<McpLimits> = Object.freeze({ maxCallsP
 /** The largest inbound MCP message, in bytes (fixed): 1 MiB. */
 export const MCP_MESSAGE_BYTES_MAX = 1024 * 1024;
 
-const RANGES: Readonly<Record<keyof McpLimits, { env: string; min: number; max: number }>> = {
-  maxCallsPerSecond: { env: 'MCP_MAX_CALLS_PER_SECOND', min: 1, max: 1000 },
-  maxInFlightCalls: { env: 'MCP_MAX_IN_FLIGHT_CALLS', min: 1, max: 128 },
-};
+const LIMITS = {
+  maxCallsPerSecond: { min: 1, max: 1000, whole: true },
+  maxInFlightCalls: { min: 1, max: 128, whole: true },
+} as const satisfies Limits<McpLimits>;
+
+const ENV: Readonly<Record<keyof McpLimits, string>> = { maxCallsPerSecond: 'MCP_MAX_CALLS_PER_SECOND', maxInFlightCalls: 'MCP_MAX_IN_FLIGHT_CALLS' };
 
 /** The limits the environment sets, each checked; a bad value stops the start, naming the variable. */
 export function readMcpLimits(env: Record<string, string | undefined>): McpLimits {
   const read = (key: keyof McpLimits): number => {
-    const { env: name, min, max } = RANGES[key];
+    const name = ENV[key];
+    const { min, max } = LIMITS[key];
     const given = env[name]?.trim();
     if (given === undefined || given === '') return MCP_LIMIT_DEFAULTS[key];
     const value = Number(given);
@@ -47,15 +52,9 @@ export function readMcpLimits(env: Record<string, string | undefined>): McpLimit
   return { maxCallsPerSecond: read('maxCallsPerSecond'), maxInFlightCalls: read('maxInFlightCalls') };
 }
 
-/** `limits` over the defaults, checked the same way the environment is. */
+/** `limits` over the defaults, checked against the limits the environment is; throws `OptionError` (`mcp.<name>`). */
 export function mcpLimitsOf(limits: Partial<McpLimits> = {}): McpLimits {
-  const merged = { ...MCP_LIMIT_DEFAULTS, ...limits };
-  for (const key of Object.keys(RANGES) as (keyof McpLimits)[]) {
-    const { min, max } = RANGES[key];
-    const value = merged[key];
-    if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${key} is ${value}; give a whole number from ${min} to ${max}.`);
-  }
-  return merged;
+  return resolveOptions('mcp', MCP_LIMIT_DEFAULTS, limits, LIMITS);
 }
 
 export type Admission =

@@ -19,6 +19,8 @@ import { basename } from 'node:path';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { resolveOptions } from '../../common/options';
+import type { Limits, Relation } from '../../common/options';
 import { VerbError } from '../verbs/errors';
 import type { App, AppStatus, Narrator, OutsideAppInfo, Risk, Verb } from '../verbs/verb';
 import { outsideCall } from '../gate';
@@ -42,6 +44,9 @@ export interface McpAppOptions {
 }
 
 export const MCP_APP_DEFAULTS: Readonly<McpAppOptions> = { retryFirstMs: 1000, retryMaxMs: 60_000, connectTimeoutMs: 10_000, stderr: 'inherit' };
+
+const LIMITS: Limits<McpAppOptions> = { retryFirstMs: { over: 0 }, retryMaxMs: { over: 0 }, connectTimeoutMs: { over: 0 } };
+const RELATIONS: readonly Relation<McpAppOptions>[] = [{ option: 'retryMaxMs', is: 'at least', than: 'retryFirstMs', because: 'the waits only grow' }];
 
 /** What an MCP app says of itself: an outside app's, and its server's process while Confab runs it. */
 export interface McpAppInfo extends OutsideAppInfo {
@@ -67,7 +72,7 @@ interface Link {
 
 /** Opens the app of `file`: connected and listed once, or left out with the reason and tried again. */
 export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Partial<McpAppOptions> = {}): Promise<McpApp> {
-  const options = optionsOf(overrides);
+  const options = resolveOptions('mcpApp', MCP_APP_DEFAULTS, overrides, LIMITS, RELATIONS);
   // Secrets are read once, at start: a variable that is not set refuses the start (secretValues throws).
   const env = secretValues(file.file, 'mcp.env', file.mcp.env, deps.env);
   const headers = secretValues(file.file, 'mcp.headers', file.mcp.headers, deps.env);
@@ -324,15 +329,6 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
 /** A server that cannot be reached now; the message is the sentence's first clause. */
 class Away extends Error {
   override readonly name = 'Away';
-}
-
-function optionsOf(overrides: Partial<McpAppOptions>): McpAppOptions {
-  const options = { ...MCP_APP_DEFAULTS, ...overrides };
-  for (const key of ['retryFirstMs', 'retryMaxMs', 'connectTimeoutMs'] as const) {
-    if (!Number.isFinite(options[key]) || options[key] <= 0) throw new RangeError(`mcpApp: ${key} is ${String(options[key])}; give a number of milliseconds above 0.`);
-  }
-  if (options.retryMaxMs < options.retryFirstMs) throw new RangeError('mcpApp: retryMaxMs must be at least retryFirstMs.');
-  return options;
 }
 
 function secondsOf(ms: number): string {

@@ -19,6 +19,8 @@ import type { Decision } from './nextStep';
 import { scriptedModel } from './runModel';
 import type { RunModel } from './runModel';
 import type { PendingActionEvent } from '../../common/acting/protocol';
+import { resolveOptions } from '../../common/options';
+import type { Limit, Limits } from '../../common/options';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
@@ -96,7 +98,13 @@ export interface WorkerOptions {
   after?: (delayMs: number, run: () => void) => () => void;
 }
 
-export const WORKER_DEFAULTS = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000, watchMs: 500 });
+/** The worker's counts and timings, each explained on its field in `WorkerOptions`. */
+type WorkerSettings = Required<Pick<WorkerOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'watchMs'>>;
+
+export const WORKER_DEFAULTS: Readonly<WorkerSettings> = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000, watchMs: 500 });
+
+const WHOLE: Limit = { min: 1, whole: true };
+const LIMITS: Limits<WorkerSettings> = { concurrency: WHOLE, leaseMs: WHOLE, pollMs: WHOLE, watchMs: WHOLE };
 
 /** Why a model step's signal was aborted by the worker: the run was cancelled, or its minutes ran out. */
 export class StepStopped extends Error {
@@ -147,11 +155,8 @@ export class RunRefused extends Error {
 const BUDGET_WORDS = { out_of_steps: 'runs.out-of-steps', out_of_money: 'runs.out-of-money', out_of_time: 'runs.out-of-time' } as const;
 
 export function createWorker(options: WorkerOptions): Worker {
-  const settings = { ...WORKER_DEFAULTS, ...Object.fromEntries(Object.entries({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollMs: options.pollMs, watchMs: options.watchMs }).filter(([, v]) => v !== undefined)) } as typeof WORKER_DEFAULTS;
+  const settings = resolveOptions('worker', WORKER_DEFAULTS, options, LIMITS);
   const after = options.after ?? realAfter;
-  for (const [name, value] of Object.entries(settings)) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`The worker's ${name} is ${String(value)}; give a whole number, 1 or more.`);
-  }
   const { db, clock } = options;
   const owner = options.instance === undefined ? options.owner : `${options.instance}:${options.owner}`;
   let tookBack = options.instance === undefined;

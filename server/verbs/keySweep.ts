@@ -3,6 +3,7 @@
  * writes recorded more than `IDEMPOTENCY_KEPT_MS` ago (a retry of their turn can no longer come),
  * measured by the backend's clock, so a test moves time rather than waiting for it.
  */
+import { checkOption } from '../../common/options';
 import type { Executor } from './executor';
 
 /** How often the sweep runs, in ms: hourly, so a key lives at most an hour past its day. */
@@ -28,8 +29,7 @@ export interface KeySweep {
 }
 
 export function keySweep(deps: KeySweepDeps): KeySweep {
-  const everyMs = deps.everyMs ?? KEY_SWEEP_EVERY_MS;
-  if (!Number.isFinite(everyMs) || everyMs <= 0) throw new RangeError(`The key sweep's interval is ${String(everyMs)} ms; it must be a number above 0.`);
+  const everyMs = checkOption('keySweep.everyMs', deps.everyMs ?? KEY_SWEEP_EVERY_MS, { over: 0 });
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const sweep = () => deps.executor.sweepKeys(deps.clock());

@@ -9,6 +9,8 @@
  * "While you were away: <text>. <text>." Time and timers are injected, so it runs on a fake clock.
  */
 import type { Notice } from '../../common/acting/protocol';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import type { NoticeClaim } from '../platform/noticesClient';
 import { sayWord } from '../platform/words';
 
@@ -36,6 +38,8 @@ export interface NoticesOptions {
 }
 
 export const NOTICES_DEFAULTS: Readonly<NoticesOptions> = Object.freeze({ pollMs: 60_000 });
+
+const LIMITS: Limits<NoticesOptions> = { pollMs: { min: 1_000 } };
 
 /** The longest a timer may be set for, in ms (browsers fire a longer `setTimeout` at once). */
 const LONGEST_TIMER_MS = 2_147_483_647;
@@ -67,8 +71,7 @@ interface Scheduled {
 }
 
 export function scheduleNotices(ports: NoticesPorts, options: Partial<NoticesOptions> = {}): NoticeScheduler {
-  const { pollMs } = { ...NOTICES_DEFAULTS, ...options };
-  if (!Number.isFinite(pollMs) || pollMs < 1_000) throw new RangeError(`notices pollMs is ${String(pollMs)}; it must be at least 1000 ms.`);
+  const { pollMs } = resolveOptions('notices', NOTICES_DEFAULTS, options, LIMITS);
   const { clock } = ports;
   /** Notices known and not yet claimed, by id. */
   const scheduled = new Map<string, Scheduled>();

@@ -9,6 +9,8 @@
  * does the rest; while it is active, what it says is published.
  */
 import type { PendingActionEvent } from '../../common/acting/protocol';
+import { resolveOptions } from '../../common/options';
+import type { Limits } from '../../common/options';
 import type { ConversationPorts, ConversationView } from './createConversation';
 import type { Line } from '../../common/conversation/events';
 import type { Emitter } from '../core/emitter';
@@ -69,6 +71,8 @@ export interface PresenceOptions {
 
 export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500, progressGapMs: PROGRESS_GAP_MS });
 
+const LIMITS: Limits<PresenceOptions> = { readyMs: { min: 0 }, liveEveryMs: { min: 0 }, debounceMs: { min: 0 }, progressGapMs: { min: 0 } };
+
 export interface PagePresence {
   /** Resolves once the page knows whether it is the active one (the referee said, or it waited `readyMs`). */
   readonly ready: Promise<void>;
@@ -93,7 +97,7 @@ export interface PagePresence {
 }
 
 export function openPresence(ports: PresencePorts, listeners: PresenceListeners, options: Partial<PresenceOptions> = {}): PagePresence {
-  const { readyMs, liveEveryMs, debounceMs, progressGapMs } = { ...PRESENCE_PAGE_DEFAULTS, ...options };
+  const { readyMs, liveEveryMs, debounceMs, progressGapMs } = resolveOptions('pagePresence', PRESENCE_PAGE_DEFAULTS, options, LIMITS);
   const { me, bot, client, clock } = ports;
   let lastSeq = ports.since ?? 0;
   let disposed = false;

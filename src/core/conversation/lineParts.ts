@@ -5,10 +5,12 @@
  * surrogate pair, so every part is text on its own.
  */
 import { LINE_MAX_CHARS } from '../../../common/conversation/events';
+import { checkOption } from '../../../common/options';
 
 /** `text` in parts of at most `maxChars` UTF-16 code units each, which join back to `text`; one part when it fits. */
 export function lineParts(text: string, maxChars: number = LINE_MAX_CHARS): string[] {
-  if (!Number.isSafeInteger(maxChars) || maxChars < 2) throw new RangeError(`maxChars is ${String(maxChars)}; a part must hold at least 2 characters.`);
+  // A part of one code unit could not keep a surrogate pair whole.
+  checkOption('lineParts.maxChars', maxChars, { min: 2, whole: true });
   const parts: string[] = [];
   let rest = text;
   while (rest.length > maxChars) {

@@ -7,6 +7,7 @@
  * over the spectrum: speech puts nearly all its energy low, so a mean across every bin divides it by
  * the silent rest and reads as a small, flat figure that does not follow the syllables.
  */
+import { checkOption } from '../../../common/options';
 
 /** The name the level meter is registered under in the AudioWorklet scope. */
 export const LEVEL_METER_PROCESSOR = 'confab-level-meter';
@@ -43,16 +44,12 @@ export interface LevelMeterMessage {
 }
 
 /**
- * Samples per frame for a frame of about `frameMs` at `sampleRateHz`, at least one. Throws a
- * RangeError naming the bad value.
+ * Samples per frame for a frame of about `frameMs` at `sampleRateHz`, at least one. Throws
+ * `OptionError` naming the bad value.
  */
 export function frameSamplesFor(sampleRateHz: number, frameMs: number): number {
-  if (!Number.isFinite(sampleRateHz) || sampleRateHz <= 0) {
-    throw new RangeError(`level meter sample rate is ${String(sampleRateHz)} Hz; it must be a positive number.`);
-  }
-  if (!Number.isFinite(frameMs) || frameMs <= 0 || frameMs > 1000) {
-    throw new RangeError(`level meter frame is ${String(frameMs)} ms; it must be more than 0 and at most 1000.`);
-  }
+  checkOption('levelMeter.sampleRateHz', sampleRateHz, { over: 0 });
+  checkOption('levelMeter.frameMs', frameMs, { over: 0, max: 1000 });
   return Math.max(1, Math.round((sampleRateHz * frameMs) / 1000));
 }
 
@@ -79,10 +76,7 @@ export class PeakFramer {
   #filled = 0;
 
   constructor(frameSamples: number) {
-    if (!Number.isInteger(frameSamples) || frameSamples < 1) {
-      throw new RangeError(`level meter frame is ${String(frameSamples)} samples; it must be a whole number from 1 up.`);
-    }
-    this.frameSamples = frameSamples;
+    this.frameSamples = checkOption('levelMeter.frameSamples', frameSamples, { min: 1, whole: true });
   }
 
   /**

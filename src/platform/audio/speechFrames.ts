@@ -7,6 +7,7 @@
  * decimation, enough to keep the speech band for a voice activity model, at any input rate (48 kHz
  * and 44.1 kHz alike).
  */
+import { checkOption } from '../../../common/options';
 import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 
 /** One frame as the worklet posts it to the voice activity worker. */
@@ -55,9 +56,7 @@ export class SpeechFramer {
   #filled = 0;
 
   constructor(inputRateHz: number) {
-    if (!Number.isFinite(inputRateHz) || inputRateHz < SPEECH_RATE_HZ) {
-      throw new RangeError(`the microphone's rate is ${String(inputRateHz)} Hz; voice activity needs at least ${String(SPEECH_RATE_HZ)} Hz.`);
-    }
+    checkOption('speechFramer.inputRateHz', inputRateHz, { min: SPEECH_RATE_HZ });
     this.#decimator = new BoxDecimator(inputRateHz);
   }
 
