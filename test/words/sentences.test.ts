@@ -28,8 +28,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SCANNED = ['src', 'common', 'server', 'workers'];
 
 /**
- * Error classes whose message is for whoever runs the server or writes its files, thrown while they
- * are read at start (or by a command-line tool), never to a person talking to a bot.
+ * Error classes whose message goes to whoever runs the server, writes its files or its code — a
+ * terminal, a log, a console — never to a person talking to a bot; each says where it goes. What a
+ * person is told of one of these is a word of its own.
  */
 const OPERATOR_ERRORS: Readonly<Record<string, string>> = {
   ConfigError: 'the environment the server starts with (server/config.ts)',
