@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import type { OrbHarness } from './harness/orb';
 import { ORB_SHAPES } from '../../common/orb/orbShapes';
+import { englishSay } from '../helpers/pageWords';
 
 /** A shape drawn on a 240 px canvas lights many thousands of pixels; a blank one, none. */
 const DRAWN = 2000;
@@ -19,7 +20,7 @@ async function openOrb(page: Page, query: string): Promise<void> {
 
 test.describe('the moving orb', () => {
   for (const shape of ORB_SHAPES) {
-    test(`draws the ${shape.name.toLowerCase()} and keeps it moving with a voice`, async ({ page }) => {
+    test(`draws the ${shape.id} and keeps it moving with a voice`, async ({ page }) => {
       await openOrb(page, `shape=${shape.id}&state=speaking&level=0.6`);
       await page.waitForFunction((least) => (window as unknown as { harness: OrbHarness }).harness.litPixels() > least, DRAWN);
       await expect(page.locator('.orb')).toHaveAttribute('data-motion', 'moving');
@@ -37,7 +38,7 @@ test.describe('under reduced motion', () => {
   });
 
   for (const shape of ORB_SHAPES) {
-    test(`paints the ${shape.name.toLowerCase()} once and leaves it still, running no frames`, async ({ page }) => {
+    test(`paints the ${shape.id} once and leaves it still, running no frames`, async ({ page }) => {
       await openOrb(page, `shape=${shape.id}&state=speaking&level=0.6`);
       await expect(page.locator('.orb')).toHaveAttribute('data-motion', 'still');
       expect(await read(page, 'litPixels')).toBeGreaterThan(DRAWN);
@@ -70,7 +71,7 @@ test.describe('under reduced motion', () => {
 test('offers the five shapes as five named little drawings', async ({ page }) => {
   await openOrb(page, 'shape=halo&state=listening&level=0');
   for (const shape of ORB_SHAPES) {
-    const drawing = page.getByRole('img', { name: shape.name, exact: true });
+    const drawing = page.getByRole('img', { name: englishSay(shape.name), exact: true });
     await expect(drawing).toBeVisible();
     expect(await drawing.locator('path').count()).toBeGreaterThan(0);
   }
