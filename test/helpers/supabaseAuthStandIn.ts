@@ -323,6 +323,11 @@ export class SupabaseAuthStandIn {
 
   /** A new access token (and rotated refresh token) for one session of one user. */
   private async issue(user: UserRecord, sessionId: string, method: 'password' | 'anonymous' | 'token'): Promise<TokenResponse> {
+    // The session and its refresh token are written before signing awaits, as GoTrue commits them in
+    // one transaction: a sign-out that lands while this token is signed ends them, never the reverse.
+    const refreshToken = randomBytes(12).toString('base64url');
+    this.sessions.set(sessionId, user.id);
+    this.refreshTokens.set(refreshToken, { sessionId, userId: user.id, used: false });
     const nowS = Math.floor(Date.now() / 1000);
     const expiresAt = nowS + this.accessTokenLifetimeS;
     const provider = user.anonymous ? 'anonymous' : 'email';
@@ -344,9 +349,6 @@ export class SupabaseAuthStandIn {
       .setIssuedAt(nowS)
       .setExpirationTime(expiresAt)
       .sign(this.secret);
-    const refreshToken = randomBytes(12).toString('base64url');
-    this.sessions.set(sessionId, user.id);
-    this.refreshTokens.set(refreshToken, { sessionId, userId: user.id, used: false });
     return {
       access_token: accessToken,
       token_type: 'bearer',
