@@ -11,7 +11,7 @@ import { conversationMachine } from '../core/conversation/conversationMachine';
 import { remembered } from '../core/conversation/lines';
 import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
 import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
-import type { SpeakRequest } from '../core/speech/pieceHandover';
+import type { SpeakRequest } from '../core/speaking/pieceHandover';
 import type { ActionSettled } from '../../common/acting/protocol';
 import type { Pace } from '../../common/speaking/pace';
 import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../../common/conversation/events';

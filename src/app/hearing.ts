@@ -14,9 +14,9 @@
  * start with that bar rather than a cold one.
  */
 import type { ConversationEvent } from '../../common/conversation/events';
-import type { EchoGateOptions } from '../core/speech/echoGateOptions';
-import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../core/speech/gatePair';
-import type { GatePairState } from '../core/speech/gatePair';
+import type { EchoGateOptions } from '../core/hearing/echoGateOptions';
+import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../core/hearing/gatePair';
+import type { GatePairState } from '../core/hearing/gatePair';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 import { sayWord } from '../platform/words';
@@ -35,7 +35,7 @@ export interface AssistantAudio {
 
 /**
  * One microphone frame with the gates' verdict on it, as hearing hands it on. Not a `HeardFrame`
- * (`core/speech/echoGateState.ts`), the frame a gate keeps: this one carries no duration.
+ * (`core/hearing/echoGateState.ts`), the frame a gate keeps: this one carries no duration.
  */
 export interface JudgedFrame extends LevelFrame {
   /** Whether assistant audio was sounding when the frame was judged. */

@@ -5,7 +5,7 @@
  * back on the way in (from the speaker and the player); an id from another conversation's range
  * does not come in at all.
  */
-import type { SpeakRequest } from '../core/speech/pieceHandover';
+import type { SpeakRequest } from '../core/speaking/pieceHandover';
 import type { Pace } from '../../common/speaking/pace';
 import type { PlayerPort, SpeakerFailure, SpeakerPort } from './createConversation';
 

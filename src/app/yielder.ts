@@ -1,6 +1,6 @@
 /**
  * The voice yielding to the person, wired: when the echo gate hears them over the voice, the voice
- * ducks and the recogniser listens, and the pure decision (`src/core/speech/yielding.ts`) hears
+ * ducks and the recogniser listens, and the pure decision (`src/core/hearing/yielding.ts`) hears
  * their words (and time passing) until it rules: the turn is theirs — the conversation is told it
  * was talked over, and their words go on to it — or the voice carries on at full level and the
  * words, a backchannel or a noise's nothing, are let go.
@@ -12,9 +12,9 @@
  *
  * Words that are the assistant's own, heard through the speakers while ducked, decide nothing.
  */
-import { isSelfEcho } from '../core/speech/selfEcho';
-import { SPEAKING, YIELDING, yieldTo } from '../core/speech/yielding';
-import type { Ruling, YieldingInput, YieldingOptions, YieldingState } from '../core/speech/yielding';
+import { isSelfEcho } from '../core/hearing/selfEcho';
+import { SPEAKING, YIELDING, yieldTo } from '../core/hearing/yielding';
+import type { Ruling, YieldingInput, YieldingOptions, YieldingState } from '../core/hearing/yielding';
 
 /** Words from the recogniser, as the conversation would be told them. */
 export interface HeardWords {

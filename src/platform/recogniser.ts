@@ -24,11 +24,11 @@
  * phrases that the spec lets any recogniser take — see `phrasesRefused`.
  */
 import type { RecogniserError } from '../../common/conversation/events';
-import { onDeviceAvailability, recognitionPlace } from '../core/speech/onDeviceRecognition';
-import type { OnDeviceAvailability, RecognitionPlace } from '../core/speech/onDeviceRecognition';
-import type { RecognitionPhrase } from '../core/speech/recognitionPhrases';
-import { restartBackoff, restartWaitMs } from '../core/speech/restartBackoff';
-import type { RestartBackoff } from '../core/speech/restartBackoff';
+import { onDeviceAvailability, recognitionPlace } from '../core/hearing/onDeviceRecognition';
+import type { OnDeviceAvailability, RecognitionPlace } from '../core/hearing/onDeviceRecognition';
+import type { RecognitionPhrase } from '../core/hearing/recognitionPhrases';
+import { restartBackoff, restartWaitMs } from '../core/hearing/restartBackoff';
+import type { RestartBackoff } from '../core/hearing/restartBackoff';
 
 export interface RecogniserEvents {
   /** Words not yet committed to: the live line. */

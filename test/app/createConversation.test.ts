@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
-import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
+import type { SpeakRequest } from '../../src/core/speaking/pieceHandover';
 import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../common/conversation/events';
 import type { ActionSettled } from '../../common/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pageRecognition } from '../../src/app/page/pageRecognition';
 import { createPageStore, openingState } from '../../src/app/page/pageStore';
-import type { OnDeviceAvailability } from '../../src/core/speech/onDeviceRecognition';
-import type { RecognitionPhrase } from '../../src/core/speech/recognitionPhrases';
+import type { OnDeviceAvailability } from '../../src/core/hearing/onDeviceRecognition';
+import type { RecognitionPhrase } from '../../src/core/hearing/recognitionPhrases';
 
 /**
  * A recogniser whose answers the test gives, one call at a time. `answered()` resolves once every

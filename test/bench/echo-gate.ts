@@ -25,10 +25,10 @@
  * gatePair.ts) costs the audio thread.
  */
 import { performance } from 'node:perf_hooks';
-import { hearFrame, startEchoGate } from '../../src/core/speech/echoGate';
-import { FULL_SCALE } from '../../src/core/speech/echoGateBar';
-import type { EchoGateState } from '../../src/core/speech/echoGateState';
-import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
+import { hearFrame, startEchoGate } from '../../src/core/hearing/echoGate';
+import { FULL_SCALE } from '../../src/core/hearing/echoGateBar';
+import type { EchoGateState } from '../../src/core/hearing/echoGateState';
+import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';

@@ -8,7 +8,7 @@ import { createActor, fromCallback, SimulatedClock } from 'xstate';
 import type { Actor } from 'xstate';
 import { conversationMachine } from '../../src/core/conversation/conversationMachine';
 import type { AnswerRequest, SettleRequest } from '../../src/core/conversation/machineSetup';
-import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
+import type { SpeakRequest } from '../../src/core/speaking/pieceHandover';
 import type { ActionSettled, PendingActionEvent } from '../../common/acting/protocol';
 import type { ConversationEvent, ConversationInput, Line } from '../../common/conversation/events';
 import { englishSay } from './pageWords';

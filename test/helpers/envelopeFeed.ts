@@ -2,9 +2,9 @@
  * Plays a run of levels into an echo gate on a simulated clock, for the gate's tests: one frame per
  * level, `frameMs` apart, starting one frame after the gate's last frame (or at `frameMs`).
  */
-import { hearFrame } from '../../src/core/speech/echoGate';
-import { barOf } from '../../src/core/speech/echoGateBar';
-import type { EchoGateState } from '../../src/core/speech/echoGateState';
+import { hearFrame } from '../../src/core/hearing/echoGate';
+import { barOf } from '../../src/core/hearing/echoGateBar';
+import type { EchoGateState } from '../../src/core/hearing/echoGateState';
 
 export interface Played {
   state: EchoGateState;

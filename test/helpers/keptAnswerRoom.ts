@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/speech/gatePair';
-import type { GatePairFrame } from '../../src/core/speech/gatePair';
-import { EchoCanceller } from '../../src/platform/audio/echoCanceller';
-import type { CancelledFrame, EchoCancellerOptions } from '../../src/platform/audio/echoCanceller';
+import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/hearing/gatePair';
+import type { GatePairFrame } from '../../src/core/hearing/gatePair';
+import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
+import type { CancelledFrame, EchoCancellerOptions } from '../../src/core/hearing/echoCanceller';
 import { peakOf } from '../../src/platform/audio/peakFrames';
 import { answerSpeech, CLIPS_DIR, GAP_MS, msToSamples, RATE_HZ, trimmed } from '../e2e/speech/bargeInSpeech';
 import { readWav } from '../e2e/speech/wav';

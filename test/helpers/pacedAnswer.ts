@@ -11,7 +11,7 @@
  * keeping-up test (a simulated clock, the tiny graphs).
  */
 import { createActor, fromCallback } from 'xstate';
-import type { SpeakRequest as PieceRequest } from '../../src/core/speech/pieceHandover';
+import type { SpeakRequest as PieceRequest } from '../../src/core/speaking/pieceHandover';
 import type { PieceTiming, VoiceCost } from '../../common/speaking/pace';
 import type { Talk } from '../../common/talk';
 import { TALK } from '../../common/talk';

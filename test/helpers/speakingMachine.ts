@@ -4,7 +4,7 @@
  */
 import { fromCallback } from 'xstate';
 import { conversationMachine } from '../../src/core/conversation/conversationMachine';
-import type { SpeakRequest } from '../../src/core/speech/pieceHandover';
+import type { SpeakRequest } from '../../src/core/speaking/pieceHandover';
 
 /** What the machine's voice actions do. */
 export interface SpeakingPorts {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { restartWaitMs } from '../../src/core/speech/restartBackoff';
+import { restartWaitMs } from '../../src/core/hearing/restartBackoff';
 import { hasRecogniser, recognitionLanguage, webSpeechRecogniser } from '../../src/platform/recogniser';
 import type { Recogniser } from '../../src/platform/recogniser';
 

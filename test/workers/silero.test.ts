@@ -10,7 +10,7 @@ import * as ort from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hearActivity, NO_SPEECH } from '../../common/voiceActivity';
 import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../common/voiceActivity';
-import { SpeechFramer } from '../../src/platform/audio/speechFrames';
+import { SpeechFramer } from '../../src/core/hearing/speechFrames';
 import { openSilero, SileroContractError } from '../../workers/silero';
 import type { Silero } from '../../workers/silero';
 import { readWav } from '../e2e/speech/wav';

@@ -5,7 +5,7 @@
  * the person asks for from the settings. The recogniser is also given the phrases to favour.
  */
 import type { Recogniser } from '../../platform/recogniser';
-import { recognitionPhrases } from '../../core/speech/recognitionPhrases';
+import { recognitionPhrases } from '../../core/hearing/recognitionPhrases';
 import type { PageStore } from './pageStore';
 
 export interface PageRecognitionPorts {

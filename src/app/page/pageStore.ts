@@ -9,7 +9,7 @@
 import type { PublicBot } from '../../../common/bot';
 import { createEmitter } from '../../core/emitter';
 import type { Settings } from '../../core/settings';
-import type { OnDeviceAvailability, SpeechPackDownload } from '../../core/speech/onDeviceRecognition';
+import type { OnDeviceAvailability, SpeechPackDownload } from '../../core/hearing/onDeviceRecognition';
 import type { Memory, ThreadSummary } from '../../platform/conversationApi';
 import type { ConversationView } from '../createConversation';
 import type { EngineState } from '../engine';

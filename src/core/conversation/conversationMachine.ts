@@ -165,7 +165,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
      * `listening` → `answering.thinking` → `answering.speaking` → `listening`. The turn returns when
      * the answer has ended AND every piece handed to the speaker has played out — a reply plays on
      * after its text is complete; for the on-device voice, the pieces after the opening are cut as
-     * it is ready for them (src/core/speech/pieceHandover.ts). Barge-in leaves `answering` from
+     * it is ready for them (src/core/speaking/pieceHandover.ts). Barge-in leaves `answering` from
      * either sub-state, which stops the invoked `streamAnswer` (aborting the request).
      * An answer that asks the person to confirm a verb (`answer.confirm`) returns the turn to
      * `confirming` instead: the next thing the person says (or presses) is heard as a yes, a no or

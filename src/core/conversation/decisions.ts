@@ -4,8 +4,8 @@
  * `conversationMachine.ts`.
  */
 import { dropKept, endText, pushText, startChunking } from '../../../common/speaking/chunker';
-import { paced, request, speakOnward } from '../speech/pieceHandover';
-import type { Handover } from '../speech/pieceHandover';
+import { paced, request, speakOnward } from '../speaking/pieceHandover';
+import type { Handover } from '../speaking/pieceHandover';
 import type { ConversationContext, Problem } from '../../../common/conversation/events';
 import { remembered, settledLines } from './lines';
 import { named } from './machineSetup';

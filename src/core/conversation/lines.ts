@@ -2,7 +2,7 @@
  * What an utterance leaves behind once it is over: the lines it settles into the written
  * conversation, and what of it may still come back as echo.
  */
-import { rememberedUtterances } from '../speech/selfEcho';
+import { rememberedUtterances } from '../hearing/selfEcho';
 import type { ConversationContext, Line } from '../../../common/conversation/events';
 
 /** The question and what has been written of its answer, settled into the written conversation. */

@@ -5,8 +5,8 @@
  */
 import { setup, fromCallback } from 'xstate';
 import { PENDING_ACTION_MS } from '../../../common/acting/protocol';
-import { isSelfEcho } from '../speech/selfEcho';
-import type { SpeakRequest } from '../speech/pieceHandover';
+import { isSelfEcho } from '../hearing/selfEcho';
+import type { SpeakRequest } from '../speaking/pieceHandover';
 import type { ChatMessage, ConversationContext, ConversationEvent, ConversationInput, Line, RecogniserError } from '../../../common/conversation/events';
 import { remembered } from './lines';
 import { ANSWER_PATIENCE_MS } from './patience';

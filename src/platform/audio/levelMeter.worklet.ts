@@ -8,12 +8,12 @@
  * Loaded by microphone.ts with `audioWorklet.addModule`; Vite bundles it (with its one import) as a
  * module of its own in dev and in the build.
  */
-import { EchoCanceller } from './echoCanceller';
-import type { CancelledFrame } from './echoCanceller';
+import { EchoCanceller } from '../../core/hearing/echoCanceller';
+import type { CancelledFrame } from '../../core/hearing/echoCanceller';
 import { LEVEL_METER_PROCESSOR, PeakFramer } from './peakFrames';
 import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
-import { SpeechFramer } from './speechFrames';
-import type { SpeechFrameMessage } from './speechFrames';
+import { SpeechFramer } from '../../core/hearing/speechFrames';
+import type { SpeechFrameMessage } from '../../core/hearing/speechFrames';
 
 // The AudioWorkletGlobalScope's names: TypeScript ships no lib for this scope, and the DOM lib
 // this folder compiles with has only the page side (AudioWorkletNode).

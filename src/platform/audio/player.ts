@@ -7,7 +7,7 @@
 
 import { checkOption, checkOptions } from '../../../common/options';
 import type { Limit, Limits } from '../../../common/options';
-import { pieceToSayAgain } from '../../core/speech/sayAgain';
+import { pieceToSayAgain } from '../../core/speaking/sayAgain';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
 

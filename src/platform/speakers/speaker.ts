@@ -7,10 +7,10 @@
  * A speaker never speaks on its own: nothing is synthesised or requested except for a `speak`
  * call, so "speech off" (the machine making no `speak` effects) means nothing is made or paid for.
  */
-import type { SpeakRequest } from '../../core/speech/pieceHandover';
+import type { SpeakRequest } from '../../core/speaking/pieceHandover';
 import type { Voice } from '../../../common/conversation/events';
 
-export type { SpeakRequest } from '../../core/speech/pieceHandover';
+export type { SpeakRequest } from '../../core/speaking/pieceHandover';
 
 /** Why the endpoint voice could not say a piece. */
 export type EndpointFailureKind =

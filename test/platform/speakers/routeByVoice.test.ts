@@ -4,7 +4,7 @@
  */
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import type { SpeakRequest } from '../../../src/core/speech/pieceHandover';
+import type { SpeakRequest } from '../../../src/core/speaking/pieceHandover';
 import type { ConversationInput } from '../../../common/conversation/events';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';

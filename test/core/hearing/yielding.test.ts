@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SPEAKING, YIELDING, yieldTo } from '../../../src/core/speech/yielding';
-import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/speech/yielding';
+import { SPEAKING, YIELDING, yieldTo } from '../../../src/core/hearing/yielding';
+import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/hearing/yielding';
 
 const WITH_MODEL: YieldingContext = { options: YIELDING, language: 'en', voiceActivity: true };
 const WORDS_ONLY: YieldingContext = { ...WITH_MODEL, voiceActivity: false };

@@ -6,7 +6,7 @@ import {
   rememberedUtterances,
   resolveSelfEcho,
   SELF_ECHO,
-} from '../../../src/core/speech/selfEcho';
+} from '../../../src/core/hearing/selfEcho';
 
 const said = [
   'Good morning! How did you sleep?',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIST_BOOST, MAX_PHRASES, NAME_BOOST, recognitionPhrases } from '../../../src/core/speech/recognitionPhrases';
+import { LIST_BOOST, MAX_PHRASES, NAME_BOOST, recognitionPhrases } from '../../../src/core/hearing/recognitionPhrases';
 
 describe('the phrases the recogniser favours', () => {
   it('are the bot’s name first, then the person’s list names, each once', () => {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SPEECH_FRAME_SAMPLES, SPEECH_RATE_HZ } from '../../../common/voiceActivity';
-import { SpeechFramer } from '../../../src/platform/audio/speechFrames';
-import type { SpeechFrameMessage } from '../../../src/platform/audio/speechFrames';
+import { SpeechFramer } from '../../../src/core/hearing/speechFrames';
+import type { SpeechFrameMessage } from '../../../src/core/hearing/speechFrames';
 
 const QUANTUM = 128;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { hearFrame, startEchoGate } from '../../../src/core/speech/echoGate';
-import { ratioOf } from '../../../src/core/speech/echoGateBar';
-import type { EchoGateState } from '../../../src/core/speech/echoGateState';
+import { hearFrame, startEchoGate } from '../../../src/core/hearing/echoGate';
+import { ratioOf } from '../../../src/core/hearing/echoGateBar';
+import type { EchoGateState } from '../../../src/core/hearing/echoGateState';
 import { speechEnvelope } from '../../helpers/envelopeSpeech';
 import { seededRandom } from '../../helpers/random';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../../common/options';
-import { restartBackoff, restartWaitMs } from '../../../src/core/speech/restartBackoff';
+import { restartBackoff, restartWaitMs } from '../../../src/core/hearing/restartBackoff';
 
 describe('the recogniser restart backoff', () => {
   it('reopens at once after a session that heard something, then waits 250 ms doubling to 5 s', () => {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../../common/options';
-import { hearFrame } from '../../../src/core/speech/echoGate';
-import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../src/core/speech/gatePair';
-import type { GatePairFrame, GatePairState } from '../../../src/core/speech/gatePair';
+import { hearFrame } from '../../../src/core/hearing/echoGate';
+import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../src/core/hearing/gatePair';
+import type { GatePairFrame, GatePairState } from '../../../src/core/hearing/gatePair';
 
 const FRAME_MS = 10;
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../src/core/speech/echoGate';
-import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../src/core/speech/echoGateBar';
+import { EchoGate, hearFrame, listenAgain, startEchoGate } from '../../../src/core/hearing/echoGate';
+import { barOf, canBargeIn, FULL_SCALE, leakOf } from '../../../src/core/hearing/echoGateBar';
 import { OptionError } from '../../../common/options';
-import { ECHO_GATE, resolveEchoGate } from '../../../src/core/speech/echoGateOptions';
-import type { EchoGateOptions } from '../../../src/core/speech/echoGateOptions';
-import type { EchoGateState } from '../../../src/core/speech/echoGateState';
+import { ECHO_GATE, resolveEchoGate } from '../../../src/core/hearing/echoGateOptions';
+import type { EchoGateOptions } from '../../../src/core/hearing/echoGateOptions';
+import type { EchoGateState } from '../../../src/core/hearing/echoGateState';
 import { feed, silence, steady } from '../../helpers/envelopeFeed';
 import { mixLevels, speechEnvelope } from '../../helpers/envelopeSpeech';
 import { seededRandom } from '../../helpers/random';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pieceToSayAgain } from '../../../src/core/speech/sayAgain';
+import { pieceToSayAgain } from '../../../src/core/speaking/sayAgain';
 
 const piece = (key: string, endedAtMs: number, saidAgain = false) => ({ key, endedAtMs, saidAgain });
 

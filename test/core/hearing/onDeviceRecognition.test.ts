@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ON_DEVICE_AVAILABILITIES, disclosureWords, onDeviceAvailability, recognitionPlace, speechPackOffer } from '../../../src/core/speech/onDeviceRecognition';
+import { ON_DEVICE_AVAILABILITIES, disclosureWords, onDeviceAvailability, recognitionPlace, speechPackOffer } from '../../../src/core/hearing/onDeviceRecognition';
 import { englishSay } from '../../helpers/pageWords';
 
 describe('where speech is turned into words', () => {
