@@ -27,6 +27,7 @@ export type VoiceActivityReply =
   | { kind: 'frame'; endSample: number; probability: number }
   | { kind: 'failed'; reason: string };
 
+/** The page's figures are `HEARING.voiceActivity` (src/core/hearing/tuning.ts). */
 export interface VoiceActivityOptions {
   /** A frame this likely to be speech begins speech. */
   onAt: number;
@@ -35,9 +36,6 @@ export interface VoiceActivityOptions {
   /** How many frames in a row under `offAt` end speech. */
   hangFrames: number;
 }
-
-/** The thresholds vad-web ships with for Silero v5 (0.5 and 0.35), and about 100 ms of hang. */
-export const VOICE_ACTIVITY: Readonly<VoiceActivityOptions> = Object.freeze({ onAt: 0.5, offAt: 0.35, hangFrames: 3 });
 
 export interface VoiceActivityState {
   speech: boolean;
@@ -48,7 +46,7 @@ export interface VoiceActivityState {
 export const NO_SPEECH: VoiceActivityState = Object.freeze({ speech: false, quietFrames: 0 });
 
 /** The state after one frame whose probability of speech is `probability`. */
-export function hearActivity(state: VoiceActivityState, probability: number, options: VoiceActivityOptions = VOICE_ACTIVITY): VoiceActivityState {
+export function hearActivity(state: VoiceActivityState, probability: number, options: VoiceActivityOptions): VoiceActivityState {
   if (!state.speech) return probability >= options.onAt ? { speech: true, quietFrames: 0 } : state;
   if (probability >= options.offAt) return state.quietFrames === 0 ? state : { speech: true, quietFrames: 0 };
   const quietFrames = state.quietFrames + 1;

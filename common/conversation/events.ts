@@ -3,10 +3,7 @@
  * dotted facts, named for what happened rather than what should be done about it.
  */
 import type { ActionSettled, PendingActionEvent } from '../acting/protocol';
-import type { PageSay } from '../pageWords';
 import type { Pace } from '../speaking/pace';
-import type { Talk } from '../talk';
-import type { ChunkerState } from '../speaking/chunker';
 
 /** Who voices the answer: the on-device Supertonic engine, or the site's paid endpoint. */
 export type Voice = 'device' | 'endpoint';
@@ -65,6 +62,9 @@ export interface ChatMessage {
   content: string;
 }
 
+/** Words from the recogniser: an interim, or a final with the turn id it was given when the person finished. */
+export type HeardWords = { final: false; text: string } | { final: true; text: string; turnId: string };
+
 export type ConversationEvent =
   /** The recogniser's words before it commits to them; they show as the live line. */
   | { type: 'user.interim'; text: string }
@@ -78,12 +78,24 @@ export type ConversationEvent =
   | { type: 'user.said'; text: string; via: 'voice' | 'keyboard'; turnId: string }
   /** The echo gate heard the person clearly over the assistant's own leak. */
   | { type: 'user.interrupted' }
+  /** The echo gate heard the person over the voice, in the frame that ended at `atMs` (the frames' clock), clearing `bar`. */
+  | { type: 'hearing.bargeIn'; atMs: number; bar?: number }
+  /** Words from the recogniser, before it is decided whose they are: yielding hears them first. */
+  | { type: 'recogniser.words'; words: HeardWords }
   /**
-   * The person was heard over the voice (it ducked while `yielding.ts` decides): from now until the
-   * turn ends the recogniser runs, so their words decide this time and are heard from the start the
-   * next, rather than lost while a cold recogniser opens.
+   * Yielding (src/core/hearing/yieldingMachine.ts) ducked the voice: from now until the turn ends the
+   * recogniser runs, so the person's words decide this time and are heard from the start the next,
+   * rather than lost while a cold recogniser opens.
    */
-  | { type: 'voice.heardOver' }
+  | { type: 'yielding.ducked' }
+  /** Yielding gave the turn to the person: the voice stops, and the words it held go on. */
+  | { type: 'yielding.took'; words: readonly HeardWords[] }
+  /** Yielding let the voice carry on at full level: the gate hears the next sound afresh. */
+  | { type: 'yielding.carriedOn' }
+  /** The turn ended another way while yielding decided: the voice comes back, the words it held go on. */
+  | { type: 'yielding.released'; words: readonly HeardWords[] }
+  /** Words that were not yielding's to decide, as they came. */
+  | { type: 'yielding.passed'; words: HeardWords }
   /** Push to talk: the talk control went down / came up. */
   | { type: 'talk.press' }
   | { type: 'talk.release' }
@@ -157,93 +169,3 @@ export type ConversationEvent =
    * announcement is, between turns, then heard as a yes or a no as an answer's question is.
    */
   | { type: 'bot.asks'; action: PendingActionEvent; atMs: number };
-
-/** How a conversation starts; every field but `recogniser` and `say` has a default. */
-export interface ConversationInput {
-  /** Whether the browser has a speech recogniser at all. */
-  recogniser: boolean;
-  /** The page's words in the person's language: what it tells them when the answer or the recogniser fails. */
-  say: PageSay;
-  /** Whether answers are spoken. Off: written only, nothing synthesised or requested. Default true. */
-  speech?: boolean;
-  /** Push to talk instead of an open microphone. Default false. */
-  pushToTalk?: boolean;
-  /** Starts muted (typing only). Default false. */
-  muted?: boolean;
-  /** The bot file's `voice.by`. Default `device`. */
-  voice?: Voice;
-  /** The person's language (BCP 47), as a yes or a no is heard. Default `en`. */
-  language?: string;
-  /** The bot file's talk block over the defaults. */
-  talk?: Partial<Talk>;
-  /**
-   * A conversation reopened from the drawer: its lines so far, oldest first. The next question
-   * continues it, and its utterance ids carry on after the largest here.
-   */
-  lines?: readonly Line[];
-}
-
-export interface ConversationContext {
-  /** Id of the current (or last) utterance; every question starts a new one. */
-  utteranceId: number;
-  /** The one big line: interim words while listening, then the question while it is thought about. */
-  liveLine: string;
-  /** The question being answered, until it settles into `lines`. */
-  question: string | null;
-  /** The turn id of the last question asked (`user.said`'s); '' before any. */
-  turnId: string;
-  /** The answer text of the current utterance so far. */
-  answer: string;
-  /** The written conversation, settled lines only (nothing is in two places at once). */
-  lines: Line[];
-  /** `null` while the microphone is the way in; otherwise why only typing works. */
-  typing: TypingReason | null;
-  /** Push to talk instead of an open microphone. */
-  pushToTalk: boolean;
-  /** Push to talk: the talk control is down. */
-  talkHeld: boolean;
-  /** The person asked the bot to wait ("hold on", "give me a second"): it says nothing until they go on. */
-  waiting: boolean;
-  /** The person was heard over the voice in this turn: the recogniser runs until it ends. */
-  heardOver: boolean;
-  speech: boolean;
-  voice: Voice;
-  talk: Talk;
-  /** The on-device voice's last pace; null until it has said (pieces are then cut to `pieceChars` alone). */
-  pace: Pace | null;
-  chunker: ChunkerState;
-  /** Texts handed to the speaker for this utterance, by piece index. */
-  pieces: string[];
-  /** Which pieces have finished: played out, or lost to a failure with no fallback left. */
-  settled: boolean[];
-  /** Which pieces were played (began to sound): what an interrupted answer is kept as. */
-  played: boolean[];
-  /** The answer text has ended (done, failed or timed out); the turn returns once audio drains. */
-  answerEnded: boolean;
-  /** What the assistant said in its last few utterances, for the self-echo check. */
-  recentlySpoken: string[];
-  problem: Problem | null;
-  /**
-   * The page's words in the person's language (`ConversationInput.say`), held in a record: xstate
-   * would take a function standing in an object handed to `assign` for an assigner and call it.
-   */
-  words: { readonly say: PageSay };
-  /** The person's language (BCP 47), as a yes or a no is heard. */
-  language: string;
-  /** A verb waiting for the person's yes or no, from the answer; null when none waits. */
-  pendingAction: PendingAction | null;
-  /** The action whose outcome the turn is to say (answered by yes, no or waiting too long); null when none. */
-  awaitedAction: string | null;
-  /** What the bot is to say once the turn is the person's again, oldest first. */
-  announcements: string[];
-  /** Of those, the questions runs asked, oldest first: each becomes the pending action once it is said. */
-  asks: PendingAction[];
-  /** For each announcement by place, what it is news of (`bot.announces`' `about`), or null. */
-  announcedAbout: (string | null)[];
-}
-
-/** A verb waiting for the person's answer, as the machine keeps it. */
-export interface PendingAction extends PendingActionEvent {
-  /** How long the person is given to answer once asked, in ms (see `confirmPatienceMs`). */
-  patienceMs: number;
-}

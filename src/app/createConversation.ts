@@ -8,17 +8,18 @@
 import type { PendingActionEvent } from '../../common/acting/protocol';
 import { createActor, fromCallback } from 'xstate';
 import { conversationMachine } from '../core/conversation/conversationMachine';
-import { remembered } from '../core/conversation/lines';
 import type { ConversationActor, ConversationSnapshot } from '../core/conversation/conversationMachine';
 import type { AnswerRequest, SettleRequest } from '../core/conversation/machineSetup';
 import type { SpeakRequest } from '../core/speaking/pieceHandover';
 import type { ActionSettled } from '../../common/acting/protocol';
 import type { Pace } from '../../common/speaking/pace';
-import type { ChatMessage, ConversationEvent, ConversationInput, Line, Problem, RecogniserError, TypingReason, Voice } from '../../common/conversation/events';
+import type { ChatMessage, ConversationEvent, Line, Problem, RecogniserError, TypingReason, Voice } from '../../common/conversation/events';
+import type { Clock } from '../core/clock';
+import type { YieldingEvent } from '../core/hearing/yieldingMachine';
+import type { ConversationInput } from '../core/conversation/context';
 import type { AnswerItem } from '../platform/doorClient';
 import { newId } from '../platform/newId';
 import { sayWord } from '../platform/words';
-import { createYielder } from './yielder';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
 export interface RecogniserPort {
@@ -55,16 +56,14 @@ export interface PlayerPort {
   on(event: 'started' | 'ended', listener: (key: { utteranceId: number; piece: number }) => void): () => void;
 }
 
-/** The microphone level and echo gate: says when the person talks over the assistant. */
+/** The microphone level and echo gate: says when the person talks over the assistant. Its frames are timed on the conversation's clock. */
 export interface HearingPort {
-  /** The gate heard the person over the voice, in the frame that ended at `atMs` (on `nowMs`'s clock), clearing `bar`. */
+  /** The gate heard the person over the voice, in the frame that ended at `atMs`, clearing `bar`. */
   onBargeIn(listener: (heard: { atMs: number; bar: number }) => void): () => void;
   /** The voice activity model's frames on the microphone, where it runs. */
   onVoice?(listener: (frame: { atMs: number; speech: boolean }) => void): () => void;
   /** The microphone's level frames, as the gate heard them. */
   onLevel?(listener: (frame: { atMs: number; level: number }) => void): () => void;
-  /** The clock the frames carry, in ms (the page's: its AudioContext's). */
-  nowMs(): number;
   /** The voice carried on past what was heard: the gate hears the next sound over it afresh. */
   listenAgain?(): void;
 }
@@ -76,6 +75,8 @@ export interface ConversationPorts {
   player: PlayerPort;
   /** Undefined until (or unless) the microphone's level can be read. */
   hearing?: HearingPort;
+  /** The clock the hearing's frames carry, which the machine's timers and yielding read: default the wall clock. */
+  clock?: Clock;
   /**
    * The answer as it streams (its text, and the door's events); must stop (and cancel the request)
    * when `signal` aborts. `turnId` is the question's turn id: every try of this answer sends it.
@@ -169,11 +170,6 @@ function phaseOf(snapshot: ConversationSnapshot): ConversationView['phase'] {
   return 'thinking';
 }
 
-/** Whether the bot's voice is sounding: an answer, a greeting or an announcement past its first sound. */
-function voiceSounding(snapshot: ConversationSnapshot): boolean {
-  return snapshot.matches({ turn: { answering: 'speaking' } }) || snapshot.matches({ turn: { greeting: 'speaking' } }) || snapshot.matches({ turn: { announcing: 'speaking' } });
-}
-
 export function viewOf(snapshot: ConversationSnapshot): ConversationView {
   const { context } = snapshot;
   const phase = phaseOf(snapshot);
@@ -216,6 +212,10 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
       saveLine: (_, line) => {
         ports.keep(line);
       },
+      duckVoice: (_, ducked) => {
+        ports.player.duck(ducked);
+      },
+      listenAgain: () => ports.hearing?.listenAgain?.(),
     },
     actors: {
       streamAnswer: fromCallback<ConversationEvent, AnswerRequest>(({ input: request, sendBack }) => {
@@ -256,57 +256,19 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
     },
   });
 
-  const actor = createActor(machine, { input: { say: sayWord, ...input } });
+  const clock = ports.clock ?? wallClock;
+  const actor = createActor(machine, { clock, input: { say: sayWord, now: () => clock.now(), ...input } });
 
   const { recogniser, hearing } = ports;
   // The turn's id is made the moment the person finishes (or presses Send), before anything is asked.
   const newTurnId = ports.newTurnId ?? newId;
-  const interim = (text: string) => {
-    send({ type: 'user.interim', text });
-  };
-  const final = (text: string) => {
-    send({ type: 'user.said', text, via: 'voice', turnId: newTurnId() });
-  };
-  // Heard over the voice: it ducks, and the person's words (or their absence) say whose turn it is.
-  const yielder = createYielder({
-    duck: (ducked) => {
-      ports.player.duck(ducked);
-    },
-    heardOver: () => {
-      send({ type: 'voice.heardOver' });
-    },
-    sounding: () => voiceSounding(actor.getSnapshot()),
-    interrupt: () => {
-      send({ type: 'user.interrupted' });
-    },
-    listenAgain: () => hearing?.listenAgain?.(),
-    forward: (words) => {
-      if (words.final) final(words.text);
-      else interim(words.text);
-    },
-    spoken: () => remembered(actor.getSnapshot().context),
-    language: ports.language,
-    nowMs: () => hearing?.nowMs() ?? Date.now(),
-    after: (delayMs, run) => {
-      const timer = setTimeout(run, delayMs);
-      return () => {
-        clearTimeout(timer);
-      };
-    },
-  });
-  const subscription = actor.subscribe((snapshot) => {
-    if (yielder.deciding && !voiceSounding(snapshot)) yielder.release();
-  });
-  subscriptions.push(() => {
-    subscription.unsubscribe();
-  });
   if (recogniser !== undefined) {
     subscriptions.push(
       recogniser.on('interim', (text) => {
-        if (!yielder.words({ final: false, text })) interim(text);
+        send({ type: 'recogniser.words', words: { final: false, text } });
       }),
       recogniser.on('final', (text) => {
-        if (!yielder.words({ final: true, text })) final(text);
+        send({ type: 'recogniser.words', words: { final: true, text, turnId: newTurnId() } });
       }),
       recogniser.on('ended', () => {
         send({ type: 'recogniser.ended' });
@@ -332,19 +294,20 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
   });
   if (paced !== undefined) subscriptions.push(paced);
   if (hearing !== undefined) {
+    // The frames go straight to yielding, which alone reads them: the conversation hears only its rulings.
+    const yielding = (event: YieldingEvent) => {
+      actor.getSnapshot().children.yielding?.send(event);
+    };
     subscriptions.push(
       hearing.onBargeIn(({ atMs, bar }) => {
-        const snapshot = actor.getSnapshot();
-        // Push to talk is a deliberate gesture, and with no recogniser no words could decide: the turn is taken at once.
-        if (recogniser !== undefined && !snapshot.context.pushToTalk && voiceSounding(snapshot)) yielder.heard(atMs, bar);
-        else send({ type: 'user.interrupted' });
+        send({ type: 'hearing.bargeIn', atMs, bar });
       }),
     );
-    const voice = hearing.onVoice?.((frame) => {
-      yielder.voice(frame);
+    const voice = hearing.onVoice?.(({ atMs, speech }) => {
+      yielding({ type: 'voice', atMs, speech });
     });
-    const level = hearing.onLevel?.((frame) => {
-      yielder.sound(frame);
+    const level = hearing.onLevel?.(({ atMs, level }) => {
+      yielding({ type: 'sound', atMs, level });
     });
     for (const stop of [voice, level]) if (stop !== undefined) subscriptions.push(stop);
   }
@@ -354,7 +317,11 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
   return {
     view: () => viewOf(actor.getSnapshot()),
     subscribe(listener) {
+      // An event that changed nothing leaves the snapshot as it was: the view has nothing new to show.
+      let shown: ConversationSnapshot | null = null;
       const subscription = actor.subscribe((snapshot) => {
+        if (snapshot === shown) return;
+        shown = snapshot;
         listener(viewOf(snapshot));
       });
       return () => {
@@ -418,3 +385,12 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
 function unsettled(approve: boolean): string {
   return sayWord(approve ? 'page-talk.unsettled-yes' : 'page-talk.unsettled-no');
 }
+
+/** Where no frames' clock is given: the page's monotonic clock and its timers. */
+const wallClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: (run, delayMs) => setTimeout(run, delayMs),
+  clearTimeout: (id) => {
+    clearTimeout(id as ReturnType<typeof setTimeout>);
+  },
+};

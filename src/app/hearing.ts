@@ -14,9 +14,10 @@
  * start with that bar rather than a cold one.
  */
 import type { ConversationEvent } from '../../common/conversation/events';
-import type { EchoGateOptions } from '../core/hearing/echoGateOptions';
-import { barsOf, hearPair, listenAgainPair, ROOM_GATE, startGatePair } from '../core/hearing/gatePair';
+import { barsOf, hearPair, listenAgainPair, startGatePair } from '../core/hearing/gatePair';
 import type { GatePairState } from '../core/hearing/gatePair';
+import { HEARING } from '../core/hearing/tuning';
+import type { HearingTuning } from '../core/hearing/tuning';
 import { MicrophoneError, openMicrophoneLevel } from '../platform/audio/microphone';
 import type { LevelFrame, LevelSource, MicrophoneLevel, MicrophoneOptions } from '../platform/audio/microphone';
 import { sayWord } from '../platform/words';
@@ -55,13 +56,17 @@ export class Hearing {
   readonly #onBargeIn: (frame: JudgedFrame) => void;
   readonly #heard = new Set<(frame: JudgedFrame) => void>();
 
+  /** The gates' options this hearing runs: the page's are `HEARING`'s. */
+  readonly tuning: Pick<HearingTuning, 'gate' | 'cancelledGate'>;
+
   /**
    * `onBargeIn` is called with the frame that completed a barge-in: a person held clearly over the
-   * leak while the assistant was audible (or just after). `gate` adjusts the echo gate's options.
-   * Throws `OptionError` for a gate option a person must fix.
+   * leak while the assistant was audible (or just after). Throws `OptionError` for a gate option a
+   * person must fix.
    */
-  constructor(assistant: AssistantAudio, onBargeIn: (frame: JudgedFrame) => void, gate: Partial<EchoGateOptions> = {}) {
-    this.#gates = startGatePair({ ...ROOM_GATE, ...gate });
+  constructor(assistant: AssistantAudio, onBargeIn: (frame: JudgedFrame) => void, tuning: Pick<HearingTuning, 'gate' | 'cancelledGate'> = HEARING) {
+    this.tuning = tuning;
+    this.#gates = startGatePair(tuning.gate, tuning.cancelledGate);
     this.#assistant = assistant;
     this.#onBargeIn = onBargeIn;
   }
@@ -108,11 +113,6 @@ export class Hearing {
   /** The level a person must stay over right now, 0..1 (over 1 when nothing the microphone reads can clear it). */
   get bar(): number {
     return barsOf(this.#gates).raw;
-  }
-
-  /** False when the leak is so loud no voice can be told from it: the page can suggest headphones or a lower volume. */
-  get canBargeIn(): boolean {
-    return this.bar < 1;
   }
 }
 

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/app/createConversation';
 import type { ConversationPorts, SpeakerFailure } from '../../src/app/createConversation';
 import type { SpeakRequest } from '../../src/core/speaking/pieceHandover';
-import type { ChatMessage, ConversationInput, Line, RecogniserError } from '../../common/conversation/events';
+import type { ChatMessage, Line, RecogniserError } from '../../common/conversation/events';
+import type { ConversationInput } from '../../src/core/conversation/context';
 import type { ActionSettled } from '../../common/acting/protocol';
 import type { AnswerItem } from '../../src/platform/doorClient';
 import type { Pace } from '../../common/speaking/pace';
@@ -107,7 +108,15 @@ function setUp(input: Partial<ConversationInput> = {}) {
       duck: (ducked) => log.push(ducked ? 'player duck' : 'player unduck'),
       on: (event, listener) => (event === 'started' ? started : played).on(listener),
     },
-    hearing: { onBargeIn: (listener) => bargeIn.on(listener), onVoice: (listener) => voice.on(listener), nowMs: () => Date.now() },
+    hearing: { onBargeIn: (listener) => bargeIn.on(listener), onVoice: (listener) => voice.on(listener) },
+    // Vitest's fake timers stand for the frames' clock: its `Date.now` and its timers.
+    clock: {
+      now: () => Date.now(),
+      setTimeout: (run, delayMs) => setTimeout(run, delayMs),
+      clearTimeout: (id) => {
+        clearTimeout(id as ReturnType<typeof setTimeout>);
+      },
+    },
     answer: answer.port,
     keep: (line) => kept.push(line),
     settle: (actionId, approve) => {
@@ -124,7 +133,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
 }
 
 describe('the conversation’s junction', () => {
-  // The junction's own timers (the yielder's decisions, the machine's delays) run on a simulated clock.
+  // The junction's own timers (yielding's ticks, the machine's delays) run on a simulated clock.
   beforeEach(() => {
     vi.useFakeTimers();
   });

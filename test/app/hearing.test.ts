@@ -6,6 +6,7 @@ import { MicrophoneError } from '../../src/platform/audio/microphone';
 import type { LevelFrame, MicrophoneLevel } from '../../src/platform/audio/microphone';
 import { speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';
+import { HEARING } from '../../src/core/hearing/tuning';
 
 const FRAME_MS = 10;
 
@@ -120,7 +121,7 @@ describe('Hearing', () => {
     // Five seconds of silence later, the bar still stands over the leak it learned, not at the floor.
     expect(cold).toBeCloseTo(0.09);
     expect(hearing.bar).toBeGreaterThan(0.3);
-    expect(hearing.canBargeIn).toBe(true);
+    expect(hearing.bar).toBeLessThan(1);
   });
 
   it('stops hearing a microphone when told to', () => {
@@ -137,7 +138,12 @@ describe('Hearing', () => {
   });
 
   it('refuses gate options a person must fix', () => {
-    expect(() => new Hearing(player(), () => undefined, { margin: 0.5 })).toThrow(OptionError);
+    expect(() => new Hearing(player(), () => undefined, { gate: { ...HEARING.gate, margin: 0.5 }, cancelledGate: HEARING.cancelledGate })).toThrow(OptionError);
+    expect(() => new Hearing(player(), () => undefined, { gate: HEARING.gate, cancelledGate: { ...HEARING.cancelledGate, coldMargin: 1 } })).toThrow(OptionError);
+  });
+
+  it('runs the page’s one tuning table unless it is given another', () => {
+    expect(new Hearing(player(), () => undefined).tuning).toBe(HEARING);
   });
 });
 

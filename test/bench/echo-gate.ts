@@ -32,6 +32,7 @@ import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
 import { seededRandom } from '../helpers/random';
 import type { Random } from '../helpers/random';
+import { HEARING } from '../../src/core/hearing/tuning';
 
 /** Four independent recordings, so a figure is the gate's and not one draw's luck. */
 const SEEDS = [0x5eed_ec40, 0x1234_5678, 0x0bad_cafe, 0x0000_0042] as const;
@@ -116,7 +117,7 @@ function tally(outcomes: readonly TurnOutcome[]): Tally {
 
 /** Feeds frames to one gate, keeping the time. */
 class Listener {
-  state: EchoGateState = startEchoGate();
+  state: EchoGateState = startEchoGate(HEARING.gate);
   atMs = 0;
 
   hear(level: number, assistantAudible: boolean): boolean {

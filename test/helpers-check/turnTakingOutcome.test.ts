@@ -3,7 +3,8 @@ import type { TurnTakingReport } from '../e2e/harness/turnTaking';
 import { LEAD_MS } from '../e2e/speech/bargeInSpeech';
 import { outcomeOf } from '../e2e/speech/turnTakingRun';
 import type { SoundScenario, TurnTakingClip, TurnTakingSpeech } from '../e2e/speech/turnTakingSpeech';
-import { STOP_RAMP_MS, UNDUCK_MS } from '../../src/platform/audio/player';
+import { HEARING } from '../../src/core/hearing/tuning';
+import { STOP_RAMP_MS } from '../../src/platform/audio/player';
 
 // The answer starts at 1000 ms on the audio clock: the marker's frame ends at 1000 - LEAD_MS + 10.
 const ANSWER_AT_MS = 1000;
@@ -48,7 +49,7 @@ describe('a turn-taking run read against its scenario', () => {
     const onset = ANSWER_AT_MS + 500;
     const outcome = outcomeOf(coughAt(500), report({ ducks: [{ atMs: onset + 40, ducked: true }, { atMs: onset + 400, ducked: false }] }), speech);
     expect(outcome.duckedMs).toBeCloseTo(40 + QUANTUM_MS);
-    expect(outcome.fullLevelAgainMs).toBeCloseTo(400 + UNDUCK_MS - 250);
+    expect(outcome.fullLevelAgainMs).toBeCloseTo(400 + HEARING.duck.unduckMs - 250);
     expect(outcome.lostPieces).toEqual([]);
     expect(outcome.falseDucks).toBe(0);
   });

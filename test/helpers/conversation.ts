@@ -10,7 +10,8 @@ import { conversationMachine } from '../../src/core/conversation/conversationMac
 import type { AnswerRequest, SettleRequest } from '../../src/core/conversation/machineSetup';
 import type { SpeakRequest } from '../../src/core/speaking/pieceHandover';
 import type { ActionSettled, PendingActionEvent } from '../../common/acting/protocol';
-import type { ConversationEvent, ConversationInput, Line } from '../../common/conversation/events';
+import type { ConversationEvent, Line } from '../../common/conversation/events';
+import type { ConversationInput } from '../../src/core/conversation/context';
 import { englishSay } from './pageWords';
 
 /** One named effect the machine ran, in order. */
@@ -20,7 +21,9 @@ export type Effect =
   | { type: 'stopAudio' }
   | { type: 'speak'; params: SpeakRequest }
   | { type: 'cancelUtterance'; params: { utteranceId: number } }
-  | { type: 'saveLine'; params: Line };
+  | { type: 'saveLine'; params: Line }
+  | { type: 'duckVoice'; params: boolean }
+  | { type: 'listenAgain' };
 
 /** One request the fake answer stream received, and whether the machine aborted it. */
 export interface AnswerStream {
@@ -75,6 +78,8 @@ export class Scenario {
         speak: (_, params) => effects.push({ type: 'speak', params }),
         cancelUtterance: (_, params) => effects.push({ type: 'cancelUtterance', params }),
         saveLine: (_, params) => effects.push({ type: 'saveLine', params }),
+        duckVoice: (_, params) => effects.push({ type: 'duckVoice', params }),
+        listenAgain: () => effects.push({ type: 'listenAgain' }),
       },
       actors: {
         streamAnswer: fromCallback<ConversationEvent, AnswerRequest>(({ input: request }) => {
@@ -99,7 +104,7 @@ export class Scenario {
     });
     this.actor = createActor(machine, {
       clock: this.clock,
-      input: { recogniser: true, say: englishSay, ...input },
+      input: { recogniser: true, say: englishSay, now: () => this.clock.now(), ...input },
     });
     this.actor.start();
   }

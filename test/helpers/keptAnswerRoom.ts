@@ -1,13 +1,14 @@
 /**
  * The kept answer (test/e2e/speech/clips) as the page hears it with no browser: the player's output,
  * the microphone hearing its leak some milliseconds later, and the page's hearing of the two — the
- * level meter's echo canceller and both gates (gatePair.ts) with the room's options (`ROOM_GATE`).
+ * level meter's echo canceller and both gates (gatePair.ts) with the page's options (`HEARING`).
  * For the tests and the benchmark that ask what the capture's lag does to barge-in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hearPair, ROOM_GATE, startGatePair } from '../../src/core/hearing/gatePair';
+import { hearPair, startGatePair } from '../../src/core/hearing/gatePair';
+import { HEARING } from '../../src/core/hearing/tuning';
 import type { GatePairFrame } from '../../src/core/hearing/gatePair';
 import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
 import type { CancelledFrame, EchoCancellerOptions } from '../../src/core/hearing/echoCanceller';
@@ -86,7 +87,7 @@ export function pageBargeInsMs(room: Room, canceller: Partial<EchoCancellerOptio
     const length = Math.min(QUANTUM, microphone.length - at);
     cancelling.push(microphone.subarray(at, at + length), output.subarray(at, at + length), length, at, (frame) => cancelled.push(frame));
   }
-  let gates = startGatePair(ROOM_GATE);
+  let gates = startGatePair(HEARING.gate, HEARING.cancelledGate);
   const heard: number[] = [];
   cancelled.forEach(({ residual, echoLeft }, k) => {
     const start = k * FRAME;

@@ -16,6 +16,7 @@ import type { Silero } from '../../workers/silero';
 import { readWav } from '../e2e/speech/wav';
 import { seededRandom } from '../helpers/random';
 import { buildTinyGraphs } from '../helpers/tinySupertonic';
+import { HEARING } from '../../src/core/hearing/tuning';
 
 ort.env.wasm.numThreads = 1;
 
@@ -63,7 +64,7 @@ async function heard(silero: Silero, samples: Float32Array): Promise<{ probabili
   for (let at = 0; at + SPEECH_FRAME_SAMPLES <= samples.length; at += SPEECH_FRAME_SAMPLES) {
     const probability = await silero.speechIn(samples.slice(at, at + SPEECH_FRAME_SAMPLES));
     probabilities.push(probability);
-    const next = hearActivity(state, probability);
+    const next = hearActivity(state, probability, HEARING.voiceActivity);
     if (next.speech && !state.speech) speechFromMs.push((at / SPEECH_FRAME_SAMPLES + 1) * FRAME_MS);
     state = next;
   }

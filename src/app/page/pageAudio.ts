@@ -15,6 +15,8 @@ import { paceOf } from '../../../common/speaking/pace';
 import type { Pace } from '../../../common/speaking/pace';
 import type { PageConfig } from '../../../common/voice/api';
 import { audioContextInGesture, existingAudioContext } from '../../platform/audio/audioContext';
+import { audioClock } from '../../platform/audio/audioClock';
+import type { Clock } from '../../core/clock';
 import type { MicrophoneLevel, MicrophoneOptions } from '../../platform/audio/microphone';
 import { createAudioPlayer } from '../../platform/audio/player';
 import { startVoiceActivity } from '../../platform/audio/voiceActivityModel';
@@ -75,6 +77,8 @@ export interface PageAudio {
   /** The page's sound as every conversation shares it. */
   readonly sound: PageSound;
   readonly hearing: HearingPort;
+  /** The clock the hearing's frames carry: the AudioContext's. */
+  readonly clock: Clock;
   on: Emitter<PageAudioEvents>['on'];
   /** In a gesture: makes or resumes the AudioContext, and calls `then` once it runs. */
   unlock: (then: (context: AudioContext) => void) => void;
@@ -242,12 +246,11 @@ export function createPageAudio(ports: PageAudioPorts): PageAudio {
 
   return {
     sound,
+    clock: audioClock,
     hearing: {
       onBargeIn: (listener) => events.on('bargeIn', listener),
       onVoice: (listener) => events.on('voice', listener),
       onLevel: (listener) => events.on('level', listener),
-      // The frames' clock: the AudioContext's, once a gesture has made it.
-      nowMs: () => (player === null ? performance.now() : (existingAudioContext()?.currentTime ?? 0) * 1000),
       listenAgain: () => hearing?.listenAgain(),
     },
     on: (event, listener) => events.on(event, listener),

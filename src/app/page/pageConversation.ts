@@ -23,7 +23,7 @@ export interface PageConversationPorts {
   store: PageStore;
   settings: () => Settings;
   recogniser: Recogniser | undefined;
-  audio: Pick<PageAudio, 'sound' | 'hearing'>;
+  audio: Pick<PageAudio, 'sound' | 'hearing' | 'clock'>;
   answer: ConversationPorts['answer'];
   keeping: Pick<LineKeeping, 'keep' | 'key'>;
   settle: ConversationPorts['settle'];
@@ -82,6 +82,7 @@ export function pageConversation(ports: PageConversationPorts): PageConversation
           recogniser: ports.recogniser,
           ...soundIn(nextRange(), ports.audio.sound),
           hearing: ports.audio.hearing,
+          clock: ports.audio.clock,
           answer: ports.answer,
           keep: keeping.keep,
           settle: ports.settle,

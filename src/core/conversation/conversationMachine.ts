@@ -4,13 +4,15 @@
  * with `.provide()` (tests plug fakes), its guards and delays — are in `machineSetup.ts`; what it
  * does on each transition is in `decisions.ts`.
  */
-import { and, assign, not, or, stateIn } from 'xstate';
+import { and, assign, not, or, raise, sendTo, stateIn } from 'xstate';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { startChunking } from '../../../common/speaking/chunker';
 import { resolveTalk } from '../../../common/talk';
 import type { PageSay, PageWordKey } from '../../../common/pageWords';
 import type { ChatMessage, Problem, RecogniserError, TypingReason } from '../../../common/conversation/events';
+import { HEARING } from '../hearing/tuning';
 import { decisions } from './decisions';
+import { remembered } from './lines';
 import { named } from './machineSetup';
 import type { AnswerRequest } from './machineSetup';
 
@@ -94,7 +96,7 @@ const saying = {
         'audio.started': firstSound,
       },
     },
-    speaking: {},
+    speaking: { exit: 'releaseYielding' },
   },
 } as const;
 
@@ -133,9 +135,26 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       announcements: [],
       asks: [],
       announcedAbout: [],
+      // The wall clock where no frames' clock is given: a conversation whose voice is never talked over.
+      yielding: { now: input.now ?? (() => Date.now()), pace: input.yielding ?? HEARING.yielding },
     };
   },
+  // Heard over the voice, whether the turn is the person's is yielding's to decide; it lives as long as the conversation.
+  invoke: { id: 'yielding', systemId: 'yielding', src: 'yielding', input: ({ context }) => ({ pace: context.yielding.pace, now: context.yielding.now }) },
   on: {
+    'hearing.bargeIn': [
+      { guard: 'yields', actions: sendTo('yielding', ({ event }) => ({ type: 'heard' as const, atMs: event.atMs, ...(event.bar === undefined ? {} : { bar: event.bar }) })) },
+      { actions: raise({ type: 'user.interrupted' }) },
+    ],
+    'recogniser.words': [
+      { guard: 'voiceSounding', actions: sendTo('yielding', ({ context, event }) => ({ type: 'words' as const, words: event.words, spoken: remembered(context), language: context.language, sounding: true })) },
+      { actions: sendTo('yielding', ({ context, event }) => ({ type: 'words' as const, words: event.words, spoken: remembered(context), language: context.language, sounding: false })) },
+    ],
+    'yielding.ducked': { actions: [{ type: 'duckVoice', params: true }, assign({ heardOver: true })] },
+    'yielding.took': { actions: 'takeTurn' },
+    'yielding.carriedOn': { actions: [{ type: 'duckVoice', params: false }, 'listenAgain'] },
+    'yielding.released': { actions: [{ type: 'duckVoice', params: false }, 'passWords'] },
+    'yielding.passed': { actions: 'passWords' },
     'mic.mute': {
       guard: ({ context }) => context.typing !== 'unsupported',
       actions: assign({ typing: 'muted' }),
@@ -156,7 +175,6 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       actions: assign(({ context, event }) => ({ typing: typingFor(event.error), problem: recogniserProblem(event.error, context.words.say) })),
     },
     'talk.release': { actions: assign({ talkHeld: false }) },
-    'voice.heardOver': { actions: assign({ heardOver: true }) },
     'settings.changed': { actions: 'applySettings' },
     'voice.paced': { actions: 'takePace' },
   },
@@ -261,7 +279,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
                 answerPatience: { guard: 'nothingYet', actions: 'giveUpWaiting' },
               },
             },
-            speaking: {},
+            speaking: { exit: 'releaseYielding' },
           },
         },
         confirming: {

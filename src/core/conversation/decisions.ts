@@ -6,7 +6,8 @@
 import { dropKept, endText, pushText, startChunking } from '../../../common/speaking/chunker';
 import { paced, request, speakOnward } from '../speaking/pieceHandover';
 import type { Handover } from '../speaking/pieceHandover';
-import type { ConversationContext, Problem } from '../../../common/conversation/events';
+import type { ConversationEvent, HeardWords, Problem } from '../../../common/conversation/events';
+import type { ConversationContext } from './context';
 import { remembered, settledLines } from './lines';
 import { named } from './machineSetup';
 import { ANSWER_PATIENCE_MS, confirmPatienceMs } from './patience';
@@ -201,6 +202,20 @@ export const decisions = {
     enqueue({ type: 'cancelUtterance', params: { utteranceId: context.utteranceId } });
     enqueue.assign({ settled: context.settled.map(() => true), chunker: dropKept(context.chunker) });
   }),
+  /** Yielding gave the turn to the person: the voice stops as at any barge-in, and the words it held go on, in order. */
+  takeTurn: decide(({ event, enqueue }) => {
+    if (event.type !== 'yielding.took') return;
+    enqueue.raise({ type: 'user.interrupted' });
+    for (const words of event.words) enqueue.raise(spokenEvent(words));
+  }),
+  passWords: decide(({ event, enqueue }) => {
+    const words = event.type === 'yielding.passed' ? [event.words] : event.type === 'yielding.released' ? event.words : [];
+    for (const heard of words) enqueue.raise(spokenEvent(heard));
+  }),
+  /** The voice stopped sounding: a decision under way ends, and what it held goes on. */
+  releaseYielding: decide(({ enqueue }) => {
+    enqueue.sendTo('yielding', { type: 'release' });
+  }),
   applySettings: set(({ context, event }) => {
     if (event.type !== 'settings.changed') return {};
     const pushToTalk = event.pushToTalk ?? context.pushToTalk;
@@ -254,4 +269,9 @@ function withoutAbout(context: Pick<ConversationContext, 'announcements' | 'anno
 /** `announcedAbout` as long as `announcements` (what was queued without an `about` is about nothing). */
 function padded(context: Pick<ConversationContext, 'announcements' | 'announcedAbout'>): (string | null)[] {
   return context.announcements.map((_, i) => context.announcedAbout[i] ?? null);
+}
+
+/** The machine's event for words from the recogniser, once they are the conversation's. */
+function spokenEvent(words: HeardWords): ConversationEvent {
+  return words.final ? { type: 'user.said', text: words.text, via: 'voice', turnId: words.turnId } : { type: 'user.interim', text: words.text };
 }

@@ -3,7 +3,8 @@
  * conversation, and what of it may still come back as echo.
  */
 import { rememberedUtterances } from '../hearing/selfEcho';
-import type { ConversationContext, Line } from '../../../common/conversation/events';
+import type { Line } from '../../../common/conversation/events';
+import type { ConversationContext } from './context';
 
 /** The question and what has been written of its answer, settled into the written conversation. */
 export function settledLines(context: ConversationContext, interrupted: boolean): Line[] {

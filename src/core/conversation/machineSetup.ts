@@ -3,11 +3,13 @@
  * `.provide()`; tests plug fakes), the guards it decides by, and its delays. Nothing here has a
  * browser in it; an effect left unprovided throws, naming itself.
  */
-import { setup, fromCallback } from 'xstate';
+import { and, fromCallback, or, sendParent, setup, stateIn } from 'xstate';
 import { PENDING_ACTION_MS } from '../../../common/acting/protocol';
 import { isSelfEcho } from '../hearing/selfEcho';
+import { yieldingMachine } from '../hearing/yieldingMachine';
 import type { SpeakRequest } from '../speaking/pieceHandover';
-import type { ChatMessage, ConversationContext, ConversationEvent, ConversationInput, Line, RecogniserError } from '../../../common/conversation/events';
+import type { ChatMessage, ConversationEvent, HeardWords, Line, RecogniserError } from '../../../common/conversation/events';
+import type { ConversationContext, ConversationInput } from './context';
 import { remembered } from './lines';
 import { ANSWER_PATIENCE_MS } from './patience';
 import { asksToWait } from './shortTurns';
@@ -61,6 +63,16 @@ export const named = setup({
      * runs to its end whatever the turn does meanwhile (a yes is not taken back by talking on).
      */
     settleAction: fromCallback<ConversationEvent, SettleRequest>(() => unprovided('settleAction')),
+    /** Whether the person heard over the voice takes the turn (yieldingMachine.ts): its rulings come back as `yielding.*` events. */
+    yielding: yieldingMachine.provide({
+      actions: {
+        duck: sendParent({ type: 'yielding.ducked' }),
+        take: sendParent((_, { words }: { words: readonly HeardWords[] }) => ({ type: 'yielding.took', words })),
+        carryOn: sendParent({ type: 'yielding.carriedOn' }),
+        release: sendParent((_, { words }: { words: readonly HeardWords[] }) => ({ type: 'yielding.released', words })),
+        pass: sendParent((_, { words }: { words: HeardWords }) => ({ type: 'yielding.passed', words })),
+      },
+    }),
   },
   actions: {
     /** Turn the browser recogniser on (with the conversation's language). */
@@ -75,6 +87,10 @@ export const named = setup({
     cancelUtterance: (_, _params: { utteranceId: number }) => unprovided('cancelUtterance'),
     /** Keep a line the moment it is said (a conversation has no end to save it at). */
     saveLine: (_, _line: Line) => unprovided('saveLine'),
+    /** Duck the voice under the person while it is decided whose turn it is (true), or bring it back (false). */
+    duckVoice: (_, _ducked: boolean) => unprovided('duckVoice'),
+    /** The voice carried on past what the echo gate heard: it is to hear the next sound over it afresh. */
+    listenAgain: () => unprovided('listenAgain'),
   },
   guards: {
     blank: ({ event }) => event.type === 'user.said' && event.text.trim() === '',
@@ -98,6 +114,13 @@ export const named = setup({
     /** The person is not talking, nor asked to be waited for: no words on the live line, the talk control not held. */
     quiet: ({ context }) => context.liveLine.trim() === '' && !context.talkHeld && !context.waiting,
     announcementWaiting: ({ context }) => context.announcements.length > 0,
+    /** The bot's voice is sounding now. */
+    voiceSounding: or([stateIn('#conversation.turn.answering.speaking'), stateIn('#conversation.turn.greeting.speaking'), stateIn('#conversation.turn.announcing.speaking')]),
+    /**
+     * Heard over the voice, the person's words can decide whose turn it is. Push to talk is a
+     * deliberate gesture, and with no recogniser no words could decide: those take the turn at once.
+     */
+    yields: and([({ context }) => context.typing !== 'unsupported' && !context.pushToTalk, 'voiceSounding']),
   },
   delays: {
     /** How long a question may wait for the first word of its answer before the turn returns. */

@@ -10,8 +10,8 @@
  *
  * Pure: the state is immutable plain data and time is the frame's `atMs`, never read.
  */
-import { barFor, barOf, expectedLeak, leakOf, RATIO_SCALE, ratioOf, referenceLevel } from './echoGateBar';
-import { resolveEchoGate } from './echoGateOptions';
+import { barFor, expectedLeak, leakOf, RATIO_SCALE, ratioOf, referenceLevel } from './echoGateBar';
+import { checkEchoGate } from './echoGateOptions';
 import type { EchoGateOptions } from './echoGateOptions';
 import type { EchoGateState, HeardFrame } from './echoGateState';
 import { EMPTY_PICTURE, forget, learn } from './leakPicture';
@@ -46,9 +46,9 @@ export interface EchoGateFrame {
 }
 
 /** A gate that has heard nothing: no leak learned, so it warms up on the first assistant audio. */
-export function startEchoGate(options: Partial<EchoGateOptions> = {}): EchoGateState {
+export function startEchoGate(options: EchoGateOptions): EchoGateState {
   return {
-    options: Object.freeze(resolveEchoGate(options)),
+    options: Object.freeze(checkEchoGate(options)),
     leak: EMPTY_PICTURE,
     turnMs: 0,
     lastAtMs: null,
@@ -257,35 +257,4 @@ function warmingUp(state: EchoGateState): boolean {
  */
 export function listenAgain(state: EchoGateState): EchoGateState {
   return { ...state, interrupted: false, recent: [] };
-}
-
-/** One gate's state kept in an object, for callers that have no store to keep it in. */
-export class EchoGate {
-  #state: EchoGateState;
-
-  constructor(options: Partial<EchoGateOptions> = {}) {
-    this.#state = startEchoGate(options);
-  }
-
-  /** Hears one frame; true when it completed a barge-in. */
-  hear(frame: EchoGateFrame): boolean {
-    const next = hearFrame(this.#state, frame);
-    this.#state = next.state;
-    return next.bargeIn;
-  }
-
-  /** Armed again after the voice carried on past what it heard (`listenAgain`). */
-  listenAgain(): void {
-    this.#state = listenAgain(this.#state);
-  }
-
-  /** The level a person must stay over right now, 0..1 (over 1 when nothing can clear it). */
-  get bar(): number {
-    return barOf(this.#state);
-  }
-
-  /** The state as plain data, for inspection or to carry into a pure caller. */
-  get state(): EchoGateState {
-    return this.#state;
-  }
 }

@@ -49,7 +49,7 @@ function widening(state: EchoGateState): number {
  * The bar over a leak at `peak`: `margin` times it, widened while little is learned, never under
  * `floor`. When that is over full scale, a person at full scale still counts as long as the leak's
  * loudest moments (`headroom` over its peak) stay under it; past that the bar is over 1, and the
- * leak's own peaks are near full scale, so the gate says so (`canBargeIn`) rather than guess.
+ * leak's own peaks are near full scale and no voice can be told from it.
  */
 export function barFor(state: EchoGateState, peak: number): number {
   const { options } = state;
@@ -61,7 +61,7 @@ export function barFor(state: EchoGateState, peak: number): number {
 
 /**
  * The level, 0..1, a person must stay over right now. Over 1 when the leak itself reaches full
- * scale: nothing the microphone can read clears it (see `canBargeIn`).
+ * scale: nothing the microphone can read clears it.
  */
 export function barOf(state: EchoGateState): number {
   const reference = referenceLevel(state.reference);
@@ -90,12 +90,4 @@ export function ratioOf(state: EchoGateState): number {
 /** The leak the microphone may hear now, from the output of the last `referenceMs` and the learned ratio. */
 export function expectedLeak(state: EchoGateState, reference: number): number {
   return ratioOf(state) * reference;
-}
-
-/**
- * False when the leak is so loud that no level the microphone can read would clear the bar; the app
- * can tell the person to lower the volume or use headphones to interrupt by voice.
- */
-export function canBargeIn(state: EchoGateState): boolean {
-  return barOf(state) < 1;
 }

@@ -18,31 +18,9 @@
 import { hearFrame, hearNothing, listenAgain, startEchoGate } from './echoGate';
 import type { EchoGateFrame } from './echoGate';
 import { barOf } from './echoGateBar';
-import { resolveEchoGate } from './echoGateOptions';
+import { checkEchoGate } from './echoGateOptions';
 import type { EchoGateOptions } from './echoGateOptions';
 import type { EchoGateState } from './echoGateState';
-
-/**
- * The second gate's options over the first's. The residual swings further over its usual peak than
- * the leak does — the room's late reverberation is left in it whole, and the filter's misadjustment
- * comes and goes with the sound — so its margin is wider: at 2.75 (3.5 while cold), single frames
- * of the residual on the bench's room reach 0.5–0.9 of its bar, as the leak's own reach 0.9–1.0 of
- * the first gate's. It hears only while the voice sounds (`tailMs` 0): once the output falls silent
- * there is nothing left to cancel, the residual is the microphone itself, and its bar (learned on a
- * cancelled leak) would take the room's ring-out, or any sound just after the answer, for a person.
- * The first gate judges that tail, against the leak's own bar.
- */
-export const CANCELLED_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ margin: 2.75, coldMargin: 3.5, tailMs: 0 });
-
-/**
- * The gate's options for a real room, over its defaults. On real speech in Chromium (espeak answers
- * through a high-passed, reverberant leak: test/e2e/bargeIn.spec.ts) a first answer's second piece
- * can be louder than anything in its first; with the default `settleMs` (2 s, tuned on simulated
- * envelopes) the margin had narrowed by then and the leak's loudest syllable tripped it at 0.5 and
- * 0.7 leaks, and (one run in three) at 0.3. Six seconds keeps the first answer or two on the wider
- * margin, and the widest is 2 rather than 1.75.
- */
-export const ROOM_GATE: Readonly<Partial<EchoGateOptions>> = Object.freeze({ settleMs: 6000, coldMargin: 2 });
 
 /** A frame of the microphone, with its cancelled level while the canceller is trusted. */
 export interface GatePairFrame extends EchoGateFrame {
@@ -61,18 +39,17 @@ export interface GatePairState {
   readonly raw: EchoGateState;
   readonly cancelled: EchoGateState | null;
   /** The second gate's options, to start it afresh. */
-  readonly cancelledOptions: Partial<EchoGateOptions>;
+  readonly cancelledOptions: EchoGateOptions;
 }
 
 /**
- * A pair that has heard nothing. `options` are both gates'; `cancelled` adjusts the second's over
- * them (default `CANCELLED_GATE`). Throws `OptionError` for an option a person must fix.
+ * A pair that has heard nothing, with each gate's options (the page's are `HEARING.gate` and
+ * `HEARING.cancelledGate`). Throws `OptionError` for an option a person must fix.
  */
-export function startGatePair(options: Partial<EchoGateOptions> = {}, cancelled: Partial<EchoGateOptions> = CANCELLED_GATE): GatePairState {
-  const cancelledOptions = { ...options, ...cancelled };
+export function startGatePair(options: EchoGateOptions, cancelled: EchoGateOptions): GatePairState {
   // Checked now, not when the canceller is first trusted minutes later.
-  resolveEchoGate(cancelledOptions);
-  return { raw: startEchoGate(options), cancelled: null, cancelledOptions };
+  checkEchoGate(cancelled);
+  return { raw: startEchoGate(options), cancelled: null, cancelledOptions: cancelled };
 }
 
 /**

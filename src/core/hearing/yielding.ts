@@ -28,6 +28,7 @@
  */
 import { beginsBackchannel, isBackchannel } from '../conversation/shortTurns';
 
+/** What the decision is timed by; the page's figures are `HEARING.yielding` (`tuning.ts`). */
 export interface YieldingOptions {
   /** Speech longer than this, in ms, unbroken, is more than a backchannel: it takes the turn. */
   backchannelMaxMs: number;
@@ -43,8 +44,6 @@ export interface YieldingOptions {
    */
   wordsExpectedMs: number;
 }
-
-export const YIELDING: Readonly<YieldingOptions> = Object.freeze({ backchannelMaxMs: 700, noSpeechMs: 350, wordsWithinMs: 1500, endedMs: 250, wordsExpectedMs: 500 });
 
 /** What the voice is to do: duck (at once), take the turn (stop), or carry on at full level. */
 export type Ruling = 'duck' | 'take' | 'carryOn';

@@ -8,6 +8,7 @@
 import { checkOption, checkOptions } from '../../../common/options';
 import type { Limit, Limits } from '../../../common/options';
 import { pieceToSayAgain } from '../../core/speaking/sayAgain';
+import { HEARING } from '../../core/hearing/tuning';
 import { pieceQueue, startReporter } from './pieceQueue';
 import type { Piece, PieceKey } from './pieceQueue';
 
@@ -43,8 +44,8 @@ export interface AudioPlayer {
   /** Ramps to silence over `STOP_RAMP_MS`, silent within one render quantum after, and drops everything queued or open. */
   stop(): void;
   /**
-   * Ducks the voice by `DUCK_DB` within one render quantum (`true`), as a person falls quiet when
-   * someone starts to speak, or brings it back to full level over `UNDUCK_MS` (`false`). Nothing
+   * Ducks the voice by `HEARING.duck.duckDb` within one render quantum (`true`), as a person falls quiet when
+   * someone starts to speak, or brings it back to full level over `HEARING.duck.unduckMs` (`false`). Nothing
    * queued is dropped; a `stop()` ends the duck. Coming back, a piece whose end the duck ran past is
    * said again from its start, once, with what follows it after it (`sayAgain.ts`).
    */
@@ -85,10 +86,8 @@ export class PlayerDisposedError extends Error {
 
 /** How long `stop()` takes the output gain from where it is to 0, in ms. */
 export const STOP_RAMP_MS = 5;
-/** How far a duck takes the voice down, in dB. */
-export const DUCK_DB = -18;
-/** How long the voice takes to come back to full level after a duck, in ms: quick, but no click. */
-export const UNDUCK_MS = 60;
+/** How far a duck takes the voice down, and how soon it comes back: the hearing's table. */
+const { duckDb: DUCK_DB, unduckMs: UNDUCK_MS } = HEARING.duck;
 /** One render quantum at 48 kHz, in ms: a duck is done within it. */
 const DUCK_RAMP_MS = 128 / 48;
 

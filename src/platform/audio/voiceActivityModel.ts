@@ -12,6 +12,7 @@
 import graphUrl from '@ricky0123/vad-web/dist/silero_vad_v5.onnx?url';
 import { hearActivity, NO_SPEECH } from '../../../common/voiceActivity';
 import type { VoiceActivityReply, VoiceActivityRequest, VoiceActivityState } from '../../../common/voiceActivity';
+import { HEARING } from '../../core/hearing/tuning';
 import type { MicrophoneLevel } from './microphone';
 
 /** One frame of the model's hearing. */
@@ -59,7 +60,7 @@ export function startVoiceActivity(context: BaseAudioContext, microphone: Pick<M
       return;
     }
     if (reply.kind !== 'frame') return;
-    state = hearActivity(state, reply.probability);
+    state = hearActivity(state, reply.probability, HEARING.voiceActivity);
     const frame: VoiceActivityFrame = { atMs: reply.endSample * msPerSample, probability: reply.probability, speech: state.speech };
     for (const listener of listeners) listener(frame);
   };

@@ -16,8 +16,8 @@ describe('half-duplex recogniser', () => {
   it('turns the recogniser on over the voice once the person is heard over it, until the turn ends', () => {
     const c = conversation().user('Hi.').bot('One two three. Four five six.').starts(0).clearEffects();
     expect(c.recogniserOn).toBe(false);
-    c.send({ type: 'voice.heardOver' });
-    expect(c.effects).toEqual([{ type: 'startRecogniser' }]);
+    c.send({ type: 'yielding.ducked' });
+    expect(c.effects).toEqual([{ type: 'duckVoice', params: true }, { type: 'startRecogniser' }]);
     expect(c.recogniserOn).toBe(true);
     // Still on between pieces and for the rest of the answer...
     c.ends(0).starts(1);

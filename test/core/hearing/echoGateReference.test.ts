@@ -4,6 +4,7 @@ import { ratioOf } from '../../../src/core/hearing/echoGateBar';
 import type { EchoGateState } from '../../../src/core/hearing/echoGateState';
 import { speechEnvelope } from '../../helpers/envelopeSpeech';
 import { seededRandom } from '../../helpers/random';
+import { HEARING } from '../../../src/core/hearing/tuning';
 
 const FRAME_MS = 10;
 
@@ -25,7 +26,7 @@ interface Run {
  */
 function run(output: readonly number[], options: { share: number; delay?: number; person?: number; personFrom?: number; withOutput: boolean; state?: EchoGateState; startMs?: number }): Run {
   const delay = options.delay ?? 3;
-  let state = options.state ?? startEchoGate();
+  let state = options.state ?? startEchoGate(HEARING.gate);
   const startMs = options.startMs ?? 0;
   let bargeInAtMs: number | null = null;
   output.forEach((out, i) => {

@@ -8,6 +8,7 @@ import { OptionError } from '../../../common/options';
 import { hearFrame } from '../../../src/core/hearing/echoGate';
 import { barsOf, hearPair, listenAgainPair, startGatePair } from '../../../src/core/hearing/gatePair';
 import type { GatePairFrame, GatePairState } from '../../../src/core/hearing/gatePair';
+import { HEARING } from '../../../src/core/hearing/tuning';
 
 const FRAME_MS = 10;
 
@@ -34,7 +35,7 @@ function feed(state: GatePairState, frames: readonly GatePairFrame[]): { state: 
 
 /** Three seconds of a 0.3 leak that the canceller takes down to 0.04. */
 function settled(): GatePairState {
-  return feed(startGatePair(), leak(300, 0.3, 0.04, 0)).state;
+  return feed(startGatePair(HEARING.gate, HEARING.cancelledGate), leak(300, 0.3, 0.04, 0)).state;
 }
 
 /** A person's soft start: on the microphone just over the leak, well over the cancelled leak. */
@@ -130,6 +131,6 @@ describe('two gates heard as one', () => {
   });
 
   it('checks the cancelled gate’s options when the pair starts, not minutes later', () => {
-    expect(() => startGatePair({}, { margin: 5 })).toThrow(OptionError);
+    expect(() => startGatePair(HEARING.gate, { ...HEARING.cancelledGate, margin: 5 })).toThrow(OptionError);
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SPEAKING, YIELDING, yieldTo } from '../../../src/core/hearing/yielding';
+import { SPEAKING, yieldTo } from '../../../src/core/hearing/yielding';
+import { HEARING } from '../../../src/core/hearing/tuning';
+
+const YIELDING = HEARING.yielding;
 import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/hearing/yielding';
 
 const WITH_MODEL: YieldingContext = { options: YIELDING, language: 'en', voiceActivity: true };

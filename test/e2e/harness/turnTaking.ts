@@ -1,11 +1,12 @@
 /**
  * The turn-taking harness: the real player, microphone level, hearing (echo gate), voice activity
- * model (Silero in its worker) and yielder on the page's one AudioContext, composed as the app
- * composes them (src/app/createConversation.ts, pageAudio.ts): the gate's barge-in tells the
- * yielder it heard the person over the voice, in the frame's time; the model's frames go to the
- * yielder; the yielder ducks the player, starts the recogniser, and rules — `interrupt` stops the
- * player, as the machine's `stopAudio` would; carrying on brings the voice back (saying again a
- * piece the duck ran past) and arms the gate again. Its clock is the audio clock.
+ * model (Silero in its worker) and yielding (the statechart the conversation machine invokes,
+ * src/core/hearing/yieldingMachine.ts) on the page's one AudioContext, composed as the app composes
+ * them (src/app/createConversation.ts, pageAudio.ts): the gate's barge-in tells yielding it heard
+ * the person over the voice, in the frame's time; the model's and the gate's frames go to it; it
+ * ducks the player, starts the recogniser, and rules — `take` stops the player, as the machine's
+ * `stopAudio` would; carrying on brings the voice back (saying again a piece the duck ran past) and
+ * arms the gate again. Its clock is the audio clock, with the window's timers, as the page's is.
  *
  * The microphone is a room's (room.ts): the capture WAV, through Chromium's fake microphone,
  * holds what is not the voice (the marker, the noise floor, the person or the noise), and the page
@@ -23,8 +24,11 @@
  */
 import { Hearing, listenWithMicrophone } from '../../../src/app/hearing';
 import type { MicRefused } from '../../../src/app/hearing';
-import { createYielder } from '../../../src/app/yielder';
-import type { HeardWords } from '../../../src/app/yielder';
+import { createActor } from 'xstate';
+import type { HeardWords } from '../../../common/conversation/events';
+import type { Clock } from '../../../src/core/clock';
+import { HEARING } from '../../../src/core/hearing/tuning';
+import { yieldingMachine } from '../../../src/core/hearing/yieldingMachine';
 import { MICROPHONE, openMicrophoneLevel } from '../../../src/platform/audio/microphone';
 import { startVoiceActivity } from '../../../src/platform/audio/voiceActivityModel';
 import { harnessPlayer, markerHeard, sleep } from './harnessAudio';
@@ -35,7 +39,7 @@ import { roomMicrophone, roomPeak } from './room';
 export interface TurnTakingRun {
   /** The answer's pieces, in order, as URLs. */
   pieces: string[];
-  /** The pieces as said, in order: what the voice has said, for the yielder's self-echo check. */
+  /** The pieces as said, in order: what the voice has said, for yielding's self-echo check. */
   texts: readonly string[];
   /** The player's gap between pieces, in ms. */
   gapMs: number;
@@ -74,15 +78,15 @@ export interface TurnTakingReport {
   markerAtMs: number;
   /** The frames that completed a barge-in at the gate, by their time. */
   bargeInsAtMs: number[];
-  /** Every call of the yielder's `duck` port, when made and to what. */
+  /** Every duck and unduck yielding asked for, when made and to what. */
   ducks: { atMs: number; ducked: boolean }[];
-  /** When the recogniser was started (the `heardOver` port); null when it never was. */
+  /** When the recogniser was started (at the duck); null when it never was. */
   recogniserStartedAtMs: number | null;
-  /** Everything the fake recogniser said, and whether the yielder took it. */
+  /** Everything the fake recogniser said, and whether yielding took it (did not pass it on as it came). */
   words: { atMs: number; final: boolean; text: string; taken: boolean }[];
-  /** Words the yielder passed on once the turn was the person's. */
+  /** Words yielding passed on once the turn was the person's. */
   forwarded: HeardWords[];
-  /** When the `interrupt` port stopped the player; null when it never did. */
+  /** When taking the turn stopped the player; null when it never did. */
   stoppedAtMs: number | null;
   /** Every source the player started, in order. */
   sources: ScheduledSource[];
@@ -97,7 +101,7 @@ export interface TurnTakingReport {
    */
   leak: { gain: number; playerAtMs: number | null; microphoneAtMs: number | null; peak: number };
   /**
-   * The voice activity model's frames handed to the yielder: how many, how many were speech (after
+   * The voice activity model's frames handed to yielding: how many, how many were speech (after
    * hysteresis), the first one's time, and every change between speech and none.
    */
   voiceFrames: { total: number; speech: number; firstAtMs: number | null; changes: { atMs: number; speech: boolean }[] };
@@ -163,7 +167,7 @@ function fakeRecogniser(config: TurnTakingRun, onsetMs: number, nowMs: () => num
       words.forEach((_, i) => {
         at(heardFromMs + recogniser.delayMs + (i / words.length) * (endMs - heardFromMs), { final: false, text: words.slice(0, i + 1).join(' ') });
       });
-      at(Math.max(endMs + recogniser.finalAfterMs, heardFromMs + recogniser.delayMs), { final: true, text: sound.words });
+      at(Math.max(endMs + recogniser.finalAfterMs, heardFromMs + recogniser.delayMs), { final: true, text: sound.words, turnId: 'run' });
     },
     get startedAtMs() {
       return startedAtMs;
@@ -187,49 +191,63 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   let stoppedAtMs: number | null = null;
   let recogniser: ReturnType<typeof fakeRecogniser> | null = null;
 
-  const yielder = createYielder({
-    duck: (ducked) => {
-      ducks.push({ atMs: nowMs(), ducked });
-      player.duck(ducked);
+  let passed = false;
+  const clock: Clock = {
+    now: nowMs,
+    setTimeout: (run, delayMs) => window.setTimeout(run, delayMs),
+    clearTimeout: (id) => {
+      window.clearTimeout(id as number);
     },
-    heardOver: () => recogniser?.start(),
-    sounding: () => player.audible,
-    interrupt: () => {
-      player.stop();
-      stoppedAtMs = nowMs();
-    },
-    listenAgain: () => {
-      hearing.listenAgain();
-    },
-    forward: (heard) => forwarded.push(heard),
-    spoken: () => config.texts.filter((_, piece) => saidPieces.has(piece)),
-    language: () => LANGUAGE,
-    nowMs,
-    after: (delayMs, then) => {
-      const timer = setTimeout(then, delayMs);
-      return () => {
-        clearTimeout(timer);
-      };
-    },
-  });
+  };
+  const yielding = createActor(
+    yieldingMachine.provide({
+      actions: {
+        duck: () => {
+          ducks.push({ atMs: nowMs(), ducked: true });
+          player.duck(true);
+          recogniser?.start();
+        },
+        take: (_, { words: held }) => {
+          player.stop();
+          stoppedAtMs = nowMs();
+          forwarded.push(...held);
+        },
+        carryOn: () => {
+          ducks.push({ atMs: nowMs(), ducked: false });
+          player.duck(false);
+          hearing.listenAgain();
+        },
+        release: (_, { words: held }) => {
+          ducks.push({ atMs: nowMs(), ducked: false });
+          player.duck(false);
+          forwarded.push(...held);
+        },
+        pass: () => {
+          passed = true;
+        },
+      },
+    }),
+    { clock, input: { pace: HEARING.yielding, now: nowMs } },
+  ).start();
+  const deciding = () => yielding.getSnapshot().matches('deciding');
   player.on('started', ({ piece }) => {
     saidPieces.add(piece);
     started.push({ atMs: nowMs(), piece });
   });
   // As the app does: a decision under way when the voice stops sounding is over.
   player.on('audible', (audible) => {
-    if (!audible && yielder.deciding) yielder.release();
+    if (!audible) yielding.send({ type: 'release' });
   });
 
   const voiceFrames: TurnTakingReport['voiceFrames'] = { total: 0, speech: 0, firstAtMs: null, changes: [] };
   const bargeInsAtMs: number[] = [];
   const hearing = new Hearing(player, (frame) => {
     bargeInsAtMs.push(frame.atMs);
-    if (player.audible) yielder.heard(frame.atMs, frame.bar);
+    if (player.audible) yielding.send({ type: 'heard', atMs: frame.atMs, bar: frame.bar });
   });
   // As the app does: the gate's frames tell the decision how long the sound it heard goes on.
   hearing.onHeard((frame) => {
-    yielder.sound(frame);
+    yielding.send({ type: 'sound', atMs: frame.atMs, level: frame.level });
   });
   const leak: TurnTakingReport['leak'] = { gain: leakGain, playerAtMs: null, microphoneAtMs: null, peak: 0 };
   const bar: TurnTakingReport['bar'] = { atHeardMs: null, leakOverBar: 0, cancelledAtHeard: null, residualOverBar: 0, cancellingFromMs: null };
@@ -292,7 +310,7 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
     if (speech) voiceFrames.speech += 1;
     voiceFrames.firstAtMs ??= atMs;
     if (speech !== (voiceFrames.changes.at(-1)?.speech ?? false)) voiceFrames.changes.push({ atMs, speech });
-    yielder.voice({ atMs, speech });
+    yielding.send({ type: 'voice', atMs, speech });
   });
 
   const markerAtMs = await marker;
@@ -301,7 +319,10 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   const onsetMs = answerAtMs + (config.sound?.atMs ?? Number.NaN);
   if (config.sound !== null) onsetAtMs = onsetMs;
   recogniser = fakeRecogniser(config, onsetMs, nowMs, (heard) => {
-    words.push({ atMs: nowMs(), ...heard, taken: yielder.words(heard) });
+    passed = false;
+    const spoken = config.texts.filter((_, piece) => saidPieces.has(piece));
+    yielding.send({ type: 'words', words: heard, spoken, language: LANGUAGE, sounding: player.audible });
+    words.push({ atMs: nowMs(), final: heard.final, text: heard.text, taken: !passed });
   });
   await sleep(answerAtMs - nowMs());
   answerPlaying = true;
@@ -312,12 +333,13 @@ async function run(config: TurnTakingRun): Promise<TurnTakingReport> {
   const until = nowMs() + RUN_PATIENCE_MS;
   let quietSinceMs: number | null = null;
   while (nowMs() < until) {
-    const quiet = started.length > 0 && player.drained && !player.audible && !yielder.deciding;
+    const quiet = started.length > 0 && player.drained && !player.audible && !deciding();
     quietSinceMs = quiet ? (quietSinceMs ?? nowMs()) : null;
     if (quietSinceMs !== null && nowMs() - quietSinceMs >= config.afterMs) break;
     await sleep(20);
   }
   recogniser.stop();
+  yielding.stop();
   voiceActivity.stop();
   microphone.stop();
   room.stop();

@@ -7,7 +7,8 @@
  * Used by the benchmark (test/bench/turn-taking.ts).
  */
 import type { TurnTakingReport, TurnTakingRun } from '../harness/turnTaking';
-import { STOP_RAMP_MS, UNDUCK_MS } from '../../../src/platform/audio/player';
+import { HEARING } from '../../../src/core/hearing/tuning';
+import { STOP_RAMP_MS } from '../../../src/platform/audio/player';
 import { runHarness } from './bargeInRun';
 import { GAP_MS, LEAD_MS, MARKER_LEVEL } from './bargeInSpeech';
 import type { SoundScenario, TurnTakingSpeech } from './turnTakingSpeech';
@@ -43,7 +44,7 @@ export interface TurnTakingOutcome {
   silentMs: number | null;
   /**
    * From the sound's last sample to the voice back at full level (the `duck(false)` that ended the
-   * last duck begun before the sound ended, plus `UNDUCK_MS`); null when it never ducked or was taken,
+   * last duck begun before the sound ended, plus `HEARING.duck.unduckMs`); null when it never ducked or was taken,
    * and NaN when a duck was never ended.
    */
   fullLevelAgainMs: number | null;
@@ -96,7 +97,7 @@ export function outcomeOf(scenario: SoundScenario, report: TurnTakingReport, spe
   const taken = report.stoppedAtMs !== null;
   const stretches = duckedStretches(report.ducks);
   const lastBeforeEnd = soundEndMs === null ? undefined : stretches.filter(([from]) => onsetMs !== null && from >= onsetMs && from <= soundEndMs).at(-1);
-  const fullLevelAgainMs = taken || lastBeforeEnd === undefined || soundEndMs === null ? null : lastBeforeEnd[1] === Infinity ? Number.NaN : lastBeforeEnd[1] + UNDUCK_MS - soundEndMs;
+  const fullLevelAgainMs = taken || lastBeforeEnd === undefined || soundEndMs === null ? null : lastBeforeEnd[1] === Infinity ? Number.NaN : lastBeforeEnd[1] + HEARING.duck.unduckMs - soundEndMs;
 
   const lostPieces = speech.assistant.pieceMs.flatMap((pieceMs, piece) => {
     const plays = report.sources.filter((s) => Math.abs(s.durationMs - pieceMs) <= SAME_PIECE_MS);

@@ -5,7 +5,7 @@
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import type { SpeakRequest } from '../../../src/core/speaking/pieceHandover';
-import type { ConversationInput } from '../../../common/conversation/events';
+import type { ConversationInput } from '../../../src/core/conversation/context';
 import { createDeviceSpeaker } from '../../../src/platform/speakers/deviceSpeaker';
 import { createEndpointSpeaker } from '../../../src/platform/speakers/endpointSpeaker';
 import { routeByVoice } from '../../../src/platform/speakers/routeByVoice';
