@@ -80,6 +80,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const paced = hub<[Pace]>();
   const bargeIn = hub<[{ atMs: number; bar: number }]>();
   const voice = hub<[{ atMs: number; speech: boolean }]>();
+  const level = hub<[{ atMs: number; level: number }]>();
   const log: string[] = [];
   const spoken: SpeakRequest[] = [];
   const kept: Line[] = [];
@@ -108,7 +109,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
       duck: (ducked) => log.push(ducked ? 'player duck' : 'player unduck'),
       on: (event, listener) => (event === 'started' ? started : played).on(listener),
     },
-    hearing: { onBargeIn: (listener) => bargeIn.on(listener), onVoice: (listener) => voice.on(listener) },
+    hearing: { onBargeIn: (listener) => bargeIn.on(listener), onVoice: (listener) => voice.on(listener), onLevel: (listener) => level.on(listener) },
     // Vitest's fake timers stand for the frames' clock: its `Date.now` and its timers.
     clock: {
       now: () => Date.now(),
@@ -129,7 +130,7 @@ function setUp(input: Partial<ConversationInput> = {}) {
   const failSettling = () => {
     settleWith = () => Promise.reject(new Error('offline'));
   };
-  return { conversation, interim, final, ended, failed, started, played, speakerFailed, paced, bargeIn, voice, log, spoken, kept, answer, settled, failSettling };
+  return { conversation, interim, final, ended, failed, started, played, speakerFailed, paced, bargeIn, voice, level, log, spoken, kept, answer, settled, failSettling };
 }
 
 describe('the conversation’s junction', () => {
@@ -243,13 +244,28 @@ describe('the conversation’s junction', () => {
     t.interim.emit('the fox ran off');
     await settle();
     expect(t.conversation.view().liveLine).toBe('');
-    // A cough: over by the time the gate's frames are read, no words come, and once words would
-    // have come the voice is back.
+    // A cough: over by the time the gate's frames are read (the level under its bar), no words come,
+    // and once words would have come the voice is back.
+    t.log.length = 0;
+    /** The microphone's level frames, 10 ms apart, for `ms` from now, under the bar. */
+    const underBar = async (ms: number) => {
+      for (let at = 0; at < ms; at += 10) {
+        t.level.emit({ atMs: Date.now(), level: 0.05 });
+        await vi.advanceTimersByTimeAsync(10);
+      }
+    };
+    t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
+    await underBar(400);
+    expect(t.log).toEqual(['player duck']);
+    await underBar(200);
+    expect(t.log).toEqual(['player duck', 'player unduck']);
+    // With no level frames coming (the audio thread behind), the absence of sound decides nothing:
+    // words and time do, once words would surely have come.
     t.log.length = 0;
     t.bargeIn.emit({ atMs: Date.now(), bar: 0.2 });
-    await vi.advanceTimersByTimeAsync(400);
+    await vi.advanceTimersByTimeAsync(1000);
     expect(t.log).toEqual(['player duck']);
-    await vi.advanceTimersByTimeAsync(200);
+    await vi.advanceTimersByTimeAsync(600);
     expect(t.log).toEqual(['player duck', 'player unduck']);
     expect(t.answer.aborted).toBe(false);
     expect(t.conversation.view().phase).toBe('speaking');

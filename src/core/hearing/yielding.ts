@@ -64,12 +64,16 @@ export type YieldingState =
       speechFromMs: number | null;
       /** When speech was last heard, or null when none has been since the duck. */
       lastSpeechMs: number | null;
+      /** How far the model has heard: its latest frame since the duck, or null before one. */
+      voiceToMs: number | null;
       /** The level the person cleared when the gate heard them, or null when it was not given. */
       bar: number | null;
       /** When the current run of sound over `bar` began (gaps shorter than `endedMs` bridged), or null while there is none. */
       soundFromMs: number | null;
       /** When the microphone was last over `bar`, or null when it has not been since the duck. */
       lastSoundMs: number | null;
+      /** How far the level has been heard: its latest frame since the duck, or null before one. */
+      soundToMs: number | null;
       /** The words recognised since the duck, the latest interim or final. */
       words: string;
       /** Whether `words` are a final: an interim may still grow into a backchannel. */
@@ -116,7 +120,20 @@ export function yieldTo(state: YieldingState, input: YieldingInput, context: Yie
     if (input.kind === 'heard') {
       const model = context.voiceActivity && input.speechBefore !== true;
       return {
-        state: { kind: 'deciding', sinceMs: input.atMs, model, speechFromMs: null, lastSpeechMs: null, bar: input.bar ?? null, soundFromMs: null, lastSoundMs: null, words: '', final: false },
+        state: {
+          kind: 'deciding',
+          sinceMs: input.atMs,
+          model,
+          speechFromMs: null,
+          lastSpeechMs: null,
+          voiceToMs: null,
+          bar: input.bar ?? null,
+          soundFromMs: null,
+          lastSoundMs: null,
+          soundToMs: null,
+          words: '',
+          final: false,
+        },
         ruling: 'duck',
       };
     }
@@ -124,12 +141,15 @@ export function yieldTo(state: YieldingState, input: YieldingInput, context: Yie
   }
   let next = state;
   if (input.kind === 'voice' && state.model) {
+    const voiceToMs = Math.max(state.voiceToMs ?? input.atMs, input.atMs);
     next = input.speech
-      ? { ...state, speechFromMs: state.speechFromMs ?? input.atMs, lastSpeechMs: input.atMs }
-      : { ...state, speechFromMs: null };
+      ? { ...state, speechFromMs: state.speechFromMs ?? input.atMs, lastSpeechMs: input.atMs, voiceToMs }
+      : { ...state, speechFromMs: null, voiceToMs };
   } else if (input.kind === 'sound' && state.bar !== null) {
-    if (input.level > state.bar) next = { ...state, soundFromMs: state.soundFromMs ?? input.atMs, lastSoundMs: input.atMs };
-    else if (state.lastSoundMs !== null && input.atMs - state.lastSoundMs >= context.options.endedMs) next = { ...state, soundFromMs: null };
+    const soundToMs = Math.max(state.soundToMs ?? input.atMs, input.atMs);
+    if (input.level > state.bar) next = { ...state, soundFromMs: state.soundFromMs ?? input.atMs, lastSoundMs: input.atMs, soundToMs };
+    else if (state.lastSoundMs !== null && input.atMs - state.lastSoundMs >= context.options.endedMs) next = { ...state, soundFromMs: null, soundToMs };
+    else next = { ...state, soundToMs };
   } else if (input.kind === 'words') {
     next = { ...state, words: input.text, final: input.final === true };
   }
@@ -156,20 +176,27 @@ function rulingOf(state: Extract<YieldingState, { kind: 'deciding' }>, nowMs: nu
   if (words !== '' && !backchannel && (state.final || !beginsBackchannel(words, language))) return 'take';
   const undecided = words !== '' && !backchannel;
   const sinceMs = nowMs - state.sinceMs;
+  // How long a sound goes on, and whether it has ended, is read only as far as the frames have
+  // come: a model or an audio thread that has fallen behind has said neither "still speech" nor "none".
   if (state.model) {
+    const heardToMs = state.voiceToMs ?? state.sinceMs;
     // Speech going on longer than a backchannel does is a turn, words or none yet.
-    if (state.speechFromMs !== null && nowMs - state.speechFromMs > options.backchannelMaxMs) return 'take';
+    if (state.speechFromMs !== null && heardToMs - state.speechFromMs > options.backchannelMaxMs) return 'take';
     // Nothing the model took for speech: a cough, a knock, a click.
-    if (state.lastSpeechMs === null) return sinceMs >= options.noSpeechMs && !undecided ? 'carryOn' : null;
-    const ended = state.speechFromMs === null && nowMs - state.lastSpeechMs >= options.endedMs;
-    if (backchannel && ended) return 'carryOn';
+    if (state.lastSpeechMs === null) {
+      if (heardToMs - state.sinceMs >= options.noSpeechMs) return undecided ? null : 'carryOn';
+    } else if (backchannel && state.speechFromMs === null && heardToMs - state.lastSpeechMs >= options.endedMs) {
+      return 'carryOn';
+    }
   } else if (state.bar !== null) {
+    const heardToMs = state.soundToMs ?? state.sinceMs;
     // A sound over the bar going on longer than a backchannel does is a turn.
-    if (state.soundFromMs !== null && nowMs - state.soundFromMs > options.backchannelMaxMs) return 'take';
-    const ended = state.lastSoundMs === null || (state.soundFromMs === null && nowMs - state.lastSoundMs >= options.endedMs);
-    if (ended && backchannel) return 'carryOn';
+    if (state.soundFromMs !== null && heardToMs - state.soundFromMs > options.backchannelMaxMs) return 'take';
+    const ended = state.soundFromMs === null && heardToMs - (state.lastSoundMs ?? state.sinceMs) >= options.endedMs;
+    // A final comes once the recogniser has heard the words end.
+    if (backchannel && (ended || state.final)) return 'carryOn';
     // Over, and no words by the time they would have come: a noise.
-    if (ended && words === '' && sinceMs >= options.wordsExpectedMs) return 'carryOn';
+    if (ended && words === '' && heardToMs - state.sinceMs >= options.wordsExpectedMs) return 'carryOn';
   } else if (backchannel) {
     return 'carryOn';
   }

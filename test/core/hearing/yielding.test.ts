@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SPEAKING, yieldTo } from '../../../src/core/hearing/yielding';
 import { HEARING } from '../../../src/core/hearing/tuning';
+import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/hearing/yielding';
 
 const YIELDING = HEARING.yielding;
-import type { Ruling, YieldingContext, YieldingInput, YieldingState } from '../../../src/core/hearing/yielding';
 
 const WITH_MODEL: YieldingContext = { options: YIELDING, language: 'en', voiceActivity: true };
 const WORDS_ONLY: YieldingContext = { ...WITH_MODEL, voiceActivity: false };
@@ -162,6 +162,40 @@ describe('yielding to the person', () => {
     it('speech just short of a backchannel’s length does not take the turn', () => {
       const { rulings } = run([heard(0), ...voice(0, YIELDING.backchannelMaxMs - 40, true), ...voice(YIELDING.backchannelMaxMs, 1400, false), words(600, 'okay')]);
       expect(rulings.map(([ruling]) => ruling)).toEqual(['duck', 'carryOn']);
+    });
+  });
+
+  describe('on a busy machine, where the frames fall behind', () => {
+    it('does not read a starved model’s last speech frame as speech going on: a slow "mm-hmm" is not a turn', () => {
+      // The model heard 200 ms of speech, then nothing came for a second; time went on.
+      const { rulings } = run([heard(0), ...voice(0, 200, true), ...ticks(250, 1200)]);
+      expect(rulings).toEqual([['duck', 0]]);
+    });
+
+    it('still takes long speech once the model’s frames catch up and show it went on', () => {
+      // Frames 210–900 ms, all speech, arrive late in one burst, after the ticks to 1200 ms.
+      let state: YieldingState = SPEAKING;
+      const rulings: Ruling[] = [];
+      for (const input of [heard(0), ...voice(0, 200, true), ...ticks(250, 1200), ...voice(210, 900, true)]) {
+        const step = yieldTo(state, input, WITH_MODEL);
+        state = step.state;
+        if (step.ruling !== null) rulings.push(step.ruling);
+      }
+      expect(rulings).toEqual(['duck', 'take']);
+    });
+
+    it('does not read a starved model’s silence as no speech: no frames after the duck carry nothing on before words could come', () => {
+      const { rulings } = run([...voice(-100, 0, false), heard(0), ...ticks(50, 1000)]);
+      expect(rulings).toEqual([['duck', 0]]);
+      const later = run([...voice(-100, 0, false), heard(0), ...ticks(50, YIELDING.wordsWithinMs + 50)]);
+      expect(later.rulings).toEqual([['duck', 0], ['carryOn', YIELDING.wordsWithinMs]]);
+    });
+
+    it('with the level alone, reads a sound as over only as far as the level frames have come', () => {
+      const starved = run([{ kind: 'heard', atMs: 0, bar: 0.3 }, ...ticks(50, 1000)], WORDS_ONLY);
+      expect(starved.rulings).toEqual([['duck', 0]]);
+      const flowing = run([{ kind: 'heard', atMs: 0, bar: 0.3 }, ...sound(0, 1000, 0.1), ...ticks(50, 1000)], WORDS_ONLY);
+      expect(flowing.rulings).toEqual([['duck', 0], ['carryOn', YIELDING.wordsExpectedMs]]);
     });
   });
 });
