@@ -7,7 +7,8 @@
  * echo-cancelled stream. Every frame goes to the gates with whether assistant audio was sounding:
  * one judges the level as it comes, the other the level with the assistant's output cancelled from
  * it by the level meter (while its canceller is trusted: gatePair.ts), which hears a soft start
- * sooner. A barge-in calls back, and the app ducks the voice and decides (yielder.ts).
+ * sooner. A barge-in calls back, and the conversation ducks the voice and decides
+ * (src/core/hearing/yieldingMachine.ts).
  *
  * One pair of gates lives as long as the hearing does, across answers and across the microphone
  * being muted and reopened: it has learned how loudly this room leaks, and the next answer should
