@@ -26,7 +26,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { hearFrame, startEchoGate } from '../../src/core/hearing/echoGate';
-import { FULL_SCALE } from '../../src/core/hearing/echoGateBar';
 import type { EchoGateState } from '../../src/core/hearing/echoGateState';
 import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
 import { between, mixLevels, noiseEnvelope, peakToMean, speechEnvelope } from '../helpers/envelopeSpeech';
@@ -193,7 +192,7 @@ function playTurn(random: Random, room: Room, listener: Listener, cold: boolean)
   let full = 0;
   for (const v of heard) {
     sum += v;
-    if (mixLevels(v, room.noise) >= FULL_SCALE) full++;
+    if (mixLevels(v, room.noise) >= HEARING.gate.fullScale) full++;
   }
   return {
     interrupted,

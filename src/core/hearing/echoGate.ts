@@ -16,18 +16,6 @@ import type { EchoGateOptions } from './echoGateOptions';
 import type { EchoGateState, HeardFrame } from './echoGateState';
 import { EMPTY_PICTURE, forget, learn } from './leakPicture';
 
-/**
- * The longest stretch, in milliseconds, one frame may stand for: a stalled meter that delivers a
- * frame late must not turn one loud frame into a sustained one, nor teach the leak for a whole stall.
- */
-const LONGEST_FRAME_MS = 25;
-
-/** The quietest output, 0..1, whose leak is worth learning from: under it the ratio is mostly noise. */
-const REFERENCE_MIN = 0.02;
-
-/** How often, in milliseconds, the gate notes what it learned, so a barge-in can hand back a picture from before the person began. */
-const CHECKPOINT_MS = 100;
-
 /** One microphone frame as the level meter reports it. */
 export interface EchoGateFrame {
   /** Peak |sample| over the frame (about 10 ms) of the echo-cancelled microphone stream, 0..1. */
@@ -117,7 +105,7 @@ export function hearNothing(state: EchoGateState, frame: EchoGateFrame): EchoGat
 
 /**
  * What a frame moves on, however it is heard: the time since the last one (`dtMs`) and the time it
- * stands for (`ms`, at most `LONGEST_FRAME_MS`), when the assistant was last audible, whether the
+ * stands for (`ms`, at most `longestFrameMs`), when the assistant was last audible, whether the
  * gate is listening, and the output levels kept.
  */
 function passTime(state: EchoGateState, frame: EchoGateFrame) {
@@ -125,7 +113,7 @@ function passTime(state: EchoGateState, frame: EchoGateFrame) {
   const lastAudibleAtMs = frame.assistantAudible ? frame.atMs : state.lastAudibleAtMs;
   return {
     dtMs,
-    ms: Math.min(dtMs, LONGEST_FRAME_MS),
+    ms: Math.min(dtMs, state.options.longestFrameMs),
     lastAudibleAtMs,
     listening: lastAudibleAtMs !== null && frame.atMs - lastAudibleAtMs <= state.options.tailMs,
     reference: frame.assistantLevel === undefined ? [] : keepReference(state.reference, frame.atMs, frame.assistantLevel, state.options.referenceMs),
@@ -183,7 +171,7 @@ export function hearFrame(
 
   const sustained = sustainedLevel(recent, options.minOverMs, options.bridgeMs);
   /** The ratio this frame would teach, when the output is loud enough to learn from. */
-  const ratioHeard = output !== null && output >= REFERENCE_MIN ? Math.min(1, (sustained ?? level) / output / RATIO_SCALE) : null;
+  const ratioHeard = output !== null && output >= options.referenceMin ? Math.min(1, (sustained ?? level) / output / RATIO_SCALE) : null;
   if (warmingUp(state)) {
     if (!frame.assistantAudible) return { bargeIn: false, state: moved };
     const leak = learn(state.leak, sustained ?? level, ms, options.memoryMs);
@@ -213,12 +201,12 @@ export function hearFrame(
   // A frame teaches only what is plausible as leak: not much louder than the leak's peak level, and,
   // judged by the output, not much more of it than the share the room gives back.
   const plausibleLevel = sustained <= options.riseLimit * peak;
-  const plausibleRatio = ratioHeard !== null && RATIO_SCALE * ratioHeard <= options.riseLimit * Math.max(ratioOf(state), REFERENCE_MIN);
+  const plausibleRatio = ratioHeard !== null && RATIO_SCALE * ratioHeard <= options.riseLimit * Math.max(ratioOf(state), options.referenceMin);
   if (!plausibleLevel && !plausibleRatio) return { bargeIn: false, state: moved };
 
   const leak = plausibleLevel ? learn(state.leak, sustained, ms, options.memoryMs) : state.leak;
   const ratio = plausibleRatio ? learn(state.ratio, ratioHeard, ms, options.memoryMs) : state.ratio;
-  const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= CHECKPOINT_MS;
+  const due = state.checkpoint.atMs === null || frame.atMs - state.checkpoint.atMs >= options.checkpointMs;
   return {
     bargeIn: false,
     state: {

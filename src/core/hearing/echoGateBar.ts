@@ -7,19 +7,10 @@ import { levelWithTail } from './leakPicture';
 import type { EchoGateState } from './echoGateState';
 
 /**
- * The level, 0..1, from which the microphone is taken to be at full scale: a peak meter on a
- * clipping capture reads 1 or a hair under it, so a frame this loud is as loud as it can say.
- */
-export const FULL_SCALE = 0.97;
-
-/**
  * Leak ratios (microphone level over output level) are kept in the level histogram divided by this,
  * so a microphone that reads up to four times louder than the output still fits under 1.
  */
 export const RATIO_SCALE = 4;
-
-/** The share of remembered audio whose leak ratio lies over the ratio's peak (see `ratioOf`). */
-const RATIO_PEAK_SHARE = 0.03;
 
 /**
  * The leak's peak level, 0..1: the level over which the loudest `peakShare` (at least `peakMinMs`)
@@ -55,7 +46,7 @@ export function barFor(state: EchoGateState, peak: number): number {
   const { options } = state;
   const wide = widening(state);
   const bar = Math.max(options.floor, wide * options.margin * peak);
-  if (bar > FULL_SCALE && wide * options.headroom * peak < FULL_SCALE) return FULL_SCALE;
+  if (bar > options.fullScale && wide * options.headroom * peak < options.fullScale) return options.fullScale;
   return bar;
 }
 
@@ -79,12 +70,12 @@ export function referenceLevel(reference: EchoGateState['reference']): number | 
 
 /**
  * The leak ratio's peak: the share of the output the microphone hears back, at its loud end — the
- * top 3 % of it, since the share swings with the sound (a small speaker drops a vowel's bass and
+ * top `peakShare` of it, as for the level, since the share swings with the sound (a small speaker drops a vowel's bass and
  * plays a hiss in full), where the leak's level swings only with loudness.
  */
 export function ratioOf(state: EchoGateState): number {
   const { options, ratio } = state;
-  return RATIO_SCALE * levelWithTail(ratio, Math.max(RATIO_PEAK_SHARE * ratio.heardMs, options.peakMinMs));
+  return RATIO_SCALE * levelWithTail(ratio, Math.max(options.peakShare * ratio.heardMs, options.peakMinMs));
 }
 
 /** The leak the microphone may hear now, from the output of the last `referenceMs` and the learned ratio. */

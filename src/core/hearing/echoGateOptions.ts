@@ -21,7 +21,7 @@ export interface EchoGateOptions {
   riseLimit: number;
   /**
    * How far the leak's loudest moments run over its peak level, as a factor. When margin × peak level
-   * would be over what the microphone can read (`FULL_SCALE`), a person at full scale still counts,
+   * would be over what the microphone can read (`fullScale`), a person at full scale still counts,
    * but only while peak level × headroom stays under full scale.
    */
   headroom: number;
@@ -51,6 +51,14 @@ export interface EchoGateOptions {
    * output is taken as what the microphone may be hearing now (output and input latency, the room).
    */
   referenceMs: number;
+  /** The quietest output, as a level, whose leak is learned from: under it the leak's share is mostly noise. */
+  referenceMin: number;
+  /** The level from which the microphone is taken to be at full scale: a clipping capture's peak meter reads 1 or a hair under. */
+  fullScale: number;
+  /** The longest stretch, ms, one frame may stand for: a late frame from a stalled meter is not a sustained sound. */
+  longestFrameMs: number;
+  /** How often, ms, the gate notes what it learned, so a barge-in can hand back the leak from before the person began. */
+  checkpointMs: number;
 }
 
 const LIMITS: Limits<EchoGateOptions> = {
@@ -71,6 +79,10 @@ const LIMITS: Limits<EchoGateOptions> = {
   turnMargin: { min: 1, max: 4 },
   turnSettleMs: { min: 0, max: 60_000 },
   referenceMs: { min: 10, max: 2000 },
+  referenceMin: { min: 0, max: 1 },
+  fullScale: { over: 0, max: 1 },
+  longestFrameMs: { min: 1, max: 1000 },
+  checkpointMs: { min: 1, max: 10_000 },
 };
 
 const RELATIONS: readonly Relation<EchoGateOptions>[] = [

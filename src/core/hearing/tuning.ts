@@ -72,6 +72,14 @@ const gate: EchoGateOptions = {
   turnSettleMs: 500,
   // The loudest output of the last 200 ms is what the microphone may hear now: output and input latency and the room.
   referenceMs: 200,
+  // Output under 0.02 teaches nothing of the leak's share: there the share is mostly the room's noise.
+  referenceMin: 0.02,
+  // A peak meter on a clipping capture reads 1 or a hair under: 0.97 is as loud as the microphone can say.
+  fullScale: 0.97,
+  // One frame stands for at most 25 ms (its 10 ms and a little jitter): a stalled meter's late frame is no sustained sound.
+  longestFrameMs: 25,
+  // What was learned is noted every 100 ms: a barge-in hands back the leak from before the person's first 40 ms.
+  checkpointMs: 100,
 };
 
 export const HEARING: Readonly<HearingTuning> = Object.freeze({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hearFrame, listenAgain, startEchoGate } from '../../../src/core/hearing/echoGate';
-import { barOf, FULL_SCALE, leakOf } from '../../../src/core/hearing/echoGateBar';
+import { barOf, leakOf } from '../../../src/core/hearing/echoGateBar';
 import { OptionError } from '../../../common/options';
 import { checkEchoGate } from '../../../src/core/hearing/echoGateOptions';
 import { HEARING } from '../../../src/core/hearing/tuning';
@@ -261,7 +261,7 @@ describe('the very first answer', () => {
 describe('a leak near full scale', () => {
   it('lets a person at full scale through while the leak stays under it', () => {
     const loud = learned(0.71);
-    expect(barOf(loud)).toBe(FULL_SCALE);
+    expect(barOf(loud)).toBe(HEARING.gate.fullScale);
     expect(feed(loud, steady(1, 5)).bargeIns).toHaveLength(1);
   });
 
