@@ -10,7 +10,7 @@ import type { Language } from './voice/text';
 
 /** Who speaks a bot's answers: the page's own engine, or the deployment's speech endpoint. */
 export const SPEAKERS = ['browser', 'endpoint'] as const;
-export type Speaker = (typeof SPEAKERS)[number];
+type Speaker = (typeof SPEAKERS)[number];
 
 /** The five shapes the orb can take, by id (common/orb/orbShapes.ts draws and names them). */
 export const ORB_SHAPES: readonly OrbShapeId[] = Object.freeze(SHAPES.map((shape) => shape.id));

@@ -6,7 +6,7 @@
  */
 
 /** The keys of `T` whose values are numbers: the ones a `Limit` can bound. */
-export type NumericKey<T> = { [K in keyof T]-?: T[K] extends number ? K : never }[keyof T] & string;
+type NumericKey<T> = { [K in keyof T]-?: T[K] extends number ? K : never }[keyof T] & string;
 
 /** What one numeric option accepts. Every bound is inclusive except `over`; NaN and ±Infinity are never accepted. */
 export interface Limit {

@@ -72,7 +72,7 @@ export interface BackendConfig {
 export const SITE_LIMITS_DEFAULT: PersonLimits = Object.freeze({ perDay: Object.freeze({ spend: 20 }) });
 
 /** USD per million characters of the paid voice when none is set: OpenAI's tts-1 list price. */
-export const TTS_PRICE_DEFAULT = 15;
+const TTS_PRICE_DEFAULT = 15;
 
 /**
  * USD per million tokens. `*` prices any model not named, deliberately high, so a spend ceiling
@@ -105,9 +105,9 @@ const PROVIDERS_SHAPE =
   'a JSON array of {"name", "baseUrl", "model", "keyEnv", "kind"?} where keyEnv names the variable that holds that provider\'s key and kind is "openai" (the default) or "anthropic"';
 
 /** Anthropic's API, as its SDK takes the base URL. */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 /** The model an `ANTHROPIC_API_KEY` alone is asked for: Anthropic's fast, inexpensive current one, as a voice wants. */
-export const ANTHROPIC_MODEL = 'claude-haiku-4-5';
+const ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
 function readProviders(env: Record<string, string | undefined>): Provider[] {
   const listed = env.CONFAB_PROVIDERS?.trim();

@@ -48,7 +48,7 @@ export const BODY_TIMING_DEFAULTS: BodyTiming = {
 type Chunk = { done: true; value?: undefined } | { done: false; value: Uint8Array };
 
 /** Why a body was refused, with the sentence that says so. */
-export interface BodyRefusal {
+interface BodyRefusal {
   /** 413 past the cap, 408 when it stopped arriving, 400 when the client cut it off. */
   status: 400 | 408 | 413;
   /** The sentence, in the request's language (`## requests` of the words files). */
@@ -75,7 +75,7 @@ const LINGER_MS = 2_000;
 /** Requests whose body the door has read already (the copy it handed on). */
 const read = new WeakSet<Request>();
 
-export const refuseAsApi: RefuseBody = (c, refusal) => c.json({ error: refusal.sentence }, refusal.status);
+const refuseAsApi: RefuseBody = (c, refusal) => c.json({ error: refusal.sentence }, refusal.status);
 
 /** A size in the words a person reads: whole MiB, else KiB. */
 export function sizeWords(bytes: number): string {
@@ -111,7 +111,7 @@ function declarationOf(handler: unknown): Declaration | undefined {
 }
 
 /** The cap a route declared, or the default: what the door holds a request to that route to. */
-export function capOfRoute(route: Pick<RouterRoute, 'handler'>): number | undefined {
+function capOfRoute(route: Pick<RouterRoute, 'handler'>): number | undefined {
   return declarationOf(route.handler)?.bytes;
 }
 

@@ -34,8 +34,8 @@ import type { PersonLimits } from './db/limits';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
 
-export { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../common/bot';
-export type { BotVoice, MemoryKind, OrbShape, PublicBot, Speaker } from '../common/bot';
+export { ORB_SHAPES } from '../common/bot';
+export type { MemoryKind, PublicBot } from '../common/bot';
 
 /**
  * A bot's ceilings, carried in every grant so nothing downstream can raise them: per answer, and

@@ -20,7 +20,7 @@ const STATUS_OF: Readonly<Record<string, { status: number; reason: string; word:
 const MALFORMED = { status: 400, reason: 'Bad Request', word: 'requests.malformed' } as const;
 
 /** The raw response for `error`, as bytes ready for the socket. */
-export function brokenRequestAnswer(error: Error & { code?: string }): string {
+function brokenRequestAnswer(error: Error & { code?: string }): string {
   const { status, reason, word } = STATUS_OF[error.code ?? ''] ?? MALFORMED;
   const body = JSON.stringify({ error: say(shippedWords().wordsIn(BASE_LANGUAGE), word) });
   return [

@@ -7,7 +7,7 @@
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const LOCK_FILE = 'pglite.pid';
+const LOCK_FILE = 'pglite.pid';
 
 export class DataFolderBusy extends Error {
   override readonly name = 'DataFolderBusy';

@@ -46,7 +46,7 @@ export type EffectKind = (typeof EFFECT_KINDS)[number];
  * site's windows (an outside call is background when a run makes it, and a person's when a turn or
  * an MCP client does). `answer`: counted against answer ceilings as well as spend.
  */
-export const EFFECTS: Readonly<Record<EffectKind, { background: boolean | 'when a run calls'; answer: boolean }>> = Object.freeze({
+const EFFECTS: Readonly<Record<EffectKind, { background: boolean | 'when a run calls'; answer: boolean }>> = Object.freeze({
   turn: { background: false, answer: true },
   runStep: { background: true, answer: false },
   checkpoint: { background: true, answer: true },
@@ -61,10 +61,10 @@ export const BACKGROUND_SHARE_DEFAULT = 0.5;
 /** The owner the background share is counted under, as the site is under `*site` (migration 014). */
 export const BACKGROUND_PERSON = '*background';
 /** The owner an outside app's own calls are counted under; the app's name is its bot. */
-export const APP_PERSON = '*app';
+const APP_PERSON = '*app';
 
 /** One effect to admit. */
-export interface EffectAsk {
+interface EffectAsk {
   kind: EffectKind;
   person: string;
   bot: string;
@@ -113,7 +113,7 @@ export interface Gate {
 }
 
 /** `limits` with every ceiling at `share` of itself: answers rounded down, spend to the cent below. */
-export function shareOf(limits: PersonLimits, share: number): PersonLimits {
+function shareOf(limits: PersonLimits, share: number): PersonLimits {
   const out: PersonLimits = {};
   for (const window of LIMIT_WINDOWS) {
     const ceiling = limits[window];
@@ -228,7 +228,7 @@ export function createGate(deps: GateDeps): Gate {
 }
 
 /** An outside call the gate refused: the executor's failure, carrying the gate's sentence and who refused. */
-export class GateRefusedCall extends VerbError {
+class GateRefusedCall extends VerbError {
   readonly by: Refused['by'];
   constructor(refused: Refused) {
     super('rate_limited', refused.sentence);
@@ -237,7 +237,7 @@ export class GateRefusedCall extends VerbError {
 }
 
 /** The effects a handler was given, or a refusal: a verb that reaches outside runs only inside the executor, behind the gate. */
-export function effectsIn(context: { effects?: CallerEffects }): CallerEffects {
+function effectsIn(context: { effects?: CallerEffects }): CallerEffects {
   // A handler run outside the executor is a developer's mistake: the person hears only the code's own word.
   if (context.effects === undefined) throw new VerbError('execution_failed', undefined, { cause: new Error('That reaches outside this server, and nothing here admitted it, so it was not done.') });
   return context.effects;

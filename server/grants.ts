@@ -37,7 +37,7 @@ export interface GrantClaims {
 export const GRANT_TTL_MS = 30 * 60_000;
 
 /** Shortest `GRANT_SECRET` accepted, in characters: 32 random characters carry at least 32 bytes' worth. */
-export const GRANT_SECRET_MIN_CHARS = 32;
+const GRANT_SECRET_MIN_CHARS = 32;
 
 /** The file a generated secret is kept in, inside the data folder. */
 export const GRANT_SECRET_FILE = 'grant-secret';

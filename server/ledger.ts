@@ -110,7 +110,7 @@ export interface MoreWindows {
 }
 
 /** What one reservation asks for, with the windows beyond the person's and the site's. */
-export type EffectReserveAsk = SpendAsk & {
+type EffectReserveAsk = SpendAsk & {
   /** Whether it counts against answer ceilings (a turn) or only spends (a sentence, a run's step). */
   answer: boolean;
   more?: readonly MoreWindows[];

@@ -10,9 +10,9 @@ import { checkOption } from '../common/options';
 /** The window the count is over, in ms: an hour. */
 export const NEW_PERSONS_WINDOW_MS = 60 * 60_000;
 /** Addresses remembered at once; past it the one seen longest ago is forgotten first. */
-export const NEW_PERSONS_ADDRESSES_MAX = 65_536;
+const NEW_PERSONS_ADDRESSES_MAX = 65_536;
 
-export type Arrival = { ok: true } | { ok: false; retryAfterMs: number };
+type Arrival = { ok: true } | { ok: false; retryAfterMs: number };
 
 export interface NewPersons {
   /** Counts a new person from `address` at `nowMs`, or refuses it with how long until one may come. */

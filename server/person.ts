@@ -43,7 +43,7 @@ export type PersonMode =
     };
 
 /** What `personFrom` puts on the Hono context. */
-export type PersonVariables = { person: string };
+type PersonVariables = { person: string };
 export type PersonEnv = { Variables: PersonVariables };
 
 export interface PersonOptions {

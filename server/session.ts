@@ -11,7 +11,7 @@ import { readJson, text } from './json';
 import type { PersonEnv } from './person';
 import { refusal } from './words/requestWords';
 
-export interface StartAnswer {
+interface StartAnswer {
   grant: string;
   /** When the grant stops working, ms since the epoch. */
   expiresAt: number;

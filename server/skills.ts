@@ -19,7 +19,7 @@ import { toolNameOf } from './verbs/project';
 /** The verb that opens a skill. */
 export const OPEN_SKILL = 'skills.open';
 /** Longest description, in characters: it is one line of every prompt. */
-export const DESCRIPTION_CHARS_MAX = 300;
+const DESCRIPTION_CHARS_MAX = 300;
 const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SKILL_KEYS = ['description', 'verbs'] as const;
 

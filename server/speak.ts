@@ -51,14 +51,14 @@ export interface SpeakEndpoint {
   voices?: readonly string[];
 }
 
-export interface SpeakOptions {
+interface SpeakOptions {
   /** Largest request body, in bytes; past it, 413. Default 64 KiB. */
   bodyBytesMax: number;
   /** Longest `input`, in characters (UTF-16 code units, as OpenAI counts); past it, 413. Default 4096. */
   inputCharsMax: number;
 }
 
-export const SPEAK_DEFAULTS: Readonly<SpeakOptions> = Object.freeze({
+const SPEAK_DEFAULTS: Readonly<SpeakOptions> = Object.freeze({
   bodyBytesMax: 64 * 1024,
   inputCharsMax: 4096,
 });
@@ -94,14 +94,14 @@ export interface SpeakDeps<G> extends Partial<SpeakOptions> {
 }
 
 /** The price of the paid voice when the site names none: OpenAI's tts-1 list price, USD per million characters. */
-export const SPEECH_USD_PER_MILLION_CHARS = 15;
+const SPEECH_USD_PER_MILLION_CHARS = 15;
 
 /** The provider a sentence of the paid voice is recorded under in the ledger. */
-export const SPEECH_PROVIDER = 'voice';
+const SPEECH_PROVIDER = 'voice';
 
 /** Audio formats OpenAI's speech endpoint takes. */
-export const SPEECH_FORMATS = ['pcm', 'mp3', 'opus', 'aac', 'flac', 'wav'] as const;
-export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+const SPEECH_FORMATS = ['pcm', 'mp3', 'opus', 'aac', 'flac', 'wav'] as const;
+type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 
 /** The content type to send when an endpoint names none. */
 const FORMAT_TYPES: Readonly<Record<SpeechFormat, string>> = {
@@ -114,7 +114,7 @@ const FORMAT_TYPES: Readonly<Record<SpeechFormat, string>> = {
 };
 
 /** One utterance to say, validated. */
-export interface SpeechRequest {
+interface SpeechRequest {
   input: string;
   voice: string;
   responseFormat: SpeechFormat;
@@ -123,10 +123,10 @@ export interface SpeechRequest {
 }
 
 /** The proxy's answers other than audio: `{ error: <code>, message, field? }`. */
-export type SpeakErrorCode = 'no-endpoint' | 'not-live' | 'not-endpoint-voice' | 'refused' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
+type SpeakErrorCode = 'no-endpoint' | 'not-live' | 'not-endpoint-voice' | 'refused' | 'bad-request' | 'too-large' | 'unauthorized' | 'upstream' | 'upstream-unreachable' | 'server';
 
 /** A request the proxy does not pass on, or an endpoint that did not answer. Messages hold no key. */
-export class SpeakError extends Error {
+class SpeakError extends Error {
   override readonly name = 'SpeakError';
   constructor(
     readonly status: 400 | 403 | 404 | 413 | 429 | 502,
@@ -157,7 +157,7 @@ export function speechUrl(url: string): string {
  * request that names none; a refusal is said in `words`. `model` and anything else a client sends
  * are ignored.
  */
-export function parseSpeechRequest(body: unknown, offered: readonly string[], fallbackVoice: string | undefined, inputCharsMax: number, words: Words): SpeechRequest {
+function parseSpeechRequest(body: unknown, offered: readonly string[], fallbackVoice: string | undefined, inputCharsMax: number, words: Words): SpeechRequest {
   if (!isRecord(body)) throw new SpeakError(400, 'bad-request', say(words, 'requests.not-object'));
   const { input, voice, response_format: format, speed } = body;
   if (typeof input !== 'string' || input.trim() === '') {

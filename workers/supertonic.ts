@@ -15,7 +15,7 @@ import { STYLE_DP_DIMS, STYLE_TTL_DIMS } from '../common/voice/style';
 import { normaliseForSpeech, textToIds } from '../common/voice/text';
 import type { ModelVersion } from '../common/voice/text';
 
-export type OrtModule = typeof Ort;
+type OrtModule = typeof Ort;
 export type Provider = 'webgpu' | 'wasm';
 
 /** The model files of one version, already downloaded and verified. */

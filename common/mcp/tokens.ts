@@ -39,7 +39,7 @@ export const TOKEN_BOTS_MAX = 16;
 /** The environment variable the stdio bridge reads the token from, unless told another. */
 export const MCP_TOKEN_ENV = 'CONFAB_MCP_TOKEN';
 /** The name the configurations give the server in a client's list. */
-export const MCP_SERVER_NAME = 'confab';
+const MCP_SERVER_NAME = 'confab';
 
 /** Where a Confab server answers MCP over Streamable HTTP: `<server>/mcp`. */
 export function mcpEndpointOf(serverUrl: string): string {

@@ -21,9 +21,9 @@ export interface PromptLine {
 /** How many messages the model is sent verbatim (the question among them). */
 export const RECENT_MESSAGES = 32;
 /** How many lines go by between checkpoints. */
-export const CHECKPOINT_EVERY_LINES = 16;
+const CHECKPOINT_EVERY_LINES = 16;
 /** How many lines the stand-in's summary keeps verbatim. */
-export const VERBATIM_LINES = 8;
+const VERBATIM_LINES = 8;
 /** The longest summary kept, in characters. */
 export const SUMMARY_CHARS_MAX = 2000;
 

@@ -67,7 +67,7 @@ export type WindowEvent =
   | { kind: 'run'; run: string; sentence: string | null; ended: boolean; ask?: PendingActionEvent }
   | { kind: 'presence'; active: PageRef | null; term: number };
 
-export type WindowEventKind = WindowEvent['kind'];
+type WindowEventKind = WindowEvent['kind'];
 
 /** A window event in its place: `seq` counts from 1 per person and bot and is never reused. */
 export interface Sequenced {
@@ -124,7 +124,7 @@ export type PresenceMessage =
   | { type: 'live'; from: string; live: LiveState };
 
 /** The kinds a page may publish; the rest are the server's own. */
-export const PAGE_KINDS: readonly WindowEventKind[] = Object.freeze(['conversation', 'line', 'piece', 'notice'] as const);
+const PAGE_KINDS: readonly WindowEventKind[] = Object.freeze(['conversation', 'line', 'piece', 'notice'] as const);
 
 /** The longest text one event may carry, in characters: a kept line's own ceiling, so the longest answer goes whole. */
 export const EVENT_TEXT_MAX = LINE_MAX_CHARS;
@@ -143,13 +143,13 @@ const isText = (value: unknown, max = EVENT_TEXT_MAX): value is string => typeof
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 export const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
-export const isConversationKey = (value: unknown): value is string => typeof value === 'string' && CONVERSATION.test(value);
+const isConversationKey = (value: unknown): value is string => typeof value === 'string' && CONVERSATION.test(value);
 
-export function isPageRef(value: unknown): value is PageRef {
+function isPageRef(value: unknown): value is PageRef {
   return isRecord(value) && isId(value.page) && isId(value.device);
 }
 
-export function isLine(value: unknown): value is Line {
+function isLine(value: unknown): value is Line {
   return (
     isRecord(value) &&
     (value.role === 'user' || value.role === 'assistant') &&
@@ -163,7 +163,7 @@ export function isSeat(value: unknown): value is Seat {
   return isRecord(value) && ROLES.includes(value.role as Role) && isCount(value.term) && (value.active === null || isPageRef(value.active));
 }
 
-export function isConversationRef(value: unknown): value is ConversationRef {
+function isConversationRef(value: unknown): value is ConversationRef {
   return isRecord(value) && isConversationKey(value.conversation) && (value.threadId === null || isText(value.threadId, 64)) && typeof value.reopened === 'boolean';
 }
 
@@ -200,7 +200,7 @@ export function isLiveState(value: unknown): value is LiveState {
   );
 }
 
-export function isSequenced(value: unknown): value is Sequenced {
+function isSequenced(value: unknown): value is Sequenced {
   return isRecord(value) && isCount(value.seq) && value.seq > 0 && isCount(value.atMs) && isWindowEvent(value.event);
 }
 

@@ -77,7 +77,7 @@ export interface SpeakRequest {
 }
 
 /** What the worker needs to know to make a piece in time. */
-export interface Pacing {
+interface Pacing {
   /** The fewest steps a piece may be made with when it would otherwise be late: the bot's `floor`. */
   floor: number;
   /** The player's silence between pieces, in ms: time a piece may still use. */

@@ -11,7 +11,7 @@ export type GraphName = (typeof GRAPHS)[number];
 
 export type TensorType = 'float32' | 'int64';
 /** A dimension: a number when fixed, a letter when symbolic. */
-export type Dim = number | 'B' | 'T' | 'L' | 'W';
+type Dim = number | 'B' | 'T' | 'L' | 'W';
 
 export interface TensorSpec {
   name: string;

@@ -11,7 +11,7 @@
  * - `unsupported`: this browser could run the model on none of its runtimes.
  * - `failed`: anything else.
  */
-export const LOAD_FAILURES = ['unreachable', 'refused', 'busy', 'missing', 'damaged', 'unsupported', 'failed'] as const;
+const LOAD_FAILURES = ['unreachable', 'refused', 'busy', 'missing', 'damaged', 'unsupported', 'failed'] as const;
 export type LoadFailure = (typeof LOAD_FAILURES)[number];
 
 /**

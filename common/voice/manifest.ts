@@ -49,7 +49,7 @@ const VERSION_SET: Record<ModelVersion, true> = { 'supertonic-3': true, 'superto
 export const MODEL_VERSIONS = Object.keys(VERSION_SET) as readonly ModelVersion[];
 
 /** The Hugging Face hub, the default origin of the model's files. */
-export const HUB_ORIGIN = 'https://huggingface.co';
+const HUB_ORIGIN = 'https://huggingface.co';
 
 /** A file whose real size and digest are recorded: always verified, refused on mismatch. */
 export interface PinnedFile {

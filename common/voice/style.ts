@@ -15,7 +15,6 @@ export const STYLE_DP_DIMS = [1, 8, 16] as const;
 
 /** The preset voices every version ships: five female, five male. */
 export const VOICES = ['F1', 'F2', 'F3', 'F4', 'F5', 'M1', 'M2', 'M3', 'M4', 'M5'] as const;
-export type VoiceName = (typeof VOICES)[number];
 
 /** A voice file the engine cannot use; names the voice and the field. */
 export class VoiceStyleError extends Error {

@@ -46,9 +46,9 @@ const VERB_CALLS_SPENT = forModel('Not run: this turn has used all the verb call
 const WAITING_FOR_ANSWER = forModel('Not run: the turn is waiting for the person to answer a question first.');
 
 /** How many verb calls one turn may make. */
-export const VERB_CALLS_MAX = 8;
+const VERB_CALLS_MAX = 8;
 /** How long a verb may run before the filler line is said, in ms. */
-export const FILLER_MS = 700;
+const FILLER_MS = 700;
 
 /** An answer from the model (a provider's, or the stand-in's) that has started. */
 export type OpenModel = Pick<OpenUpstream, 'events' | 'model'>;
@@ -89,7 +89,7 @@ export interface TurnActing {
 }
 
 /** A turn's recorded model steps (`server/db/turnSteps.ts`), under its turn key. */
-export interface TurnStepStore {
+interface TurnStepStore {
   /** Records `said` as step `step` (from 1) unless a try of the turn recorded it first; answers the step as recorded, and whether this try recorded it. */
   claim: (step: number, said: TurnStep) => Promise<ClaimedStep>;
   /** Step `step` as a try of the turn recorded it; undefined when none has yet. */
@@ -333,14 +333,14 @@ export async function* actingAnswer(first: OpenModel | KeptStep, prompt: readonl
 }
 
 /** Calls of one step run as one: by index, the first call's index and the input gathered from them all. */
-export type GatheredCalls = Map<number, { first: number; input: unknown }>;
+type GatheredCalls = Map<number, { first: number; input: unknown }>;
 
 /**
  * The calls among `calls` (one step's, those the turn may still make) to a verb that `gather`s, in
  * `scope`, asked more than once with arguments its schema takes: each group's inputs gathered into
  * one (`Verb.gather`), run once at its first call, so the step is counted — and asked about — whole.
  */
-export function gatheredCalls(registry: Pick<Registry, 'verb'>, calls: readonly ToolCall[], inScope: (verb: string) => boolean): GatheredCalls {
+function gatheredCalls(registry: Pick<Registry, 'verb'>, calls: readonly ToolCall[], inScope: (verb: string) => boolean): GatheredCalls {
   const byVerb = new Map<string, { index: number; input: unknown }[]>();
   for (const [index, call] of calls.entries()) {
     const name = verbNameOf(call.name);

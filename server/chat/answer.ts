@@ -48,7 +48,7 @@ export class AnswerStop extends Error {
 export type Cut = 'minutes' | 'spend' | 'broke' | 'stalled' | 'shutdown';
 
 /** Which of the endings (`words/<lang>.md`, `## endings`) each cut says. */
-export const CLOSING_WORDS: Readonly<Record<Cut, WordKey>> = {
+const CLOSING_WORDS: Readonly<Record<Cut, WordKey>> = {
   minutes: 'endings.out-of-time',
   spend: 'endings.out-of-money',
   broke: 'endings.failed',

@@ -52,32 +52,32 @@ function requestOf(provider: Provider, question: Question): WireRequest {
   };
 }
 
-export interface AnthropicTextBlock {
+interface AnthropicTextBlock {
   type: 'text';
   text: string;
 }
 
-export interface AnthropicToolUseBlock {
+interface AnthropicToolUseBlock {
   type: 'tool_use';
   id: string;
   name: string;
   input: Record<string, unknown>;
 }
 
-export interface AnthropicToolResultBlock {
+interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content: string;
 }
 
-export type AnthropicBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+type AnthropicBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
   content: AnthropicBlock[];
 }
 
-export interface AnthropicTool {
+interface AnthropicTool {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;

@@ -32,7 +32,7 @@ export interface DoorGrant {
 }
 
 /** Per-answer ceilings. Windows over many answers are the ledger's. */
-export interface AnswerLimits {
+interface AnswerLimits {
   /** Most USD one answer may cost, by the running estimate; unset: not limited. */
   spend?: number;
   /** Longest one answer may take, in minutes, from the request to its last token; unset: not limited. */

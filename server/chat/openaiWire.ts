@@ -48,7 +48,7 @@ function requestOf(provider: Provider, question: Question): WireRequest {
 }
 
 /** The door's events for one chunk, or one whole completion. Throws `UpstreamStreamError` for an error chunk or one that is not an object. */
-export function* eventsOfChunk(chunk: unknown): Generator<UpstreamEvent, void, undefined> {
+function* eventsOfChunk(chunk: unknown): Generator<UpstreamEvent, void, undefined> {
   if (!isRecord(chunk)) throw new UpstreamStreamError('The provider sent an event that is not an object.');
   if (chunk.error !== undefined && chunk.error !== null) {
     const code = isRecord(chunk.error) ? chunk.error.code : undefined;

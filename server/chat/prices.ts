@@ -22,7 +22,7 @@ export interface TokenUsage {
 }
 
 /** Characters per token when a provider reports no usage. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 /** Estimated tokens in `chars` characters of text: a quarter, rounded up. */
 export function estimateTokens(chars: number): number {

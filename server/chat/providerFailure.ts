@@ -95,7 +95,7 @@ function sentenceOnly(text: string, apiKey: string): FailureBody {
 }
 
 /** `text` on one line, without `apiKey` or anything shaped like a key, cut to `SENTENCE_MAX`; undefined when nothing is left. */
-export function redacted(text: string, apiKey: string): string | undefined {
+function redacted(text: string, apiKey: string): string | undefined {
   let clean = apiKey === '' ? text : text.split(apiKey).join('[key]');
   clean = clean
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9*_.-]{3,}/g, '[key]')

@@ -18,7 +18,7 @@ export const TURN_HEADER = 'x-confab-turn';
 /** The standard header other clients may send instead. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** A turn's id: 16–128 letters, digits, `-`, `_`, `.` or `:` (a UUID works). */
-export const TURN_ID = /^[A-Za-z0-9_.:-]{16,128}$/;
+const TURN_ID = /^[A-Za-z0-9_.:-]{16,128}$/;
 
 /**
  * The turn's id from its headers; a fresh random one when neither is sent. Throws a 400

@@ -13,7 +13,7 @@ import type { PromptMessage, Provider, ProviderKind, ProviderWire, UpstreamEvent
 
 // The door names providers and their conversation through this module, as it asks them here.
 export { PROVIDER_KINDS, TOKENS_FIELDS } from './providerWire';
-export type { PromptMessage, Provider, ProviderKind, TokensField, UpstreamEvent, UpstreamTool } from './providerWire';
+export type { PromptMessage, Provider, ProviderKind, TokensField, UpstreamEvent } from './providerWire';
 
 /** Each kind of provider's wire. */
 const WIRES: Record<ProviderKind, ProviderWire> = { openai: openaiWire, anthropic: anthropicWire };

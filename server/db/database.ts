@@ -101,7 +101,7 @@ export const DATABASE_DEFAULTS: Readonly<DatabaseSettings> = Object.freeze({
 const LIMITS: Limits<DatabaseSettings> = { poolSize: { min: 1, whole: true } };
 
 /** The role every person's transaction runs as; created by the first migration. */
-export const PERSON_ROLE = 'confab_person';
+const PERSON_ROLE = 'confab_person';
 
 /** Opens the engine the options name and brings its schema up to date before anything else runs. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
@@ -316,7 +316,7 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: St
 }
 
 /** How long a dropped LISTEN connection waits before it is opened again, in ms, doubling to the last. */
-export const RELISTEN_MS = [100, 200, 500, 1_000, 2_000, 5_000] as const;
+const RELISTEN_MS = [100, 200, 500, 1_000, 2_000, 5_000] as const;
 
 /**
  * LISTEN on a connection of its own (a pooled one would be handed to somebody else). When it

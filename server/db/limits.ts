@@ -5,7 +5,7 @@
  */
 
 /** What one rolling window allows. An omitted field has no ceiling. */
-export interface WindowCeiling {
+interface WindowCeiling {
   /** Answers begun in the window: a whole number, 0 or more. 0 refuses every answer. */
   answers?: number;
   /**

@@ -75,7 +75,7 @@ export async function listLines(tx: Queryable, threadId: string): Promise<Line[]
 }
 
 /** Most earlier questions `pastQuestions` answers. */
-export const PAST_QUESTIONS_MAX = 200;
+const PAST_QUESTIONS_MAX = 200;
 
 /**
  * What the person asked one bot before, across all their conversations with it: their latest

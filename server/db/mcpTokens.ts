@@ -41,7 +41,7 @@ export interface NewMcpToken {
 /** Most live tokens one person may hold: enough for every client they use, few enough to list. */
 export const LIVE_TOKENS_MAX = 20;
 /** Most tokens listed, live and revoked together, newest first. */
-export const LISTED_TOKENS_MAX = 100;
+const LISTED_TOKENS_MAX = 100;
 
 interface Row {
   id: string;

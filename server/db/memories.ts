@@ -50,7 +50,7 @@ export interface RecallQuery {
 }
 
 /** Most memories one recall may answer. */
-export const RECALL_MAX_LIMIT = 100;
+const RECALL_MAX_LIMIT = 100;
 
 /** Candidates the HNSW index keeps while searching (`hnsw.ef_search`); at least RECALL_MAX_LIMIT. */
 const RECALL_EF_SEARCH = 200;
@@ -87,7 +87,7 @@ export async function registerEmbedder(tx: Queryable, embedder: { name: string; 
 }
 
 /** The registered width of `name`, or undefined when it is not registered. */
-export async function registeredWidth(tx: Queryable, name: string): Promise<number | undefined> {
+async function registeredWidth(tx: Queryable, name: string): Promise<number | undefined> {
   const { rows } = await tx.query<{ dimensions: number }>('select dimensions from embedders where name = $1', [name]);
   return rows[0]?.dimensions;
 }
@@ -259,7 +259,7 @@ export function vectorLiteral(embedding: Float32Array | readonly number[], width
  * Whether `embedding` can be compared in a `width`-wide space: false for a zero vector (its distance
  * to anything is undefined); throws, as `vectorLiteral` does, for one no memory could be compared with.
  */
-export function checkedEmbedding(embedding: Float32Array | readonly number[], width = MEMORY_WIDTH): boolean {
+function checkedEmbedding(embedding: Float32Array | readonly number[], width = MEMORY_WIDTH): boolean {
   if (embedding.length !== MEMORY_WIDTH && embedding.length !== width) {
     throw new RangeError(`An embedding is ${embedding.length} wide; memories take ${MEMORY_WIDTH}-wide vectors${width === MEMORY_WIDTH ? '' : ` or ${width}-wide ones`}.`);
   }

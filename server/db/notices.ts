@@ -38,7 +38,7 @@ export type Delivery =
   | { outcome: 'missing' };
 
 /** Most notices one read answers. */
-export const NOTICES_MAX = 100;
+const NOTICES_MAX = 100;
 
 interface NoticeRow {
   id: string;

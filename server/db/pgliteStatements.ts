@@ -20,7 +20,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { checkOption } from '../../common/options';
 
 /** Distinct statements kept prepared: every statement Confab sends, many times over. */
-export const PREPARED_CAPACITY = 256;
+const PREPARED_CAPACITY = 256;
 
 interface Prepared {
   name: string;

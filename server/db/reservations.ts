@@ -63,7 +63,7 @@ export interface Admission {
  * Room left in a person's windows for one bot: answers, and US dollars of spend (holds counted as
  * spent). Each is the least over the windows with that ceiling; null when none has one.
  */
-export interface Room {
+interface Room {
   answers: number | null;
   spendUsd: number | null;
 }

@@ -8,7 +8,7 @@ import type { Queryable } from './queryable';
 import { iso, jsonOf } from './rows';
 
 /** One tool call as the model asked for it: its id, the verb's tool name, its arguments as sent. */
-export interface StepCall {
+interface StepCall {
   id: string;
   name: string;
   arguments: string;
@@ -31,7 +31,7 @@ function stepOf(row: StepRow): TurnStep {
 }
 
 /** Step `step` of the turn as recorded, or undefined when no try of the turn has finished it yet. */
-export async function recordedStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }): Promise<TurnStep | undefined> {
+async function recordedStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }): Promise<TurnStep | undefined> {
   const { rows } = await tx.query<StepRow>('select text, tool_calls from turn_steps where person = $1 and turn_key = $2 and step = $3', [turn.person, turn.turnKey, turn.step]);
   const row = rows[0];
   return row === undefined ? undefined : stepOf(row);
@@ -46,7 +46,7 @@ export interface ClaimedStep extends TurnStep {
  * Records `said` as step `step` of the turn at `nowMs`, unless a try of it recorded that step first;
  * answers the step as recorded — the first try's, whichever try asks.
  */
-export async function claimStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }, said: TurnStep, nowMs: number): Promise<ClaimedStep> {
+async function claimStep(tx: Queryable, turn: { person: string; turnKey: string; step: number }, said: TurnStep, nowMs: number): Promise<ClaimedStep> {
   const { rows } = await tx.query<StepRow>(
     `insert into turn_steps (person, turn_key, step, text, tool_calls, created_at) values ($1, $2, $3, $4, $5, $6)
      on conflict (person, turn_key, step) do nothing

@@ -24,7 +24,7 @@ import { IDEMPOTENCY_FIELD, MCP_IDEMPOTENCY_KEY } from './tools';
 export const MCP_SERVER_INFO = { name: 'confab', version: '0.1.0' } as const;
 
 /** What the client's model reads of the server as a whole. */
-export const MCP_INSTRUCTIONS = forModel(
+const MCP_INSTRUCTIONS = forModel(
   "Confab's verbs, acting for one person on their own Confab data (their lists, reminders, memories, conversations) through the bots their token names. " +
     'A tool that changes something needs an idempotencyKey you choose: a new key for each new change, the same key only to retry. ' +
     "A tool that needs the person's yes cannot be run over MCP; they do it in their Confab page.",
@@ -95,12 +95,12 @@ async function callTool(executor: Executor, session: McpSession, tool: McpTool, 
  * of the token's hash and the key), so it can never meet a turn's key (`turn-…`) or another
  * token's, whatever literal the client chose.
  */
-export function mcpKeyOf(tokenHash: string, key: string): string {
+function mcpKeyOf(tokenHash: string, key: string): string {
   return `mcp-${createHash('sha256').update(`${tokenHash}\n${key}`).digest('hex').slice(0, 40)}`;
 }
 
 /** The executor's outcome as an MCP tool result. */
-export function resultOf(tool: McpTool, outcome: Outcome): CallToolResult {
+function resultOf(tool: McpTool, outcome: Outcome): CallToolResult {
   if (!outcome.ok) return failed(tool, outcome.error);
   const output = outcome.output as Record<string, unknown>;
   return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };

@@ -44,10 +44,10 @@ import type { McpTool } from './tools';
 export const MCP_PATH = '/mcp';
 
 /** How stale `last_used_at` may get, in ms, before a request writes it again: once a minute at most. */
-export const LAST_USED_GRANULARITY_MS = 60_000;
+const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** JSON-RPC codes of the door's own refusals. */
-export const MCP_ERRORS = {
+const MCP_ERRORS = {
   /** No token, or one that is unknown or revoked (implementation-defined server error range). */
   unauthorized: -32001,
   invalidRequest: -32600,
@@ -55,10 +55,10 @@ export const MCP_ERRORS = {
 } as const;
 
 // What the client shows whoever set it up; no person, so no language, is known before a token is.
-export const TOKEN_NEEDED = forMcpClient(
+const TOKEN_NEEDED = forMcpClient(
   "Confab needs a personal MCP token: send Authorization: Bearer <token>. Make one in Confab's settings (the cog), under MCP clients.",
 );
-export const TOKEN_REFUSED = forMcpClient("This MCP token is not valid, or it was revoked. Make a new one in Confab's settings (the cog), under MCP clients.");
+const TOKEN_REFUSED = forMcpClient("This MCP token is not valid, or it was revoked. Make a new one in Confab's settings (the cog), under MCP clients.");
 const TOKEN_REFUSED_CHALLENGE = forMcpClient('Bearer realm="confab", error="invalid_token", error_description="The token is not valid or was revoked."');
 
 /** One line about a refused request: never a token, an argument or a result. */

@@ -25,7 +25,7 @@ export const MCP_IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 export const IDEMPOTENCY_FIELD = 'idempotencyKey';
 
 /** MCP's tool annotations: hints for the client, never a promise. */
-export interface McpToolAnnotations {
+interface McpToolAnnotations {
   title: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -74,7 +74,7 @@ export function mcpDescriptionOf(verb: Verb): ModelText {
 }
 
 /** The verb's input, with the required `idempotencyKey` added for a write. */
-export function mcpInputSchemaOf(verb: Verb): Record<string, unknown> {
+function mcpInputSchemaOf(verb: Verb): Record<string, unknown> {
   const schema = inputSchemaOf(verb);
   if (!changes(verb.risk)) return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -85,7 +85,7 @@ export function mcpInputSchemaOf(verb: Verb): Record<string, unknown> {
   return { ...schema, properties: { ...properties, [IDEMPOTENCY_FIELD]: KEY_SCHEMA }, required: [...required, IDEMPOTENCY_FIELD] };
 }
 
-export function mcpAnnotationsOf(verb: Verb): McpToolAnnotations {
+function mcpAnnotationsOf(verb: Verb): McpToolAnnotations {
   return {
     title: verb.name,
     readOnlyHint: verb.risk === 'read',

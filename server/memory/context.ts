@@ -28,16 +28,16 @@ export const RECALL_LIMIT = 5;
  * 0.85 recalled something for 80 % of such questions, since unrelated short remarks share enough
  * character trigrams to sit near 0.75, not near 1.0.
  */
-export const RECALL_MAX_DISTANCE = 0.65;
+const RECALL_MAX_DISTANCE = 0.65;
 
 /** The floor recall uses in `embedder`'s space. */
 export function recallFloorOf(embedder: Pick<Embedder, 'maxDistance'>): number {
   return embedder.maxDistance ?? RECALL_MAX_DISTANCE;
 }
 /** How many earlier questions `person` memory carries. */
-export const PAST_QUESTIONS = 20;
+const PAST_QUESTIONS = 20;
 /** The shortest remark worth keeping, in characters ("ok", "yes" are not memories). */
-export const REMEMBER_MIN_CHARS = 12;
+const REMEMBER_MIN_CHARS = 12;
 
 /**
  * How many memories a person may have with a bot before recall walks the approximate index rather
@@ -46,7 +46,7 @@ export const REMEMBER_MIN_CHARS = 12;
  */
 export const EXACT_RECALL_MAX = 1_000;
 /** Persons (and bots and embedders) whose count of memories a recaller remembers; past it, the longest unused is forgotten. */
-export const RECALL_COUNTS_REMEMBERED = 10_000;
+const RECALL_COUNTS_REMEMBERED = 10_000;
 
 /**
  * Recall as the memory context makes it, from the database every time (nothing is held in the

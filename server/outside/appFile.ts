@@ -44,7 +44,7 @@ export { AppFileError };
  */
 export type Secret = { text: string } | { env: string; prefix?: string; field?: string };
 
-export interface McpServerSpec {
+interface McpServerSpec {
   /** stdio: the command Confab starts, its arguments (each plain or `env:NAME`) and environment. */
   command?: string;
   args: Secret[];
@@ -54,7 +54,7 @@ export interface McpServerSpec {
   headers: Record<string, Secret>;
 }
 
-export interface OpenApiSpec {
+interface OpenApiSpec {
   /** A path (relative to the apps folder) or an `https://` URL. */
   spec: string;
   /** The base URL the operations are called on: the file's alone, never the spec's `servers`. */
@@ -64,7 +64,7 @@ export interface OpenApiSpec {
 }
 
 /** What an app file asks to say after a change: a read of its own, worded. */
-export interface NarrateSpec {
+interface NarrateSpec {
   /** The tools (or operations) it follows, as named in the server or spec. */
   after: string[];
   /** A read-only tool of the same app, called with no arguments. */
@@ -224,7 +224,7 @@ function literalOrEnv(file: string, field: string, arg: string, before: string |
 }
 
 /** Known shapes of keys and tokens, and long runs of mixed-case letters and digits. */
-export function looksSecret(value: string): boolean {
+function looksSecret(value: string): boolean {
   if (KNOWN_KEY.test(value)) return true;
   return (value.match(/[A-Za-z0-9_-]{32,}/g) ?? []).some((run) => /[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run));
 }

@@ -13,7 +13,7 @@ import { holdRisk } from '../db/outsideRisks';
 import type { Risk } from '../verbs/verb';
 
 /** One tool's risk now: what was kept before (undefined: first seen just now) and what it is held to. */
-export interface HeldRisk {
+interface HeldRisk {
   kept: Risk | undefined;
   held: Risk;
 }
@@ -29,7 +29,7 @@ export interface KeptRisks {
 const RANK: Readonly<Record<Risk, number>> = { read: 0, write: 1, destructive: 2 };
 
 /** The riskier of `a` and `b`. */
-export function stricter(a: Risk, b: Risk): Risk {
+function stricter(a: Risk, b: Risk): Risk {
   return RANK[a] >= RANK[b] ? a : b;
 }
 

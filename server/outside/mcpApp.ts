@@ -43,13 +43,13 @@ export interface McpAppOptions {
   stderr: 'inherit' | 'ignore';
 }
 
-export const MCP_APP_DEFAULTS: Readonly<McpAppOptions> = { retryFirstMs: 1000, retryMaxMs: 60_000, connectTimeoutMs: 10_000, stderr: 'inherit' };
+const MCP_APP_DEFAULTS: Readonly<McpAppOptions> = { retryFirstMs: 1000, retryMaxMs: 60_000, connectTimeoutMs: 10_000, stderr: 'inherit' };
 
 const LIMITS: Limits<McpAppOptions> = { retryFirstMs: { over: 0 }, retryMaxMs: { over: 0 }, connectTimeoutMs: { over: 0 } };
 const RELATIONS: readonly Relation<McpAppOptions>[] = [{ option: 'retryMaxMs', is: 'at least', than: 'retryFirstMs', because: 'the waits only grow' }];
 
 /** What an MCP app says of itself: an outside app's, and its server's process while Confab runs it. */
-export interface McpAppInfo extends OutsideAppInfo {
+interface McpAppInfo extends OutsideAppInfo {
   kind: 'mcp';
   /** The stdio server's process id while it runs; undefined for a server at a URL, or one that is away. */
   pid(): number | undefined;

@@ -16,15 +16,7 @@ import { JSON_TYPE } from './openApiOperation';
 import type { OpenApiOperation, Placed } from './openApiOperation';
 
 /** The largest answer body read from an API, in bytes; the executor passes on at most 16 KiB of it. */
-export const ANSWER_BYTES_MAX = 1024 * 1024;
-
-/** An operation's answer when it is not one JSON object the spec describes. */
-export interface Answer {
-  /** The HTTP status, 200–299. */
-  status: number;
-  /** The body: parsed JSON, or text; absent when the answer had none. */
-  body?: unknown;
-}
+const ANSWER_BYTES_MAX = 1024 * 1024;
 
 /** A call to an operation that did not succeed: the status it answered with, or no answer at all (`cause`). */
 export class OpenApiCallError extends Error {

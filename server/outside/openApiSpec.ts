@@ -17,7 +17,7 @@ import type { OpenApiAppFile } from './appFile';
 import type { OpenApiVersion, Schema } from './openApiSchema';
 
 /** How long reading a spec (and what it refers to) over the network may take at start, in ms. */
-export const SPEC_READ_MS = 10_000;
+const SPEC_READ_MS = 10_000;
 
 export interface Parameter {
   name: string;
@@ -31,7 +31,7 @@ export interface Parameter {
 }
 
 /** A request body or an answer: its schemas by media type. */
-export interface MediaTypes {
+interface MediaTypes {
   content?: Record<string, { schema?: Schema }>;
   description?: string;
   required?: boolean;
@@ -49,7 +49,7 @@ export interface OperationObject {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
-export type Method = (typeof METHODS)[number];
+type Method = (typeof METHODS)[number];
 
 type PathItem = Partial<Record<Method, OperationObject>> & { parameters?: Parameter[] };
 

@@ -95,7 +95,7 @@ export function compileSchema(file: AppFile, field: string, schema: Record<strin
  * declare draft-07 (`$schema`), whose keywords read the same but for tuples (`items` as a list, and
  * `additionalItems`): those are rewritten, and the `$schema` dropped.
  */
-export function as2020(schema: Record<string, unknown>): Record<string, unknown> {
+function as2020(schema: Record<string, unknown>): Record<string, unknown> {
   const declared = schema.$schema;
   if (typeof declared !== 'string' || declared.includes('2020-12')) return schema;
   const { $schema: _dropped, ...rest } = schema;

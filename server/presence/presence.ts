@@ -46,7 +46,7 @@ import type { Fanout } from './hub';
  * UTF-16 code unit in at most 6 bytes — with 16 KiB for the rest. Several long lines together may
  * be over it; the page then sends them one at a time.
  */
-export const PUBLICATION_BODY_MAX_BYTES = 2 * 6 * EVENT_TEXT_MAX + 16 * 1024;
+const PUBLICATION_BODY_MAX_BYTES = 2 * 6 * EVENT_TEXT_MAX + 16 * 1024;
 
 export interface PresenceOptions {
   /** Events the window keeps per person and bot. Default 200. */
@@ -59,7 +59,7 @@ export interface PresenceOptions {
   streamsPerPerson: number;
 }
 
-export const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs, streamsPerPerson: 8 });
+const PRESENCE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ windowCapacity: WINDOW_CAPACITY, heartbeatMs: 15_000, staleMs: REFEREE_DEFAULTS.staleMs, streamsPerPerson: 8 });
 
 const LIMITS: Limits<PresenceOptions> = { windowCapacity: CAPACITY_LIMIT, heartbeatMs: { over: 0 }, staleMs: { over: 0 }, streamsPerPerson: { over: 0 } };
 
@@ -83,7 +83,7 @@ export interface Presence {
 }
 
 /** The person as their pages name their lock and channel: a digest, never their id. */
-export function personTag(person: string): string {
+function personTag(person: string): string {
   return createHash('sha256').update(`confab presence\n${person}`).digest('hex').slice(0, 32);
 }
 

@@ -9,11 +9,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The file in the data folder that keeps the id. */
-export const INSTANCE_FILE = 'instance';
+const INSTANCE_FILE = 'instance';
 
 const INSTANCE_ID = /^[A-Za-z0-9-]{8,64}$/;
 
-export class InstanceIdError extends Error {
+class InstanceIdError extends Error {
   override readonly name = 'InstanceIdError';
 }
 

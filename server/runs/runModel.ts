@@ -15,7 +15,7 @@ import type { Verb } from '../verbs/verb';
 import type { AskedCall, Run, RunStep, ScriptEntry, ScriptedCall } from './types';
 import { toolContent } from '../outside/fence';
 
-export interface ModelReply {
+interface ModelReply {
   /** The model that answered, as it named itself. */
   model: string;
   /** Its words ('' when it only asked for tools). */
@@ -37,7 +37,7 @@ export interface RunModel {
  * The run as a conversation with the model: what was asked, then each model call and each tool's
  * answer — an outside app's (a remote verb among `verbs`) fenced as data from a named source.
  */
-export function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verbs: readonly Verb[] = []): PromptMessage[] {
+function runMessages(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verbs: readonly Verb[] = []): PromptMessage[] {
   const messages: PromptMessage[] = [{ role: 'user', content: run.asked }];
   for (const { body } of steps) {
     if (body.kind === 'model' && body.toolCalls.length > 0) {
@@ -85,7 +85,7 @@ const scriptCallId = (n: number) => `call_script_${String(n)}`;
  * The calls a script names so far, in order: its plain calls, and for each `each` its read and then,
  * once the read has run (a tool step answered it), the clause for every item the read found.
  */
-export function scriptedCalls(script: readonly ScriptEntry[], steps: readonly RunStep[], verbs: readonly Verb[]): ScriptedCall[] {
+function scriptedCalls(script: readonly ScriptEntry[], steps: readonly RunStep[], verbs: readonly Verb[]): ScriptedCall[] {
   const calls: ScriptedCall[] = [];
   for (const entry of script) {
     if (!('each' in entry)) {

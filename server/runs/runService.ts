@@ -28,12 +28,12 @@ import { nextStep } from './nextStep';
 import type { PendingAction } from '../verbs/pendingActions';
 import { dueSchedules, moveClock } from './schedules';
 import { DAY_MS, IDLE_DAYS_DEFAULT, markSeen } from './seen';
-import type { Budget, Run, RunServices, ToolOutcome } from './types';
+import type { Budget, RunServices, ToolOutcome } from './types';
 import { RunRefused, createWorker } from './worker';
 import type { RunEvent, Worker } from './worker';
 
 /** A run's budget beside its bot's per-answer limits: more steps, minutes and money than one answer. */
-export const RUN_BUDGET = Object.freeze({
+const RUN_BUDGET = Object.freeze({
   /** Most model and tool steps. */
   maxSteps: 40,
   /** Longest it may run, from its first step. */
@@ -43,10 +43,10 @@ export const RUN_BUDGET = Object.freeze({
 });
 
 /** `CONFAB_SITE_SCHEDULES`' default: most active schedules the whole site keeps. */
-export const SITE_SCHEDULES_DEFAULT = 1000;
+const SITE_SCHEDULES_DEFAULT = 1000;
 
 /** How often schedules are looked at, in ms. */
-export const SCHEDULE_LOOK_MS = 15_000;
+const SCHEDULE_LOOK_MS = 15_000;
 
 /** The app whose notices carry what runs came to. */
 const NOTICE_APP = 'tasks';
@@ -309,8 +309,7 @@ export function runService(deps: RunServiceDeps): RunService {
 }
 
 /** "I'm still on it: 2 steps done so far.", in `words`' language. */
-export function progress(words: Words, toolSteps: number): string {
+function progress(words: Words, toolSteps: number): string {
   return toolSteps === 1 ? say(words, 'runs.progress-one') : say(words, 'runs.progress', { n: String(toolSteps) });
 }
 
-export type { Run };

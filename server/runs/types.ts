@@ -24,7 +24,7 @@ export interface ScriptedCall {
  * "Go through my shopping list and remind me about each thing": a read, then `clause` once for each
  * item the read answered (`{item}` in it stands for the item), recognised as the person's words are.
  */
-export interface ScriptedEach {
+interface ScriptedEach {
   each: ScriptedCall;
   clause: string;
 }

@@ -101,13 +101,13 @@ export interface WorkerOptions {
 /** The worker's counts and timings, each explained on its field in `WorkerOptions`. */
 type WorkerSettings = Required<Pick<WorkerOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'watchMs'>>;
 
-export const WORKER_DEFAULTS: Readonly<WorkerSettings> = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000, watchMs: 500 });
+const WORKER_DEFAULTS: Readonly<WorkerSettings> = Object.freeze({ concurrency: 3, leaseMs: 30_000, pollMs: 1_000, watchMs: 500 });
 
 const WHOLE: Limit = { min: 1, whole: true };
 const LIMITS: Limits<WorkerSettings> = { concurrency: WHOLE, leaseMs: WHOLE, pollMs: WHOLE, watchMs: WHOLE };
 
 /** Why a model step's signal was aborted by the worker: the run was cancelled, or its minutes ran out. */
-export class StepStopped extends Error {
+class StepStopped extends Error {
   override readonly name = 'StepStopped';
   constructor(readonly why: 'cancelled' | 'out_of_time') {
     super(why === 'cancelled' ? 'The run was cancelled while its model step was in hand.' : 'The run reached its maxMinutes while its model step was in hand.');
@@ -122,7 +122,7 @@ const realAfter = (delayMs: number, run: () => void): (() => void) => {
 };
 
 /** How long a run's question waits for the person's answer, in ms: a day, not a turn's minute. */
-export const RUN_QUESTION_MS = 24 * 60 * 60 * 1000;
+const RUN_QUESTION_MS = 24 * 60 * 60 * 1000;
 
 export interface Worker {
   /** Starts looking for work every `pollMs` (again, after a stop). */

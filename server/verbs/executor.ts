@@ -54,7 +54,7 @@ import { say } from '../words/words';
 import type { Words } from '../words/words';
 
 /** Largest result of one call, as UTF-8 JSON, in bytes. */
-export const RESULT_BYTES_MAX = 16 * 1024;
+const RESULT_BYTES_MAX = 16 * 1024;
 /**
  * Most handlers that may still be running after their caller stopped waiting (a deadline, a
  * cancel), per server, before new calls are refused `overloaded` (seed 001's
@@ -62,7 +62,7 @@ export const RESULT_BYTES_MAX = 16 * 1024;
  */
 export const MAX_ABANDONED_HANDLERS = 3;
 /** An idempotency key: 16–64 characters of A–Z a–z 0–9 - _ (a UUID works). */
-export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 /**
  * How long a write's key and result are kept, in ms: as long as a retry of its turn can come (a
  * page retries a turn within seconds; a day covers a laptop shut mid-turn). `sweepKeys` then
@@ -125,7 +125,7 @@ export function taintOf(registry: Pick<Registry, 'verb'>, called: readonly { ver
  * unasked); a verb's own `confirm`; a write that changes many things (`changesMany`), sometimes —
  * decided in the person's transaction just before the handler would run.
  */
-export function asksOf(verb: Verb, call: Pick<Call, 'turn'>): 'always' | 'sometimes' | 'never' {
+function asksOf(verb: Verb, call: Pick<Call, 'turn'>): 'always' | 'sometimes' | 'never' {
   if (verb.risk !== 'read' && call.turn?.outsideApp !== undefined) return 'always';
   return asksFirst(verb);
 }

@@ -7,7 +7,7 @@ import { checkOption } from '../../common/options';
 import type { Executor } from './executor';
 
 /** How often the sweep runs, in ms: hourly, so a key lives at most an hour past its day. */
-export const KEY_SWEEP_EVERY_MS = 60 * 60 * 1000;
+const KEY_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export interface KeySweepDeps {
   executor: Pick<Executor, 'sweepKeys'>;

@@ -80,7 +80,7 @@ function targetOf(value: unknown): string {
 }
 
 /** The digest naming one question of a turn: its turn key, the verb, and what the verb acts on (`targetOf`). */
-export function pendingTargetOf(turnKey: string, verb: string, input: unknown): string {
+function pendingTargetOf(turnKey: string, verb: string, input: unknown): string {
   return createHash('sha256').update(`${turnKey}\n${verb}\n${targetOf(input)}`).digest('hex');
 }
 

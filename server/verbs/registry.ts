@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { App, Narrator, Verb } from './verb';
 import { RISKS, asksFirst } from './verb';
 
-export const APPS_DIR = fileURLToPath(new URL('../apps', import.meta.url));
+const APPS_DIR = fileURLToPath(new URL('../apps', import.meta.url));
 
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VERB_NAME = /^([a-z][a-z0-9_]{0,31})\.([a-z][a-z0-9_]{0,31})$/;

@@ -18,14 +18,14 @@ export const SCOPE_MAX = 20;
 /** How many recently used apps stay in scope. */
 export const RECENT_APPS = 2;
 
-export type ScopeReason = 'always' | 'skill' | 'bot' | 'recent';
+type ScopeReason = 'always' | 'skill' | 'bot' | 'recent';
 
-export interface ScopedVerb {
+interface ScopedVerb {
   verb: Verb;
   why: ScopeReason;
 }
 
-export interface LeftOut {
+interface LeftOut {
   verb: string;
   /**
    * `cap`: it would have been in scope, but `SCOPE_MAX` verbs came first; `away`: its app is an
@@ -56,7 +56,7 @@ export interface ScopeAsk {
 }
 
 /** Whether `app` is an outside one whose server cannot be reached now. */
-export function isAway(app: App | undefined): boolean {
+function isAway(app: App | undefined): boolean {
   return app?.outside?.status().up === false;
 }
 

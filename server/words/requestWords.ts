@@ -22,7 +22,7 @@ declare module 'hono' {
 }
 
 /** The language of a request whose headers `header` reads, among `book`'s. */
-export function requestLanguage(header: (name: string) => string | undefined, book: WordBook = shippedWords()): string {
+function requestLanguage(header: (name: string) => string | undefined, book: WordBook = shippedWords()): string {
   const asked = [header(LANGUAGE_HEADER) ?? '', ...(header('accept-language') ?? '').split(',').map((range) => range.split(';')[0] ?? '')];
   for (const tag of asked.map((each) => each.trim()).filter((each) => each !== '' && each !== '*')) {
     const base = tag.split('-')[0]?.toLowerCase() ?? '';
@@ -30,11 +30,6 @@ export function requestLanguage(header: (name: string) => string | undefined, bo
     if (book.languages.includes(base)) return base;
   }
   return BASE_LANGUAGE;
-}
-
-/** The words a request whose headers `header` reads is answered in. */
-export function requestWords(header: (name: string) => string | undefined, book: WordBook = shippedWords()): Words {
-  return book.wordsIn(requestLanguage(header, book));
 }
 
 /** Middleware: every request after it is refused in `book`'s words. */

@@ -15,7 +15,7 @@ import { filledIn, layered, parseWords, PLACEHOLDER, WordsFileError } from '../.
 export { filledIn, layered, PLACEHOLDER, WordsFileError };
 
 /** Every word there is, by section, in the order `words/en.md` lists them; the page's are checked here too. */
-export const WORD_KEYS = {
+const WORD_KEYS = {
   ...PAGE_WORD_KEYS,
   endings: ['out-of-time', 'out-of-money', 'out-of-steps', 'failed', 'stalled', 'cancelled', 'nothing-to-add'],
   acting: ['filler', 'confirm', 'go-ahead', 'shall-i', 'done', 'left-as-it-was', 'no-longer-open', 'outcome-unknown', 'stopped-done', 'stopped-before'],
@@ -36,7 +36,7 @@ export const WORD_KEYS = {
   ],
 } as const;
 
-export type WordSection = keyof typeof WORD_KEYS;
+type WordSection = keyof typeof WORD_KEYS;
 /** One word's full name, `<section>.<key>` (`endings.out-of-time`). */
 export type WordKey = { [S in WordSection]: `${S}.${(typeof WORD_KEYS)[S][number]}` }[WordSection];
 
@@ -51,7 +51,7 @@ export type Words = Readonly<Record<WordKey, string>>;
 export type SomeWords = Partial<Record<WordKey, string>>;
 
 /** Whether `name` is a word's full name. */
-export function isWordKey(name: string): name is WordKey {
+function isWordKey(name: string): name is WordKey {
   return (ALL_WORD_KEYS as readonly string[]).includes(name);
 }
 

@@ -22,7 +22,7 @@ import { newId } from '../platform/newId';
 import { sayWord } from '../platform/words';
 
 /** The recogniser as the conversation uses it (src/platform/recogniser.ts). */
-export interface RecogniserPort {
+interface RecogniserPort {
   start(language: string): void;
   stop(): void;
   on(event: 'interim' | 'final', listener: (text: string) => void): () => void;
@@ -170,7 +170,7 @@ function phaseOf(snapshot: ConversationSnapshot): ConversationView['phase'] {
   return 'thinking';
 }
 
-export function viewOf(snapshot: ConversationSnapshot): ConversationView {
+function viewOf(snapshot: ConversationSnapshot): ConversationView {
   const { context } = snapshot;
   const phase = phaseOf(snapshot);
   const pending = context.pendingAction;

@@ -15,7 +15,7 @@ import type { NoticeClaim } from '../platform/noticesClient';
 import { sayWord } from '../platform/words';
 
 /** The clock and timers the scheduler runs on. */
-export interface NoticeClock {
+interface NoticeClock {
   /** Now, in ms since the epoch. */
   nowMs(): number;
   /** Calls `run` after `delayMs`; answers a way to cancel it. */
@@ -37,7 +37,7 @@ export interface NoticesOptions {
   pollMs: number;
 }
 
-export const NOTICES_DEFAULTS: Readonly<NoticesOptions> = Object.freeze({ pollMs: 60_000 });
+const NOTICES_DEFAULTS: Readonly<NoticesOptions> = Object.freeze({ pollMs: 60_000 });
 
 const LIMITS: Limits<NoticesOptions> = { pollMs: { min: 1_000 } };
 

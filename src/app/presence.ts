@@ -25,7 +25,7 @@ import { narrator } from './presence/narrator';
 import { publisher } from './presence/publisher';
 import { seatKeeper } from './presence/seatKeeper';
 import type { PresenceListeners, PresenceLogLine, PresencePorts } from './presence/ports';
-export type { PresenceClock, PresenceListeners, PresencePorts } from './presence/ports';
+export type { PresenceListeners, PresencePorts } from './presence/ports';
 export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
@@ -69,7 +69,7 @@ export interface PresenceOptions {
   progressGapMs: number;
 }
 
-export const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500, progressGapMs: PROGRESS_GAP_MS });
+const PRESENCE_PAGE_DEFAULTS: Readonly<PresenceOptions> = Object.freeze({ readyMs: 3_000, liveEveryMs: 150, debounceMs: 500, progressGapMs: PROGRESS_GAP_MS });
 
 const LIMITS: Limits<PresenceOptions> = { readyMs: { min: 0 }, liveEveryMs: { min: 0 }, debounceMs: { min: 0 }, progressGapMs: { min: 0 } };
 

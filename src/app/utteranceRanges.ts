@@ -10,7 +10,7 @@ import type { Pace } from '../../common/speaking/pace';
 import type { PlayerPort, SpeakerFailure, SpeakerPort } from './createConversation';
 
 /** How many utterance ids each conversation of a page has to itself. */
-export const UTTERANCE_RANGE = 1_000_000;
+const UTTERANCE_RANGE = 1_000_000;
 
 /** One conversation's range of the page's utterance ids. */
 export interface UtteranceRange {

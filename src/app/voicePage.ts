@@ -38,7 +38,6 @@ export type { ConversationView } from './createConversation';
 export type { EngineState } from './engine';
 export type { VoicePageState } from './page/pageStore';
 export type { VoicePage, VoicePageOptions } from './page/voicePageApi';
-export { linesOf } from './page/pageConversation';
 
 /** localStorage key: the listening disclosure has been read on this device. */
 const TOLD_KEY = 'confab.toldAboutListening';

@@ -5,7 +5,7 @@
  */
 
 /** The arguments an event's listener takes: none for an `undefined` event, else its one value. */
-export type EventArgs<T> = [T] extends [undefined] ? [] : [T];
+type EventArgs<T> = [T] extends [undefined] ? [] : [T];
 
 export interface Emitter<Events> {
   /** Hears `event` from now on; answers a way to stop hearing it. */

@@ -15,8 +15,8 @@ import type { Language } from '../../common/voice/text';
  * How the person is heard: `open` — the microphone listens between answers and its button mutes;
  * `pushToTalk` — nothing is listened to except while the button (or Space) is held down.
  */
-export const HEARING_MODES = ['open', 'pushToTalk'] as const;
-export type HearingMode = (typeof HEARING_MODES)[number];
+const HEARING_MODES = ['open', 'pushToTalk'] as const;
+type HearingMode = (typeof HEARING_MODES)[number];
 
 /**
  * What pages before the name `pushToTalk` stored for it: read as push to talk, so the choice is

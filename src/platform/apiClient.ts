@@ -7,7 +7,7 @@ import { isModelVersion } from '../../common/voice/manifest';
 import { sayWord } from './words';
 
 /** The server could not be reached or answered something the page cannot use. */
-export class ApiError extends Error {
+class ApiError extends Error {
   override readonly name = 'ApiError';
 }
 

@@ -57,7 +57,7 @@ export class AuthError extends Error {
 }
 
 /** The person a Supabase session belongs to. */
-export interface SignedInPerson {
+interface SignedInPerson {
   /** The Supabase user id: the token's `sub`, which the server takes as the person. */
   id: string;
   /** Their email address; null for a guest. */
@@ -70,7 +70,7 @@ export interface SignedInPerson {
 export type AuthState = { kind: 'signed-out' } | { kind: 'signed-in'; person: SignedInPerson };
 
 /** What making an account came to: signed in at once, or an email to confirm first. */
-export type CreatedAccount = { kind: 'signed-in'; person: SignedInPerson } | { kind: 'confirm-email'; email: string };
+type CreatedAccount = { kind: 'signed-in'; person: SignedInPerson } | { kind: 'confirm-email'; email: string };
 
 /** Which ways in the project allows, so the form shows only those. */
 export interface SignInOffer {
@@ -83,7 +83,7 @@ export interface SignInOffer {
 }
 
 /** Local mode: the person cookie does the work; there is no token and nothing to sign in to. */
-export interface LocalAuth {
+interface LocalAuth {
   readonly kind: 'local';
   /** Always null: the HttpOnly person cookie is the proof, and the page never sees it. */
   accessToken(): Promise<null>;

@@ -44,7 +44,7 @@ export interface SavedLine {
   createdAt: string;
 }
 
-export interface LineToSave {
+interface LineToSave {
   who: 'person' | 'assistant';
   text: string;
   /** The page's own id for the line: saving it twice keeps one. */
@@ -158,7 +158,7 @@ function hasArray<K extends string, T>(key: K, item: (v: unknown) => v is T) {
   return (value: unknown): value is Record<K, T[]> => isRecord(value) && Array.isArray(value[key]) && (value[key] as unknown[]).every(item);
 }
 
-export function isPublicBot(value: unknown): value is PublicBot {
+function isPublicBot(value: unknown): value is PublicBot {
   if (!isRecord(value) || !strings(value, 'slug', 'name', 'memory') || !Array.isArray(value.languages)) return false;
   const voice = value.voice;
   return isRecord(voice) && strings(voice, 'by', 'visual', 'language') && Array.isArray(voice.voices) && typeof voice.gapMs === 'number';

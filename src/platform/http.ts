@@ -7,7 +7,7 @@ import { isRecord } from '../../common/isRecord';
 import { sayWord } from './words';
 
 /** How long one call may take before it counts as the server being unreachable, in ms. */
-export const REQUEST_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 15_000;
 
 /**
  * Why a call failed: `unreachable` (no answer, a 5xx, 408 or 429) is worth trying again later;
@@ -60,7 +60,7 @@ export function unreadableAnswer(what: string, kind: 'not-json' | 'misshapen'): 
   return sayWord(kind === 'not-json' ? 'page-server.not-json' : 'page-server.misshapen', { what });
 }
 
-export interface HttpCall {
+interface HttpCall {
   /** Default GET, or POST when there is a body. */
   method?: 'GET' | 'POST' | 'DELETE';
   /** Sent as JSON. */

@@ -24,14 +24,14 @@ export interface OutboxLine {
 }
 
 /** A waiting thread creation: the conversation `localThreadId`, with the bot `bot` (a slug). */
-export interface ThreadCreation {
+interface ThreadCreation {
   kind: 'thread';
   localThreadId: string;
   bot: string;
 }
 
 /** A waiting line of the conversation `localThreadId`. */
-export interface LineDelivery {
+interface LineDelivery {
   kind: 'line';
   localThreadId: string;
   line: OutboxLine;

@@ -72,10 +72,10 @@ export interface OutboxOptions {
 }
 
 /** How an outbox waits between retries; each is explained on its field in `OutboxOptions`. */
-export type OutboxRetry = Required<Pick<OutboxOptions, 'retryFirstMs' | 'retryMaxMs'>>;
+type OutboxRetry = Required<Pick<OutboxOptions, 'retryFirstMs' | 'retryMaxMs'>>;
 
 /** The retry timings when none are given. */
-export const OUTBOX_DEFAULTS: Readonly<OutboxRetry> = Object.freeze({ retryFirstMs: 1_000, retryMaxMs: 60_000 });
+const OUTBOX_DEFAULTS: Readonly<OutboxRetry> = Object.freeze({ retryFirstMs: 1_000, retryMaxMs: 60_000 });
 
 const RETRY_LIMITS: Limits<OutboxRetry> = { retryFirstMs: { over: 0 }, retryMaxMs: { over: 0 } };
 const RETRY_RELATIONS: readonly Relation<OutboxRetry>[] = [{ option: 'retryMaxMs', is: 'at least', than: 'retryFirstMs' }];

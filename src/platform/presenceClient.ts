@@ -15,11 +15,11 @@ import { sayWord } from './words';
  * repeats); at once when the browser says it is back online. Each opening sends the `since` the
  * page has then, so it is owed exactly what it missed.
  */
-export const RECONNECT_MS = [250, 500, 1_000, 2_000, 5_000] as const;
+const RECONNECT_MS = [250, 500, 1_000, 2_000, 5_000] as const;
 /** A stream silent this long (the server's keep-alive comes every 15 s) is taken for dead, in ms: a laptop that slept holds a dead connection. */
-export const SILENT_MS = 40_000;
+const SILENT_MS = 40_000;
 
-export type StreamState = 'connecting' | 'open' | 'down';
+type StreamState = 'connecting' | 'open' | 'down';
 
 export interface StreamOptions {
   bot: string;

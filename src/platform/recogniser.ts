@@ -30,7 +30,7 @@ import type { RecognitionPhrase } from '../core/hearing/recognitionPhrases';
 import { restartBackoff, restartWaitMs } from '../core/hearing/restartBackoff';
 import type { RestartBackoff } from '../core/hearing/restartBackoff';
 
-export interface RecogniserEvents {
+interface RecogniserEvents {
   /** Words not yet committed to: the live line. */
   interim: (text: string) => void;
   /** A committed transcript: the question. */

@@ -21,8 +21,9 @@
  * - gapMs: the gap the player scheduled between the end of the first piece and the start of the
  *   second, read from the sources it started on the audio clock (median over the runs that played
  *   both).
- * Targets: p95 ≤ 120 ms, 0 false triggers, gap 120 ± 5 ms. Echo cancellation is off, as in the
- * browser tests (see test/e2e/bargeIn.spec.ts for why).
+ * Targets: p95 ≤ 120 ms, 0 false triggers, gap 120 ± 5 ms; on a busy machine (`--load` 1 or more)
+ * p95 ≤ 250 ms. Echo cancellation is off, as in the browser tests (see test/e2e/bargeIn.spec.ts for
+ * why). `--leaks a,b,c` runs those leak levels in place of `LEAK_LEVELS`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +34,7 @@ import { GAP_MS, makeSpeech } from '../e2e/speech/bargeInSpeech';
 import type { MicScenario } from '../e2e/speech/bargeInSpeech';
 import { runScenario } from '../e2e/speech/bargeInRun';
 import type { BargeInOutcome } from '../e2e/speech/bargeInRun';
+import type { BenchOptions } from '../helpers/benchOptions';
 import { spread } from '../helpers/benchTimings';
 import { serveFolder } from '../helpers/serveFolder';
 
@@ -42,10 +44,12 @@ const PERSON_AT_MS = [450, 2600] as const;
 /** The headphone runs: no leak, a quiet word. */
 const QUIET_WORD_LEVEL = 0.15;
 const TARGETS = { p95Ms: 120, falseTriggers: 0, gapMs: GAP_MS, gapToleranceMs: 5 } as const;
+/** The targets with `--load` 1 or more: a busy machine may be slower, never wrong. */
+const LOADED_TARGETS = { ...TARGETS, p95Ms: 250 } as const;
 
-function scenarios(): MicScenario[] {
-  const runs: MicScenario[] = LEAK_LEVELS.map((leak) => ({ name: `leak-${leak}`, leak, person: null }));
-  for (const leak of LEAK_LEVELS) {
+function scenarios(leaks: readonly number[]): MicScenario[] {
+  const runs: MicScenario[] = leaks.map((leak) => ({ name: `leak-${leak}`, leak, person: null }));
+  for (const leak of leaks) {
     for (const atMs of PERSON_AT_MS) {
       runs.push({ name: `person-${leak}-at-${atMs}`, leak, person: { says: 'question', level: Math.max(0.3, 2 * leak), atMs } });
     }
@@ -63,7 +67,7 @@ function median(values: readonly number[]): number | null {
   return sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] ?? null);
 }
 
-export async function run(): Promise<{
+export async function run(options: BenchOptions = {}): Promise<{
   bench: 'barge-in';
   runs: number;
   p50Ms: number | null;
@@ -74,9 +78,10 @@ export async function run(): Promise<{
   // Outside test-results: a Playwright run elsewhere empties that folder when it starts.
   const work = mkdtempSync(join(tmpdir(), 'confab-barge-in-'));
   const dist = join(work, 'dist');
+  const targets = (options.load ?? 0) > 0 ? LOADED_TARGETS : TARGETS;
   try {
     execFileSync('npx', ['vite', 'build', '--mode', 'e2e', '--logLevel', 'error'], { env: { ...process.env, E2E_DIST: dist }, stdio: ['ignore', 'ignore', 'inherit'] });
-    const all = scenarios();
+    const all = scenarios(options.leaks ?? LEAK_LEVELS);
     const speech = makeSpeech(join(work, 'speech'), all);
     const { server, baseURL } = await serveFolder(resolve(dist));
     const launch = config.use?.launchOptions;
@@ -95,6 +100,7 @@ export async function run(): Promise<{
           JSON.stringify({
             run: scenario.name,
             bargeInsMsIntoAnswer: outcome.bargeInsAtMs.map((atMs) => round(atMs - outcome.leakStartMs)),
+            detectedAfterMs: round(outcome.detectedAfterMs),
             silentAfterMs: round(outcome.silentAfterMs),
             alignmentMs: round(outcome.alignmentMs),
           }),
@@ -129,11 +135,12 @@ export async function run(): Promise<{
         frameToStopMs: spread(pipeline),
         gapsMs: { n: gaps.length, min: round(Math.min(...gaps)), max: round(Math.max(...gaps)) },
         alignmentMsWorst: round(Math.max(...outcomes.map((o) => Math.abs(o.alignmentMs)))),
-        targets: TARGETS,
+        load: options.load ?? 0,
+        targets,
         meets: {
-          p95: latency.p95 <= TARGETS.p95Ms,
-          falseTriggers: falseTriggers === TARGETS.falseTriggers,
-          gap: gapMs !== null && Math.abs(gapMs - TARGETS.gapMs) <= TARGETS.gapToleranceMs,
+          p95: latency.p95 <= targets.p95Ms,
+          falseTriggers: falseTriggers === targets.falseTriggers,
+          gap: gapMs !== null && Math.abs(gapMs - targets.gapMs) <= targets.gapToleranceMs,
         },
       }),
     );

@@ -1,16 +1,22 @@
 /**
- * `npm run bench -- <name> [--clips DIR]` runs test/bench/<name>.ts, writes its result to bench-results/<name>.json
- * and prints it as the final line. `npm run bench` alone runs every benchmark in turn, and writes
+ * `npm run bench -- <name> [--clips DIR] [--load N] [--leaks a,b,c]` runs test/bench/<name>.ts,
+ * writes its result to bench-results/<name>.json and prints it as the final line; `--help` lists the
+ * benchmarks and options. `npm run bench` alone runs every benchmark in turn, and writes
  * bench-results/summary.md: each headline figure beside its target (test/helpers/benchSummary.ts;
  * a benchmark declares its own by exporting `targets`). One that fails is noted there and the rest
  * still run; the command then exits non-zero.
  * Options (test/helpers/benchOptions.ts) go to every benchmark's `run`; `--clips DIR` plays the
- * recordings in DIR instead of the kept clips, in the benchmarks that play recordings.
+ * recordings in DIR instead of the kept clips, in the benchmarks that play recordings; `--leaks`
+ * sets the leak levels of those that play a leak. `--load N` is the runner's own: N busy processes
+ * beside each benchmark (test/helpers/benchLoad.ts), and every result records `load` and the
+ * 1-minute load average seen while it ran (`loadAverage1m`).
  * Benchmarks, not tests, hold the speed and memory targets: these machines are shared and noisy.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchHelp } from '../helpers/benchHelp';
+import { underLoad } from '../helpers/benchLoad';
 import { BenchArgsError, parseBenchArgs } from '../helpers/benchOptions';
 import type { BenchArgs, BenchOptions } from '../helpers/benchOptions';
 import { DECLARED_TARGETS, summaryTable } from '../helpers/benchSummary';
@@ -43,7 +49,9 @@ async function available(): Promise<string[]> {
 async function runOne(name: string, options: BenchOptions): Promise<BenchResult> {
   const mod = (await import(pathToFileURL(join(here, `${name}.ts`)).href)) as BenchModule;
   if (mod.targets !== undefined) exported.set(name, mod.targets);
-  const result = await mod.run(options);
+  const load = options.load ?? 0;
+  const { value, loadAverage1m } = await underLoad(load, () => mod.run(options));
+  const result: BenchResult = { ...value, load, loadAverage1m };
   await mkdir(out, { recursive: true });
   await writeFile(join(out, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return result;
@@ -60,7 +68,12 @@ function argsOrExit(argv: readonly string[]): BenchArgs {
 }
 
 const names = await available();
-const { names: asked, options } = argsOrExit(process.argv.slice(2));
+const { names: asked, options, help } = argsOrExit(process.argv.slice(2));
+if (help) {
+  const benches = await Promise.all(names.map(async (name) => ({ name, source: await readFile(join(here, `${name}.ts`), 'utf8') })));
+  console.log(benchHelp(benches));
+  process.exit(0);
+}
 const unknown = asked.filter((a) => !names.includes(a));
 if (unknown.length > 0) {
   console.error(`No benchmark named ${unknown.join(', ')}. Available: ${names.join(', ')}.`);

@@ -58,15 +58,15 @@ export const SUPERTONIC_2_PARAMS: Readonly<Record<GraphName, number>> = {
 };
 
 /** Rows of Supertonic 2's character embedding: one past the largest id in its `unicode_indexer.json`. */
-export const SUPERTONIC_2_VOCABULARY = 162;
+const SUPERTONIC_2_VOCABULARY = 162;
 
 /** Seconds of speech per unmasked text position when `CostlyOptions.secondsPerChar` is not given. */
 export const DEFAULT_SECONDS_PER_CHAR = 0.075;
 
 /** Latent chunks per latent frame, `ttl.chunk_compress_factor`: the vocoder runs at 6 × the frame rate. */
-export const CHUNKS_PER_FRAME = 6;
+const CHUNKS_PER_FRAME = 6;
 /** Samples per chunk, `ae.base_chunk_size`. */
-export const SAMPLES_PER_CHUNK = 512;
+const SAMPLES_PER_CHUNK = 512;
 /** Samples per latent frame: 512 × 6. */
 export const SAMPLES_PER_FRAME = SAMPLES_PER_CHUNK * CHUNKS_PER_FRAME;
 
@@ -91,7 +91,7 @@ export interface CostlyOptions {
 }
 
 /** What a graph holds, for a benchmark's report. */
-export interface CostlyGraphReport {
+interface CostlyGraphReport {
   /** Float32 parameters, equal to the target. */
   params: number;
   /** Multiply-adds per row of the graph's rate (text position, latent frame, or 512-sample chunk). */
@@ -188,7 +188,7 @@ export function buildCostlyGraphs(options: CostlyOptions = {}): CostlyGraphs {
  * Positions every piece spends on its language tags (`<en>` and `</en>`): characters the model
  * reads but does not say, so the stand-in gives them no duration.
  */
-export const TAG_POSITIONS = 9;
+const TAG_POSITIONS = 9;
 
 /** The duration, in seconds, the stand-in predictor gives for `positions` unmasked text positions. */
 export function expectedDuration(positions: number, secondsPerChar = DEFAULT_SECONDS_PER_CHAR): number {

@@ -18,7 +18,7 @@ export interface FakeSource {
 }
 
 /** An AudioParam's automation, as far as the player uses it: set, linear ramps, cancel. */
-export class FakeParam {
+class FakeParam {
   /** Where the value stands before any scheduled event. */
   value: number;
   private events: { kind: 'set' | 'ramp'; value: number; atS: number }[] = [];

@@ -12,7 +12,7 @@ import type { GraphName, TensorSpec, TensorType } from '../../common/voice/contr
 const { onnx } = onnxProto;
 
 export const FLOAT = onnx.TensorProto.DataType.FLOAT;
-export const INT64 = onnx.TensorProto.DataType.INT64;
+const INT64 = onnx.TensorProto.DataType.INT64;
 const ELEMENT_TYPE: Record<TensorType, Onnx.TensorProto.DataType> = { float32: FLOAT, int64: INT64 };
 
 /** Collects one graph's nodes and constants; names intermediates `v0`, `v1`, … and constants `c0`, …. */

@@ -22,7 +22,7 @@ import { speakingMachine } from './speakingMachine';
 import { englishSay } from './pageWords';
 
 /** One piece as it was heard. */
-export interface HeardPiece {
+interface HeardPiece {
   piece: number;
   text: string;
   /** Steps asked for, and steps it was made with (fewer when it would otherwise have been late). */

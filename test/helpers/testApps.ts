@@ -48,7 +48,7 @@ export function resetObserved(): void {
   });
 }
 
-export const delay = (ms: number) =>
+const delay = (ms: number) =>
   new Promise<void>((resolve) => {
     setTimeout(resolve, ms);
   });
@@ -226,7 +226,7 @@ export const tally = defineApp({
   ],
 });
 
-export const chime = defineApp({
+const chime = defineApp({
   name: 'chime',
   description: 'Rings and tells the time.',
   verbs: [

@@ -39,10 +39,10 @@ export const SAMPLES_PER_FRAME = 3072;
  * exact, and small enough that the vector estimator's value after up to 39 steps (≤ 30,420) reaches
  * the engine as PCM inside [-1, 1].
  */
-export const VOCODER_GAIN = 2 ** -15;
+const VOCODER_GAIN = 2 ** -15;
 
 /** Seconds of speech per unmasked character when `TinyOptions.secondsPerChar` is not given. */
-export const DEFAULT_SECONDS_PER_CHAR = 0.06;
+const DEFAULT_SECONDS_PER_CHAR = 0.06;
 
 export interface TinyOptions {
   /**

@@ -38,7 +38,7 @@ import type { PageSound } from '../utteranceRanges';
 type PieceKey = { utteranceId: number; piece: number };
 
 /** What the page's audio reports. */
-export type PageAudioEvents = {
+type PageAudioEvents = {
   started: PieceKey;
   ended: PieceKey;
   /** The person was heard clearly over the assistant's leak, in the frame that ended at `atMs` (audio clock, ms), clearing `bar`. */

@@ -101,7 +101,7 @@ export interface ConversationContext {
 }
 
 /** A verb waiting for the person's answer, as the machine keeps it. */
-export interface PendingAction extends PendingActionEvent {
+interface PendingAction extends PendingActionEvent {
   /** How long the person is given to answer once asked, in ms (see `confirmPatienceMs`). */
   patienceMs: number;
 }

@@ -357,6 +357,6 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
   },
 });
 
-export type ConversationMachine = typeof conversationMachine;
+type ConversationMachine = typeof conversationMachine;
 export type ConversationActor = ActorRefFrom<ConversationMachine>;
 export type ConversationSnapshot = SnapshotFrom<ConversationMachine>;

@@ -17,7 +17,7 @@ export const LIST_BOOST = 2;
 /** Most phrases given: the name and the first lists; a long list only dilutes the bias. */
 export const MAX_PHRASES = 20;
 /** Longest phrase kept, in characters: names, not sentences. */
-export const MAX_PHRASE_CHARS = 60;
+const MAX_PHRASE_CHARS = 60;
 
 /**
  * The bot's name, then each list's name: trimmed, spaces collapsed, none empty or longer than

@@ -19,7 +19,7 @@ export interface RestartBackoff {
   maxMs: number;
 }
 
-export const RESTART_BACKOFF_DEFAULTS: Readonly<RestartBackoff> = Object.freeze({ firstMs: 250, maxMs: 5000 });
+const RESTART_BACKOFF_DEFAULTS: Readonly<RestartBackoff> = Object.freeze({ firstMs: 250, maxMs: 5000 });
 
 const LIMITS: Limits<RestartBackoff> = { firstMs: { over: 0 }, maxMs: { over: 0 } };
 const RELATIONS: readonly Relation<RestartBackoff>[] = [{ option: 'maxMs', is: 'at least', than: 'firstMs', because: 'the waits only grow' }];

@@ -21,7 +21,7 @@ export interface YieldingPace extends YieldingOptions {
 }
 
 /** How far the voice goes down while it is decided whose turn it is, and how it comes back. */
-export interface DuckOptions {
+interface DuckOptions {
   /** The ducked voice's gain, dB: under a person's voice, still heard (a backchannel need not lose a word). */
   duckDb: number;
   /** How long the voice takes to come back to full level, ms: quick, with no click. */

@@ -23,6 +23,7 @@ import type { Step, YieldingInput, YieldingState } from './yielding';
 /** Words from the recogniser, with the turn id a final was given when the person finished. */
 export type HeardWords = { final: false; text: string } | { final: true; text: string; turnId: string };
 
+/** @public Exported for the conversation machine's declarations, which name it. */
 export interface YieldingMachineInput {
   pace: YieldingPace;
   /** The frames' clock, in ms. */
@@ -41,6 +42,7 @@ export type YieldingEvent =
   /** The turn ended some other way (the voice played out, a press, a stop). */
   | { type: 'release' };
 
+/** @public Exported for the conversation machine's declarations, which name it. */
 export interface YieldingContext {
   pace: YieldingPace;
   /** Held in a record: xstate would take a bare function in context for an assigner. */

@@ -89,7 +89,7 @@ export function heardLevel(frame: OrbFrame): number {
  * It is decided from this frame's sound alone; the easing toward it is what smooths a flickering
  * level, so a steady input turns the strands alike however the time is sliced into frames.
  */
-export function targetRate(frame: OrbFrame, tuning: OrbTuning = ORB): number {
+function targetRate(frame: OrbFrame, tuning: OrbTuning = ORB): number {
   const voiced = frame.assistantAudible || heardLevel(frame) > tuning.voiceFloor;
   return voiced ? tuning.voiceRateRadPerS : REST_RATE_RAD_PER_S[frame.state];
 }

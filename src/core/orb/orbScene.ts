@@ -12,7 +12,7 @@ import { ORB } from './orbTuning';
 import type { OrbTuning } from './orbTuning';
 
 /** How one strand is stroked. Lengths are shares of the orb's radius. */
-export interface OrbPen {
+interface OrbPen {
   /** `#rrggbb`. */
   readonly colour: string;
   /** Opacity, 0..1. */
@@ -23,7 +23,7 @@ export interface OrbPen {
 }
 
 /** A soft light behind the strands that grows with the level. */
-export interface OrbGlow {
+interface OrbGlow {
   /** `#rrggbb`. */
   readonly colour: string;
   /** Radius, as a share of the orb's radius. */
@@ -33,7 +33,7 @@ export interface OrbGlow {
 }
 
 /** One strand as drawn. */
-export interface OrbSceneStrand {
+interface OrbSceneStrand {
   readonly points: readonly OrbPoint[];
   readonly closed: boolean;
   readonly pen: OrbPen;

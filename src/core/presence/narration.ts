@@ -15,7 +15,7 @@ export interface NarrationOptions {
   debounceMs: number;
 }
 
-export const NARRATION_DEFAULTS: Readonly<NarrationOptions> = Object.freeze({ debounceMs: 500 });
+const NARRATION_DEFAULTS: Readonly<NarrationOptions> = Object.freeze({ debounceMs: 500 });
 
 const LIMITS: Limits<NarrationOptions> = { debounceMs: { min: 0 } };
 

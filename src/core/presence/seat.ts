@@ -12,7 +12,7 @@
 import type { PageRef, Role, Seat } from '../../../common/presence/protocol';
 
 /** Where the active page is, from this page: here, in another tab of this browser, or on another device. */
-export type ActiveWhere = 'here' | 'tab' | 'device' | null;
+type ActiveWhere = 'here' | 'tab' | 'device' | null;
 
 export interface PageSeat {
   /** Unknown until the referee (or the lock) has said. */

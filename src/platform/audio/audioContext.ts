@@ -21,30 +21,3 @@ export function audioContextInGesture(): AudioContext {
 export function existingAudioContext(): AudioContext | undefined {
   return shared;
 }
-
-/** The gestures browsers accept for starting audio. */
-const GESTURES = ['pointerdown', 'touchend', 'keydown'] as const;
-
-/**
- * Makes (or resumes) the context on every gesture on `target` until the returned function is
- * called, and calls `onReady` the first time it is running — so a greeting waits for a tap rather
- * than being lost to the autoplay policy.
- */
-export function unlockAudioOnGesture(target: EventTarget, onReady: (context: AudioContext) => void = () => undefined): () => void {
-  let ready = false;
-  const unlock = () => {
-    const context = audioContextInGesture();
-    if (ready) return;
-    const announce = () => {
-      if (ready || context.state !== 'running') return;
-      ready = true;
-      onReady(context);
-    };
-    if (context.state === 'running') announce();
-    else context.addEventListener('statechange', announce);
-  };
-  for (const gesture of GESTURES) target.addEventListener(gesture, unlock, { capture: true });
-  return () => {
-    for (const gesture of GESTURES) target.removeEventListener(gesture, unlock, { capture: true });
-  };
-}

@@ -38,7 +38,7 @@ export interface DeviceVoice {
   speed: number;
 }
 
-export interface DeviceSpeakerOptions {
+interface DeviceSpeakerOptions {
   /**
    * Pieces asked of the worker and not yet handed to the player, at most. 2 keeps the worker busy
    * (the next piece waits in its queue while this one is made) without queueing the whole answer.
@@ -47,7 +47,7 @@ export interface DeviceSpeakerOptions {
   aheadMax: number;
 }
 
-export const DEVICE_SPEAKER_DEFAULTS: Readonly<DeviceSpeakerOptions> = Object.freeze({ aheadMax: 2 });
+const DEVICE_SPEAKER_DEFAULTS: Readonly<DeviceSpeakerOptions> = Object.freeze({ aheadMax: 2 });
 
 export interface DeviceSpeakerDeps extends Partial<DeviceSpeakerOptions> {
   tts: Pick<TtsApi, 'speak' | 'cancel'>;

@@ -69,7 +69,7 @@ export function newJob(request: SpeakRequest): Job {
 const PCM_TYPES = new Set(['', 'application/octet-stream', 'audio/pcm', 'audio/l16', 'audio/raw', 'audio/x-raw']);
 
 /** Whether a response's `content-type` can be raw 16-bit PCM. */
-export function isPcmContentType(contentType: string | null): boolean {
+function isPcmContentType(contentType: string | null): boolean {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return PCM_TYPES.has(type);
 }

@@ -10,15 +10,12 @@ import type { EndpointVoice, Job } from './endpointPiece';
 import { failureListeners } from './speaker';
 import type { EndpointVoiceError, Speaker } from './speaker';
 
-export type { EndpointVoice } from './endpointPiece';
-export { isPcmContentType } from './endpointPiece';
-
-export interface EndpointSpeakerOptions {
+interface EndpointSpeakerOptions {
   /** Where pieces are posted. Default `/api/speak` (the page's own server). */
   url: string;
 }
 
-export const ENDPOINT_SPEAKER_DEFAULTS: Readonly<EndpointSpeakerOptions> = Object.freeze({ url: '/api/speak' });
+const ENDPOINT_SPEAKER_DEFAULTS: Readonly<EndpointSpeakerOptions> = Object.freeze({ url: '/api/speak' });
 
 export interface EndpointSpeakerDeps extends Partial<EndpointSpeakerOptions> {
   player: Pick<AudioPlayer, 'open'>;

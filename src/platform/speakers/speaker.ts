@@ -67,7 +67,7 @@ export interface SpeakerFailure {
 }
 
 /** Hears failures; returned by `onFailed` as the way to stop hearing them. */
-export type FailureListener = (failure: SpeakerFailure) => void;
+type FailureListener = (failure: SpeakerFailure) => void;
 
 /** One voice, or both behind one face. */
 export interface Speaker {

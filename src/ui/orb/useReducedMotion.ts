@@ -6,7 +6,7 @@ import { computed, onBeforeUnmount, onMounted, ref } from 'vue';
 import type { ComputedRef } from 'vue';
 
 /** The media query a person's "reduce motion" setting answers. */
-export const REDUCED_MOTION_QUERY = '(prefers-reduced-motion: reduce)';
+const REDUCED_MOTION_QUERY = '(prefers-reduced-motion: reduce)';
 
 /**
  * True while motion should be reduced: `override()` when it says so either way, the media query

@@ -8,7 +8,7 @@
  * The embedders' designs and floors were chosen on a separate calibration set (calibration.ts).
  */
 
-export interface Fact {
+interface Fact {
   /** What the person told the bot: the memory. */
   said: string;
   /** Questions asked later that should recall it. */

@@ -58,7 +58,7 @@ export interface BargeInReport {
 }
 
 /** What the page exposes on `window.harness`. */
-export interface BargeInHarness {
+interface BargeInHarness {
   run(config: BargeInRun): Promise<BargeInReport>;
 }
 

@@ -18,7 +18,7 @@ export interface ScheduledSource {
  * The page's context, seen through a proxy that notes every buffer source the player starts: the
  * player's own schedule, read rather than inferred.
  */
-export function notingStarts(context: AudioContext, sources: ScheduledSource[]): AudioContext {
+function notingStarts(context: AudioContext, sources: ScheduledSource[]): AudioContext {
   return new Proxy(context, {
     get(target, key) {
       if (key === 'createBufferSource') {
@@ -49,7 +49,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
-export async function decode(context: AudioContext, url: string): Promise<AudioBuffer> {
+async function decode(context: AudioContext, url: string): Promise<AudioBuffer> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`The harness could not fetch ${url} (${response.status}); the test set-up should serve it.`);
   return context.decodeAudioData(await response.arrayBuffer());

@@ -123,7 +123,7 @@ export interface TurnTakingReport {
 }
 
 /** What the page exposes on `window.harness`. */
-export interface TurnTakingHarness {
+interface TurnTakingHarness {
   run(config: TurnTakingRun): Promise<TurnTakingReport>;
 }
 

@@ -20,7 +20,7 @@ export interface PcmStreamOptions {
 }
 
 /** One reply the endpoint sent, or is sending. */
-export interface PcmReply {
+interface PcmReply {
   /** The request's JSON body. */
   body: Record<string, unknown>;
   /** Bytes handed to the socket so far. */

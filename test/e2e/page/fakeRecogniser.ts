@@ -44,7 +44,7 @@ export interface FakeSessionAsked {
 }
 
 /** The options `available` and `install` were called with. */
-export interface FakeOnDeviceAsked {
+interface FakeOnDeviceAsked {
   langs: string[];
   processLocally?: boolean;
 }

@@ -23,15 +23,15 @@ import { writeSilence, writeSounds, writeTalkAfter } from './micFiles';
  * The page's microphone: silent; refused by the browser; quiet, then a person talking for 2 s; or
  * quiet, then a murmured "mm-hmm" and, later, a knock on the table (`MURMUR_AT_MS`, `KNOCK_AT_MS`).
  */
-export type Mic = 'silent' | 'refused' | 'talks' | 'murmurs';
+type Mic = 'silent' | 'refused' | 'talks' | 'murmurs';
 
 /** How long a person in the `talks` file keeps quiet after the page opens the microphone. */
-export const TALKS_AFTER_MS = 1500;
+const TALKS_AFTER_MS = 1500;
 /** How long they then talk; after it the file is silent. */
 export const TALKS_FOR_MS = 2000;
 /** In the `murmurs` file: when the person murmurs "mm-hmm", and when something knocks on the table. */
-export const MURMUR_AT_MS = 1500;
-export const KNOCK_AT_MS = 5000;
+const MURMUR_AT_MS = 1500;
+const KNOCK_AT_MS = 5000;
 
 interface PageOptions {
   /** Whether the browser has a recogniser (the fake one); false is Firefox. Default true. */

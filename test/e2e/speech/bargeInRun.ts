@@ -50,7 +50,7 @@ const QUANTUM_SAMPLES = 128;
 const AFTER_MS = 400;
 
 /** Reads a report against its scenario (see `BargeInOutcome`). */
-export function outcomeOf(scenario: MicScenario, report: BargeInReport): BargeInOutcome {
+function outcomeOf(scenario: MicScenario, report: BargeInReport): BargeInOutcome {
   // The marker began within the frame that first heard it. Taking its earliest start places the
   // onset up to one frame early, so every latency below is an upper bound, never a flattering one.
   const markerStartMs = report.markerAtMs - report.frameMs;

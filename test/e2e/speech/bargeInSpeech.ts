@@ -42,9 +42,9 @@ export const RATE_HZ = 48_000;
  * sometimes missed whole (the file had begun before the page's graph was connected), and the first
  * frames that did arrive glitched (silent frames between full ones).
  */
-export const MARKER_AT_MS = 400;
+const MARKER_AT_MS = 400;
 /** The marker: long enough to fill a 10 ms level frame whatever its phase. */
-export const MARKER_MS = 30;
+const MARKER_MS = 30;
 /** The marker's peak level: over the noise floor, under the echo gate's floor (0.09). */
 export const MARKER_LEVEL = 0.05;
 const MARKER_HZ = 1000;
@@ -62,13 +62,13 @@ const NOISE_SEED = 0x5eed_ba26;
 
 const ASSISTANT_VOICE = 'en-us';
 /** The answer the tests play: two pieces, so the player's gap is in it. */
-export const ANSWER = [
+const ANSWER = [
   'Sure, here is the plan for tomorrow.',
   'We meet at nine by the river, right next to the old stone bridge, and walk from there.',
 ] as const;
 const PERSON_VOICE = 'en-gb+f3';
 /** What a person says over the assistant: a question, or the one quiet word of the headphone case. */
-export const PERSON_SAYS = {
+const PERSON_SAYS = {
   question: 'Wait, hold on, I have a question about that.',
   word: 'Wait.',
 } as const;

@@ -11,7 +11,7 @@ export interface Pcm {
 }
 
 /** A file this reader cannot use; says which and why. */
-export class WavError extends Error {
+class WavError extends Error {
   override readonly name = 'WavError';
 }
 

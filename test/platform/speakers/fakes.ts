@@ -19,7 +19,7 @@ export interface Deferred<T> {
   reject: (reason: unknown) => void;
 }
 
-export function deferred<T>(): Deferred<T> {
+function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (reason: unknown) => void;
   const promise = new Promise<T>((res, rej) => {

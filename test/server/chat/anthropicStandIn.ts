@@ -10,7 +10,7 @@ import { deferred, listen, whenArrived } from './localServers';
 import type { Deferred, Listening, Received } from './localServers';
 
 /** One content block of a scripted answer: text in pieces, or a tool use whose input JSON arrives in pieces. */
-export type ScriptedBlock = { text: readonly string[] } | { toolUse: { id: string; name: string; json: readonly string[] } };
+type ScriptedBlock = { text: readonly string[] } | { toolUse: { id: string; name: string; json: readonly string[] } };
 
 /** A scripted answer: its blocks, why it stopped, and its usage. */
 export interface ScriptedMessage {
@@ -21,7 +21,7 @@ export interface ScriptedMessage {
 }
 
 /** What a script writes back. */
-export class AnthropicReply {
+class AnthropicReply {
   constructor(
     readonly res: ServerResponse,
     private readonly model: string,

@@ -53,7 +53,7 @@ export interface DoorSetup {
   sleep?: DoorDeps<TestGrant, TestBot>['sleep'];
 }
 
-export interface FakeLedger {
+interface FakeLedger {
   reserved: { person: string; nowMs: number }[];
   settled: { reservation: string; spend: AnswerSpend }[];
   /** Resolves with the next reservation asked for, as it is asked (before `reservedWhen`). */

@@ -32,7 +32,7 @@ export async function startSocketPostgres(): Promise<SocketPostgres> {
   };
 }
 
-export const WIDTH = 384;
+const WIDTH = 384;
 
 /** The unit vector along one axis. */
 export function axis(i: number): Float32Array {

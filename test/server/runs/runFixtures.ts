@@ -25,7 +25,7 @@ export const ENGINES: { name: string; open: () => Promise<Database> }[] = [
   ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'Postgres', open: () => openDatabase({ url: realPostgres }) }]),
 ];
 
-export const registry = createRegistry([lists]);
+const registry = createRegistry([lists]);
 export const VERBS = registry.verbs;
 
 export function executorOver(db: Database): Executor {
