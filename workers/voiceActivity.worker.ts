@@ -8,6 +8,7 @@
  * `listen` (the microphone opened again) replaces the first and starts the model afresh.
  */
 import type { VoiceActivityReply, VoiceActivityRequest } from '../common/voiceActivity';
+import { newestFirst } from './newestFirst';
 import { openSilero } from './silero';
 import type { Silero } from './silero';
 
@@ -38,13 +39,19 @@ self.onmessage = (event: MessageEvent<VoiceActivityRequest>) => {
       listening?.close();
       listening = frames;
       silero.reset();
-      // One frame at a time, in order: the model's state runs from each frame to the next.
-      let heard = Promise.resolve();
-      frames.onmessage = ({ data }: MessageEvent<{ samples: Float32Array; endSample: number }>) => {
-        heard = heard.then(async () => {
+      // One frame at a time, in order (the model's state runs from each frame to the next), and the
+      // newest when it has fallen behind: the frames that waited while it loaded are not worked through.
+      const hear = newestFirst<{ samples: Float32Array; endSample: number }>(
+        async (frame) => {
           if (listening !== frames) return;
-          reply({ kind: 'frame', endSample: data.endSample, probability: await silero.speechIn(data.samples) });
-        });
+          reply({ kind: 'frame', endSample: frame.endSample, probability: await silero.speechIn(frame.samples) });
+        },
+        () => {
+          silero.reset();
+        },
+      );
+      frames.onmessage = ({ data }: MessageEvent<{ samples: Float32Array; endSample: number }>) => {
+        hear(data);
       };
       reply({ kind: 'ready' });
     },
