@@ -1,8 +1,9 @@
 /**
  * The kept answer (test/e2e/speech/clips) as the page hears it with no browser: the player's output,
  * the microphone hearing its leak some milliseconds later, and the page's hearing of the two — the
- * level meter's echo canceller and both gates (gatePair.ts) with the page's options (`HEARING`).
- * For the tests and the benchmark that ask what the capture's lag does to barge-in.
+ * level meter's echo canceller (either one: `nlms` or `aec3`) and both gates (gatePair.ts) with the
+ * page's options (`HEARING`). For the tests and the benchmark that ask what the capture's lag does to
+ * barge-in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,11 @@ import { hearPair, startGatePair } from '../../src/core/hearing/gatePair';
 import { HEARING } from '../../src/core/hearing/tuning';
 import type { GatePairFrame } from '../../src/core/hearing/gatePair';
 import { EchoCanceller } from '../../src/core/hearing/echoCanceller';
-import type { CancelledFrame, EchoCancellerOptions } from '../../src/core/hearing/echoCanceller';
+import type { EchoCancellerOptions } from '../../src/core/hearing/echoCanceller';
+import { Aec3Canceller } from '../../src/core/hearing/aec3Canceller';
+import type { Aec3CancellerOptions } from '../../src/core/hearing/aec3Canceller';
+import type { CancelledFrame, Canceller } from '../../src/core/hearing/canceller';
+import { aec3Maker } from '../../src/platform/audio/aec3';
 import { peakOf } from '../../src/platform/audio/peakFrames';
 import { answerSpeech, CLIPS_DIR, GAP_MS, msToSamples, RATE_HZ, trimmed } from '../e2e/speech/bargeInSpeech';
 import { readWav } from '../e2e/speech/wav';
@@ -78,14 +83,37 @@ export function roomOf(answer: KeptAnswer, leakLevel: number, lagMs: number, per
   return { microphone, output, from, to: at - msToSamples(GAP_MS) };
 }
 
-/** When, in ms after the answer first reaches the microphone, the page's gates hear a person in `room`. */
-export function pageBargeInsMs(room: Room, canceller: Partial<EchoCancellerOptions> = {}): number[] {
+/** A canceller for one room at `RATE_HZ` in the level meter's frames, and what to release after it. */
+export type CancellerMaker = () => { canceller: Canceller; done: () => void };
+
+/** The NLMS (echoCanceller.ts), with `options` over its defaults. */
+export function nlms(options: Partial<EchoCancellerOptions> = {}): CancellerMaker {
+  return () => ({ canceller: new EchoCanceller(RATE_HZ, FRAME, options), done: () => undefined });
+}
+
+/** WebRTC's AEC3 (aec3Canceller.ts), at the rooms' own 48 kHz, with `options` over its defaults. */
+export function aec3(options: Partial<Aec3CancellerOptions> = {}): CancellerMaker {
+  return () => {
+    const engine = aec3Maker()(RATE_HZ);
+    const done = (): void => {
+      engine.free();
+    };
+    return { canceller: new Aec3Canceller(engine, RATE_HZ, FRAME, options), done };
+  };
+}
+
+/** When, in ms after the answer first reaches the microphone, the page's gates hear a person in `room`; by default through the canceller the level meter runs, the NLMS. */
+export function pageBargeInsMs(room: Room, makeCanceller: CancellerMaker = nlms()): number[] {
   const { microphone, output, from, to } = room;
-  const cancelling = new EchoCanceller(RATE_HZ, FRAME, canceller);
+  const { canceller, done } = makeCanceller();
   const cancelled: CancelledFrame[] = [];
-  for (let at = 0; at < microphone.length; at += QUANTUM) {
-    const length = Math.min(QUANTUM, microphone.length - at);
-    cancelling.push(microphone.subarray(at, at + length), output.subarray(at, at + length), length, at, (frame) => cancelled.push(frame));
+  try {
+    for (let at = 0; at < microphone.length; at += QUANTUM) {
+      const length = Math.min(QUANTUM, microphone.length - at);
+      canceller.push(microphone.subarray(at, at + length), output.subarray(at, at + length), length, at, (frame) => cancelled.push(frame));
+    }
+  } finally {
+    done();
   }
   let gates = startGatePair(HEARING.gate, HEARING.cancelledGate);
   const heard: number[] = [];

@@ -31,6 +31,7 @@ import { checkOption, resolveOptions } from '../../../common/options';
 import type { Limits, Relation } from '../../../common/options';
 import { SPEECH_RATE_HZ } from '../../../common/voiceActivity';
 import { BoxDecimator } from './speechFrames';
+import type { CancelledFrame, Canceller } from './canceller';
 
 /** How the canceller learns and when it is trusted. */
 export interface EchoCancellerOptions {
@@ -69,7 +70,7 @@ export interface EchoCancellerOptions {
 }
 
 /** The defaults, each explained on its field in `EchoCancellerOptions`. */
-export const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
+const ECHO_CANCELLER: Readonly<EchoCancellerOptions> = Object.freeze({
   taps: 1280,
   step: 0.2,
   robustMs: 150,
@@ -109,20 +110,6 @@ const PRE_EMPHASIS = 0.9;
 const ROBUST_START = 0.01;
 /** The share of a frame's microphone energy the estimate must carry for its misfit to be what was heard. */
 const MISFIT_SHARE = 0.25;
-
-/** One frame of the canceller's residual, at the level meter's frames. */
-export interface CancelledFrame {
-  /** Peak |residual| over the frame, 0..1, when the canceller is trusted; null when it is not. */
-  residual: number | null;
-  /**
-   * Whether the frame's residual, while trusted, is mostly the filter's own misfit of the leak, not
-   * a person (`EchoCanceller#misfit`); false while it is not trusted. The gate hears such a frame
-   * as a dip rather than as a sound.
-   */
-  echoLeft: boolean;
-  /** The audio-clock sample frame just after the frame's last sample. */
-  endSample: number;
-}
 
 /** The anti-aliasing low-pass's corner, in Hz: under 8 kHz, over the speech band a leak is heard in. */
 const ANTI_ALIAS_HZ = 7000;
@@ -183,7 +170,7 @@ class Decimator {
   }
 }
 
-export class EchoCanceller {
+export class EchoCanceller implements Canceller {
   readonly options: EchoCancellerOptions;
   readonly frameSamples: number;
   readonly #mic: Decimator;

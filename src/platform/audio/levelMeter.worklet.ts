@@ -9,7 +9,7 @@
  * module of its own in dev and in the build.
  */
 import { EchoCanceller } from '../../core/hearing/echoCanceller';
-import type { CancelledFrame } from '../../core/hearing/echoCanceller';
+import type { CancelledFrame, Canceller } from '../../core/hearing/canceller';
 import { LEVEL_METER_PROCESSOR, PeakFramer } from './peakFrames';
 import type { LevelMeterMessage, LevelMeterOptions, SpeechPortMessage } from './peakFrames';
 import { SpeechFramer } from '../../core/hearing/speechFrames';
@@ -41,7 +41,8 @@ class LevelMeter extends AudioWorkletProcessor {
   readonly #framer: PeakFramer;
   readonly #reference: PeakFramer;
   readonly #references: number[] = [];
-  readonly #canceller: EchoCanceller;
+  /** The one canceller that ships, the NLMS; AEC3 (aec3Canceller.ts) runs beside it only in `npm run bench -- capture-lag`. */
+  readonly #canceller: Canceller;
   readonly #cancelled: CancelledFrame[] = [];
   #speech: { port: MessagePort; framer: SpeechFramer } | null = null;
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../../common/options';
 import { EchoCanceller, resolveEchoCanceller } from '../../../src/core/hearing/echoCanceller';
-import type { CancelledFrame } from '../../../src/core/hearing/echoCanceller';
+import type { CancelledFrame } from '../../../src/core/hearing/canceller';
 import { PeakFramer } from '../../../src/platform/audio/peakFrames';
 import type { LevelMeterMessage } from '../../../src/platform/audio/peakFrames';
 import { seededRandom } from '../../helpers/random';

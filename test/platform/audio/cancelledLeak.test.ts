@@ -10,7 +10,7 @@
  * said such frames were its own misfit (`CancelledFrame.echoLeft`).
  */
 import { describe, expect, it } from 'vitest';
-import { keptAnswer, pageBargeInsMs, roomOf } from '../../helpers/keptAnswerRoom';
+import { keptAnswer, nlms, pageBargeInsMs, roomOf } from '../../helpers/keptAnswerRoom';
 
 const answer = keptAnswer();
 
@@ -33,6 +33,6 @@ describe('the kept answer’s leak through the canceller and both gates', () => 
   });
 
   it('is what the flag does: without it the drifted syllable 4.1 s in is taken for a person', () => {
-    expect(pageBargeInsMs(roomOf(answer, 0.7, 23), { misfitCorrelation: 2 })).toHaveLength(1);
+    expect(pageBargeInsMs(roomOf(answer, 0.7, 23), nlms({ misfitCorrelation: 2 }))).toHaveLength(1);
   });
 });

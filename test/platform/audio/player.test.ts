@@ -3,7 +3,7 @@ import { OptionError } from '../../../common/options';
 import { PlayerDisposedError, STOP_RAMP_MS, createAudioPlayer } from '../../../src/platform/audio/player';
 import { HEARING } from '../../../src/core/hearing/tuning';
 
-const { duckDb: DUCK_DB, unduckMs: UNDUCK_MS } = HEARING.duck;
+const { unduckMs: UNDUCK_MS } = HEARING.duck;
 import type { AudioPlayer, PieceKey } from '../../../src/platform/audio/player';
 import { FakeAudioContext } from '../../helpers/fakeAudioContext';
 
