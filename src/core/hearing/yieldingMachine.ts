@@ -14,7 +14,7 @@
  * Its effects are actions its invoker provides: the conversation machine turns each into an event
  * of its own (`machineSetup.ts`); a harness can provide plain functions.
  */
-import { and, not, setup } from 'xstate';
+import { not, setup } from 'xstate';
 import { isSelfEcho } from './selfEcho';
 import type { YieldingPace } from './tuning';
 import { SPEAKING, yieldTo } from './yielding';
@@ -177,7 +177,6 @@ export const yieldingMachine = named.createMachine({
         waiting: {
           after: {
             tick: {
-              guard: and(['deciding']),
               target: 'waiting',
               reenter: true,
               actions: decide(({ context, enqueue }) => {

@@ -41,7 +41,7 @@ class LevelMeter extends AudioWorkletProcessor {
   readonly #framer: PeakFramer;
   readonly #reference: PeakFramer;
   readonly #references: number[] = [];
-  /** The one canceller that ships, the NLMS; AEC3 (aec3Canceller.ts) runs beside it only in `npm run bench -- capture-lag`. */
+  /** The one canceller that ships, the NLMS; AEC3 (test/helpers/aec3/) runs beside it only in `npm run bench -- capture-lag`. */
   readonly #canceller: Canceller;
   readonly #cancelled: CancelledFrame[] = [];
   #speech: { port: MessagePort; framer: SpeechFramer } | null = null;

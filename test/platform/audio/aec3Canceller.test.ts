@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../../common/options';
-import { Aec3Canceller, AEC3_CANCELLER } from '../../../src/core/hearing/aec3Canceller';
-import type { Aec3CancellerOptions } from '../../../src/core/hearing/aec3Canceller';
+import { Aec3Canceller, AEC3_CANCELLER } from '../../helpers/aec3/aec3Canceller';
+import type { Aec3CancellerOptions } from '../../helpers/aec3/aec3Canceller';
 import type { CancelledFrame } from '../../../src/core/hearing/canceller';
-import { aec3Maker } from '../../../src/platform/audio/aec3';
+import { aec3Maker } from '../../helpers/aec3/aec3';
 import { PeakFramer } from '../../../src/platform/audio/peakFrames';
 import { aec3, keptAnswer, pageBargeInsMs, roomOf } from '../../helpers/keptAnswerRoom';
 import type { Room } from '../../helpers/keptAnswerRoom';

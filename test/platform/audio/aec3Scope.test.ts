@@ -7,8 +7,8 @@
 import { createContext, runInContext } from 'node:vm';
 import { build } from 'vite';
 import { describe, expect, it } from 'vitest';
-import { Aec3Canceller } from '../../../src/core/hearing/aec3Canceller';
-import type { Aec3Maker } from '../../../src/platform/audio/aec3';
+import { Aec3Canceller } from '../../helpers/aec3/aec3Canceller';
+import type { Aec3Maker } from '../../helpers/aec3/aec3';
 import { seededRandom } from '../../helpers/random';
 
 const RATE = 48_000;
@@ -20,7 +20,7 @@ async function bundledLoader(): Promise<string> {
   const result = await build({
     configFile: false,
     logLevel: 'silent',
-    build: { write: false, minify: false, lib: { entry: 'src/platform/audio/aec3.ts', formats: ['iife'], name: 'aec3', fileName: 'aec3' } },
+    build: { write: false, minify: false, lib: { entry: 'test/helpers/aec3/aec3.ts', formats: ['iife'], name: 'aec3', fileName: 'aec3' } },
   });
   const output = Array.isArray(result) ? result[0] : result;
   const chunk = output !== undefined && 'output' in output ? output.output[0] : undefined;

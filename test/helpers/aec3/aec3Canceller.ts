@@ -20,7 +20,7 @@
  */
 import { checkOptions, OptionError, resolveOptions } from '../../../common/options';
 import type { Limits, Relation } from '../../../common/options';
-import type { CancelledFrame, Canceller } from './canceller';
+import type { CancelledFrame, Canceller } from '../../../src/core/hearing/canceller';
 
 /** The part of an AEC3 instance (`new WebRtcAec3().AEC3(rate, 1, 1)`) the canceller uses. */
 export interface Aec3Engine {

@@ -12,7 +12,7 @@
  */
 import './aec3Global';
 import WebRtcAec3 from '@ennuicastr/webrtcaec3.js';
-import type { Aec3Engine } from '../../core/hearing/aec3Canceller';
+import type { Aec3Engine } from './aec3Canceller';
 
 /** An AEC3 instance as the package makes it: the engine, and the memory it holds until freed. */
 interface Aec3Instance extends Aec3Engine {
