@@ -28,7 +28,7 @@ export interface ConversationInput {
   language?: string;
   /** The bot file's talk block over the defaults. */
   talk?: Partial<Talk>;
-  /** The frames' clock (the audio clock on the page), which yielding reads time from. Default `performance.now`. */
+  /** The frames' clock (the audio clock on the page), which yielding reads time from. Default the wall clock (`Date.now`). */
   now?: () => number;
   /** Yielding's pace. Default `HEARING.yielding`. */
   yielding?: YieldingPace;
