@@ -42,8 +42,14 @@ export type PersonMode =
       jwksUrl?: string;
     };
 
+/**
+ * What a person is known by: a bare browser cookie, a passkey person's device session, or a Supabase
+ * sign-in. A bot's `for: people` is for the last two.
+ */
+export type PersonKind = 'cookie' | 'passkey' | 'supabase';
+
 /** What `personFrom` puts on the Hono context. */
-type PersonVariables = { person: string };
+type PersonVariables = { person: string; personKind: PersonKind };
 export type PersonEnv = { Variables: PersonVariables };
 
 export interface PersonOptions {
@@ -173,6 +179,7 @@ function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false
     }
     const person = held?.person ?? randomUUID();
     c.set('person', person);
+    c.set('personKind', 'cookie');
     await next();
     // Set after the handler so it reaches whatever response it made, errors included.
     if (held === undefined || nowMs - held.issuedMs > PERSON_COOKIE_REFRESH_MS) {
@@ -217,6 +224,7 @@ function supabasePerson(mode: Extract<PersonMode, { kind: 'supabase' }>, { now =
     }
     if (typeof subject !== 'string' || subject === '') throw refusal(c, 401, 'requests.sign-in-invalid');
     c.set('person', subject);
+    c.set('personKind', 'supabase');
     await next();
   };
 }
