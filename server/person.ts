@@ -65,6 +65,8 @@ export interface PersonOptions {
 }
 
 export const PERSON_COOKIE = 'confab_person';
+/** A passkey person's device session (`server/people/`): names a row of `device_sessions`, never the person. */
+export const SESSION_COOKIE = 'confab_session';
 /** How long a person cookie lasts, in seconds: a year. */
 export const PERSON_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 /** How old a cookie may get, in ms, before the server takes it for a new visitor's: a year. */
