@@ -28,7 +28,9 @@ export default defineConfig({
   reporter: [['list']],
   timeout: 60_000,
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    // The page's own name, as people open it: a page visit to 127.0.0.1 is sent here, since WebAuthn
+    // takes no address for a site (the server still listens on 127.0.0.1 alone).
+    baseURL: `http://localhost:${port}`,
     browserName: 'chromium',
     launchOptions: {
       executablePath: chromium,

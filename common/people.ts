@@ -6,11 +6,14 @@
  */
 
 /** How the asking device knows its person: a bare cookie, a passkey person's session, or Supabase. */
-export type PersonKindSaid = 'cookie' | 'passkey' | 'supabase';
+export type PersonKind = 'cookie' | 'passkey' | 'supabase';
+
+/** Set (to `1`) on the answer to a device whose session is gone: it is a new bare cookie person now. */
+export const SIGNED_OUT_HEADER = 'x-confab-signed-out';
 
 /** `GET /api/me`: who this device is. */
 export interface Me {
-  kind: PersonKindSaid;
+  kind: PersonKind;
   /** Whether this person owns the server (the first passkey person on it). */
   owner: boolean;
   /** The name the owner gave this person, which a bot's `for:` may list; null when none. */

@@ -53,7 +53,7 @@ export function actionRoutes({ db, executor, clock, runs, bots, wordsFor = (_bot
     // A run's question closes when the run was cancelled meanwhile: nothing is done.
     if (action.run != null && !(await runs?.stillAsked(action))) return c.json(await noLongerOpen(person, action.id));
     // The answer is said in the language the question was asked in, the app's consequence too.
-    const caller = { person, bot: action.bot, via: 'person' as const, timeZone: action.timeZone, ...(action.language == null ? {} : { language: action.language }) };
+    const caller = { person, bot: action.bot, via: 'person' as const, kind: c.get('personKind'), timeZone: action.timeZone, ...(action.language == null ? {} : { language: action.language }) };
     const outcome = await executor.execute({
       verb: action.verb,
       input: action.input,

@@ -16,17 +16,19 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { isPageRoute } from '../common/route';
 import type { PageAuth, PageConfig } from '../common/voice/api';
 import { ConfigError, SERVER_DEFAULTS } from './config';
+import type { Database } from './db/database';
 import { bodyDoor, BODY_TIMING_DEFAULTS } from './bodyCap';
 import type { BodyTiming } from './bodyCap';
 import { hostGuard, jsonBodyGuard, originGuard } from './guard';
 import type { GuardOptions } from './guard';
 import { MCP_PATH } from './mcp/endpoint';
 import { newPersons } from './newPersons';
+import { localhostPageUrl } from './people/relyingParty';
 import type { EmbedderStatus } from './memory/chooseEmbedder';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
-import { publicBotRoutes, sessionRoutes } from './session';
+import { sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 import type { OutsideStatus } from './verbs/verbRoutes';
 import { shippedWords } from './words/loadWords';
@@ -50,6 +52,8 @@ export interface AppDeps {
 
 export interface ApiDeps extends SessionDeps {
   personMode: PersonMode;
+  /** Where passkey people's device sessions are kept, read for every personal request in local mode; unset, every local person is a bare cookie. */
+  db?: Database;
   /** Routes that know who is asking (threads, lines, memories), mounted under /api. */
   personal?: Hono<PersonEnv>;
   /** The chat door, mounted under /v1 (grant only). */
@@ -117,6 +121,13 @@ export function createApp({ config, api, embedder, outside, bodyTiming = BODY_TI
   app.all('/models/*', (c) => {
     throw refusal(c, 404, 'requests.no-model-file');
   });
+  // WebAuthn refuses an address as the site's name: a page visit to a loopback address is sent to
+  // localhost, on the same port. Every API answers on both.
+  app.get('*', async (c, next) => {
+    const localhost = isPageRoute(c.req.path) ? localhostPageUrl(c) : undefined;
+    if (localhost === undefined) return next();
+    return c.redirect(localhost, 302);
+  });
   app.use('*', serveStatic({ root: config.distDir }));
 
   app.get('*', async (c) => {
@@ -162,12 +173,16 @@ function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHou
     app.use(MCP_PATH, originGuard(guard, 'jsonrpc'));
     app.route('/', api.mcp);
   }
-  app.route('/api', publicBotRoutes(api.bots));
   if (api.words) app.route('/api', api.words);
   // Every other /api route knows who is asking: one sub-app behind one set of rules, so no route
   // can be left outside them (an unknown path meets them too, before its 404).
   const personal = new Hono<PersonEnv>();
-  personal.use('*', originGuard(guard, 'api'), jsonBodyGuard(), personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour) }));
+  personal.use(
+    '*',
+    originGuard(guard, 'api'),
+    jsonBodyGuard(),
+    personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour), ...(api.db === undefined ? {} : { db: api.db }) }),
+  );
   personal.route('/', sessionRoutes(api));
   if (api.personal) personal.route('/', api.personal);
   app.route('/api', personal);

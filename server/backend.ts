@@ -31,6 +31,8 @@ import type { Embedder } from './memory/embed';
 import { compactedContext, memoryContext, memoryWriter } from './memory/context';
 import type { MemoryTurn } from './memory/context';
 import { noticeRoutes } from './notices';
+import { findPerson } from './people/people';
+import { peopleRoutes } from './people/routes';
 import { checkpoints } from './presence/checkpoints';
 import { presence } from './presence/presence';
 import { verbEvents } from './presence/verbEvents';
@@ -59,6 +61,7 @@ import { createRegistry } from './verbs/registry';
 import type { Registry } from './verbs/registry';
 import { recentAppsMatter, scopeOf } from './verbs/scope';
 import { verbRoutes } from './verbs/verbRoutes';
+import { yoursRoutes } from './yours/yoursRoutes';
 import type { SkillsScope } from './verbs/verbRoutes';
 import type { Caller } from './verbs/verb';
 import { OPEN_SKILL, promptWithSkills, skillShelf } from './skills';
@@ -250,7 +253,7 @@ export function createBackend(deps: BackendDeps): Backend {
   async function planTurn(turn: ActingTurn<GrantClaims, Bot>): Promise<TurnPlan | undefined> {
     const person = turn.grant.person;
     const turnKey = turnKeyOf({ person, bot: turn.grant.bot, conversationKey: turn.conversationKey, turn: turn.turnId });
-    const caller = { person, bot: turn.grant.bot, via: 'model' as const, timeZone: turn.timeZone, language: turnLanguage(turn.bot, turn.language), turn: turnKey };
+    const caller = { person, bot: turn.grant.bot, via: 'model' as const, kind: turn.grant.kind, timeZone: turn.timeZone, language: turnLanguage(turn.bot, turn.language), turn: turnKey };
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
     const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
@@ -323,18 +326,24 @@ export function createBackend(deps: BackendDeps): Backend {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
+  // Whether the asking person owns the server and the name they were given, for a bot `for:` such people.
+  const peopleRow = (person: string) => deps.db.readAsServer((reader) => findPerson(reader, person));
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
   personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots, wordsFor: wordsForBot }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
-  personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
+  personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock, peopleRow }));
+  personal.route('/', yoursRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock, peopleRow }));
+  // Passkeys and devices are the embedded default's own; Supabase mode signs people in its way.
+  if (deps.personMode.kind === 'local') personal.route('/', peopleRoutes({ db: deps.db, clock: deps.clock }));
   const mcp = mcpEndpoint({
     db: deps.db,
     bots: deps.bots,
     executor,
     clock: deps.clock,
+    personMode: deps.personMode.kind,
     ...(deps.mcpLimits ? { limits: deps.mcpLimits } : {}),
     ...(deps.mcpLog ? { log: deps.mcpLog } : {}),
   });
@@ -356,6 +365,7 @@ export function createBackend(deps: BackendDeps): Backend {
     grantSecret: deps.grantSecret,
     clock: deps.clock,
     personMode: deps.personMode,
+    db: deps.db,
     door,
     speak,
     personal,
@@ -368,6 +378,7 @@ export function createBackend(deps: BackendDeps): Backend {
     presence: pages,
     runs,
     seen: (person, bot) => runs.seen(person, bot),
+    peopleRow,
     keys: keySweep({
       executor,
       clock: deps.clock,

@@ -10,6 +10,7 @@
  * voice: { by: browser, gap: 0.12, visual: halo, voices: [F1, M2], language: en }
  * memory: person+recall
  * limits: { spend: 0.05, perDay: { spend: 1.00 } }
+ * for: people
  * ---
  * You are Sage, …
  * ```
@@ -28,13 +29,17 @@ import { LANGUAGES_V3 } from '../common/voice/text';
 import type { Language } from '../common/voice/text';
 import { MEMORY_KINDS, ORB_SHAPES, SPEAKERS } from '../common/bot';
 import type { BotVoice, MemoryKind, PublicBot } from '../common/bot';
+import { readAudience } from './audience';
+import type { Audience } from './audience';
 import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import { readMdFolder, unreadable } from './mdFolder';
+import { BotFileError, list, mapping, missing, number, oneOf, ranged, text1 } from './botFields';
 import type { PersonLimits } from './db/limits';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
 
 export { ORB_SHAPES } from '../common/bot';
+export { BotFileError } from './botFields';
 export type { MemoryKind, PublicBot } from '../common/bot';
 
 /**
@@ -98,24 +103,13 @@ export interface Bot {
    * (`words/<lang>.md`). Default: none.
    */
   words?: Readonly<Record<string, SomeWords>>;
+  /** Who may talk to it (`for:`): anyone (default), people, the owner, or the people named (`audience.ts`). */
+  for: Audience;
+  /** Who may have it make schedules and long runs (`work:`): people (default) or anyone. */
+  work: Audience;
 }
 
-/** A bot file the server cannot start with; names the file and the field, says what it accepts. */
-export class BotFileError extends Error {
-  override readonly name = 'BotFileError';
-  constructor(
-    /** The file's path as it was read. */
-    readonly file: string,
-    /** The field at fault, dotted (`voice.visual`), or `front matter`, `slug`, `prompt`. */
-    readonly field: string,
-    detail: string,
-    options?: ErrorOptions,
-  ) {
-    super(`${file}: ${field} ${detail}`, options);
-  }
-}
-
-const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps', 'skills', 'words'] as const;
+const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps', 'skills', 'words', 'for', 'work'] as const;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VOICE_KEYS = ['by', 'steps', 'opening', 'floor', 'words', 'gap', 'visual', 'voices', 'language'] as const;
 const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
@@ -127,8 +121,6 @@ const NAME_CHARS_MAX = 80;
 const GREETING_CHARS_MAX = 500;
 /** A file of YAML front matter between `---` lines, then a body (a bot's prompt, an app file's description). */
 export const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
-
-type Fields = Record<string, unknown>;
 
 /**
  * Reads every `<slug>.md` in `dir` (`readMdFolder`), keyed by slug; rejects on the first bad file.
@@ -182,6 +174,8 @@ export function parseBotFile(file: string, text: string): Bot {
     limits: readLimits(file, fields.limits),
     apps: readApps(file, fields.apps),
     skills: readSkills(file, fields.skills),
+    for: readAudience(file, 'for', fields.for),
+    work: readAudience(file, 'work', fields.work),
   };
   if (fields.words !== undefined) {
     try {
@@ -370,72 +364,4 @@ function readLimits(file: string, value: unknown): BotLimits {
     throw new BotFileError(file, 'limits', `cannot admit a single answer: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
   return limits;
-}
-
-function mapping(file: string, field: string, value: unknown, keys: readonly string[], prefix: string): Fields {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new BotFileError(file, field, `is ${describe(value)}; it must be a mapping of ${keys.join(', ')}.`);
-  }
-  const unknown = Object.keys(value).find((key) => !keys.includes(key));
-  if (unknown !== undefined) {
-    throw new BotFileError(file, `${prefix}${unknown}`, `is not a field ${prefix === '' ? 'of a bot file' : `of ${prefix.slice(0, -1)}`}; the fields are ${keys.join(', ')}.`);
-  }
-  return value as Fields;
-}
-
-function missing(file: string, field: string, what: string): never {
-  throw new BotFileError(file, field, `is missing; it must be ${what}.`);
-}
-
-function text1(file: string, field: string, value: unknown, maxChars: number): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > maxChars) {
-    throw new BotFileError(file, field, `is ${describe(value)}; it must be a string of 1 to ${maxChars} characters.`);
-  }
-  return value.trim();
-}
-
-function oneOf<T extends string>(file: string, field: string, value: unknown, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new BotFileError(file, field, `is ${describe(value)}; it must be one of ${allowed.join(', ')}.`);
-  }
-  return value as T;
-}
-
-function number(file: string, field: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new BotFileError(file, field, `is ${describe(value)}; it must be a number.`);
-  }
-  return value;
-}
-
-function ranged(file: string, field: string, value: unknown, min: number, max: number, whole: boolean): number | undefined {
-  const given = number(file, field, value);
-  if (given !== undefined && (given < min || given > max || (whole && !Number.isInteger(given)))) {
-    throw new BotFileError(file, field, `is ${given}; it must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}.`);
-  }
-  return given;
-}
-
-/** A non-empty list of distinct, non-empty strings. */
-function list(file: string, field: string, value: unknown): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string' || item.trim() === '')) {
-    throw new BotFileError(file, field, `is ${describe(value)}; it must be a list of one or more names, e.g. [a, b].`);
-  }
-  const items = (value as string[]).map((item) => item.trim());
-  const twice = items.find((item, index) => items.indexOf(item) !== index);
-  if (twice !== undefined) throw new BotFileError(file, field, `lists "${twice}" twice.`);
-  return items;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'empty';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  const shown = JSON.stringify(value);
-  return shown.length > 60 ? `${shown.slice(0, 57)}…` : shown;
 }

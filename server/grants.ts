@@ -1,8 +1,9 @@
 /**
  * Grants: what a conversation holds instead of a session. `POST /api/start` signs one naming one
- * bot, one person, that bot's ceilings and an expiry thirty minutes on; the chat door and the speak
- * proxy take nothing else. It is signed rather than stored so every turn is checked without a
- * lookup, and the server stays stateless: instances sharing `GRANT_SECRET` accept each other's.
+ * bot, one person and how they were known, that bot's ceilings and an expiry thirty minutes on; the
+ * chat door and the speak proxy take nothing else. It is signed rather than stored so every turn is
+ * checked without a lookup, and the server stays stateless: instances sharing `GRANT_SECRET` accept
+ * each other's.
  *
  * Token: `base64url(JSON claims) + "." + base64url(HMAC-SHA256(secret, first part))`. A bad
  * signature, a changed field, a malformed token, an expired grant and a grant for another bot all
@@ -20,6 +21,7 @@ import { ConfigError } from './config';
 import { LIMIT_WINDOWS } from './db/limits';
 import type { Bot, BotLimits } from './bots';
 import { isRecord } from '../common/isRecord';
+import type { PersonKind } from './person';
 import { refusal } from './words/requestWords';
 
 export interface GrantClaims {
@@ -27,6 +29,11 @@ export interface GrantClaims {
   bot: string;
   /** The person it was granted to, as the server derived them. */
   person: string;
+  /**
+   * How that person was known when it was minted (`c.var.personKind`): a bare cookie may talk to a
+   * bot for anyone, and not make its schedules and long runs unless its file's `work:` says anyone.
+   */
+  kind: PersonKind;
   /** The bot's ceilings when the grant was signed; nothing downstream may raise them. */
   limits: BotLimits;
   /** When it dies, in ms since the epoch. */
@@ -35,6 +42,8 @@ export interface GrantClaims {
 
 /** How long a grant lives: thirty minutes. A worker that leaks one leaks one door for that long. */
 export const GRANT_TTL_MS = 30 * 60_000;
+
+const PERSON_KINDS: readonly PersonKind[] = ['cookie', 'passkey', 'supabase'];
 
 /** Shortest `GRANT_SECRET` accepted, in characters: 32 random characters carry at least 32 bytes' worth. */
 const GRANT_SECRET_MIN_CHARS = 32;
@@ -53,14 +62,14 @@ export class GrantRefused extends Error {
   }
 }
 
-/** The claims for a new grant for `bot` and `person`, expiring `GRANT_TTL_MS` after `nowMs`. */
-export function grantClaims(bot: Pick<Bot, 'slug' | 'limits'>, person: string, nowMs: number): GrantClaims {
-  return { bot: bot.slug, person, limits: structuredClone(bot.limits), expiresAt: nowMs + GRANT_TTL_MS };
+/** The claims for a new grant for `bot` and `person` (known as `kind`), expiring `GRANT_TTL_MS` after `nowMs`. */
+export function grantClaims(bot: Pick<Bot, 'slug' | 'limits'>, person: string, kind: PersonKind, nowMs: number): GrantClaims {
+  return { bot: bot.slug, person, kind, limits: structuredClone(bot.limits), expiresAt: nowMs + GRANT_TTL_MS };
 }
 
 export function signGrant(secret: Uint8Array, claims: GrantClaims): string {
   const payload = Buffer.from(
-    JSON.stringify({ bot: claims.bot, person: claims.person, limits: claims.limits, expiresAt: claims.expiresAt }),
+    JSON.stringify({ bot: claims.bot, person: claims.person, kind: claims.kind, limits: claims.limits, expiresAt: claims.expiresAt }),
   ).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
 }
@@ -170,12 +179,13 @@ function mac(secret: Uint8Array, payload: string): Buffer {
 }
 
 function isClaims(value: unknown): value is GrantClaims {
-  if (!isRecord(value) || !hasOnly(value, ['bot', 'person', 'limits', 'expiresAt'])) return false;
+  if (!isRecord(value) || !hasOnly(value, ['bot', 'person', 'kind', 'limits', 'expiresAt'])) return false;
   return (
     typeof value.bot === 'string' &&
     BOT_SLUG.test(value.bot) &&
     typeof value.person === 'string' &&
     value.person !== '' &&
+    PERSON_KINDS.includes(value.kind as PersonKind) &&
     Number.isSafeInteger(value.expiresAt) &&
     isLimits(value.limits)
   );

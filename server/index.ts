@@ -15,6 +15,7 @@ import { defaultWordsDir, loadWords } from './words/loadWords';
 import { WordsFileError } from './words/words';
 import { ConfigError, readConfig } from './config';
 import { openDatabase } from './db/database';
+import { isLoopbackName } from './guard';
 import { loadGrantSecret } from './grants';
 import { readMcpLimits } from './mcp/callLimits';
 import { McpProjectionError } from './mcp/tools';
@@ -117,7 +118,10 @@ async function main(): Promise<void> {
   api.runs.start();
   const app = createApp({ config, api, embedder: embedderStatus, outside: () => outsideStatus(registry.apps) });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    const host = info.address.includes(':') ? `[${info.address}]` : info.address;
+    // This machine opens it by name: passkeys take no address for a site (a page visit to 127.0.0.1
+    // is sent to localhost). An interface of the network's is said as it is.
+    const local = isLoopbackName(info.address) || info.address === '0.0.0.0' || info.address === '::';
+    const host = local ? 'localhost' : info.address.includes(':') ? `[${info.address}]` : info.address;
     const live = backend.live && backend.providers.length > 0;
     console.error(
       JSON.stringify({

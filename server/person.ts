@@ -12,6 +12,13 @@
  *   back keeps their history — the year rolls with them.
  *   A browser becoming a new person counts against its client address (`newPersons.ts`); past the
  *   hour's count it is refused 429 with `x-confab-refused: site`, before anything is made for it.
+ * - A passkey person's device (`server/people/`): a `confab_session` cookie holds a secret whose
+ *   SHA-256 names a row of `device_sessions`, and that row's person is who is asking. The row's
+ *   `seen_at` moves at most once a minute; the cookie rolls (re-issued with a fresh Max-Age) once
+ *   it is a day old; a row unseen for a year lapses. A session cookie that names no row (removed
+ *   from Devices, signed out, lapsed) is dropped: the device is a new bare cookie person, and the
+ *   response says so with `x-confab-signed-out: 1`. Once a person has a passkey their bare person
+ *   cookie is no longer who they are: a device holding one is a new visitor.
  * - Supabase mode (`SUPABASE_URL` set): the page signs in with supabase-js and sends
  *   `Authorization: Bearer <access token>`; the token is verified (issuer `<url>/auth/v1`, audience
  *   `authenticated`, expiry) against the project's JWT secret (HS256) and/or its JWKS, and the
@@ -19,16 +26,22 @@
  */
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
 import { strictBase64url } from './base64url';
 import { bearerOf } from './bearer';
 import { REFUSED_HEADER } from './chat/doorTypes';
 import { ConfigError } from './config';
+import type { Database } from './db/database';
 import type { NewPersons } from './newPersons';
+import { endSession, sessionByHash, seeSession } from './people/deviceSessions';
+import { findPerson } from './people/people';
+import { sha256Hex } from './people/secrets';
 import { refusal, requestWordsOf } from './words/requestWords';
 import { say } from './words/words';
+import { SIGNED_OUT_HEADER } from '../common/people';
+import type { PersonKind } from '../common/people';
 
 export type PersonMode =
   | { kind: 'local' }
@@ -42,14 +55,10 @@ export type PersonMode =
       jwksUrl?: string;
     };
 
-/**
- * What a person is known by: a bare browser cookie, a passkey person's device session, or a Supabase
- * sign-in. A bot's `for: people` is for the last two.
- */
-export type PersonKind = 'cookie' | 'passkey' | 'supabase';
+export type { PersonKind } from '../common/people';
 
-/** What `personFrom` puts on the Hono context. */
-type PersonVariables = { person: string; personKind: PersonKind };
+/** What `personFrom` puts on the Hono context: who, how, and for a passkey person's device the id of its session. */
+type PersonVariables = { person: string; personKind: PersonKind; deviceSession?: string };
 export type PersonEnv = { Variables: PersonVariables };
 
 export interface PersonOptions {
@@ -62,6 +71,11 @@ export interface PersonOptions {
   trustProxy?: boolean;
   /** The count of new persons by client address; unset, nobody is counted. */
   newPersons?: NewPersons;
+  /**
+   * Where passkey people's device sessions are kept (local mode); unset, a session cookie is not
+   * read and every person is a bare cookie.
+   */
+  db?: Database;
 }
 
 export const PERSON_COOKIE = 'confab_person';
@@ -73,12 +87,22 @@ export const PERSON_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 export const PERSON_COOKIE_LIFETIME_MS = PERSON_COOKIE_MAX_AGE_S * 1000;
 /** How old a cookie may get, in ms, before it is re-issued with the same person. */
 export const PERSON_COOKIE_REFRESH_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long a session cookie lasts in the browser, in seconds: a year, rolled as it is used. */
+const SESSION_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+/** How old a session cookie may get, in ms, before it is re-issued with a fresh Max-Age: a day. */
+export const SESSION_COOKIE_ROLL_MS = 24 * 60 * 60 * 1000;
+/** How long a session may go unseen, in ms, before the server lets it lapse: a year. */
+export const SESSION_IDLE_MS = SESSION_COOKIE_MAX_AGE_S * 1000;
+/** How often a session's `seen_at` moves, at most, in ms: a write a minute, not one a request. */
+export const SESSION_SEEN_EVERY_MS = 60_000;
 
 /** Shortest `SUPABASE_JWT_SECRET` accepted, in characters (Supabase's own are longer). */
 const JWT_SECRET_MIN_CHARS = 32;
 const COOKIE_KEY_LABEL = 'confab person cookie v1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const COOKIE_VALUE = /^([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+/** A session cookie's value: `<secret, 43 base64url characters>.<issued, s since the epoch>`. */
+const SESSION_VALUE = /^([A-Za-z0-9_-]{43})\.(\d{1,12})$/;
 /** Algorithms a Supabase project signs access tokens with besides HS256. */
 const ASYMMETRIC = ['ES256', 'RS256', 'EdDSA'];
 /** Token failures that are the token's own; any other failure is ours (keys unreachable) — a 503. */
@@ -161,17 +185,74 @@ export function readPersonCookie(cookieKey: Uint8Array, value: string | undefine
  * The client's address as the socket has it. No proxy's word (X-Forwarded-For) is taken: anyone
  * can send one. Undefined where there is no socket (`app.request` in tests), which is not counted.
  */
-function clientAddress(c: Context): string | undefined {
+export function clientAddress(c: Context): string | undefined {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined;
   const address = env?.incoming?.socket?.remoteAddress;
   return typeof address === 'string' ? address : undefined;
 }
 
-function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false, newPersons }: PersonOptions): MiddlewareHandler<PersonEnv> {
+/** Whether cookies set on `c`'s response are Secure: it came over https, or a trusted proxy says it did. */
+function cookieSecure(c: Context, trustProxy: boolean): boolean {
+  const forwarded = trustProxy ? c.req.header('X-Forwarded-Proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
+  return new URL(c.req.url).protocol === 'https:' || forwarded === 'https';
+}
+
+/**
+ * Signs this device in: its session cookie holds `secret`, issued at `nowMs`, and its bare person
+ * cookie is dropped — a passkey person's device is its session, never that cookie.
+ */
+export function setSessionCookie(c: Context, secret: string, nowMs: number, trustProxy = false): void {
+  const secure = cookieSecure(c, trustProxy);
+  setCookie(c, SESSION_COOKIE, `${secret}.${Math.floor(nowMs / 1000)}`, { httpOnly: true, sameSite: 'Lax', path: '/', secure, maxAge: SESSION_COOKIE_MAX_AGE_S });
+  if (getCookie(c, PERSON_COOKIE) !== undefined) deleteCookie(c, PERSON_COOKIE, { path: '/', secure });
+}
+
+/** Signs this device out: both its cookies are dropped, so its next request is a new bare cookie person. */
+export function dropDeviceCookies(c: Context, trustProxy = false): void {
+  const secure = cookieSecure(c, trustProxy);
+  deleteCookie(c, SESSION_COOKIE, { path: '/', secure });
+  deleteCookie(c, PERSON_COOKIE, { path: '/', secure });
+}
+
+/** Whether `c`'s response sets (or drops) the session cookie: a route signed the device in or out, and decided its cookies. */
+function sessionDecided(c: Context): boolean {
+  return c.res.headers.getSetCookie().some((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`));
+}
+
+/** The device session a session cookie's value names, seen at `nowMs`; undefined when it names none that holds. */
+async function sessionOf(db: Database, value: string, nowMs: number): Promise<{ id: string; person: string; secret: string; issuedMs: number } | undefined> {
+  const match = SESSION_VALUE.exec(value);
+  if (match === null) return undefined;
+  const [, secret = '', issued = ''] = match;
+  const session = await db.readAsServer((reader) => sessionByHash(reader, sha256Hex(secret)));
+  if (session === undefined) return undefined;
+  if (nowMs - session.seenAtMs > SESSION_IDLE_MS) {
+    await db.asServer((tx) => endSession(tx, session.person, session.id));
+    return undefined;
+  }
+  if (nowMs - session.seenAtMs >= SESSION_SEEN_EVERY_MS) await db.asServer((tx) => seeSession(tx, session.id, nowMs));
+  return { id: session.id, person: session.person, secret, issuedMs: Number(issued) * 1000 };
+}
+
+function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false, newPersons, db }: PersonOptions): MiddlewareHandler<PersonEnv> {
   return async (c, next) => {
     const nowMs = now();
+    const sessionCookie = db === undefined ? undefined : getCookie(c, SESSION_COOKIE);
+    const session = db === undefined || sessionCookie === undefined ? undefined : await sessionOf(db, sessionCookie, nowMs);
+    if (session !== undefined) {
+      c.set('person', session.person);
+      c.set('personKind', 'passkey');
+      c.set('deviceSession', session.id);
+      await next();
+      if (sessionDecided(c)) return;
+      if (nowMs - session.issuedMs > SESSION_COOKIE_ROLL_MS || getCookie(c, PERSON_COOKIE) !== undefined) setSessionCookie(c, session.secret, nowMs, trustProxy);
+      return;
+    }
     const read = readPersonCookie(cookieKey, getCookie(c, PERSON_COOKIE));
-    const held = read !== undefined && nowMs - read.issuedMs <= PERSON_COOKIE_LIFETIME_MS ? read : undefined;
+    const fresh = read !== undefined && nowMs - read.issuedMs <= PERSON_COOKIE_LIFETIME_MS ? read : undefined;
+    // A person with a passkey is their sessions; a bare cookie of theirs, wherever it is, no longer is.
+    const passkeyPerson = fresh !== undefined && db !== undefined && (await db.readAsServer((reader) => findPerson(reader, fresh.person))) !== undefined;
+    const held = passkeyPerson ? undefined : fresh;
     const address = held === undefined ? clientAddress(c) : undefined;
     if (address !== undefined && newPersons !== undefined) {
       const arrival = newPersons.arrive(address, nowMs);
@@ -183,14 +264,19 @@ function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false
     c.set('person', person);
     c.set('personKind', 'cookie');
     await next();
-    // Set after the handler so it reaches whatever response it made, errors included.
+    // Set after the handler so they reach whatever response it made, errors included; a route that
+    // signed this device in has set its cookies itself.
+    if (sessionDecided(c)) return;
+    if (sessionCookie !== undefined) {
+      c.header(SIGNED_OUT_HEADER, '1');
+      deleteCookie(c, SESSION_COOKIE, { path: '/', secure: cookieSecure(c, trustProxy) });
+    }
     if (held === undefined || nowMs - held.issuedMs > PERSON_COOKIE_REFRESH_MS) {
-      const forwarded = trustProxy ? c.req.header('X-Forwarded-Proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
       setCookie(c, PERSON_COOKIE, signPersonCookie(cookieKey, person, nowMs), {
         httpOnly: true,
         sameSite: 'Lax',
         path: '/',
-        secure: new URL(c.req.url).protocol === 'https:' || forwarded === 'https',
+        secure: cookieSecure(c, trustProxy),
         maxAge: PERSON_COOKIE_MAX_AGE_S,
       });
     }

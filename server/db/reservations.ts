@@ -20,7 +20,7 @@ import type { Queryable } from './queryable';
 import { LIMIT_WINDOWS, WINDOW_MS, validateLimits } from './limits';
 import { refusalSentence } from '../words/refusalWords';
 import type { LimitWindow, PersonLimits, Refusal } from './limits';
-import { isUuid, onlyRow } from './rows';
+import { isUuid, msOf, onlyRow } from './rows';
 
 export interface ReserveRequest {
   person: string;
@@ -356,4 +356,26 @@ export async function releaseReservation(tx: Queryable, reservationId: string): 
 function freesLater(a: Date | null, b: Date | null): boolean {
   if (a === null) return b !== null;
   return b !== null && a.getTime() > b.getTime();
+}
+
+/** One admitted effect of the person's, as `GET /api/me/usage` counts it. */
+export interface ReservedRow {
+  bot: string;
+  /** When it was admitted, ms since the epoch. */
+  atMs: number;
+  /** 1 for an answer, 0 for what only spends (a sentence of the paid voice, a run's step). */
+  answers: number;
+  /** The spend it still holds at the moment asked about, USD: 0 once settled, released or lapsed. */
+  holdUsd: number;
+}
+
+/** Every reservation of the person's admitted after `since`, with its hold as it stands at `now`, oldest first. */
+export async function reservationsSince(tx: Queryable, person: string, since: Date, now: Date): Promise<ReservedRow[]> {
+  const { rows } = await tx.query<{ bot: string; at: Date | string; answers: number; hold: number }>(
+    `select bot, reserved_at as at, answers::int as answers,
+            (case when hold_until is null or hold_until > $3 then hold else 0 end)::float8 as hold
+       from reservations where person = $1 and reserved_at > $2 order by reserved_at`,
+    [person, since, now],
+  );
+  return rows.map((row) => ({ bot: row.bot, atMs: msOf(row.at), answers: row.answers, holdUsd: row.hold }));
 }

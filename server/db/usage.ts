@@ -5,7 +5,7 @@
 import type { Queryable } from './queryable';
 import { RefusedError } from './errors';
 import { TALLIES_KEPT_MS, TALLY_GRAINS, tallyStarts } from './reservations';
-import { isUuid, onlyRow } from './rows';
+import { isUuid, msOf, onlyRow } from './rows';
 
 export interface UsageRecord {
   /** The admission from `reserveAnswer`; recording settles its spend hold. Omit for an answer never reserved. */
@@ -91,4 +91,21 @@ export async function spendSince(tx: Queryable, query: { person: string; bot?: s
   );
   const row = onlyRow(rows, 'Adding up usage');
   return { answers: row.answers, costUsd: row.cost_usd, tokens: row.tokens };
+}
+
+/** One answer's recorded cost, as `GET /api/me/usage` counts it. */
+export interface CostRow {
+  bot: string;
+  /** When the answer began, ms since the epoch: where its cost counts. */
+  atMs: number;
+  costUsd: number;
+}
+
+/** Every recorded cost of the person's that began after `since`, oldest first. */
+export async function costsSince(tx: Queryable, person: string, since: Date): Promise<CostRow[]> {
+  const { rows } = await tx.query<{ bot: string; at: Date | string; cost: number }>(
+    'select bot, started_at as at, cost::float8 as cost from usage where person = $1 and started_at > $2 order by started_at',
+    [person, since],
+  );
+  return rows.map((row) => ({ bot: row.bot, atMs: msOf(row.at), costUsd: row.cost }));
 }

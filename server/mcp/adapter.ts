@@ -15,6 +15,7 @@ import type { CallToolResult, ServerContext, StandardSchemaWithJSON } from '@mod
 import { forModel } from '../../common/modelText';
 import { VerbError } from '../verbs/errors';
 import type { Executor, Outcome } from '../verbs/executor';
+import type { PersonKind } from '../person';
 import type { Caller } from '../verbs/verb';
 import type { Admission } from './callLimits';
 import type { McpTool } from './tools';
@@ -35,6 +36,8 @@ export interface McpSession {
   /** The token's hash, which its limits and running calls are kept by; never the token. */
   token: string;
   person: string;
+  /** How the person is known where no request of theirs is: a passkey (or Supabase) person, or a bare cookie. */
+  kind: PersonKind;
   timeZone: string;
   /** The tools offered, in registry order. */
   tools: readonly McpTool[];
@@ -75,7 +78,7 @@ async function callTool(executor: Executor, session: McpSession, tool: McpTool, 
   if (!admitted.ok) return failed(tool, new VerbError(admitted.code));
   try {
     const { [IDEMPOTENCY_FIELD]: key, ...input } = args;
-    const caller: Caller = { person: session.person, bot: session.botFor(tool.verb), via: 'mcp', timeZone: session.timeZone };
+    const caller: Caller = { person: session.person, bot: session.botFor(tool.verb), via: 'mcp', kind: session.kind, timeZone: session.timeZone };
     const outcome = await executor.execute({
       verb: tool.verb,
       input: tool.keyed ? input : args,

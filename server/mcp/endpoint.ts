@@ -23,12 +23,17 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { forMcpClient } from '../../common/modelText';
 import type { McpClientText } from '../../common/modelText';
+import { ANYONE, admits } from '../audience';
+import type { Asker } from '../audience';
 import { bearerOf } from '../bearer';
 import { bodyCap, sizeWords } from '../bodyCap';
 import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import { markTokenUsed, tokenByHash } from '../db/mcpTokens';
 import type { McpTokenBearer } from '../db/mcpTokens';
+import { findPerson } from '../people/people';
+import type { PersonRow } from '../people/people';
+import type { PersonMode } from '../person';
 import type { Executor } from '../verbs/executor';
 import { appOf } from '../verbs/registry';
 import { mcpServerFor } from './adapter';
@@ -77,6 +82,11 @@ export interface McpEndpointDeps {
   limits?: Partial<McpLimits>;
   /** Default: JSON on stderr. */
   log?: (line: McpLogLine) => void;
+  /**
+   * How the server knows its people (`PersonMode`): in Supabase mode every token's person is signed
+   * in; in local mode one with a `people` row keeps a passkey, and any other is a bare cookie. Default local.
+   */
+  personMode?: PersonMode['kind'];
 }
 
 export interface McpEndpoint {
@@ -165,11 +175,18 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     bearer ??= await liveBearer(deps.db, tokenHash, deps.clock());
     if (bearer === undefined) return refuse(c, 401, MCP_ERRORS.unauthorized, TOKEN_REFUSED, 'bad-token');
 
-    const offer = offerFor(bearer.bots);
+    // A bot is offered only while it is for the token's person (its `for:`), as the page is.
+    const asker: Asker = {
+      kind: deps.personMode === 'supabase' ? 'supabase' : bearer.row === undefined ? 'cookie' : 'passkey',
+      owner: bearer.row?.owner ?? false,
+      name: bearer.row?.name ?? null,
+    };
+    const offer = offerFor(bearer.bots.filter((slug) => admits(deps.bots.get(slug)?.for ?? ANYONE, asker)));
     const authInfo: AuthInfo = { token: bearer.id, clientId: bearer.id, scopes: [] };
     sessions.set(authInfo, {
       token: tokenHash,
       person: bearer.person,
+      kind: asker.kind,
       timeZone: bearer.timeZone,
       tools: offer.tools,
       scope: offer.scope,
@@ -186,14 +203,15 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   return { routes, calls, close: () => handler.close() };
 }
 
-/** The live token with that hash, noting its use (at most once a minute); undefined otherwise. */
-async function liveBearer(db: Database, tokenHash: string, nowMs: number): Promise<McpTokenBearer | undefined> {
+/** The live token with that hash and its person's `people` row, noting its use (at most once a minute); undefined otherwise. */
+async function liveBearer(db: Database, tokenHash: string, nowMs: number): Promise<(McpTokenBearer & { row: PersonRow | undefined }) | undefined> {
   return db.asServer(async (tx) => {
     const bearer = await tokenByHash(tx, tokenHash);
-    if (bearer !== undefined && (bearer.lastUsedAt === null || nowMs - bearer.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS)) {
+    if (bearer === undefined) return undefined;
+    if (bearer.lastUsedAt === null || nowMs - bearer.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
       await markTokenUsed(tx, bearer.id, nowMs);
     }
-    return bearer;
+    return { ...bearer, row: await findPerson(tx, bearer.person) };
   });
 }
 

@@ -15,6 +15,8 @@ import { countLiveTokens, LIVE_TOKENS_MAX, listTokens, makeToken, revokeToken } 
 import type { McpTokenRow } from '../db/mcpTokens';
 import { readJson, text } from '../json';
 import type { PersonEnv } from '../person';
+import { botDoor } from '../session';
+import type { SessionDeps } from '../session';
 import { newToken } from './token';
 import { refusal } from '../words/requestWords';
 
@@ -23,6 +25,8 @@ export interface McpTokenDeps {
   bots: ReadonlyMap<string, Bot>;
   /** Now, in ms since the epoch. */
   clock: () => number;
+  /** The person's `people` row, for a bot `for:` the owner or named people (`SessionDeps.peopleRow`). */
+  peopleRow?: SessionDeps['peopleRow'];
 }
 
 const listed = (row: McpTokenRow): McpTokenListed => ({
@@ -34,8 +38,9 @@ const listed = (row: McpTokenRow): McpTokenListed => ({
   revokedAt: row.revokedAt?.toISOString() ?? null,
 });
 
-export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEnv> {
+export function mcpTokenRoutes({ db, bots, clock, peopleRow }: McpTokenDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
+  const door = botDoor(bots, peopleRow);
 
   routes.get('/mcp/tokens', async (c) => {
     const tokens = await db.asPerson(c.get('person'), (tx) => listTokens(tx));
@@ -47,6 +52,11 @@ export function mcpTokenRoutes({ db, bots, clock }: McpTokenDeps): Hono<PersonEn
     const name = text(c, body, 'name', { maxChars: 256 }).trim();
     if (name === '' || name.length > TOKEN_NAME_MAX_CHARS) throw refusal(c, 400, 'requests.token-name', { most: String(TOKEN_NAME_MAX_CHARS) });
     const chosen = botsOf(c, body.bots, bots);
+    // A token acts through a bot only if the bot is for its maker, as the page talks to it only then.
+    for (const slug of chosen) {
+      const reached = await door.reach(c, slug);
+      if (reached instanceof Response) return reached;
+    }
     const zone = text(c, body, 'timeZone', { maxChars: 64, optional: true });
     const person = c.get('person');
     const { token, hash } = newToken();

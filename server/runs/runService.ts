@@ -5,6 +5,7 @@
  * active page between turns), what it came to as a notice (said once, on the page open now or on the
  * next visit). Every instance over one database runs one of these; the rows are the queue.
  */
+import { admits } from '../audience';
 import type { Bot } from '../bots';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
@@ -28,7 +29,7 @@ import { nextStep } from './nextStep';
 import type { PendingAction } from '../verbs/pendingActions';
 import { dueSchedules, moveClock } from './schedules';
 import { DAY_MS, IDLE_DAYS_DEFAULT, markSeen } from './seen';
-import type { Budget, RunServices, ToolOutcome } from './types';
+import type { Budget, RunPlan, RunServices, ToolOutcome } from './types';
 import { RunRefused, createWorker } from './worker';
 import type { RunEvent, Worker } from './worker';
 
@@ -127,12 +128,20 @@ export function runService(deps: RunServiceDeps): RunService {
   const verbsOf = (bot: Bot | undefined): Verb[] =>
     bot === undefined ? [] : scopeOf(deps.registry, { botApps: bot.apps, recentApps: [], hidden: notInRuns }).verbs.map((s) => s.verb);
 
-  function plan(slug: string, asked: string): { script: ReturnType<typeof scriptFor> | null; budget: Budget } | undefined {
+  function plan(slug: string, asked: string): RunPlan | undefined {
     const bot = deps.bots.get(slug);
     if (bot === undefined) return undefined;
     const budget: Budget = { maxSteps: RUN_BUDGET.maxSteps, maxMinutes: RUN_BUDGET.maxMinutes, maxSpendUsd: bot.limits.spend * RUN_BUDGET.answersOfSpend };
     return { script: deps.scripted ? scriptFor(asked, verbsOf(bot)) : null, budget };
   }
+
+  /** What a person may start: only what the bot's `work:` admits them to (a schedule's firing was admitted when it was made). */
+  const planFor: RunServices['plan'] = (caller, asked) => {
+    const bot = deps.bots.get(caller.bot);
+    if (bot === undefined) return undefined;
+    if (!admits(bot.work, { kind: caller.kind ?? 'cookie', owner: false, name: null })) return 'people-only';
+    return plan(caller.bot, asked);
+  };
 
   const stepMs = deps.scriptedStepMs ?? 600;
   const pokeSoon = () => {
@@ -288,7 +297,7 @@ export function runService(deps: RunServiceDeps): RunService {
 
   let scheduleTimer: ReturnType<typeof setInterval> | undefined;
   return {
-    services: { plan, queued: pokeSoon, siteSchedules: deps.siteSchedules ?? SITE_SCHEDULES_DEFAULT },
+    services: { plan: planFor, queued: pokeSoon, siteSchedules: deps.siteSchedules ?? SITE_SCHEDULES_DEFAULT },
     answers,
     worker,
     lookAtSchedules,

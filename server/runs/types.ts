@@ -1,4 +1,5 @@
 /** A run and its steps as the worker and the decision between steps see them (rows of migration 016). */
+import type { PersonKind } from '../person';
 
 export type RunState = 'queued' | 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled' | 'out_of_budget';
 
@@ -31,10 +32,20 @@ interface ScriptedEach {
 
 export type ScriptEntry = ScriptedCall | ScriptedEach;
 
+/** What a run would start with: its stand-in script (null when a model decides) and its budget. */
+export interface RunPlan {
+  script: ScriptEntry[] | null;
+  budget: Budget;
+}
+
 /** What a server hands the `tasks` app (`AppServices.runs`): how a bot takes work on. */
 export interface RunServices {
-  /** The budget of a run `bot` would start, and its stand-in script; undefined when the bot cannot take work on. */
-  plan(bot: string, asked: string): { script: ScriptEntry[] | null; budget: Budget } | undefined;
+  /**
+   * The run `caller.bot` would start for the caller, asked `asked`: the one door every schedule and
+   * long run a person makes passes. `people-only` when the bot's `work:` does not admit how the caller
+   * is known (a bare cookie, unless it says anyone); undefined when the bot cannot take work on.
+   */
+  plan(caller: { bot: string; kind?: PersonKind }, asked: string): RunPlan | 'people-only' | undefined;
   /** A run was just queued: the worker looks for it soon rather than at its next poll. */
   queued(): void;
   /** Most active schedules the whole site may keep (`CONFAB_SITE_SCHEDULES`). */

@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { PersonLimits } from '../db/limits';
 import type { Queryable } from '../db/queryable';
+import type { PersonKind } from '../person';
 import type { Words } from '../words/words';
 
 /**
@@ -30,6 +31,12 @@ export interface Caller {
   bot: string;
   /** Which door the call came in by, for the log and for policy. */
   via: 'model' | 'mcp' | 'person';
+  /**
+   * How the person is known (`server/person.ts`): a bare cookie may not make schedules and long
+   * runs unless the bot's `work:` says anyone. Unset where no request of theirs made the call: read
+   * as a bare cookie.
+   */
+  kind?: PersonKind;
   /** The person's IANA time zone, as their page reports it; `UTC` when unknown. */
   timeZone: string;
   /**

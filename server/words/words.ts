@@ -34,6 +34,13 @@ const WORD_KEYS = {
     'turn-id', 'turn-ids-differ', 'messages-empty', 'not-record', 'message-shape', 'role-unknown', 'content-shape', 'part-shape', 'no-user-message', 'provider-not-retried', 'provider-status', 'provider-unreachable', 'provider-timeout', 'provider-stream', 'provider-said', 'no-provider-answered',
     'device-voice', 'voice-not-live', 'voice-unreachable', 'voice-failed', 'speech-input', 'speech-too-long', 'speech-no-voice', 'speech-voice-offered', 'speech-format', 'speech-speed',
   ],
+  audience: ['for-people', 'for-owner', 'for-named'],
+  yours: ['forget-typed', 'zone'],
+  devices: [
+    'open-localhost', 'needs-https', 'passkey-user', 'label', 'label-system', 'label-unknown',
+    'challenge-used', 'challenge-expired', 'passkey-refused', 'passkey-known', 'unknown-passkey', 'keep-first', 'not-signed-in',
+    'link-unknown', 'link-expired', 'link-tries', 'no-passkey', 'no-device', 'owner-only', 'name-format', 'name-taken', 'invite-unknown', 'invite-expired',
+  ],
 } as const;
 
 type WordSection = keyof typeof WORD_KEYS;

@@ -7,12 +7,13 @@ import type { PageConfig } from '../../common/voice/api';
 import { fetchPageConfig } from '../platform/apiClient';
 import { AuthError, createAuth, withAuth } from '../platform/auth';
 import type { Auth, SignInOffer } from '../platform/auth';
+import { watchingSignedOut } from '../platform/signedOut';
 
 export type { SignInOffer } from '../platform/auth';
 
 export interface Session {
   config: PageConfig;
-  /** The fetch for the page's own API: the token added in Supabase mode. */
+  /** The fetch for the page's own API: the token added in Supabase mode, and a sign-out elsewhere noticed. */
   fetch: typeof fetch;
   /** Null in local mode: there is nothing to sign in to. */
   signIn: SignIn | null;
@@ -39,7 +40,8 @@ export function signInProblem(error: unknown): string {
 export async function openSession(): Promise<Session> {
   const config = await fetchPageConfig();
   const auth: Auth = createAuth(config.auth);
-  const fetcher = withAuth((input, init) => fetch(input, init), auth);
+  // A device removed from the person's Devices elsewhere is told so at its next call (people.ts).
+  const fetcher = watchingSignedOut(withAuth((input, init) => fetch(input, init), auth));
   if (auth.kind === 'local') return { config, fetch: fetcher, signIn: null };
   return {
     config,

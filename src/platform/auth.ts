@@ -171,12 +171,12 @@ export function createAuth(config: PageAuth | undefined, options: AuthOptions = 
 
 /** The server's API: every route under it knows who is asking, but for those `NOT_PERSONAL` names. */
 const API_PATH = /^\/api\//;
-/** The API routes that are nobody's (the bots' public parts, health, config) or take a grant (`/api/speak`). */
-const NOT_PERSONAL = /^\/api\/(?:speak|health|config|bots(?:\/[^/]+)?)$/;
+/** The API routes that are nobody's (health, config) or take a grant (`/api/speak`); the bots a person may use are theirs. */
+const NOT_PERSONAL = /^\/api\/(?:speak|health|config)$/;
 
 /**
  * A fetch that adds `Authorization: Bearer <access token>` to the page's personal calls — every
- * `/api/…` route on the page's own origin but the bots' public parts, `/api/health`, `/api/config`
+ * `/api/…` route on the page's own origin but `/api/health`, `/api/config`
  * and `/api/speak`, as the server's personal sub-app has them (server/app.ts), so a new personal
  * route needs no change here — so the API client uses it unchanged. Everything else passes untouched: the chat door
  * (`/v1/chat/completions`) and `/api/speak` take the conversation's grant as their Bearer instead,

@@ -195,7 +195,7 @@ const TIME_ZONE = 'Europe/Paris';
 const newConversation = () => `thread:bench-${(conversations += 1).toString(36)}`;
 
 /** A person's grant for `bot`. */
-const grantFor = (secret: Uint8Array, bot: Bot, person: string) => signGrant(secret, grantClaims(bot, person, Date.now()));
+const grantFor = (secret: Uint8Array, bot: Bot, person: string) => signGrant(secret, grantClaims(bot, person, 'cookie', Date.now()));
 
 const textFor = (random: Random) => (random() < 0.5 ? question(random) : remark(random));
 

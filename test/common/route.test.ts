@@ -21,9 +21,18 @@ describe('routes', () => {
     expect(parseRoute(`/voice/${'a'.repeat(64)}`).page).toBe('voice');
   });
 
+  it('takes the link page and the name page, whose code and token stay after the #', () => {
+    expect(parseRoute('/link')).toEqual({ page: 'link' });
+    expect(parseRoute('/link/')).toEqual({ page: 'link' });
+    expect(parseRoute('/invite')).toEqual({ page: 'invite' });
+    expect(parseRoute('/link/ABCD-EFGH').page).toBe('missing');
+  });
+
   it('answers only page routes with the page', () => {
     expect(isPageRoute('/voice/sage')).toBe(true);
     expect(isPageRoute('/voice/sage/extra')).toBe(false);
     expect(isPageRoute('/settings')).toBe(false);
+    expect(isPageRoute('/link')).toBe(true);
+    expect(isPageRoute('/invite')).toBe(true);
   });
 });

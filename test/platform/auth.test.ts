@@ -331,10 +331,10 @@ describe('the Authorization header on the page’s calls', () => {
   it('goes to the personal routes on the page’s own origin, and nowhere else', async () => {
     const { sent, fetcher } = recorder();
     const page = withAuth(fetcher, signedIn, PAGE);
-    // Every /api route is the person's but the bots' public parts, health, config and the speak proxy, as
+    // Every /api route is the person's but health, config and the speak proxy, as
     // the server's personal sub-app has them: a route added there (phrases) needs nothing here.
-    const personal = ['/api/start', '/api/threads?bot=demo', '/api/threads/abc/lines', '/api/memories?bot=demo', '/api/memories/7', `${PAGE}/api/threads`, '/api/mcp/tokens', '/api/mcp/tokens/abc', '/api/actions/abc/approve', '/api/notices?bot=demo', '/api/notices/n1/delivered', '/api/bots/demo/verbs?conversation=c1', '/api/bots/demo/phrases', '/api/presence?bot=demo'];
-    const other = ['/v1/chat/completions', '/api/speak', '/api/config', '/api/health', '/api/bots', '/api/bots/demo', 'https://elsewhere.example/api/start', '//elsewhere.example/api/threads', '/mcp', '/apiary'];
+    const personal = ['/api/start', '/api/threads?bot=demo', '/api/threads/abc/lines', '/api/memories?bot=demo', '/api/memories/7', `${PAGE}/api/threads`, '/api/mcp/tokens', '/api/mcp/tokens/abc', '/api/actions/abc/approve', '/api/notices?bot=demo', '/api/notices/n1/delivered', '/api/bots/demo/verbs?conversation=c1', '/api/bots/demo/phrases', '/api/presence?bot=demo', '/api/bots', '/api/bots/demo'];
+    const other = ['/v1/chat/completions', '/api/speak', '/api/config', '/api/health', 'https://elsewhere.example/api/start', '//elsewhere.example/api/threads', '/mcp', '/apiary'];
     for (const url of [...personal, ...other]) await page(url);
     expect(Object.fromEntries(personal.map((url) => [url, sent[url]]))).toEqual(Object.fromEntries(personal.map((url) => [url, 'Bearer the-access-token'])));
     expect(Object.fromEntries(other.map((url) => [url, sent[url]]))).toEqual(Object.fromEntries(other.map((url) => [url, null])));

@@ -9,10 +9,13 @@
  * says. Each picture waits for a condition on the page (a state of the orb, a line in the
  * transcript, the drawer at rest), never for a fixed time. The orb moves, so it is caught at some
  * moment of its motion; everything else is the same every run.
+ *
+ * `npm run screenshots -- <part> …` takes only those parts (`conversation`, `typed`, `phone`,
+ * `long-work`, `voice-away`, `sign-in`, `people`).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Browser, BrowserContext, CDPSession, Page } from '@playwright/test';
 import { loadBots } from '../../server/bots';
 import { FakeSpeech } from '../e2e/page/fakeRecogniser';
 import { NAME_HELPER, ROOT, benchFolder, buildPage, launchChromium, startBenchServer, tinyVoice } from '../helpers/benchPage';
@@ -204,6 +207,83 @@ async function signIn(browser: Browser, dist: string, models: string): Promise<v
   }
 }
 
+/** A virtual authenticator in `page` (Chromium's, over CDP), as a device's platform authenticator. */
+async function authenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; id: string }> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { cdp, id: authenticatorId };
+}
+
+/** Shoots the drawer with `part` of "You" scrolled to its top (null: the drawer's own top), at the laptop's size and the phone's. */
+async function shootPart(page: Page, part: string | null, name: string): Promise<void> {
+  for (const [size, suffix] of [[LAPTOP, ''], [PHONE, '-phone']] as const) {
+    await page.setViewportSize(size);
+    await page.getByTestId(part ?? 'drawer').evaluate((element, top) => {
+      if (top) element.scrollTop = 0;
+      else element.scrollIntoView({ block: 'start' });
+    }, part === null);
+    await shoot(page, `${name}${suffix}`);
+  }
+  await page.setViewportSize(LAPTOP);
+}
+
+/**
+ * "You", in the drawer, on localhost (WebAuthn refuses an address): a newcomer offered to keep
+ * Confab on their devices; the owner's Devices with a phone signed in by the synced passkey and a
+ * code to link another; what two answers cost; and Forget me, asked the second time.
+ */
+async function people(browser: Browser, server: BenchServer): Promise<void> {
+  const url = new URL(`${server.url}/voice/demo`);
+  url.hostname = 'localhost';
+  const { context, page } = await openPage(browser, url.href);
+  const laptop = await authenticator(context, page);
+  await typeAndWait(page, 'How do I keep basil alive indoors?');
+  await typeAndWait(page, 'And how often should I water it?');
+  await page.getByTestId('open-drawer').click();
+  await page.getByTestId('show-you').click();
+  await page.getByTestId('keep-on-devices').waitFor();
+  await shootPart(page, null, 'keep-on-devices');
+
+  await page.getByTestId('keep-passkey').click();
+  await page.getByTestId('devices').waitFor();
+  const iphone = await browser.newContext({ viewport: PHONE, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1' });
+  const phonePage = await iphone.newPage();
+  const phone = await authenticator(iphone, phonePage);
+  const { credentials } = await laptop.cdp.send('WebAuthn.getCredentials', { authenticatorId: laptop.id });
+  for (const credential of credentials) await phone.cdp.send('WebAuthn.addCredential', { authenticatorId: phone.id, credential: { ...credential, signCount: credential.signCount + 1000 } });
+  await phonePage.goto(url.href);
+  await phonePage.getByTestId('open-drawer').click();
+  await phonePage.getByTestId('show-you').click();
+  const loaded = phonePage.waitForEvent('load');
+  await phonePage.getByTestId('sign-in-passkey').click();
+  await loaded;
+  await iphone.close();
+
+  // Devices lists what it had when the view opened: opened again, it has the phone.
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  await page.getByTestId('open-drawer').click();
+  await page.getByTestId('show-you').click();
+  await page.getByTestId('device').nth(1).waitFor();
+  await page.getByTestId('make-link-code').click();
+  await page.getByTestId('link-qr').waitFor();
+  await shootPart(page, null, 'devices');
+
+  await page.getByTestId('cost-bot').waitFor();
+  await shootPart(page, 'cost', 'cost');
+
+  await page.getByTestId('forget-me-start').click();
+  await page.getByTestId('forget-typed').fill('Sage');
+  await shootPart(page, 'forget-me', 'forget-me');
+  await context.close();
+}
+
+/** The parts asked for on the command line, or all of them. */
+const asked = process.argv.slice(2);
+const wanted = (part: string) => asked.length === 0 || asked.includes(part);
+
 const work = benchFolder('screenshots');
 try {
   mkdirSync(OUT, { recursive: true });
@@ -213,12 +293,13 @@ try {
   const server = await startBenchServer({ dist, models, bots: await loadBots(join(ROOT, 'bots')) });
   const browser = await launchChromium(join(work.path, 'mic'));
   try {
-    await conversation(browser, server);
-    await typed(browser, server);
-    await phone(browser, server);
-    await longWork(browser, server);
-    await voiceAway(browser, server);
-    await signIn(browser, dist, models);
+    if (wanted('conversation')) await conversation(browser, server);
+    if (wanted('typed')) await typed(browser, server);
+    if (wanted('phone')) await phone(browser, server);
+    if (wanted('long-work')) await longWork(browser, server);
+    if (wanted('voice-away')) await voiceAway(browser, server);
+    if (wanted('sign-in')) await signIn(browser, dist, models);
+    if (wanted('people')) await people(browser, server);
   } finally {
     await browser.close();
     await server.close();

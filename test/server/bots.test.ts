@@ -55,6 +55,8 @@ describe('bot files', () => {
       limits: DEFAULT_LIMITS,
       apps: [],
       skills: [],
+      for: { to: 'anyone' },
+      work: { to: 'people' },
     });
   });
 

@@ -22,7 +22,7 @@ import { requestRefusal } from '../helpers/words';
 
 const SECRET = new TextEncoder().encode('a-test-secret-of-more-than-thirty-two-characters');
 const NOW = 1_750_000_000_000;
-const CLAIMS: GrantClaims = grantClaims({ slug: 'demo', limits: structuredClone(DEFAULT_LIMITS) }, 'person-1', NOW);
+const CLAIMS: GrantClaims = grantClaims({ slug: 'demo', limits: structuredClone(DEFAULT_LIMITS) }, 'person-1', 'cookie', NOW);
 
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
 /** A token signed properly over any payload text, to show shape checks hold even under a good MAC. */
@@ -38,9 +38,9 @@ function refusalOf(token: string, options: { bot?: string; nowMs: number } = { n
 }
 
 describe('grants', () => {
-  it('names one bot and one person with the bot’s ceilings, and dies thirty minutes on', () => {
+  it('names one bot and one person, how they were known, with the bot’s ceilings, and dies thirty minutes on', () => {
     expect(GRANT_TTL_MS).toBe(30 * 60 * 1000);
-    expect(CLAIMS).toEqual({ bot: 'demo', person: 'person-1', limits: DEFAULT_LIMITS, expiresAt: NOW + GRANT_TTL_MS });
+    expect(CLAIMS).toEqual({ bot: 'demo', person: 'person-1', kind: 'cookie', limits: DEFAULT_LIMITS, expiresAt: NOW + GRANT_TTL_MS });
   });
 
   it('verifies a grant it signed, for its bot, until it expires', () => {
@@ -60,6 +60,7 @@ describe('grants', () => {
       refusalOf(`${payload}.${signature.slice(0, 20)}`),
       refusalOf(token, { nowMs: NOW }, new TextEncoder().encode('another-secret-of-more-than-thirty-two-chars')),
       refusalOf(changed({ person: 'person-2' })),
+      refusalOf(changed({ kind: 'passkey' })),
       refusalOf(changed({ bot: 'other' })),
       refusalOf(changed({ expiresAt: CLAIMS.expiresAt + GRANT_TTL_MS })),
       refusalOf(changed({ limits: { ...CLAIMS.limits, spend: 100 } })),

@@ -11,6 +11,7 @@ const T0 = Date.parse('2026-03-02T10:00:00Z');
 const grantOf = (person: string, answers: number, spend = 0.05): GrantClaims => ({
   bot: 'demo',
   person,
+  kind: 'cookie',
   limits: { steps: 4, spend, minutes: 2, perHour: { answers }, perDay: { spend: 1 } },
   expiresAt: T0 + 60_000,
 });

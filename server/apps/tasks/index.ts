@@ -6,7 +6,8 @@
  * sentence rather than a task invented over work in flight. What it says is in the person's language
  * (`words/<lang>.md`), and a verb's output carries it worded, for the stand-in to say as it is. `tasks.status` answers "how's that
  * going?" from the run's steps, `tasks.cancel` stops it, and schedules start a run at each
- * occurrence of a recurrence ("every weekday at eight").
+ * occurrence of a recurrence ("every weekday at eight"). Runs and schedules are made only for whom
+ * the bot's `work:` admits — people, not bare cookies, unless it says anyone (`RunServices.plan`).
  */
 import { z } from 'zod';
 import { isTimeZone } from '../localTime';
@@ -42,6 +43,15 @@ function servicesOf(ctx: VerbContext) {
   return runs;
 }
 
+/** What a run of `what` would start with, for this caller: refused, with how to be let, when the bot's `work:` is not for them. */
+function plannedFor(ctx: VerbContext, what: string) {
+  const runs = servicesOf(ctx);
+  const plan = runs.plan(ctx, what);
+  if (plan === 'people-only') throw new VerbInputError(WORDS.say(ctx.language, 'people-only'));
+  if (plan === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'cannot-take-work'));
+  return { runs, plan };
+}
+
 /** How a schedule runs, as said back in `language`: "every weekday at 08:00", "every week on Monday and Friday at 09:30". */
 export function spokenSchedule(recurrence: Recurrence, language: string | undefined): string {
   if (recurrence.every === 'hour') return WORDS.say(language, 'every-hour', { minute: String(clockOf(recurrence.at).minute) });
@@ -65,9 +75,7 @@ const start = defineVerb({
   always: true,
   deadlineMs: 3000,
   async run({ what }, ctx) {
-    const runs = servicesOf(ctx);
-    const plan = runs.plan(ctx.bot, what);
-    if (plan === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'cannot-take-work'));
+    const { runs, plan } = plannedFor(ctx, what);
     const conversationKey = ctx.conversationKey ?? null;
     const busy = await latestRun(ctx.tx, ctx.bot, conversationKey ?? '');
     if (busy !== undefined && !ENDED_STATES.has(busy.state)) throw new VerbInputError(WORDS.say(ctx.language, 'already-busy'));
@@ -165,7 +173,8 @@ const schedule = defineVerb({
   always: true,
   deadlineMs: 3000,
   async run(input, ctx) {
-    const runs = servicesOf(ctx);
+    // Each occurrence starts a run as `tasks.start` would: made only by whom such a run may be.
+    const { runs } = plannedFor(ctx, input.what);
     if (!isTimeZone(ctx.timeZone)) throw new VerbInputError(WORDS.say(ctx.language, 'no-time-zone'));
     const recurrence: Recurrence = {
       every: input.every as Recurrence['every'],

@@ -7,6 +7,7 @@ import { VOICES } from '../../../common/voice/style';
 import type { PageConfig } from '../../../common/voice/api';
 import { fetchPageConfig } from '../../platform/apiClient';
 import { retryable } from '../../platform/conversationApi';
+import { HttpError } from '../../platform/http';
 import type { ConversationApi, Start } from '../../platform/conversationApi';
 import { loadSettings } from '../../platform/settingsStore';
 import { sayWord, speakLanguage } from '../../platform/words';
@@ -46,10 +47,12 @@ export async function openBot(slug: string, api: Pick<ConversationApi, 'start'>,
     return { started, config };
   } catch (error) {
     const missing = error instanceof Error && 'status' in error && (error as { status?: number }).status === 404;
+    // A bot not for this person (its `for:`): the server's one sentence says who it is for, and is all the page shows.
+    const refused = error instanceof HttpError && error.status === 403 ? error.said : undefined;
     const unreachable = retryable(error);
     store.update({
-      phase: missing ? 'missing' : unreachable ? 'unreachable' : 'failed',
-      reason: missing ? sayWord('page-server.no-such-bot', { bot: slug }) : unreachable ? sayWord('page-server.cannot-be-reached') : sentenceOf(error),
+      phase: missing ? 'missing' : refused !== undefined ? 'refused' : unreachable ? 'unreachable' : 'failed',
+      reason: missing ? sayWord('page-server.no-such-bot', { bot: slug }) : (refused ?? (unreachable ? sayWord('page-server.cannot-be-reached') : sentenceOf(error))),
       engine: { kind: 'not-needed' },
     });
     return null;

@@ -15,8 +15,8 @@ import type { ConversationView } from '../createConversation';
 import type { EngineState } from '../engine';
 
 export interface VoicePageState {
-  /** Loading the grant; ready; no such bot; the server unreachable (offline); broken. */
-  phase: 'loading' | 'ready' | 'missing' | 'unreachable' | 'failed';
+  /** Loading the grant; ready; no such bot; a bot not for this person (its `for:`); the server unreachable (offline); broken. */
+  phase: 'loading' | 'ready' | 'missing' | 'refused' | 'unreachable' | 'failed';
   /** A sentence for the person when `phase` is not ready. */
   reason: string | null;
   bot: PublicBot | null;

@@ -52,7 +52,8 @@ export async function startConfabServer(options: ConfabServerOptions = {}): Prom
   });
   const server = await serveApp(backend.app);
   return {
-    url: server.url,
+    // Pages are visited on localhost (a visit to 127.0.0.1 is sent there), so the cookies are that name's.
+    url: server.url.replace('//127.0.0.1:', '//localhost:'),
     db: backend.db,
     close: async () => {
       await server.close();

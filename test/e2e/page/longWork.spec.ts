@@ -8,6 +8,7 @@
 import type { Page } from '@playwright/test';
 import { FakeSpeech } from './fakeRecogniser';
 import { ANSWER_PATIENCE_MS, PAGE_TEST_TIMEOUT_MS, expect, openVoice, said, startListening, stopSpeaking, test, turnBack } from './fixtures';
+import { keepOnDevices } from './keepOnDevices';
 
 test.describe.configure({ timeout: PAGE_TEST_TIMEOUT_MS });
 
@@ -18,6 +19,8 @@ const assistantLines = (page: Page) => said(page, 'assistant').allTextContents()
 
 test('(25) takes the work on, says its progress between turns and its ending once on the active page; the passive tab stays silent', async ({ page, speech, context }) => {
   await openVoice(page);
+  // Work that outlives a turn is for people, not bare cookies (Sage's `work:` is the default).
+  await keepOnDevices(page);
   await startListening(page);
   await stopSpeaking(page);
   for (const [line, answer] of [
@@ -69,6 +72,7 @@ test('(25) takes the work on, says its progress between turns and its ending onc
 
 test('(25) stops at the confirmation gate: asks between turns on the active page, and goes on with the yes', async ({ page, speech }) => {
   await openVoice(page);
+  await keepOnDevices(page);
   await startListening(page);
   await stopSpeaking(page);
   await speech.listening();

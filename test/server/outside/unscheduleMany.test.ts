@@ -20,10 +20,12 @@ import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
 
+// Its people are bare cookies, whom only a bot that says so lets make schedules (workFor.test.ts).
 const BOT = `---
 name: Buddy
 memory: none
 apps: [lists]
+work: anyone
 limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
 ---
 You help.`;

@@ -29,10 +29,12 @@ import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
 const PERSON_SCHEDULES_FULL = TASK_WORDS.say('en', 'person-full', { n: String(SCHEDULES_MAX) });
 const SITE_SCHEDULES_FULL = TASK_WORDS.say('en', 'site-full');
 
+// Its people are bare cookies, whom only a bot that says so lets make schedules and long runs (workFor.test.ts).
 const botFile = (name: string) => `---
 name: ${name}
 memory: none
 apps: [lists]
+work: anyone
 limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
 ---
 You help.`;

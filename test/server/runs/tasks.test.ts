@@ -26,11 +26,13 @@ import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase } from '../db/fixtures';
 
+// Its people are bare cookies, whom only a bot that says so lets make schedules and long runs (workFor.test.ts).
 const BOT = `---
 name: Buddy
 memory: none
 languages: [en, es]
 apps: [lists, reminders, clock]
+work: anyone
 limits: { steps: 4, spend: 1, perDay: { spend: 100 }, perMinute: { answers: 1000 } }
 ---
 You help.`;

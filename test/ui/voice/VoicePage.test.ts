@@ -24,6 +24,12 @@ vi.mock('../../../src/app/voicePage', () => ({
     }),
 }));
 
+vi.mock('../../../src/app/people', () => ({
+  onSignedOut: () => () => undefined,
+  wasSignedOut: () => false,
+  peoplePort: () => ({ me: () => Promise.resolve({ kind: 'cookie', owner: false, name: null }), passkeysHere: () => true }),
+}));
+
 const { default: VoicePageView } = await import('../../../src/ui/voice/VoicePage.vue');
 
 const bot: PublicBot = {
@@ -116,6 +122,20 @@ describe('the voice page', () => {
     expect(wrapper.find('[data-testid="confirm"]').exists()).toBe(false);
     expect(wrapper.get('[data-testid="transcript"]').text()).toContain(question);
     expect(times()).toBe(1);
+    wrapper.unmount();
+  });
+
+  it('shows only the sentence of a bot that is not for this person, and offers a cookie person a passkey', async () => {
+    const said = 'Sage is for the people who keep Confab on their devices.';
+    const wrapper = mount(VoicePageView, { props: { slug: 'demo' } });
+    await flushPromises();
+    opening.resolve(fakePage({ ...openingState({ toldAboutListening: false, audioReady: false }), phase: 'refused', reason: said }).page);
+    await flushPromises();
+    expect(wrapper.get('[data-testid="page-problem"]').text()).toBe(said);
+    expect(wrapper.find('[data-testid="orb"]').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="transcript"]').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="keep-passkey"]').exists()).toBe(true);
+    expect(wrapper.get('a[href="/"]').text()).toBe('Go to the start');
     wrapper.unmount();
   });
 

@@ -1,0 +1,137 @@
+/**
+ * A person's devices, under their session:
+ *
+ * - `GET /api/me`: who this device is (`Me`).
+ * - `GET /api/devices`: their passkeys and signed-in devices; `DELETE /api/devices/passkeys/<id>` and
+ *   `DELETE /api/devices/sessions/<id>` remove one of theirs (204). A removed device is signed out
+ *   at its next request; removing this one signs it out now.
+ * - `POST /api/devices/link-code`: a code another device enters to become this person, valid five
+ *   minutes and once; `POST /api/devices/link {code}` is that other device entering it. Wrong codes
+ *   are counted per client (`linkTries.ts`).
+ * - `POST /api/sign-out`: this device forgets the person (its session and both cookies; 204).
+ */
+import { Hono } from 'hono';
+import type { DeviceListed, Devices, LinkCode, Me, PasskeyListed } from '../../common/people';
+import { iso } from '../db/rows';
+import { readJson, text } from '../json';
+import { clientAddress, dropDeviceCookies } from '../person';
+import type { PersonEnv } from '../person';
+import { refusal, requestWordsOf } from '../words/requestWords';
+import { waitWords } from '../words/refusalWords';
+import { say } from '../words/words';
+import { endSession, sessionsOf } from './deviceSessions';
+import { keepLinkCode, takeLinkCode } from './linkCodes';
+import { linkTries } from './linkTries';
+import type { LinkTries } from './linkTries';
+import { passkeysOf, removePasskey } from './passkeys';
+import { findPerson } from './people';
+import { originOf } from './relyingParty';
+import { linkCodeRead, linkCodeShown, newLinkCode, sha256Hex } from './secrets';
+import { beginDeviceSession, meOf, signedIn } from './signIn';
+import type { PeopleDeps } from './signIn';
+
+/** How long a link code works, in ms: five minutes. */
+export const LINK_CODE_MS = 5 * 60_000;
+/** Longest `code` read, in characters: a code typed with spaces to spare. */
+const CODE_FIELD_MAX_CHARS = 32;
+
+export interface DeviceDeps extends PeopleDeps {
+  /** Wrong link codes per client; default `linkTries()`. */
+  linkTries?: LinkTries;
+}
+
+export function deviceRoutes({ db, clock, linkTries: tries = linkTries() }: DeviceDeps): Hono<PersonEnv> {
+  const routes = new Hono<PersonEnv>();
+
+  routes.get('/me', async (c) => c.json<Me>(await meOf(db, c)));
+
+  routes.get('/devices', async (c) => {
+    const person = c.get('person');
+    if (c.get('personKind') !== 'passkey') return c.json<Devices>({ passkeys: [], devices: [], owner: false });
+    const [passkeys, sessions, row] = await db.readAsServer((reader) => Promise.all([passkeysOf(reader, person), sessionsOf(reader, person), findPerson(reader, person)]));
+    const here = c.get('deviceSession');
+    return c.json<Devices>({
+      passkeys: passkeys.map(
+        (passkey): PasskeyListed => ({
+          id: passkey.id,
+          label: passkey.label,
+          synced: passkey.deviceType === 'multiDevice',
+          createdAt: iso(passkey.createdAtMs),
+          lastUsedAt: passkey.lastUsedAtMs === null ? null : iso(passkey.lastUsedAtMs),
+        }),
+      ),
+      devices: sessions.map(
+        (session): DeviceListed => ({
+          id: session.id,
+          label: session.label,
+          via: session.via,
+          createdAt: iso(session.createdAtMs),
+          seenAt: iso(session.seenAtMs),
+          thisDevice: session.id === here,
+        }),
+      ),
+      owner: row?.owner ?? false,
+    });
+  });
+
+  routes.delete('/devices/passkeys/:id', async (c) => {
+    const removed = await db.asServer((tx) => removePasskey(tx, c.get('person'), c.req.param('id')));
+    if (!removed) throw refusal(c, 404, 'devices.no-passkey');
+    return c.body(null, 204);
+  });
+
+  routes.delete('/devices/sessions/:id', async (c) => {
+    const id = c.req.param('id');
+    const ended = await db.asServer((tx) => endSession(tx, c.get('person'), id));
+    if (!ended) throw refusal(c, 404, 'devices.no-device');
+    if (id === c.get('deviceSession')) dropDeviceCookies(c);
+    return c.body(null, 204);
+  });
+
+  routes.post('/devices/link-code', async (c) => {
+    if (c.get('personKind') !== 'passkey') throw refusal(c, 403, 'devices.keep-first');
+    const nowMs = clock();
+    const code = newLinkCode();
+    const expiresAtMs = nowMs + LINK_CODE_MS;
+    await db.asServer((tx) => keepLinkCode(tx, { hash: sha256Hex(code), person: c.get('person'), expiresAtMs, nowMs }));
+    // Shown this once: nothing on the way may keep a copy.
+    c.header('Cache-Control', 'no-store');
+    return c.json<LinkCode>({ code: linkCodeShown(code), expiresAt: expiresAtMs, url: `${originOf(c)}/link#${linkCodeShown(code)}` });
+  });
+
+  routes.post('/devices/link', async (c) => {
+    const typed = text(c, await readJson(c), 'code', { maxChars: CODE_FIELD_MAX_CHARS });
+    const nowMs = clock();
+    const client = clientAddress(c) ?? c.get('person');
+    const allowed = tries.allowed(client, nowMs);
+    if (!allowed.ok) {
+      const wait = waitWords(allowed.retryAfterMs, requestWordsOf(c));
+      return c.json({ error: say(requestWordsOf(c), 'devices.link-tries', { wait }) }, 429, { 'retry-after': String(Math.ceil(allowed.retryAfterMs / 1000)) });
+    }
+    const code = linkCodeRead(typed);
+    const outcome = code === undefined ? 'unknown' : await db.asServer(async (tx) => {
+      const kept = await takeLinkCode(tx, sha256Hex(code));
+      if (kept === undefined) return 'unknown';
+      // Taken all the same: a lapsed code is gone.
+      if (kept.expiresAtMs <= nowMs) return 'expired';
+      return beginDeviceSession(tx, c, kept.person, 'link', nowMs);
+    });
+    if (outcome === 'unknown' || outcome === 'expired') {
+      tries.failed(client, nowMs);
+      throw refusal(c, 400, outcome === 'unknown' ? 'devices.link-unknown' : 'devices.link-expired');
+    }
+    signedIn(c, outcome, nowMs);
+    return c.json<Me>(await meOf(db, c));
+  });
+
+  routes.post('/sign-out', async (c) => {
+    const session = c.get('deviceSession');
+    // A bare cookie person signed out would be nobody's, and all they have with them.
+    if (session === undefined) throw refusal(c, 409, 'devices.not-signed-in');
+    await db.asServer((tx) => endSession(tx, c.get('person'), session));
+    dropDeviceCookies(c);
+    return c.body(null, 204);
+  });
+
+  return routes;
+}
