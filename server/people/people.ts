@@ -14,6 +14,15 @@ export interface PersonRow {
   owner: boolean;
 }
 
+/**
+ * Whether the person of the transaction `tx` runs as keeps Confab on their devices: asked in their
+ * own transaction (`asPerson`), where `people` cannot be read (migration 027).
+ */
+export async function keptOnDevices(tx: Queryable): Promise<boolean> {
+  const { rows } = await tx.query<{ kept: boolean }>('select confab_kept_on_devices() as kept');
+  return rows[0]?.kept === true;
+}
+
 export async function findPerson(tx: Queryable, person: string): Promise<PersonRow | undefined> {
   const { rows } = await tx.query<PersonRow>('select person, name, owner from people where person = $1', [person]);
   return rows[0];

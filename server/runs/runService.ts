@@ -6,6 +6,7 @@
  * next visit). Every instance over one database runs one of these; the rows are the queue.
  */
 import { admits } from '../audience';
+import { keptOnDevices } from '../people/people';
 import type { Bot } from '../bots';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
@@ -136,10 +137,12 @@ export function runService(deps: RunServiceDeps): RunService {
   }
 
   /** What a person may start: only what the bot's `work:` admits them to (a schedule's firing was admitted when it was made). */
-  const planFor: RunServices['plan'] = (caller, asked) => {
+  const planFor: RunServices['plan'] = async (caller, asked) => {
     const bot = deps.bots.get(caller.bot);
     if (bot === undefined) return undefined;
-    if (!admits(bot.work, { kind: caller.kind ?? 'cookie', owner: false, name: null })) return 'people-only';
+    // A grant minted before its person made a passkey still says cookie: the database says what they are now.
+    const kind = caller.kind === undefined || caller.kind === 'cookie' ? ((await keptOnDevices(caller.tx)) ? 'passkey' : 'cookie') : caller.kind;
+    if (!admits(bot.work, { kind, owner: false, name: null })) return 'people-only';
     return plan(caller.bot, asked);
   };
 

@@ -1,5 +1,6 @@
 /** A run and its steps as the worker and the decision between steps see them (rows of migration 016). */
 import type { PersonKind } from '../person';
+import type { Queryable } from '../db/queryable';
 
 export type RunState = 'queued' | 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled' | 'out_of_budget';
 
@@ -45,7 +46,7 @@ export interface RunServices {
    * long run a person makes passes. `people-only` when the bot's `work:` does not admit how the caller
    * is known (a bare cookie, unless it says anyone); undefined when the bot cannot take work on.
    */
-  plan(caller: { bot: string; kind?: PersonKind }, asked: string): RunPlan | 'people-only' | undefined;
+  plan(caller: { bot: string; kind?: PersonKind; tx: Queryable }, asked: string): Promise<RunPlan | 'people-only' | undefined>;
   /** A run was just queued: the worker looks for it soon rather than at its next poll. */
   queued(): void;
   /** Most active schedules the whole site may keep (`CONFAB_SITE_SCHEDULES`). */

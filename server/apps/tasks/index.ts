@@ -44,9 +44,9 @@ function servicesOf(ctx: VerbContext) {
 }
 
 /** What a run of `what` would start with, for this caller: refused, with how to be let, when the bot's `work:` is not for them. */
-function plannedFor(ctx: VerbContext, what: string) {
+async function plannedFor(ctx: VerbContext, what: string) {
   const runs = servicesOf(ctx);
-  const plan = runs.plan(ctx, what);
+  const plan = await runs.plan(ctx, what);
   if (plan === 'people-only') throw new VerbInputError(WORDS.say(ctx.language, 'people-only'));
   if (plan === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'cannot-take-work'));
   return { runs, plan };
@@ -75,7 +75,7 @@ const start = defineVerb({
   always: true,
   deadlineMs: 3000,
   async run({ what }, ctx) {
-    const { runs, plan } = plannedFor(ctx, what);
+    const { runs, plan } = await plannedFor(ctx, what);
     const conversationKey = ctx.conversationKey ?? null;
     const busy = await latestRun(ctx.tx, ctx.bot, conversationKey ?? '');
     if (busy !== undefined && !ENDED_STATES.has(busy.state)) throw new VerbInputError(WORDS.say(ctx.language, 'already-busy'));
@@ -174,7 +174,7 @@ const schedule = defineVerb({
   deadlineMs: 3000,
   async run(input, ctx) {
     // Each occurrence starts a run as `tasks.start` would: made only by whom such a run may be.
-    const { runs } = plannedFor(ctx, input.what);
+    const { runs } = await plannedFor(ctx, input.what);
     if (!isTimeZone(ctx.timeZone)) throw new VerbInputError(WORDS.say(ctx.language, 'no-time-zone'));
     const recurrence: Recurrence = {
       every: input.every as Recurrence['every'],

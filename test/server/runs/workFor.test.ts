@@ -110,6 +110,14 @@ describe('schedules and long runs are made by people', { timeout: DB_TEST_MS }, 
     expect(await say(signedIn, SCHEDULE)).toBe(SCHEDULED);
   });
 
+  it('takes work on for a person who made a passkey after their grant was minted as a bare cookie’s', async () => {
+    const grant = await start('buddy');
+    expect(await say(grant, LONG_RUN)).toBe(PEOPLE_ONLY);
+    await db.asServer((tx) => keepPerson(tx, personOf(grant)));
+    expect(await say(grant, LONG_RUN)).toBe(TAKEN_ON);
+    expect(await made(personOf(grant))).toBe(1);
+  });
+
   it('takes a bare cookie’s on when the bot’s file says work: anyone', async () => {
     const grant = await start('open');
     expect(await say(grant, LONG_RUN)).toBe(TAKEN_ON);
