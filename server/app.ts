@@ -28,6 +28,8 @@ import type { EmbedderStatus } from './memory/chooseEmbedder';
 import type { ServerConfig } from './config';
 import type { PersonEnv, PersonMode } from './person';
 import { personCookieKey, personFrom } from './person';
+import { publicBot } from './bots';
+import { bearerOf } from './bearer';
 import { sessionRoutes } from './session';
 import type { SessionDeps } from './session';
 import type { OutsideStatus } from './verbs/verbRoutes';
@@ -174,6 +176,12 @@ function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHou
     app.route('/', api.mcp);
   }
   if (api.words) app.route('/api', api.words);
+  // Supabase mode before signing in: `/` lists the bots that are for anyone, as it always has; with a
+  // token the person's own list is theirs, below.
+  if (api.personMode.kind === 'supabase') {
+    const forAnyone = [...api.bots.values()].filter((bot) => bot.for.to === 'anyone').map(publicBot).sort((a, b) => a.name.localeCompare(b.name));
+    app.get('/api/bots', (c, next) => (bearerOf(c) === undefined ? Promise.resolve(c.json({ bots: forAnyone })) : next()));
+  }
   // Every other /api route knows who is asking: one sub-app behind one set of rules, so no route
   // can be left outside them (an unknown path meets them too, before its 404).
   const personal = new Hono<PersonEnv>();

@@ -87,6 +87,17 @@ describe('Confab in Supabase mode', () => {
     }
   });
 
+  it('lists the bots that are for anyone before a person signs in, and a signed-in person’s own after', async () => {
+    const before = await page('/api/bots');
+    expect(before.status).toBe(200);
+    const listed = ((await before.json()) as { bots: { slug: string }[] }).bots.map((bot) => bot.slug);
+    expect(listed).toContain('demo');
+    const { call } = await personAtPage();
+    const after = await call('/api/bots');
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { bots: { slug: string }[] }).bots.map((bot) => bot.slug)).toEqual(listed);
+  });
+
   it('starts a conversation for the person the stand-in’s token names, and the door takes its grant', async () => {
     const { id, call } = await personAtPage();
     const res = await call('/api/start', post({ bot: 'demo' }));
