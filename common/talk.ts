@@ -19,10 +19,11 @@ export interface Talk {
   opening: number;
   /**
    * The fewest solver steps a later piece may be made with when, at `steps`, it would be ready only
-   * after the audio before it has played out. A piece that sounds a little rougher is better than a
-   * silence that sounds as though the bot has stopped; the opening is never hurried (nothing plays
-   * before it). From 1 to `steps`; default half of `steps`, rounded up (4 at 8 steps: about half
-   * the time, cost being nearly linear in steps). `floor = steps` never hurries.
+   * after the audio before it has played out. Default `steps`: no piece is made with fewer, since a
+   * voice that arrives sooner and sounds worse is a bad trade (the seed 003), and sizing each piece
+   * to what the device makes in time keeps the silences away on its own (`no-silence`'s figures, at
+   * both floors, are in docs/performance.md). A bot that would rather sound rougher than ever pause
+   * sets it lower, from 1; the opening is never hurried (nothing plays before it).
    */
   floor: number;
   /**
@@ -50,7 +51,7 @@ export interface Talk {
 export const TALK: Readonly<Talk> = Object.freeze({
   steps: 8,
   opening: 8,
-  floor: 4,
+  floor: 8,
   words: 12,
   gapMs: 120,
   pieceChars: 300,
@@ -66,12 +67,11 @@ const LIMITS: Limits<Talk> = {
 };
 
 /**
- * Merges a partial talk block over the defaults. `opening` follows `steps` unless it is given, and
- * `floor` is half of `steps` (rounded up) unless it is given. Throws `OptionError` naming the field
+ * Merges a partial talk block over the defaults. `opening` and `floor` follow `steps` unless they
+ * are given. Throws `OptionError` naming the field
  * (`voice.<field>`, as a bot file spells it), the value and the allowed range.
  */
 export function resolveTalk(partial: Partial<Talk> = {}): Talk {
   const steps = partial.steps ?? TALK.steps;
-  const floor = Number.isInteger(steps) ? Math.max(1, Math.ceil(steps / 2)) : TALK.floor;
-  return resolveOptions('voice', { ...TALK, opening: steps, floor }, partial, LIMITS, [{ option: 'floor', is: 'at most', than: 'steps' }]);
+  return resolveOptions('voice', { ...TALK, opening: steps, floor: steps }, partial, LIMITS, [{ option: 'floor', is: 'at most', than: 'steps' }]);
 }

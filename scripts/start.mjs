@@ -29,7 +29,7 @@ function run(command, args) {
 
 const page = process.env.CONFAB_DIST ?? 'dist';
 if (stale(join(page, 'index.html'), ['src', 'index.html', 'public', 'vite.config.ts', 'workers', 'models/manifest.json'])) run('npx', ['vite', 'build']);
-if (stale('build/server/index.js', ['server', 'common', 'package.json'])) run(process.execPath, ['scripts/build-server.mjs']);
+if (stale('build/server/index.js', ['server', 'common', 'package.json', 'scripts/build-server.mjs'])) run(process.execPath, ['scripts/build-server.mjs']);
 
 const server = spawn(process.execPath, ['--enable-source-maps', 'build/server/index.js', ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));

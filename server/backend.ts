@@ -10,6 +10,7 @@ import { actionRoutes } from './actions';
 import type { ApiDeps } from './app';
 import type { Bot } from './bots';
 import { chatDoor } from './chat/chatDoor';
+import { lastQuestion } from './chat/chatRequest';
 import { RunningAnswers } from './chat/runningAnswers';
 import { turnKeyOf } from './chat/turnId';
 import type { ActingTurn, DoorLogLine, TurnPlan } from './chat/doorTypes';
@@ -31,6 +32,9 @@ import type { Embedder } from './memory/embed';
 import { compactedContext, memoryContext, memoryWriter } from './memory/context';
 import type { MemoryTurn } from './memory/context';
 import { noticeRoutes } from './notices';
+import { wakeRoutes } from './runs/wakes';
+import { appWords } from './apps/appWords';
+import type { AppWords } from './apps/appWords';
 import { findPerson } from './people/people';
 import { peopleRoutes } from './people/routes';
 import { checkpoints } from './presence/checkpoints';
@@ -77,6 +81,11 @@ export interface BackendDeps {
   db: Database;
   bots: ReadonlyMap<string, Bot>;
   grantSecret: Uint8Array;
+  /**
+   * The tasks app's words, which the bots' wakes say (`runs/wakes.ts`), from the shipped apps folder
+   * the server found (`server/index.ts`); default that folder beside this file's source.
+   */
+  tasksWords?: AppWords;
   personMode: PersonMode;
   providers: readonly Provider[];
   live: boolean;
@@ -196,7 +205,7 @@ export function createBackend(deps: BackendDeps): Backend {
       return bot === undefined ? [] : shelf.of(bot);
     },
   };
-  // Every effect that spends or reaches outside — turns, checkpoints, run steps, schedules' firings,
+  // Every effect that spends or reaches outside — turns, run steps, schedules' firings,
   // sentences of the paid voice, outside calls — is admitted by this one gate, under the person's
   // windows, the site's and the background share.
   const ledger = databaseLedger(deps.db, deps.siteLimits === undefined ? {} : { site: deps.siteLimits });
@@ -257,10 +266,11 @@ export function createBackend(deps: BackendDeps): Backend {
     // Not read when it could not change the scope: the bot already offers every app whole.
     const recentApps = recentAppsMatterFor(turn.bot) ? await executor.recentApps(caller, turn.conversationKey) : [];
     const skills = await skillsOf(turn.bot, caller, turn.conversationKey);
-    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps, ...skills });
+    const scope = scopeOf(registry, { botApps: turn.bot.apps, recentApps, ...skills, heard: lastQuestion(turn.messages) });
     if (scope.verbs.length === 0) return undefined;
     return {
       verbs: scope.verbs.map((s) => s.verb),
+      skills: shelf.of(turn.bot),
       acting: {
         executor,
         scope: scope.names,
@@ -283,10 +293,10 @@ export function createBackend(deps: BackendDeps): Backend {
     };
   }
 
-  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, providers: deps.providers, live: deps.live, ledger: gate.doorLedger('checkpoint'), prices: deps.prices, clock: deps.clock, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const marks = checkpoints<GrantClaims, Bot>({ db: deps.db, clock: deps.clock });
   const context = compactedContext(memoryContext(deps.db, deps.embedder), (turn: MemoryTurn & { conversationKey: string | undefined }) =>
-    // A bot that hears the question alone is given no summary either.
-    turn.memory === 'none' ? Promise.resolve(null) : marks.summaryOf(turn.person, turn.bot, turn.conversationKey),
+    // A bot that hears the question alone is given no checkpoint either.
+    turn.memory === 'none' ? Promise.resolve(null) : marks.latest(turn.person, turn.bot, turn.conversationKey),
   );
   const remember = memoryWriter(deps.db, deps.embedder);
   const bought = deps.live && deps.providers.length > 0;
@@ -312,7 +322,7 @@ export function createBackend(deps: BackendDeps): Backend {
     providers: deps.providers,
     live: deps.live,
     prices: deps.prices,
-    ledger: gate.doorLedger('turn'),
+    ledger: gate.doorLedger(),
     context: (turn) => context({ person: turn.grant.person, bot: turn.grant.bot, memory: turn.bot.memory, messages: turn.messages, conversationKey: turn.conversationKey }),
     acting: planTurn,
     wordsFor: (bot, language) => botWords(book, bot, turnLanguage(bot, language)),
@@ -330,10 +340,11 @@ export function createBackend(deps: BackendDeps): Backend {
   const peopleRow = (person: string) => deps.db.readAsServer((reader) => findPerson(reader, person));
   const personal = new Hono<PersonEnv>();
   personal.route('/', pages.routes);
-  personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots }));
+  personal.route('/', conversationRoutes({ db: deps.db, bots: deps.bots, publish: (person, bot, events) => pages.publish(person, bot, events) }));
   personal.route('/', actionRoutes({ db: deps.db, executor, clock: deps.clock, runs: runs.answers, bots: deps.bots, wordsFor: wordsForBot }));
   personal.route('/', verbRoutes({ bots: deps.bots, executor, db: deps.db, skillsScope: skillsOf }));
   personal.route('/', noticeRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock }));
+  personal.route('/', wakeRoutes({ db: deps.db, bots: deps.bots, runs: runs.services, clock: deps.clock, tasksWords: deps.tasksWords ?? appWords(new URL('./apps/tasks/', import.meta.url)) }));
   personal.route('/', mcpTokenRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock, peopleRow }));
   personal.route('/', yoursRoutes({ db: deps.db, bots: deps.bots, clock: deps.clock, peopleRow }));
   // Passkeys and devices are the embedded default's own; Supabase mode signs people in its way.

@@ -52,7 +52,7 @@ export interface BackendConfig {
   speechUsdPerMillionChars: number;
   /**
    * `CONFAB_BACKGROUND_SHARE`, default 0.5: the share of the site's windows that work nobody is
-   * waiting for (runs, schedules, checkpoints) may use, 0 to 1; people asking now keep the rest.
+   * waiting for (runs, schedules) may use, 0 to 1; people asking now keep the rest.
    */
   backgroundShare: number;
   /**

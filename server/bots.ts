@@ -35,6 +35,8 @@ import { LIMIT_WINDOWS, validateLimits } from './db/limits';
 import { readMdFolder, unreadable } from './mdFolder';
 import { BotFileError, list, mapping, missing, number, oneOf, ranged, text1 } from './botFields';
 import type { PersonLimits } from './db/limits';
+import { readHears } from './botHears';
+import type { Wake } from './botHears';
 import { wordsOfMapping, WordsFileError } from './words/words';
 import type { SomeWords } from './words/words';
 
@@ -107,9 +109,11 @@ export interface Bot {
   for: Audience;
   /** Who may have it make schedules and long runs (`work:`): people (default) or anyone. */
   work: Audience;
+  /** What wakes it (`hears:`, `botHears.ts`): each runs for a person only once they allow it. Default: none. */
+  hears?: readonly Wake[];
 }
 
-const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps', 'skills', 'words', 'for', 'work'] as const;
+const TOP_KEYS = ['name', 'voice', 'memory', 'limits', 'provider', 'model', 'greeting', 'languages', 'apps', 'skills', 'words', 'for', 'work', 'hears'] as const;
 const APP_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 const VOICE_KEYS = ['by', 'steps', 'opening', 'floor', 'words', 'gap', 'visual', 'voices', 'language'] as const;
 const LIMIT_KEYS = ['steps', 'spend', 'minutes', ...LIMIT_WINDOWS] as const;
@@ -185,6 +189,8 @@ export function parseBotFile(file: string, text: string): Bot {
       throw new BotFileError(file, error.key, error.message.slice(`${file}: ${error.key} `.length), { cause: error });
     }
   }
+  const hears = readHears(file, fields.hears);
+  if (hears !== undefined) bot.hears = hears;
   const provider = text1(file, 'provider', fields.provider, 100);
   const model = text1(file, 'model', fields.model, 200);
   const greeting = text1(file, 'greeting', fields.greeting, GREETING_CHARS_MAX);

@@ -43,6 +43,12 @@ export interface ServerConfig {
    * hour. `CONFAB_NEW_PERSONS_PER_HOUR`, default 30.
    */
   newPersonsPerHour: number;
+  /**
+   * A site's own apps folder, outside the source tree: app folders and one-file apps (`<app>.md`)
+   * beside the shipped ones in `server/apps/`, whose names none of them may share.
+   * `CONFAB_APPS_DIR`; unset: the shipped apps alone.
+   */
+  appsDir: string | undefined;
 }
 
 export const SERVER_DEFAULTS = Object.freeze({
@@ -89,6 +95,7 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     supabaseAnonKey: readSupabaseAnonKey(env),
     allowedOrigins: readAllowedOrigins(env.CONFAB_ALLOWED_ORIGINS),
     newPersonsPerHour: readNewPersonsPerHour(env.CONFAB_NEW_PERSONS_PER_HOUR),
+    appsDir: env.CONFAB_APPS_DIR === undefined || env.CONFAB_APPS_DIR.trim() === '' ? undefined : resolve(cwd, env.CONFAB_APPS_DIR.trim()),
   };
 }
 

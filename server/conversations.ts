@@ -6,12 +6,14 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { LINE_MAX_CHARS } from '../common/conversation/events';
+import type { WindowEvent } from '../common/presence/protocol';
 import type { Bot } from './bots';
+import { takeChoice } from './db/choices';
 import type { Database } from './db/database';
 import { RefusedError } from './db/errors';
 import { addLine, listLines } from './db/lines';
 import { forgetMemory, listMemories } from './db/memories';
-import { createThread, deleteThread, listThreads } from './db/threads';
+import { botOfThread, createThread, deleteThread, listThreads } from './db/threads';
 import { bodyCap } from './bodyCap';
 import { flag, readJson, text } from './json';
 import type { PersonEnv } from './person';
@@ -33,9 +35,18 @@ function tooLong(c: Context, chars: number) {
 export interface ConversationDeps {
   db: Database;
   bots: ReadonlyMap<string, Bot>;
+  /**
+   * Tells the person's pages for `bot` what the server itself knows of their conversation: an
+   * answer kept with the choices it offers, a choice taken (`presence.publish`). Default: untold.
+   */
+  publish?: (person: string, bot: string, events: readonly WindowEvent[]) => Promise<unknown>;
 }
 
-export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonEnv> {
+export function conversationRoutes({ db, bots, publish }: ConversationDeps): Hono<PersonEnv> {
+  /** A courtesy to the person's pages: what is kept stands whether or not they hear of it at once. */
+  const tell = (person: string, bot: string, event: WindowEvent) => {
+    void publish?.(person, bot, [event]).catch(() => undefined);
+  };
   const routes = new Hono<PersonEnv>();
   const knownBot = (c: Context, slug: string): string => {
     if (!bots.has(slug)) throw refusal(c, 404, 'requests.no-bot', { bot: slug });
@@ -65,14 +76,36 @@ export function conversationRoutes({ db, bots }: ConversationDeps): Hono<PersonE
     const clientId = text(c, body, 'clientId', { maxChars: 128 });
     const person = c.get('person');
     try {
-      const line = await db.asPerson(person, (tx) =>
-        addLine(tx, { threadId: c.req.param('id'), person, who: who, text: said, clientId, interrupted: flag(c, body, 'interrupted') }),
-      );
+      const threadId = c.req.param('id');
+      const { line, bot } = await db.asPerson(person, async (tx) => {
+        const kept = await addLine(tx, { threadId, person, who: who, text: said, clientId, interrupted: flag(c, body, 'interrupted') });
+        return { line: kept, bot: kept.choices === null ? null : await botOfThread(tx, threadId) };
+      });
+      // Every page of the person's shows the answer's choices under its words, as the server cut them.
+      if (line.choices !== null && bot !== null) {
+        tell(person, bot, { kind: 'offer', threadId, clientId: line.clientId, text: line.text, offer: { id: line.id, ...line.choices, taken: line.taken } });
+      }
       return c.json(line, 201);
     } catch (error) {
       if (error instanceof RefusedError) throw refusal(c, 404, 'requests.no-conversation');
       throw error;
     }
+  });
+
+  // A choice pressed (or said): taken once, in the person's name, with the offer's own words — the
+  // page sends those as the person's next words. A second press of the same offer is told it is gone.
+  routes.post('/choices', async (c) => {
+    const body = await readJson(c);
+    const offer = text(c, body, 'offer', { maxChars: 64 });
+    const choice = body.choice;
+    if (typeof choice !== 'number' || !Number.isSafeInteger(choice) || choice < 0) throw refusal(c, 400, 'requests.choice-index');
+    const via = body.via === 'voice' ? 'voice' : 'press';
+    const person = c.get('person');
+    const taking = await db.asPerson(person, (tx) => takeChoice(tx, { person, offer, choice, via }));
+    if (taking.outcome === 'none') throw refusal(c, 404, 'requests.no-choice');
+    if (taking.outcome === 'gone') return c.json({ error: refusal(c, 409, 'requests.choice-gone').message, taken: taking.taken }, 409);
+    tell(person, taking.bot, { kind: 'choice', offer, taken: choice });
+    return c.json({ words: taking.words, taken: choice });
   });
 
   routes.get('/threads/:id/lines', async (c) => {

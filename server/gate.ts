@@ -8,10 +8,10 @@
  * 1. `AGENTS_LIVE`: an effect bought with the site's keys (a provider's model, the paid voice, an
  *    outside app called with a credential from the environment) is refused `not-live` unless it is set;
  * 2. the person's windows for the bot (its file's `limits`), answer ceilings for what is an answer
- *    (a turn, a checkpoint) and spend ceilings for everything;
+ *    (a turn) and spend ceilings for everything;
  * 3. the site's windows over everybody (`CONFAB_SITE_LIMITS`);
- * 4. for background work (work nobody is waiting for: a run's steps, a schedule's firing, a
- *    checkpoint, an outside call made by a run), the background share of the site's windows
+ * 4. for background work (work nobody is waiting for: a run's steps, a schedule's firing, an
+ *    outside call made by a run), the background share of the site's windows
  *    (`CONFAB_BACKGROUND_SHARE`), so a person asking now always has the rest;
  * 5. for an outside call, the app file's own `limits` (calls per window) over everybody.
  *
@@ -38,7 +38,7 @@ import { say } from './words/words';
 import type { Words } from './words/words';
 
 /** Every kind of effect that spends or reaches outside. Each has a path through `admit`; none other may spend. */
-export const EFFECT_KINDS = ['turn', 'runStep', 'checkpoint', 'paidSentence', 'outsideCall', 'scheduleFiring'] as const;
+export const EFFECT_KINDS = ['turn', 'runStep', 'paidSentence', 'outsideCall', 'scheduleFiring'] as const;
 export type EffectKind = (typeof EFFECT_KINDS)[number];
 
 /**
@@ -49,7 +49,6 @@ export type EffectKind = (typeof EFFECT_KINDS)[number];
 const EFFECTS: Readonly<Record<EffectKind, { background: boolean | 'when a run calls'; answer: boolean }>> = Object.freeze({
   turn: { background: false, answer: true },
   runStep: { background: true, answer: false },
-  checkpoint: { background: true, answer: true },
   paidSentence: { background: false, answer: false },
   outsideCall: { background: 'when a run calls', answer: false },
   scheduleFiring: { background: true, answer: false },
@@ -106,8 +105,8 @@ export interface Gate {
    * its run there): the reservation, and its settlement, commit or roll back with it.
    */
   admitIn(tx: Queryable, ask: EffectAsk): Promise<{ ok: true; settle(spend: AnswerSpend): Promise<void> } | Refused>;
-  /** The door's ledger: each turn (`turn`) or checkpoint (`checkpoint`) admitted here. */
-  doorLedger(kind: 'turn' | 'checkpoint'): DoorLedger<GrantClaims>;
+  /** The door's ledger: each turn admitted here. */
+  doorLedger(): DoorLedger<GrantClaims>;
   /** What a verb handler acting for `caller` may spend (`VerbContext.effects`). */
   effectsOf(caller: Caller, byRun: boolean): CallerEffects;
 }
@@ -174,19 +173,19 @@ export function createGate(deps: GateDeps): Gate {
     return { ok: true, settle: (spend) => deps.ledger.settle(reserved.reservation, spend, tx) };
   }
 
-  function doorLedger(kind: 'turn' | 'checkpoint'): DoorLedger<GrantClaims> {
+  function doorLedger(): DoorLedger<GrantClaims> {
     return {
       reserve: ({ grant, nowMs }) =>
         reserve({
-          kind,
+          kind: 'turn',
           person: grant.person,
           bot: grant.bot,
           limits: grant.limits,
           spendHoldUsd: grant.limits.spend,
           // The answer is cut at its minutes; its spend hold lapses a little after, settled or not.
           spendHoldMs: grant.limits.minutes * 60_000 + SPEND_HOLD_GRACE_MS,
-          // A turn asks the stand-in when the site is not live (`chatDoor`); a checkpoint is only bought.
-          siteKeys: kind === 'checkpoint',
+          // A turn asks the stand-in when the site is not live (`chatDoor`): never refused `not-live`.
+          siteKeys: false,
           nowMs,
         }),
       settle,

@@ -7,9 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createBackend } from './backend';
+import { appWords } from './apps/appWords';
 import { answerBrokenRequest } from './clientError';
 import { readBackendConfig } from './backendConfig';
 import { BotFileError, checkBotApps, checkBotsFitSite, checkBotSkills, loadBots } from './bots';
+import { checkBotHears } from './botHears';
 import { checkSkillVerbs, loadSkills, SkillFileError } from './skills';
 import { defaultWordsDir, loadWords } from './words/loadWords';
 import { WordsFileError } from './words/words';
@@ -28,10 +30,12 @@ import { instanceId } from './runs/instance';
 import { DataFolderBusy, lockDataFolder } from './dataLock';
 import { AppFileError } from './outside/appFile';
 import { keptRisksIn } from './outside/keptRisks';
-import { closeOutsideApps, loadOutsideApps } from './outside/loadOutside';
+import { closeOutsideApps } from './outside/loadOutside';
 import { mcpApp } from './outside/mcpApp';
 import { openApiApp } from './outside/openApiApp';
-import { AppError, createRegistry, loadApps } from './verbs/registry';
+import { loadAppsFolders } from './verbs/appsFolders';
+import type { AppsFolder } from './verbs/appsFolders';
+import { AppError, createRegistry } from './verbs/registry';
 import { outsideStatus } from './verbs/verbRoutes';
 
 /** How long answers under way may run on after a stop signal, in ms (`CONFAB_STOP_GRACE_S`, default 10). */
@@ -52,9 +56,15 @@ async function main(): Promise<void> {
   const backend = readBackendConfig(env);
   const bots = await loadBots(backend.botsDir);
   checkBotsFitSite(bots, backend.siteLimits);
-  // Found beside this file: server/apps/ from source, build/server/apps/ when compiled. An app is a
-  // folder, or one file naming an MCP server or an OpenAPI spec (server/outside/).
-  const appsDir = fileURLToPath(new URL('./apps', import.meta.url));
+  checkBotHears(bots, Date.now());
+  // The shipped apps are found beside this file: server/apps/ from source, build/server/apps/ when
+  // compiled; a site's own (CONFAB_APPS_DIR) beside them. An app is a folder, or one file naming an
+  // MCP server or an OpenAPI spec (server/outside/).
+  const shippedApps = fileURLToPath(new URL('./apps', import.meta.url));
+  const appsFolders: AppsFolder[] = [
+    { dir: shippedApps },
+    ...(config.appsDir === undefined ? [] : [{ dir: config.appsDir, shownAs: 'CONFAB_APPS_DIR' }]),
+  ];
   const logLine = (line: object) => {
     console.error(JSON.stringify(line));
   };
@@ -64,12 +74,13 @@ async function main(): Promise<void> {
   const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
   // Each outside tool's risk as first seen is kept in the database for the whole site (every instance
   // over it), so a server cannot later claim a tool is safer. A refused start lets go of the database.
-  const outsideApps = await loadOutsideApps(appsDir, { env, appsDir, log: logLine, kept: keptRisksIn(db) }, { mcp: mcpApp, openapi: openApiApp }).catch(async (error: unknown) => {
+  const found = await loadAppsFolders(appsFolders, { env, log: logLine, kept: keptRisksIn(db) }, { mcp: mcpApp, openapi: openApiApp }).catch(async (error: unknown) => {
     await db.close();
     await unlock?.();
     throw error;
   });
-  const registry = createRegistry([...(await loadApps(appsDir)), ...outsideApps]);
+  const outsideApps = found.outside;
+  const registry = createRegistry(found.all);
   checkBotApps(bots, registry.apps.map((app) => app.name));
   // Beside bots/, at the project root: skills/<name>.md and words/<lang>.md; a site's own words
   // (only those it changes) in CONFAB_WORDS_DIR, and its skills in CONFAB_SKILLS_DIR instead.
@@ -91,6 +102,7 @@ async function main(): Promise<void> {
     db,
     bots,
     grantSecret,
+    tasksWords: appWords(join(shippedApps, 'tasks')),
     personMode: readPersonMode(env),
     providers: backend.providers,
     live: backend.live,

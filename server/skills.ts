@@ -6,6 +6,12 @@
  * (`server/apps/skills/`), and the verbs a skill brings are offered only once it has been opened in
  * the conversation. So a bot with twenty skills carries twenty lines, not twenty manuals.
  *
+ * A skill may also say how the scripted stand-in (no model bought) uses it: the words in a person's
+ * line that open it (`standIn.hears`), and the one sentence it says once it has (`standIn.says`),
+ * since the stand-in has no model to follow the instructions. So the kit's conduct skills — a
+ * person in distress, a medical, legal or money question, somebody else's data — are heard and
+ * answered with no key.
+ *
  * Every file is read and checked when the server starts; one invalid file stops the start with a
  * `SkillFileError` naming the file, as an invalid bot file does.
  */
@@ -21,7 +27,8 @@ export const OPEN_SKILL = 'skills.open';
 /** Longest description, in characters: it is one line of every prompt. */
 const DESCRIPTION_CHARS_MAX = 300;
 const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const SKILL_KEYS = ['description', 'verbs'] as const;
+const SKILL_KEYS = ['description', 'verbs', 'standIn'] as const;
+const STAND_IN_KEYS = ['hears', 'says'] as const;
 
 export interface Skill {
   /** The file name without `.md`. */
@@ -32,6 +39,16 @@ export interface Skill {
   verbs: readonly string[];
   /** The instructions, returned by `skills.open`. */
   body: string;
+  /** How the stand-in opens it and what it then says; unset: the stand-in opens it only when asked to by name. */
+  standIn?: SkillStandIn;
+}
+
+/** A skill as the stand-in uses it. */
+interface SkillStandIn {
+  /** Words or phrases, any of which in a person's line (as whole words) opens the skill. */
+  hears: readonly string[];
+  /** The one sentence the stand-in says once it has opened it, in place of reading the instructions out. */
+  says: string;
 }
 
 /** A skill file the server cannot start with; names the file and says what is wrong. */
@@ -89,7 +106,7 @@ export function parseSkillFile(file: string, text: string): Skill {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new SkillFileError(file, `front matter must be a mapping of ${SKILL_KEYS.join(', ')}.`);
   const unknown = Object.keys(fields).find((key) => !(SKILL_KEYS as readonly string[]).includes(key));
   if (unknown !== undefined) throw new SkillFileError(file, `${unknown} is not a field of a skill file; the fields are ${SKILL_KEYS.join(', ')}.`);
-  const { description, verbs } = fields as Record<string, unknown>;
+  const { description, verbs, standIn } = fields as Record<string, unknown>;
   if (typeof description !== 'string' || description.trim() === '' || description.includes('\n') || description.trim().length > DESCRIPTION_CHARS_MAX) {
     throw new SkillFileError(file, `description must be one line of 1 to ${DESCRIPTION_CHARS_MAX} characters saying when to use the skill: it is all the bot sees until it opens it, so a skill without one would never be opened.`);
   }
@@ -98,7 +115,27 @@ export function parseSkillFile(file: string, text: string): Skill {
   }
   const body = (match[2] ?? '').trim();
   if (body === '') throw new SkillFileError(file, 'has no instructions after the front matter; the body is what opening the skill returns.');
-  return { name, description: description.trim(), verbs: [...new Set((verbs as string[] | undefined ?? []).map((verb) => verb.trim()))], body };
+  return {
+    name,
+    description: description.trim(),
+    verbs: [...new Set((verbs as string[] | undefined ?? []).map((verb) => verb.trim()))],
+    body,
+    ...(standIn === undefined ? {} : { standIn: readStandIn(file, standIn) }),
+  };
+}
+
+/** A skill file's `standIn:` block, checked. */
+function readStandIn(file: string, value: unknown): SkillStandIn {
+  const shape = `standIn must be a mapping of ${STAND_IN_KEYS.join(' and ')}: the words in a person's line that open the skill, and the one line the stand-in then says.`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SkillFileError(file, shape);
+  const unknown = Object.keys(value).find((key) => !(STAND_IN_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) throw new SkillFileError(file, `standIn.${unknown} is not a field of standIn; ${shape}`);
+  const { hears, says } = value as Record<string, unknown>;
+  if (!Array.isArray(hears) || hears.length === 0 || hears.some((words) => typeof words !== 'string' || words.trim() === '')) {
+    throw new SkillFileError(file, 'standIn.hears must be a list of words or phrases, e.g. [hopeless, "can\'t go on"].');
+  }
+  if (typeof says !== 'string' || says.trim() === '' || says.includes('\n')) throw new SkillFileError(file, 'standIn.says must be one line: what the stand-in says once it has opened the skill.');
+  return { hears: (hears as string[]).map((words) => words.trim()), says: says.trim() };
 }
 
 /** Refuses a skill that brings a verb no app has: it would silently never be offered. */

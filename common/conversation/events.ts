@@ -3,6 +3,7 @@
  * dotted facts, named for what happened rather than what should be done about it.
  */
 import type { ActionSettled, PendingActionEvent } from '../acting/protocol';
+import type { Offer } from './choices';
 import type { Pace } from '../speaking/pace';
 
 /** Who voices the answer: the on-device Supertonic engine, or the site's paid endpoint. */
@@ -54,6 +55,8 @@ export interface Line {
   utteranceId: number;
   /** The assistant was talked over, so only part of this line was played. */
   interrupted?: boolean;
+  /** The choices the line ends in, as the server cut them (`choices.ts`); `text` is then its words without them. */
+  offer?: Offer;
 }
 
 /** A message as the chat door takes it (OpenAI's shape, user and assistant turns only). */
@@ -164,6 +167,10 @@ export type ConversationEvent =
     }
   /** What waits to be said about `about` is no longer news (the run ended): it is dropped unsaid. */
   | { type: 'bot.withdraws'; about: string }
+  /** The server kept the answer of `utteranceId` as `text` ending in `offer`'s choices (`choices.ts`). */
+  | { type: 'offer.kept'; utteranceId: number; text: string; offer: Offer }
+  /** Choice `taken` of the offer `offer` (its line's id) was taken, here or on another of the person's pages. */
+  | { type: 'offer.taken'; offer: string; taken: number }
   /**
    * A question work that outlived a turn asks (a run stopped at the confirmation gate): said as an
    * announcement is, between turns, then heard as a yes or a no as an answer's question is.

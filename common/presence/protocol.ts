@@ -8,6 +8,8 @@
  */
 import { isPendingAction } from '../acting/protocol';
 import type { PendingActionEvent } from '../acting/protocol';
+import { isOffer } from '../conversation/choices';
+import type { Offer } from '../conversation/choices';
 import { LINE_MAX_CHARS } from '../conversation/events';
 import type { Line } from '../conversation/events';
 import { isRecord } from '../isRecord';
@@ -51,7 +53,10 @@ export interface ConversationRef {
  * - `notice`: something an app asked to be said at a time was said;
  * - `verb`: a verb finished away from the conversation — over MCP (`elsewhere`), or after the turn
  *   that asked for it was talked over (`late`) — with what the bot says of it;
- * - `presence`: another page became the active one, or none is now.
+ * - `presence`: another page became the active one, or none is now;
+ * - `offer`: the server kept an answer ending in choices (`conversation/choices.ts`): the line its
+ *   page kept as `clientId` in the thread `threadId` shows `text`, and the choices under it;
+ * - `choice`: choice `taken` of the offer `offer` (its line's id) was taken.
  */
 export type WindowEvent =
   | ({ kind: 'conversation' } & ConversationRef)
@@ -65,7 +70,9 @@ export type WindowEvent =
    * or that it stopped at the confirmation gate (`ask`: the question, to be asked between turns).
    */
   | { kind: 'run'; run: string; sentence: string | null; ended: boolean; ask?: PendingActionEvent }
-  | { kind: 'presence'; active: PageRef | null; term: number };
+  | { kind: 'presence'; active: PageRef | null; term: number }
+  | { kind: 'offer'; threadId: string; clientId: string; text: string; offer: Offer }
+  | { kind: 'choice'; offer: string; taken: number };
 
 type WindowEventKind = WindowEvent['kind'];
 
@@ -155,7 +162,8 @@ function isLine(value: unknown): value is Line {
     (value.role === 'user' || value.role === 'assistant') &&
     isText(value.text) &&
     isCount(value.utteranceId) &&
-    (value.interrupted === undefined || typeof value.interrupted === 'boolean')
+    (value.interrupted === undefined || typeof value.interrupted === 'boolean') &&
+    (value.offer === undefined || isOffer(value.offer))
   );
 }
 
@@ -184,6 +192,10 @@ export function isWindowEvent(value: unknown): value is WindowEvent {
       return isText(value.run, 64) && (value.sentence === null || isText(value.sentence)) && typeof value.ended === 'boolean' && (value.ask === undefined || isPendingAction(value.ask));
     case 'presence':
       return (value.active === null || isPageRef(value.active)) && isCount(value.term);
+    case 'offer':
+      return isText(value.threadId, 64) && isText(value.clientId, 128) && isText(value.text) && isOffer(value.offer);
+    case 'choice':
+      return isText(value.offer, 64) && isCount(value.taken);
     default:
       return false;
   }

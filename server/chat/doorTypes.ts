@@ -17,6 +17,7 @@ import type { TokenUsage } from './prices';
 import type { PriceTable } from './prices';
 import type { RunningAnswers } from './runningAnswers';
 import type { Sleep, StandInReason } from './standIn';
+import type { StandInSkill } from './standInModel';
 import { ANSWER_TOKENS } from './upstream';
 import type { Provider, ProviderChoice } from './upstream';
 
@@ -127,6 +128,8 @@ export interface ActingTurn<G extends DoorGrant, B extends DoorBot> extends Door
 export interface TurnPlan {
   verbs: readonly Verb[];
   acting: TurnActing;
+  /** The bot's skills, for the stand-in to open by what it hears; default none. */
+  skills?: readonly StandInSkill[];
 }
 
 /** A turn that was answered, for whatever is written afterwards (memories). */

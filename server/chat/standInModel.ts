@@ -1,8 +1,10 @@
 /**
  * The stand-in as a model that can call verbs, so the demo acts with no key: it recognises the
  * plain phrasings each verb declares (`standIn.phrasings`), calls the verb through the same loop a
- * real model's calls go through, and words the results with the verb's own `standIn.say`. Anything
- * it does not recognise gets the stand-in's usual answer, which says why it is standing in.
+ * real model's calls go through, and words the results with the verb's own `standIn.say`. A line
+ * with words a bot's skill hears (`standIn.hears` in its file) opens that skill first, through
+ * `skills.open`, and is answered with the skill's own sentence. Anything it does not recognise gets
+ * the stand-in's usual answer, which says why it is standing in.
  * It streams as a model does: tool calls in pieces, then text word by word.
  */
 import { STAND_IN_MODEL, standInAnswer, wordByWord } from './standIn';
@@ -15,11 +17,19 @@ import type { VerbErrorCode } from '../verbs/errors';
 import type { Verb } from '../verbs/verb';
 import type { Words } from '../words/words';
 import { unfenced } from '../outside/fence';
+import { listOffer, pickedList } from './standInChoices';
+import { OPEN_SKILL } from '../skills';
+import type { Skill } from '../skills';
+
+/** A bot's skill as the stand-in knows it: its name, and what opens it and is said once it has. */
+export type StandInSkill = Pick<Skill, 'name' | 'standIn'>;
 
 export interface StandInModelOptions {
   reason: StandInReason;
   /** The verbs in scope this turn; only these are ever called. */
   verbs: readonly Verb[];
+  /** The bot's skills; default none. */
+  skills?: readonly StandInSkill[];
   /** The turn's words, for the stand-in's own answer; default the shipped English (a run's worker). */
   words?: Words;
   wordMs: number;
@@ -40,11 +50,18 @@ export function standInModel(messages: readonly PromptMessage[], options: StandI
 async function* events(messages: readonly PromptMessage[], options: StandInModelOptions): AsyncGenerator<UpstreamEvent, void, undefined> {
   const last = messages.at(-1);
   if (last?.role === 'tool') {
-    yield* words(resultsSentence(messages, options.verbs, options.words), options);
+    yield* words(resultsSentence(messages, options), options);
     return;
   }
   const question = messages.findLast((m) => m.role === 'user')?.content ?? '';
-  const call = recognise(question, options.verbs);
+  const skill = heardSkill(question, options);
+  // Where a choice fits, the stand-in offers one; the pick names what the question left open.
+  const offer = skill === undefined ? listOffer(question, options.verbs, options.words) : undefined;
+  if (offer !== undefined) {
+    yield* words(offer, options);
+    return;
+  }
+  const call = skill ?? recognise(pickedList(messages, options.words) ?? question, options.verbs);
   if (call === undefined) {
     yield* words(standInAnswer(options.reason, question, options.words), options);
     return;
@@ -64,6 +81,23 @@ async function* words(text: string, options: StandInModelOptions): AsyncGenerato
   if (!options.signal.aborted) yield { type: 'finish', reason: 'stop' };
 }
 
+/**
+ * `skills.open` for the first of the bot's skills whose words are in the person's line, when it is
+ * in scope. Looked at before the verbs' phrasings: somebody in distress is heard before a list is.
+ */
+function heardSkill(question: string, options: StandInModelOptions): { verb: Verb; input: unknown } | undefined {
+  const open = options.verbs.find((verb) => verb.name === OPEN_SKILL);
+  if (open === undefined) return undefined;
+  const line = wordsOf(question);
+  const skill = options.skills?.find((one) => one.standIn?.hears.some((words) => line.includes(wordsOf(words))));
+  return skill === undefined ? undefined : { verb: open, input: { name: skill.name } };
+}
+
+/** `text` as words between single spaces, lower-case, with a space at each end: whole words match whole words. */
+function wordsOf(text: string): string {
+  return ` ${plainLine(text).replace(/[^\p{L}\p{N}']+/gu, ' ').trim()} `;
+}
+
 /** The first verb in scope with a phrasing that matches the person's line, and its input. */
 export function recognise(question: string, verbs: readonly Verb[]): { verb: Verb; input: unknown } | undefined {
   const line = plainLine(question);
@@ -78,7 +112,7 @@ export function recognise(question: string, verbs: readonly Verb[]): { verb: Ver
 }
 
 /** The results of the last calls, each said as its verb words it, or as its error's sentence. */
-function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Verb[], words: Words | undefined): string {
+function resultsSentence(messages: readonly PromptMessage[], { verbs, words, skills }: StandInModelOptions): string {
   const asked = messages.findLast((m) => m.role === 'assistant' && 'tool_calls' in m);
   const calls = asked !== undefined && 'tool_calls' in asked ? asked.tool_calls : [];
   const sentences = messages
@@ -90,8 +124,11 @@ function resultsSentence(messages: readonly PromptMessage[], verbs: readonly Ver
       const answer = JSON.parse(unfenced(m.content)) as { ok: boolean; output?: unknown; error?: string; message?: string };
       if (!answer.ok || verb?.standIn === undefined) return answer.message ?? sentenceOf((answer.error ?? 'execution_failed') as VerbErrorCode, words);
       const input = verb.input.safeParse(JSON.parse(call?.function.arguments ?? '{}'));
+      // A skill the stand-in opened by what it heard is answered with its own sentence.
+      const says = verb.name === OPEN_SKILL && input.success ? skills?.find((skill) => skill.name === (input.data as { name: string }).name)?.standIn?.says : undefined;
+      if (says !== undefined) return says;
       const output = verb.output.safeParse(answer.output);
-      return input.success && output.success ? verb.standIn.say(output.data, input.data) : 'Done.';
+      return input.success && output.success ? verb.standIn.say(output.data, input.data, words) : 'Done.';
     });
   return sentences.join(' ');
 }

@@ -2,10 +2,12 @@
  * The lines of a conversation, saved one by one as they are said — a conversation has no end to save
  * it at. Run these in the person's transaction (`asPerson`).
  */
+import { cutChoices, isChoices } from '../../common/conversation/choices';
+import type { Choices } from '../../common/conversation/choices';
 import { BOT_MAY_READ, markIfForgotten } from './forgotten';
 import type { Queryable } from './queryable';
 import { RefusedError } from './errors';
-import { isUuid, onlyRow } from './rows';
+import { isUuid, jsonOf, onlyRow } from './rows';
 
 export type Speaker = 'person' | 'assistant';
 
@@ -18,6 +20,10 @@ export interface Line {
   clientId: string;
   /** The assistant was talked over before it finished this line. */
   interrupted: boolean;
+  /** The choices the answer ended in, cut from its text as it was kept; null when it offered none. */
+  choices: Choices | null;
+  /** Which of them was taken (`choices.ts` in this folder), or null while none is. */
+  taken: number | null;
   createdAt: Date;
 }
 
@@ -38,39 +44,46 @@ interface LineRow {
   text: string;
   client_id: string;
   interrupted: boolean;
+  choices: unknown;
+  taken?: number | null;
   created_at: Date;
 }
 
-const COLUMNS = 'id, thread_id, who, text, client_id, interrupted, created_at';
+const COLUMNS = 'id, thread_id, who, text, client_id, interrupted, choices, created_at';
+/** The choice taken of a line's offer, beside its columns. */
+const TAKEN = '(select c.choice from choices c where c.line_id = lines.id) as taken';
 
 /**
  * Saves a line, or answers the line already saved under the same `clientId` in that thread — a retry
- * after a lost response must not say a thing twice. Throws `RefusedError` when the thread is not the
- * person's or does not exist (the same answer for both).
+ * after a lost response must not say a thing twice. An answer whose last lines offer choices is kept
+ * as its words, the choices apart (`cutChoices`), unless it was talked over. Throws `RefusedError`
+ * when the thread is not the person's or does not exist (the same answer for both).
  */
 export async function addLine(tx: Queryable, line: NewLine): Promise<Line> {
   if (!isUuid(line.threadId)) throw new RefusedError('Adding a line failed: no such thread.');
+  const cut = line.who === 'assistant' && line.interrupted !== true ? cutChoices(line.text) : null;
+  const text = cut?.words ?? line.text;
   const inserted = await tx.query<LineRow>(
-    `insert into lines (thread_id, person, who, text, client_id, interrupted)
-     values ($1, $2, $3, $4, $5, $6)
+    `insert into lines (thread_id, person, who, text, client_id, interrupted, choices)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb)
      on conflict (thread_id, client_id) do nothing
      returning ${COLUMNS}`,
-    [line.threadId, line.person, line.who, line.text, line.clientId, line.interrupted ?? false],
+    [line.threadId, line.person, line.who, text, line.clientId, line.interrupted ?? false, cut === null ? null : JSON.stringify(cut.choices)],
   );
   const row = inserted.rows[0];
   if (row !== undefined) {
     // Said after something was forgotten, and mentioning it: the person reads it, no bot does.
-    await markIfForgotten(tx, { id: row.id, person: line.person, threadId: line.threadId, text: line.text });
+    await markIfForgotten(tx, { id: row.id, person: line.person, threadId: line.threadId, text });
     return fromRow(row);
   }
-  const existing = await tx.query<LineRow>(`select ${COLUMNS} from lines where thread_id = $1 and client_id = $2`, [line.threadId, line.clientId]);
+  const existing = await tx.query<LineRow>(`select ${COLUMNS}, ${TAKEN} from lines where thread_id = $1 and client_id = $2`, [line.threadId, line.clientId]);
   return fromRow(onlyRow(existing.rows, 'Finding the line saved under that clientId'));
 }
 
 /** A conversation's lines in the order they were said; none when the thread is not the person's. */
 export async function listLines(tx: Queryable, threadId: string): Promise<Line[]> {
   if (!isUuid(threadId)) return [];
-  const { rows } = await tx.query<LineRow>(`select ${COLUMNS} from lines where thread_id = $1 order by seq`, [threadId]);
+  const { rows } = await tx.query<LineRow>(`select ${COLUMNS}, ${TAKEN} from lines where thread_id = $1 order by seq`, [threadId]);
   return rows.map(fromRow);
 }
 
@@ -99,6 +112,11 @@ export async function pastQuestions(tx: Queryable, query: { person: string; bot:
   return rows.map((row) => row.text).reverse();
 }
 
+function choicesOf(value: unknown): Choices | null {
+  const choices = value === null ? null : jsonOf(value);
+  return isChoices(choices) ? { question: choices.question, items: [...choices.items] } : null;
+}
+
 function fromRow(row: LineRow): Line {
   return {
     id: row.id,
@@ -107,6 +125,8 @@ function fromRow(row: LineRow): Line {
     text: row.text,
     clientId: row.client_id,
     interrupted: row.interrupted,
+    choices: choicesOf(row.choices),
+    taken: row.taken ?? null,
     createdAt: row.created_at,
   };
 }

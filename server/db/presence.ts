@@ -185,7 +185,7 @@ export async function notify(tx: Queryable, channel: string, payload: string): P
 }
 
 export interface Checkpoint {
-  /** The latest summary, or null before the first. */
+  /** The latest checkpoint — the conversation's last lines, verbatim — or null before the first. */
   summary: string | null;
   /** Lines said since it was taken. */
   linesSince: number;
@@ -204,7 +204,7 @@ export async function readCheckpoint(tx: Queryable, person: string, bot: string,
 /**
  * Counts `lines` more lines said in the conversation. When `due(linesSince)` says a checkpoint is
  * due, the count starts again from 0 in the same transaction, so of two answers ending at once only
- * one takes it. Answers the summary so far, the lines counted, and whether this caller takes it.
+ * one takes it. Answers the checkpoint so far, the lines counted, and whether this caller takes it.
  */
 export async function countLines(tx: Queryable, person: string, bot: string, conversation: string, lines: number, due: (linesSince: number) => boolean): Promise<Checkpoint & { due: boolean }> {
   const { rows } = await tx.query<{ summary: string | null; lines_since: number }>(
@@ -219,7 +219,7 @@ export async function countLines(tx: Queryable, person: string, bot: string, con
   return { ...counted, due: true };
 }
 
-/** Keeps a new summary for the conversation. */
+/** Keeps a new checkpoint for the conversation. */
 export async function keepCheckpoint(tx: Queryable, person: string, bot: string, conversation: string, summary: string, atMs: number): Promise<void> {
   await tx.query(
     `insert into presence_checkpoints (person, bot, conversation, summary, updated_at) values ($1, $2, $3, $4, $5)

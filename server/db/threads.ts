@@ -57,6 +57,13 @@ export async function listThreads(tx: Queryable, filter: { bot: string }): Promi
   return rows.map((row) => ({ id: row.id, bot: row.bot, title: titleOf(row.first_said), createdAt: row.created_at, lastLineAt: row.last_line_at }));
 }
 
+/** The bot a conversation of the person's is with, or null when there is no such conversation of theirs. */
+export async function botOfThread(tx: Queryable, id: string): Promise<string | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await tx.query<{ bot: string }>('select bot from threads where id = $1', [id]);
+  return rows[0]?.bot ?? null;
+}
+
 /** Deletes a conversation and its lines; false when there is no such thread of the person's. */
 export async function deleteThread(tx: Queryable, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;

@@ -15,7 +15,7 @@ import { recall, recallExactly, rememberLine } from '../db/memories';
 import type { Recalled, RecallQuery } from '../db/memories';
 import { widthOf } from './embed';
 import type { Embedder } from './embed';
-import { recentMessages, summaryNote } from '../../common/presence/compaction';
+import { gapBefore, recentMessages } from '../../common/presence/compaction';
 
 /** How many memories one answer may be given. */
 export const RECALL_LIMIT = 5;
@@ -139,16 +139,17 @@ export function memoryWriter(db: Database, embedder: Embedder) {
 
 /**
  * `context`, compacted (common/presence/compaction.ts): it is given the last `RECENT_MESSAGES`
- * of the conversation only, and what it answers follows the latest checkpoint's summary of the
- * conversation, when there is one. However long the thread, the prompt is the bot's system
- * message, one summary, what memory adds, and 32 messages.
+ * of the conversation only, and when earlier lines were left out, a marker of the gap goes before
+ * what it answers — with the checkpoint's lines when the messages do not reach them. However long
+ * the thread, the prompt is the bot's system message, one marker, what memory adds, and 32 messages.
  */
 export function compactedContext<T extends { messages: readonly ConversationMessage[] }>(
   context: (turn: T) => Promise<ChatMessage[]>,
-  summaryOf: (turn: T) => Promise<string | null>,
+  checkpointOf: (turn: T) => Promise<string | null>,
 ): (turn: T) => Promise<ChatMessage[]> {
   return async (turn) => {
-    const [summary, rest] = await Promise.all([summaryOf(turn), context({ ...turn, messages: recentMessages(turn.messages) })]);
-    return summary === null ? rest : [summaryNote(summary), ...rest];
+    const [checkpoint, rest] = await Promise.all([checkpointOf(turn), context({ ...turn, messages: recentMessages(turn.messages) })]);
+    const gap = gapBefore(turn.messages, checkpoint);
+    return gap === null ? rest : [gap, ...rest];
   };
 }

@@ -10,6 +10,14 @@ export class AppFileError extends Error {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`server/apps/${file}: ${field} ${detail}`, options);
+    super(`${appFilePath(file)}: ${field} ${detail}`, options);
   }
+}
+
+/**
+ * Where an app file is, as a sentence names it: a shipped one by its name under `server/apps/`,
+ * one from the site's own folder as its reader was given it (`CONFAB_APPS_DIR/<app>.md`).
+ */
+export function appFilePath(file: string): string {
+  return file.includes('/') ? file : `server/apps/${file}`;
 }

@@ -35,8 +35,11 @@ export interface OutsideOpeners {
   openapi: (file: OpenApiAppFile, deps: OutsideDeps) => Promise<App>;
 }
 
-/** Opens every app file in `dir`, in name order; throws an `AppFileError` for the first that is wrong. */
-export async function loadOutsideApps(dir: string, deps: OutsideDeps, openers: OutsideOpeners): Promise<App[]> {
+/**
+ * Opens every app file in `dir`, in name order; throws an `AppFileError` for the first that is
+ * wrong. `shownAs` is how a sentence names the folder (`CONFAB_APPS_DIR`); unset, `server/apps`.
+ */
+export async function loadOutsideApps(dir: string, deps: OutsideDeps, openers: OutsideOpeners, shownAs?: string): Promise<App[]> {
   let names: string[];
   try {
     names = (await readdir(dir, { withFileTypes: true }))
@@ -49,7 +52,7 @@ export async function loadOutsideApps(dir: string, deps: OutsideDeps, openers: O
   const apps: App[] = [];
   try {
     for (const name of names) {
-      const file = parseAppFile(name, await readFile(join(dir, name), 'utf8'));
+      const file = parseAppFile(shownAs === undefined ? name : `${shownAs}/${name}`, await readFile(join(dir, name), 'utf8'));
       apps.push(file.kind === 'mcp' ? await openers.mcp(file, deps) : await openers.openapi(file, deps));
     }
   } catch (error) {

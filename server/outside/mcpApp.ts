@@ -25,6 +25,7 @@ import { VerbError } from '../verbs/errors';
 import type { App, AppStatus, Narrator, OutsideAppInfo, Risk, Verb } from '../verbs/verb';
 import { outsideCall } from '../gate';
 import { outsideCallOf } from './appFile';
+import { appFilePath } from './appFileError';
 import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
 import { AppFileError, secretValue, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';
@@ -84,7 +85,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   const shownAt = file.mcp.url === undefined || url === undefined ? undefined : 'env' in file.mcp.url ? `the address in ${file.mcp.url.env}` : shownUrl(url);
   const redact = redactorOf([...Object.values(env), ...Object.values(headers), ...args.filter((_, i) => 'env' in (file.mcp.args[i] ?? { text: '' })), ...(url !== undefined && file.mcp.url !== undefined && 'env' in file.mcp.url ? [url] : [])]);
   const kept = deps.kept ?? keptRisksInMemory();
-  const where = `server/apps/${file.file}`;
+  const where = appFilePath(file.file);
   const listeners = new Set<() => void>();
   let link: Link | undefined;
   let status: AppStatus = { up: false, state: 'starting' };
@@ -342,7 +343,7 @@ function secondsOf(ms: number): string {
  * origin and path (`shownAt`) — never a command's arguments, a URL's credentials or query.
  */
 function awayBecause(file: McpAppFile, shownAt: string | undefined, error: unknown, timeoutMs: number): string {
-  const where = `server/apps/${file.file}`;
+  const where = appFilePath(file.file);
   const code = codeOf(error);
   const refused = causeOf(error, PrivateAddressError);
   if (refused !== undefined) return `${refused.message.replace(/\.$/, '')}; set \`private: true\` in ${where} if that is meant`;

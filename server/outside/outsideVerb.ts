@@ -17,11 +17,14 @@ import { z } from 'zod';
 import { forModel } from '../../common/modelText';
 import { checkVerb } from '../verbs/registry';
 import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
+import { shippedWords } from '../words/loadWords';
 import { say } from '../words/words';
+import type { Words } from '../words/words';
 import { outsideCall } from '../gate';
 import { AppFileError } from './appFile';
 import { outsideCallOf } from './appFile';
 import type { AppFile } from './appFile';
+import { spokenResult } from './spokenResult';
 
 /** A tool as the other end describes it, and how to call it. */
 export interface OutsideTool {
@@ -136,41 +139,59 @@ function messageOf(error: ErrorObject | undefined): string {
   return error.keyword === 'required' ? 'is required' : (error.message ?? 'is not right');
 }
 
+/** The schema of the argument at `path` (`body.title`: a field of an argument) in an object schema. */
+function schemaAt(schema: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+  return path.split('.').reduce<Record<string, unknown> | undefined>((at, part) => (at?.properties as Record<string, Record<string, unknown>> | undefined)?.[part], schema);
+}
+
 /**
  * How the stand-in recognises a person saying the file's example: its words as they are, with each
  * `{field}` in it standing for that argument ("echo {message}" hears "echo good morning" as
- * `{ message: 'good morning' }`; a number field takes a number). An example with no `{field}` is
- * recognised only for a tool that takes no arguments.
+ * `{ message: 'good morning' }`; a number field takes a number), and `{a.b}` for a field of one
+ * ("add {body.title}" hears a JSON body's title). An example that leaves out an argument the tool
+ * requires (or a field a body requires) is not recognised: the call would be refused.
  */
 function phrasingsOf(example: string | undefined, inputSchema: Record<string, unknown>): StandInPhrasing<Record<string, unknown>>[] {
   if (example === undefined) return [];
   // Literal words and `{field}`s, alternately: split keeps each field's name at the odd places.
-  const parts = example.trim().replace(/[.!?]+$/, '').split(/\{([A-Za-z0-9_]+)\}/);
+  const parts = example.trim().replace(/[.!?]+$/, '').split(/\{([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\}/);
   const literals = parts.filter((_, i) => i % 2 === 0);
   const fields = parts.filter((_, i) => i % 2 === 1);
-  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : [];
-  if (fields.some((field) => properties[field] === undefined) || required.some((field) => !fields.includes(field))) return [];
+  if (fields.some((field) => schemaAt(inputSchema, field) === undefined)) return [];
+  // Every object the fields fill in (the arguments, and a body they give fields of) has what it requires.
+  const filledIn = new Set(['', ...fields.flatMap((field) => field.split('.').slice(0, -1).map((_, i, heads) => `${heads.slice(0, i + 1).join('.')}.`))]);
+  const complete = (at: string) => {
+    const schema = at === '' ? inputSchema : schemaAt(inputSchema, at.slice(0, -1));
+    const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
+    return required.every((name) => fields.some((field) => field === `${at}${name}` || field.startsWith(`${at}${name}.`)));
+  };
+  if (![...filledIn].every(complete)) return [];
   const pattern = new RegExp(`^${literals.map((literal) => escape(literal.toLowerCase())).join('(.+?)')}$`);
   const valueOf = (field: string, text: string): unknown => {
-    const type = properties[field]?.type;
+    const type = schemaAt(inputSchema, field)?.type;
     return type === 'integer' || type === 'number' ? Number(text) : text;
   };
-  return [{ pattern, input: (match) => Object.fromEntries(fields.map((field, i) => [field, valueOf(field, match[i + 1] ?? '')])) }];
+  const input = (match: RegExpExecArray) => {
+    const given: Record<string, unknown> = {};
+    fields.forEach((field, i) => {
+      const path = field.split('.');
+      const last = path.pop() ?? field;
+      let at = given;
+      for (const part of path) at = (at[part] ??= {}) as Record<string, unknown>;
+      at[last] = valueOf(field, match[i + 1] ?? '');
+    });
+    return given;
+  };
+  return [{ pattern, input }];
 }
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The result said by the stand-in: its text, or its fields in a short sentence. */
-function sayOf(app: string): (output: unknown) => string {
-  return (output) => {
-    const fields = (output ?? {}) as Record<string, unknown>;
-    const text = typeof fields.text === 'string' ? fields.text : JSON.stringify(output);
-    const short = text.length > 200 ? `${text.slice(0, 197)}…` : text;
-    return `${app} says: ${short}`;
-  };
+/** The result said by the stand-in, from its fields (`spokenResult.ts`): English where nobody's language is known. */
+function sayOf(app: string): (output: unknown, input: unknown, words?: Words) => string {
+  return (output, _input, words) => spokenResult(app, output, words ?? shippedWords().wordsIn('en'));
 }
 
 /**
@@ -202,7 +223,10 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
     // The executor has validated the arguments against the tool's schema: an object.
     // Nothing goes out unadmitted: the one gate (server/gate.ts) admits each call, and it is settled once made.
     run: (args, context) => outsideCall(context, calls, tool.tool, () => tool.call(args as Record<string, unknown>, context.signal, context.idempotencyKey)),
-    ...(asks ? { confirm: true, ask: (args, { words }) => say(words, 'acting.shall-i', { what: filled(example ?? `use ${file.name}'s ${tool.tool}`, args) }) } : {}),
+    ...(asks ? { confirm: true } : {}),
+    // Any call that changes something names what it would do when it is asked about: confirmed, or
+    // a write after an outside read (the taint, `executor.ts`).
+    ...(tool.risk === 'read' ? {} : { ask: (args, { words }) => say(words, 'acting.shall-i', { what: filled(example ?? `use ${file.name}'s ${tool.tool}`, args) }) }),
   };
   const phrasings = phrasingsOf(example, inputSchema);
   if (phrasings.length > 0) verb.standIn = { phrasings, say: sayOf(file.name) };
@@ -214,6 +238,24 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
   return verb;
 }
 
+/** Whether `value` is a record of fields (not a list, a date or nothing). */
+function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The field `name` of `fields`: `a.b` a nested one. */
+function fieldAt(fields: unknown, name: string): unknown {
+  return name.split('.').reduce<unknown>((at, part) => recordOf(at)?.[part], fields);
+}
+
+/** A value as a sentence says it: as it is when it is plain, else undefined. */
+function plainValue(value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+}
+
+/** A `{name}` in a sentence an app file writes: a field's name, dotted for a nested one. */
+const PLACEHOLDER_IN_FILE = /\{([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\}/g;
+
 /**
  * An app file's `narrate.say` with each `{field}` filled from `fields` (the read's result): a value
  * as it is, `{a.b}` a nested one, a list as how many it has; `{count}`, when there is no such field,
@@ -221,14 +263,13 @@ export function outsideVerb(file: AppFile, tool: OutsideTool): Verb {
  * nothing plain to say: then nothing is said.
  */
 export function narrationOf(say: string, fields: unknown): string | undefined {
-  const record = (value: unknown): Record<string, unknown> | undefined =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) ? (value as Record<string, unknown>) : undefined;
   const missing: string[] = [];
-  const said = say.replace(/\{([A-Za-z0-9_.]+)\}/g, (_whole, name: string) => {
-    let value = name.split('.').reduce<unknown>((at, part) => record(at)?.[part], fields);
-    if (value === undefined && name === 'count') value = Array.isArray(fields) ? fields : Object.values(record(fields) ?? {}).find((item) => Array.isArray(item));
+  const said = say.replace(PLACEHOLDER_IN_FILE, (_whole, name: string) => {
+    let value = fieldAt(fields, name);
+    if (value === undefined && name === 'count') value = Array.isArray(fields) ? fields : Object.values(recordOf(fields) ?? {}).find((item) => Array.isArray(item));
     if (Array.isArray(value)) return String(value.length);
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    const plain = plainValue(value);
+    if (plain !== undefined) return plain;
     missing.push(name);
     return '';
   });
@@ -236,14 +277,18 @@ export function narrationOf(say: string, fields: unknown): string | undefined {
 }
 
 /**
- * The file's example with each `{name}` filled from the call's arguments, so the question names
- * what it will act on ("cancel event 42", not "cancel event {eventId}"); a name the call did not
- * give, or gave as more than one value, is left as it was written.
+ * The file's example with each `{name}` filled from the call's arguments, as narration fills its
+ * sentence — `{a.b}` a nested one (`{body.title}`), a list of plain values said one after another —
+ * so the question names what it will act on ("cancel event 42", not "cancel event {eventId}"). A
+ * name the call did not give is left out, never read aloud as braces.
  */
 export function filled(example: string, args: unknown): string {
-  const given = args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : {};
-  return example.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, name: string) => {
-    const value = given[name];
-    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : whole;
-  });
+  return example
+    .replace(PLACEHOLDER_IN_FILE, (_whole, name: string) => {
+      const value = fieldAt(args, name);
+      if (Array.isArray(value)) return value.map(plainValue).filter((item) => item !== undefined).join(', ');
+      return plainValue(value) ?? '';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -269,6 +269,11 @@ export function runService(deps: RunServiceDeps): RunService {
     const started = await deps.db.asServer(async (tx) => {
       let any = false;
       for (const schedule of await dueSchedules(tx, nowMs, { idleMs })) {
+        // A wake its bot's file no longer declares (changed or removed) was allowed as it was: it is over.
+        if (schedule.wake !== null && deps.bots.get(schedule.bot)?.hears?.some((wake) => wake.key === schedule.wake) !== true) {
+          await moveClock(tx, schedule.id, null, null);
+          continue;
+        }
         const look = firing(schedule.recurrence, schedule.nextAtMs, nowMs);
         if (look.fire) {
           const planned = plan(schedule.bot, schedule.asked);

@@ -24,6 +24,8 @@ export interface Schedule {
   nextAtMs: number | null;
   lastFiredAtMs: number | null;
   state: 'active' | 'cancelled' | 'over';
+  /** The bot's wake (`hears:`) this is the person's allowing of; null for a schedule they made. */
+  wake: string | null;
 }
 
 interface Row {
@@ -38,9 +40,10 @@ interface Row {
   next_at: Date | string | null;
   last_fired_at: Date | string | null;
   state: Schedule['state'];
+  wake: string | null;
 }
 
-const COLUMNS = 'id, person, bot, conversation, asked, said, recurrence, language, next_at, last_fired_at, state';
+const COLUMNS = 'id, person, bot, conversation, asked, said, recurrence, language, next_at, last_fired_at, state, wake';
 const isoOrNull = (atMs: number | null): string | null => (atMs === null ? null : iso(atMs));
 
 function scheduleOf(row: Row): Schedule {
@@ -56,6 +59,7 @@ function scheduleOf(row: Row): Schedule {
     nextAtMs: msOf(row.next_at),
     lastFiredAtMs: msOf(row.last_fired_at),
     state: row.state,
+    wake: row.wake,
   };
 }
 
@@ -70,14 +74,48 @@ export interface NewSchedule {
   language?: string;
   /** Its first occurrence after now: a new schedule's clock starts at its making, not in the past. */
   nextAtMs: number | null;
+  /** The bot's wake it allows (migration 029); default none. */
+  wake?: string;
 }
+
+const valuesOf = (schedule: NewSchedule) =>
+  [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), schedule.language ?? null, isoOrNull(schedule.nextAtMs)] as const;
 
 export async function insertSchedule(tx: Queryable, schedule: NewSchedule, nowMs: number): Promise<Schedule> {
   const { rows } = await tx.query<Row>(
-    `insert into schedules (person, bot, conversation, asked, said, recurrence, language, next_at, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${COLUMNS}`,
-    [schedule.person, schedule.bot, schedule.conversationKey, schedule.asked, schedule.said, JSON.stringify(schedule.recurrence), schedule.language ?? null, isoOrNull(schedule.nextAtMs), iso(nowMs)],
+    `insert into schedules (person, bot, conversation, asked, said, recurrence, language, next_at, created_at, wake) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning ${COLUMNS}`,
+    [...valuesOf(schedule), iso(nowMs), schedule.wake ?? null],
   );
   return scheduleOf(rows[0] as Row);
+}
+
+/** How the transaction's person has answered each of `bot`'s wakes they were asked about: allowed (a schedule running), or not. */
+export async function wakeAnswers(tx: Queryable, bot: string): Promise<ReadonlyMap<string, 'allowed' | 'declined'>> {
+  const { rows } = await tx.query<{ wake: string; allowed: boolean }>("select wake, bool_or(state = 'active') as allowed from schedules where bot = $1 and wake is not null group by wake", [bot]);
+  return new Map(rows.map((row) => [row.wake, row.allowed ? 'allowed' : 'declined']));
+}
+
+/**
+ * The person allows a wake: their schedule for it, its clock starting now. Answers undefined when it
+ * was already allowed (another tab, a second press): the one allowing stands.
+ */
+export async function allowWake(tx: Queryable, schedule: NewSchedule & { wake: string }, nowMs: number): Promise<Schedule | undefined> {
+  const { rows } = await tx.query<Row>(
+    `insert into schedules (person, bot, conversation, asked, said, recurrence, language, next_at, created_at, wake) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       on conflict (person, bot, wake) where wake is not null and state = 'active' do nothing returning ${COLUMNS}`,
+    [...valuesOf(schedule), iso(nowMs), schedule.wake],
+  );
+  return rows[0] === undefined ? undefined : scheduleOf(rows[0]);
+}
+
+/** The person stops a wake they allowed, or says not now to one never answered (kept, so they are not asked again). */
+export async function refuseWake(tx: Queryable, schedule: NewSchedule & { wake: string }, nowMs: number): Promise<void> {
+  const { rows } = await tx.query("update schedules set state = 'cancelled' where bot = $1 and wake = $2 and state = 'active' returning id", [schedule.bot, schedule.wake]);
+  if (rows.length > 0 || (await wakeAnswers(tx, schedule.bot)).has(schedule.wake)) return;
+  await tx.query(
+    "insert into schedules (person, bot, conversation, asked, said, recurrence, language, next_at, created_at, wake, state) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'cancelled')",
+    [...valuesOf({ ...schedule, nextAtMs: null }), iso(nowMs), schedule.wake],
+  );
 }
 
 /** The person's active schedules with `bot`, oldest first. */

@@ -8,7 +8,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { App, Narrator, Verb } from './verb';
@@ -115,8 +115,11 @@ export function checkVerb(app: Pick<App, 'name'>, verb: Verb): void {
   }
 }
 
+/** An app folder's entry, in the order it is looked for. */
+export const APP_ENTRIES = ['index.js', 'index.ts'] as const;
+
 /**
- * The apps in `dir`: each sub-folder with an `index.ts` or `index.js` whose default export is an
+ * The apps in `dir`: each sub-folder with an `index.js` or `index.ts` whose default export is an
  * app named as its folder. Folders are taken in name order, so the registry's order is stable.
  */
 export async function loadApps(dir: string = APPS_DIR): Promise<App[]> {
@@ -128,9 +131,15 @@ export async function loadApps(dir: string = APPS_DIR): Promise<App[]> {
   }
   const apps: App[] = [];
   for (const folder of entries) {
-    const file = ['index.ts', 'index.js'].map((name) => join(dir, folder, name)).find((path) => existsSync(path));
+    // A compiled `index.js` first: `node` (`npm start`) cannot import TypeScript, tsx can import either.
+    const file = APP_ENTRIES.map((name) => join(dir, folder, name)).find((path) => existsSync(path));
     if (file === undefined) continue;
-    const module = (await import(pathToFileURL(file).href)) as { default?: App };
+    let module: { default?: App };
+    try {
+      module = (await import(pathToFileURL(file).href)) as { default?: App };
+    } catch (error) {
+      throw new AppError(`App folder "${folder}": ${basename(file)} in ${dir} cannot be loaded (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
+    }
     const app = module.default;
     if (app === undefined || typeof app !== 'object' || !Array.isArray(app.verbs)) throw new AppError(`App folder "${folder}": index must export an app (defineApp) as its default.`);
     if (app.name !== folder) throw new AppError(`App folder "${folder}": the app inside is called "${app.name}"; name the folder after the app.`);

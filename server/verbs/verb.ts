@@ -210,8 +210,11 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   /** How the stand-in calls it and words its result; a verb without one is never called by the stand-in. */
   standIn?: {
     phrasings: readonly StandInPhrasing<z.input<I>>[];
-    /** The sentence the stand-in says for a result. */
-    say: (output: z.output<O>, input: z.output<I>) => string;
+    /**
+     * The sentence the stand-in says for a result; `words` are the turn's (the person's language),
+     * unset where nobody's language is known (a run's worker).
+     */
+    say: (output: z.output<O>, input: z.output<I>, words?: Words) => string;
   };
 }
 

@@ -1,10 +1,12 @@
 /**
- * `GET /api/bots/<bot>/verbs[?conversation=<key>]`: what a turn with this bot may do, and why —
+ * `GET /api/bots/<bot>/verbs[?conversation=<key>][&said=<line>]`: what a turn with this bot (of that
+ * line) may do, and why —
  * so "why didn't my verb fire" stays answerable. Each verb in scope says why it is (`always`, the
  * bot's own app, or `recent`ly used in that conversation); each verb left out says whether the cap
  * took it, its outside app's server is away, or nothing chose it. A verb of an outside app is
- * marked `site` (it acts with the site's credentials), and each outside app the bot names says
- * whether it is up, and if not why (`outside`). And `GET /api/bots/<bot>/phrases`: the words the person uses with
+ * marked `site` (it acts with the site's credentials), each verb in scope shows the input schema
+ * the model is shown (`inputSchema`), and each outside app the bot names says whether it is up, and
+ * if not why (`outside`). And `GET /api/bots/<bot>/phrases`: the words the person uses with
  * the apps (their lists' names), for the page's recogniser to expect.
  */
 import { Hono } from 'hono';
@@ -12,6 +14,7 @@ import type { Bot } from '../bots';
 import type { Database } from '../db/database';
 import type { PersonEnv } from '../person';
 import type { Executor } from './executor';
+import { inputSchemaOf } from './project';
 import { appOf } from './registry';
 import { SCOPE_MAX, scopeOf } from './scope';
 import type { App, AppStatus, Caller } from './verb';
@@ -64,7 +67,9 @@ export function verbRoutes({ bots, executor, db, skillsScope }: VerbRoutesDeps):
     const caller: Caller = { person: c.get('person'), bot: bot.slug, via: 'person', timeZone: 'UTC' };
     const recentApps = await executor.recentApps(caller, conversationKey);
     const skills = skillsScope === undefined ? {} : await skillsScope(bot, caller, conversationKey);
-    const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps, ...skills });
+    // `?said=`: a line the person might say, to see the scope a turn of it would have.
+    const said = c.req.query('said');
+    const scope = scopeOf(executor.registry, { botApps: bot.apps, recentApps, ...skills, ...(said === undefined ? {} : { heard: said }) });
     return c.json({
       bot: bot.slug,
       max: SCOPE_MAX,
@@ -79,6 +84,8 @@ export function verbRoutes({ bots, executor, db, skillsScope }: VerbRoutesDeps):
         ...(executor.registry.app(appOf(verb.name))?.outside === undefined ? {} : { site: true }),
         description: verb.description,
         example: verb.example,
+        // The arguments as the model is shown them (`openAiTools`' `parameters`).
+        inputSchema: inputSchemaOf(verb),
       })),
       leftOut: scope.leftOut,
       outside: outsideStatus(executor.registry.apps.filter((app) => bot.apps.includes(app.name))),

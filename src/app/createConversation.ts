@@ -15,6 +15,7 @@ import type { ActionSettled } from '../../common/acting/protocol';
 import type { Pace } from '../../common/speaking/pace';
 import type { ChatMessage, ConversationEvent, Line, Problem, RecogniserError, TypingReason, Voice } from '../../common/conversation/events';
 import type { Clock } from '../core/clock';
+import type { Offer } from '../../common/conversation/choices';
 import type { YieldingEvent } from '../core/hearing/yieldingMachine';
 import type { ConversationInput } from '../core/conversation/context';
 import type { AnswerItem } from '../platform/doorClient';
@@ -153,6 +154,10 @@ export interface Conversation {
   unsaid(): readonly string[];
   /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
   confirm(yes: boolean): void;
+  /** The server kept the answer of `utteranceId` as `text` ending in `offer`'s choices. */
+  offer(utteranceId: number, text: string, offer: Offer): void;
+  /** Choice `taken` of the offer `offerId` was taken, here or on another page. */
+  taken(offerId: string, taken: number): void;
   settings(change: { speech?: boolean; pushToTalk?: boolean; language?: string }): void;
   /** Stops everything: the recogniser, the answer, the audio, the listeners. */
   stop(): void;
@@ -364,6 +369,12 @@ export function createConversation(ports: ConversationPorts, input: Omit<Convers
     unsaid: () => actor.getSnapshot().context.announcements,
     confirm(yes) {
       send({ type: yes ? 'action.yes' : 'action.no' });
+    },
+    offer(utteranceId, text, offer) {
+      send({ type: 'offer.kept', utteranceId, text, offer });
+    },
+    taken(offerId, taken) {
+      send({ type: 'offer.taken', offer: offerId, taken });
     },
     settings(change) {
       send({ type: 'settings.changed', ...change });

@@ -10,6 +10,7 @@
  * (by the outbox and by a request that outlives a closing page) is kept once. A line longer than the
  * server keeps (`LINE_MAX_CHARS`) is kept as several lines in a row.
  */
+import { lineClientId, lineOfClientId } from '../../common/conversation/clientIds';
 import type { Line } from '../../common/conversation/events';
 import { lineParts } from '../core/conversation/lineParts';
 import type { ConversationApi } from '../platform/conversationApi';
@@ -60,6 +61,11 @@ export interface LineKeeping {
    * new conversation, `thread:<id>` for one reopened from the drawer; the same for every turn of it.
    */
   key(): string;
+  /**
+   * The utterance of the line kept as `clientId` in the conversation on screen, or null when it is
+   * another conversation's (or part of a line kept as several after its first).
+   */
+  utteranceOf(clientId: string): number | null;
   close(): void;
 }
 
@@ -123,7 +129,7 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
       return parts.map((part, i) => ({
         who: said.role === 'user' ? ('person' as const) : ('assistant' as const),
         text: part,
-        clientId: `${key}:${String(said.utteranceId)}:${said.role}${i === 0 ? '' : `:${String(i)}`}`,
+        clientId: lineClientId(key, said, i),
         ...(said.interrupted === true && i === parts.length - 1 ? { interrupted: true } : {}),
       }));
     });
@@ -166,6 +172,10 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
       going = yes;
     },
     key: () => doorKey,
+    utteranceOf: (clientId) => {
+      const line = lineOfClientId(clientId);
+      return line !== null && line.key === conversationKey && line.part === 0 ? line.utteranceId : null;
+    },
     close: () => outbox?.close(),
   };
 }

@@ -24,12 +24,12 @@ import { mirrorKeeper } from './presence/mirrorKeeper';
 import { narrator } from './presence/narrator';
 import { publisher } from './presence/publisher';
 import { seatKeeper } from './presence/seatKeeper';
-import type { PresenceListeners, PresenceLogLine, PresencePorts } from './presence/ports';
+import type { OffersEvent, PresenceListeners, PresenceLogLine, PresencePorts } from './presence/ports';
 export type { PresenceListeners, PresencePorts } from './presence/ports';
 export { liveStateOf } from './presence/publisher';
 
 /** What presence says, as events: for the page's parts, made after presence, that listen to it. */
-export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: string; runProgress: { run: string; sentence: string }; runAsks: PendingActionEvent };
+export type PresenceEvents = { active: boolean; seat: PageSeat; mirror: Mirror; narration: string; runEnded: string; runProgress: { run: string; sentence: string }; runAsks: PendingActionEvent; offers: OffersEvent };
 
 /** Listeners that pass on what presence says to `events`. */
 export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'>): PresenceListeners {
@@ -54,6 +54,9 @@ export function presenceListenersTo(events: Pick<Emitter<PresenceEvents>, 'emit'
     },
     onRunAsks: (action) => {
       events.emit('runAsks', action);
+    },
+    onOffers: (event) => {
+      events.emit('offers', event);
     },
   };
 }
@@ -187,6 +190,8 @@ export function openPresence(ports: PresencePorts, listeners: PresenceListeners,
         if (sequenced.seq <= lastSeq) return;
         lastSeq = sequenced.seq;
         mirrors.set(mirrorEvent(mirrors.mirror(), sequenced));
+        // The active page's own conversation shows an answer's choices, and which was taken, as the server kept them.
+        if ((sequenced.event.kind === 'offer' || sequenced.event.kind === 'choice') && seats.isActive()) listeners.onOffers(sequenced.event);
         // What finished away from the conversation is said by the active page.
         if (sequenced.event.kind === 'verb' && seats.isActive()) {
           const text = narratable(sequenced.event);

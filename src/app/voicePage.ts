@@ -25,6 +25,7 @@ import { sentenceOf } from './sentenceOf';
 import { activePage } from './page/activePage';
 import { doorAnswers } from './page/doorAnswers';
 import { createPageAudio } from './page/pageAudio';
+import { hearingPicks, pageChoices } from './page/pageChoices';
 import { linesOf, pageConversation } from './page/pageConversation';
 import { openBot, pageTimers, storageOrNull } from './page/pageOpening';
 import { openPagePresence } from './page/pagePresence';
@@ -115,7 +116,10 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
   audio.on('ducked', (ducked) => {
     update({ ducked });
   });
-  const talk = pageConversation({ bot, store, settings: settingsNow, recogniser, audio, answer: door.answer, keeping, settle: (actionId, approve) => api.settleAction(actionId, approve), presence, notices });
+  // Words that pick one of an answer's choices are pressed, not asked (`pageChoices`, made after the conversation it presses in).
+  let picks: (text: string) => boolean = () => false;
+  const heard = recogniser === undefined ? undefined : hearingPicks(recogniser, (text) => picks(text));
+  const talk = pageConversation({ bot, store, settings: settingsNow, recogniser: heard, audio, answer: door.answer, keeping, settle: (actionId, approve) => api.settleAction(actionId, approve), presence, notices });
   audio.on('microphoneLost', (event) => talk.current()?.microphoneRefused(event.missing, event.reason));
   presenceEvents.on('narration', talk.announce);
   presenceEvents.on('runProgress', ({ run, sentence }) => {
@@ -131,6 +135,13 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     if (isActive) api.waitingActions(bot.slug).then((asks) => { for (const ask of asks) talk.ask(ask); }, () => undefined);
   });
   const active = activePage({ presence, presenceEvents, conversation: talk, audio, keeping, store, notices, settings: settingsNow, canListen: recogniser !== undefined });
+  /** What the person typed or pressed, as their words: typing on a passive page makes it the active one at once. */
+  const send = (text: string): void => {
+    active.takeOverHere();
+    talk.current()?.type(text);
+  };
+  const choices = pageChoices({ api, store, conversation: talk, keeping, presenceEvents, send, language: () => settingsNow().language });
+  picks = choices.picks;
 
   const newConversation = (): void => {
     active.takeOverHere();
@@ -193,11 +204,11 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
       listenAgain();
       if (presence.isActive()) void audio.openMicrophone();
     },
-    // Typing, holding to talk or unmuting on a passive page makes it the active one at once.
+    // Typing, holding to talk or unmuting on a passive page makes it the active one at once; typing a choice presses it.
     type: (text) => {
-      active.takeOverHere();
-      talk.current()?.type(text);
+      if (!choices.picks(text)) send(text);
     },
+    choose: choices.choose,
     confirm: (yes) => talk.current()?.confirm(yes),
     press: () => {
       active.takeOverHere();
@@ -250,6 +261,7 @@ export async function openVoicePage(slug: string, options: VoicePageOptions = {}
     assistantAudible: audio.audible,
     dispose() {
       notices.stop();
+      choices.dispose();
       presence.dispose();
       active.dispose();
       globalThis.removeEventListener('pagehide', onPageHide);

@@ -8,8 +8,10 @@ import { isPendingAction } from '../../common/acting/protocol';
 import type { PendingActionEvent } from '../../common/acting/protocol';
 import type { ActionSettled } from '../../common/acting/protocol';
 import type { PublicBot } from '../../common/bot';
+import { isChoices } from '../../common/conversation/choices';
+import type { Choices } from '../../common/conversation/choices';
 import { isRecord } from '../../common/isRecord';
-import { httpClient, unreadableAnswer } from './http';
+import { failureOf, HttpError, httpClient, unreadableAnswer } from './http';
 import type { Say } from './http';
 import { sayWord } from './words';
 
@@ -41,8 +43,15 @@ export interface SavedLine {
   text: string;
   clientId: string;
   interrupted: boolean;
+  /** The choices an answer ended in, kept apart from its words; null (or, from an older server, absent) when none. */
+  choices?: Choices | null;
+  /** Which of them was taken; null while none is. */
+  taken?: number | null;
   createdAt: string;
 }
+
+/** What pressing a choice came to: taken, with the words the offer said; or gone, another press having taken `taken` first. */
+export type Chosen = { outcome: 'taken'; words: string } | { outcome: 'gone'; taken: number };
 
 interface LineToSave {
   who: 'person' | 'assistant';
@@ -83,6 +92,8 @@ export interface ConversationApi {
   settleAction(actionId: string, approve: boolean): Promise<ActionSettled>;
   /** The questions the person's runs with `bot` wait on, to be asked again on this visit. */
   waitingActions(bot: string): Promise<PendingActionEvent[]>;
+  /** Takes choice `choice` of the offer `offer` (its line's id), pressed or said: `POST /api/choices`. */
+  choose(offer: string, choice: number, via: 'press' | 'voice'): Promise<Chosen>;
 }
 
 /** How this client says what went wrong: what is unreachable is tried again, so it says so. */
@@ -141,6 +152,18 @@ export function conversationApi(fetcher?: typeof fetch): ConversationApi {
     async waitingActions(bot) {
       return (await http.json(sayWord('page-server.read-waiting'), `/api/actions/waiting?bot=${encodeURIComponent(bot)}`, {}, hasArray('actions', isPendingAction))).actions;
     },
+    async choose(offer, choice, via) {
+      const what = sayWord('page-server.choose');
+      const response = await http.send(what, '/api/choices', { body: { offer, choice, via } });
+      const body: unknown = await response.json().catch(() => null);
+      if (response.ok && isRecord(body) && typeof body.words === 'string') return { outcome: 'taken', words: body.words };
+      // Gone is an answer, not a failure: the page says so and shows the one that was taken.
+      if (response.status === 409 && isRecord(body) && typeof body.taken === 'number') return { outcome: 'gone', taken: body.taken };
+      if (response.ok || response.status === 409) throw new HttpError(unreadableAnswer(what, 'misshapen'), { failure: 'refused', status: response.status });
+      const said = isRecord(body) && typeof body.error === 'string' ? body.error : undefined;
+      const failure = failureOf(response.status);
+      throw new HttpError(say(what, { kind: 'answered', status: response.status, said, failure }), { failure, status: response.status, ...(said === undefined ? {} : { said }) });
+    },
     async settleAction(actionId, approve) {
       const what = sayWord(approve ? 'page-server.approve' : 'page-server.deny');
       return http.json(what, `/api/actions/${encodeURIComponent(actionId)}/${approve ? 'approve' : 'deny'}`, { method: 'POST' }, isActionSettled);
@@ -173,7 +196,13 @@ function isThreadSummary(value: unknown): value is ThreadSummary {
 }
 
 function isSavedLine(value: unknown): value is SavedLine {
-  return isRecord(value) && strings(value, 'id', 'text', 'clientId') && (value.who === 'person' || value.who === 'assistant');
+  return (
+    isRecord(value) &&
+    strings(value, 'id', 'text', 'clientId') &&
+    (value.who === 'person' || value.who === 'assistant') &&
+    (value.choices === undefined || value.choices === null || isChoices(value.choices)) &&
+    (value.taken === undefined || value.taken === null || typeof value.taken === 'number')
+  );
 }
 
 const OUTCOMES: readonly string[] = ['done', 'denied', 'expired', 'failed'] satisfies ActionSettled['outcome'][];

@@ -190,7 +190,7 @@ describe('the conversation’s junction', () => {
     t.answer.send('It is noon. ');
     await settle();
     expect(t.answer.asked[0]).toEqual([{ role: 'user', content: 'What is the time?' }]);
-    expect(t.spoken).toEqual([{ utteranceId: 1, piece: 0, text: 'It is noon.', voice: 'device', steps: 8, floor: 4 }]);
+    expect(t.spoken).toEqual([{ utteranceId: 1, piece: 0, text: 'It is noon.', voice: 'device', steps: 8, floor: 8 }]);
     t.started.emit({ utteranceId: 1, piece: 0 });
     expect(t.conversation.view().phase).toBe('speaking');
     expect(t.log.at(-1)).toBe('recogniser off');

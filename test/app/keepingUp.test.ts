@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { realTimeFactor, SAFE_COST } from '../../common/speaking/pace';
 import type { VoiceCost } from '../../common/speaking/pace';
 import { TALK } from '../../common/talk';
+import type { Talk } from '../../common/talk';
 import type { TtsApi } from '../../common/voice/api';
 import { createTtsService } from '../../workers/ttsService';
 import { costedOrt, FRAME_MS, framesOf, positionsOf } from '../helpers/costedOrt';
@@ -60,10 +61,10 @@ async function voiceOn(device: Device): Promise<{ tts: TtsApi; nowMs: () => numb
   return { tts, nowMs };
 }
 
-async function speak(device: Device, cost: VoiceCost = SAFE_COST, text = LONG_ANSWER): Promise<SpokenAnswer> {
+async function speak(device: Device, cost: VoiceCost = SAFE_COST, talk: Partial<Talk> = {}): Promise<SpokenAnswer> {
   const { tts, nowMs } = await voiceOn(device);
   try {
-    return await speakPacedAnswer({ tts, text, cost, nowMs });
+    return await speakPacedAnswer({ tts, text: LONG_ANSWER, cost, nowMs, talk });
   } finally {
     await tts.dispose();
   }
@@ -88,12 +89,19 @@ describe('an answer on this device', () => {
     expect(slow.pieces.map((piece) => piece.text).join(' ')).toBe(LONG_ANSWER);
   });
 
-  it('hurries the pieces that would be late on a device slower than it was last measured, never below the floor, and says so in each piece', async () => {
-    const measuredFast: VoiceCost = { prepareMsPerS: 20, stepMsPerS: 25, vocodeMsPerS: 100, audioMsPerChar: 60, pieces: 20, provider: 'wasm' };
+  const measuredFast: VoiceCost = { prepareMsPerS: 20, stepMsPerS: 25, vocodeMsPerS: 100, audioMsPerChar: 60, pieces: 20, provider: 'wasm' };
+
+  it('makes every piece at full steps by default, even on a device slower than it was last measured', async () => {
     const spoken = await speak(deviceAt(0.95), measuredFast);
+    expect(spoken.pieces.map((piece) => piece.steps)).toEqual(spoken.pieces.map(() => TALK.steps));
+  });
+
+  it('hurries the pieces that would be late on such a device when the bot sets a floor, never below it, and says so in each piece', async () => {
+    const floor = 4;
+    const spoken = await speak(deviceAt(0.95), measuredFast, { floor });
     const hurried = spoken.pieces.filter((piece) => piece.steps < piece.stepsAsked);
     expect(hurried.length).toBeGreaterThan(0);
-    expect(Math.min(...spoken.pieces.map((piece) => piece.steps))).toBeGreaterThanOrEqual(TALK.floor);
+    expect(Math.min(...spoken.pieces.map((piece) => piece.steps))).toBeGreaterThanOrEqual(floor);
     expect(spoken.pieces[0]?.steps).toBe(TALK.opening);
     expect(spoken.stallMs).toBeLessThanOrEqual(300);
   });

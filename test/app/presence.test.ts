@@ -119,7 +119,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
   const server = fakeClient();
   const { lock, takes } = fakeLock(options.lockFree ?? true);
   const { channel, posted, deliver } = fakeChannel();
-  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0, asks: [] as string[], progress: [] as string[] };
+  const heard = { active: [] as boolean[], seats: [] as PageSeat[], narrations: [] as string[], mirrors: 0, runsEnded: 0, asks: [] as string[], progress: [] as string[], offers: [] as string[] };
   const named: string[] = [];
   const listeners: PresenceListeners = {
     onActive: (active) => heard.active.push(active),
@@ -133,6 +133,7 @@ function open(options: { lockFree?: boolean; since?: number | null; lines?: (thr
     },
     onRunProgress: (run, sentence) => heard.progress.push(`${run}: ${sentence}`),
     onRunAsks: (action) => heard.asks.push(action.id),
+    onOffers: (event) => heard.offers.push(event.kind),
   };
   const presence = openPresence(
     {

@@ -16,7 +16,7 @@
  * turn through a door names its conversation (`x-confab-conversation`) and the person's time zone
  * (`x-confab-time-zone`) as the page's turns do, so
  * the door also reads, before asking, the apps the conversation used lately (their verbs stay in
- * scope) and its checkpoint's summary. The server has its apps, as `npm start` loads them, so the
+ * scope) and its checkpoint. The server has its apps, as `npm start` loads them, so the
  * demo bot's verbs go to the provider as tools. Recall reads the database on every turn, as
  * `npm start`'s server does.
  *
@@ -185,9 +185,8 @@ function chunkContent(data: string): string | null {
 
 /**
  * The key of a conversation, as the page sends it with every turn of one. Each benchmark turn is a
- * conversation of its own — one question, as its messages are — so none grows to the length at
- * which the door asks the provider for a checkpoint summary, a request the timed upstream would
- * count as a turn's.
+ * conversation of its own — one question, as its messages are — so every turn reads the same
+ * things on its way, and none is long enough for a checkpoint to be kept after it.
  */
 let conversations = 0;
 /** The zone every door turn says the person is in, as the page says theirs. */
@@ -392,9 +391,9 @@ export async function run(): Promise<{
     // A transaction's share: its BEGIN (counted in `queuedMs`) and its statements through COMMIT.
     const ranP50 = (name: string) => roundMs((ran[name]?.queuedMs.p50 ?? 0) + (ran[name]?.ranMs.p50 ?? 0));
     // On the way to the first token the door reads, each in a transaction as the person, the apps the conversation
-    // used lately, its checkpoint's summary, past questions and the recall; on PGlite one after the
+    // used lately, its checkpoint, past questions and the recall; on PGlite one after the
     // other, each waiting for those before it, so each one's share is what it ran.
-    const reads = { recentApps: 'person: recent apps', checkpointSummary: 'person: checkpoint summary', pastQuestions: 'person: past questions', recall: 'person: recall' };
+    const reads = { recentApps: 'person: recent apps', checkpoint: 'person: checkpoint', pastQuestions: 'person: past questions', recall: 'person: recall' };
     const readsMs = Object.fromEntries(Object.entries(reads).map(([name, label]) => [name, roundMs(ran[label]?.ranMs.p50 ?? 0)]));
     const contextP50 = roundMs(Object.values(readsMs).reduce((sum, ms) => sum + ms, 0));
     const verifyP50 = spread(verifyMs).p50;

@@ -34,6 +34,10 @@
  *   drifts. The slowed device's own, measured the same way, is `slow.rtf` (the median over its
  *   answers).
  *
+ * Those four at the bot's default floor (`voice.floor` = `voice.steps`: no piece hurried), and beside
+ * them, in the same rounds, the same four at half the steps (`halfFloor`: the floor's default before
+ * 7 December), each floor on devices of its own, so the figures can be read side by side.
+ *
  * Each device keeps its cost from answer to answer, as a page keeps it per device, starting from the
  * safe default in the first round. Every session is warmed up once first (the whole answer at 1 step,
  * the largest shapes any case uses); each case is repeated `ROUNDS` times and the medians are
@@ -69,6 +73,8 @@ const LANG = 'en';
 const SPEED = 1.05;
 const STEPS = TALK.steps;
 const OPENING_STEPS = 3;
+/** The floor the side-by-side cases are spoken at: half the steps, rounded up. */
+const HALF_FLOOR = Math.ceil(TALK.steps / 2);
 const ROUNDS = 3;
 /** The real-time factor at 8 steps the slow device is slowed to. */
 const SLOW_RTF = 0.9;
@@ -230,6 +236,9 @@ export async function run(): Promise<{
   const slow: SpokenAnswer[] = [];
   const slowLong: SpokenAnswer[] = [];
   const slowdowns: number[] = [];
+  const half = { paced: [] as SpokenAnswer[], long: [] as SpokenAnswer[], slow: [] as SpokenAnswer[], slowLong: [] as SpokenAnswer[] };
+  let halfDeviceCost: VoiceCost = SAFE_COST;
+  let halfSlowDeviceCost: VoiceCost = SAFE_COST;
   /** How much slower than this machine the slow device is; found in the first round, then corrected. */
   let slowFactor: number | undefined;
   let deviceCost: VoiceCost = SAFE_COST;
@@ -263,10 +272,16 @@ export async function run(): Promise<{
     deviceCost = long.cost;
 
     slowFactor ??= Math.max(1, SLOW_RTF / measuredRtf([short, long], STEPS));
-    const slowed = async (text: string, cost: VoiceCost): Promise<SpokenAnswer> => {
+    const halfShort = await speakPacedAnswer({ tts, text: ANSWER, cost: halfDeviceCost, nowMs, talk: { floor: HALF_FLOOR } });
+    half.paced.push(halfShort);
+    const halfLong = await speakPacedAnswer({ tts, text: LONG_ANSWER, cost: halfShort.cost, nowMs, talk: { floor: HALF_FLOOR } });
+    half.long.push(halfLong);
+    halfDeviceCost = halfLong.cost;
+
+    const slowed = async (text: string, cost: VoiceCost, floor: number = TALK.floor): Promise<SpokenAnswer> => {
       slowdown = slowFactor ?? 1;
       slowdowns.push(slowdown);
-      const answer = await speakPacedAnswer({ tts, text, cost, nowMs });
+      const answer = await speakPacedAnswer({ tts, text, cost, nowMs, talk: { floor } });
       slowdown = 1;
       slowFactor = Math.max(1, (slowFactor ?? 1) * (SLOW_RTF / measuredRtf([answer], STEPS)));
       return answer;
@@ -276,6 +291,11 @@ export async function run(): Promise<{
     const slowLongAnswer = await slowed(LONG_ANSWER, slowShort.cost);
     slowLong.push(slowLongAnswer);
     slowDeviceCost = slowLongAnswer.cost;
+    const halfSlowShort = await slowed(ANSWER, halfSlowDeviceCost, HALF_FLOOR);
+    half.slow.push(halfSlowShort);
+    const halfSlowLong = await slowed(LONG_ANSWER, halfSlowShort.cost, HALF_FLOOR);
+    half.slowLong.push(halfSlowLong);
+    halfSlowDeviceCost = halfSlowLong.cost;
   }
   await tts.dispose();
 
@@ -327,6 +347,13 @@ export async function run(): Promise<{
       ...summary(slow),
       costRtf: round(realTimeFactor(slowDeviceCost, STEPS), 4),
       long: summary(slowLong),
+    },
+    halfFloor: {
+      floor: HALF_FLOOR,
+      playbackStallMs: round(median(half.paced.map((answer) => answer.stallMs)), 1),
+      paced: summary(half.paced),
+      long: summary(half.long),
+      slow: { rtf: round(median([...half.slow, ...half.slowLong].map((answer) => measuredRtf([answer], STEPS))), 4), ...summary(half.slow), long: summary(half.slowLong) },
     },
     fixedPieces: {
       playbackStallMs: round(median(fixedStallMs), 1),

@@ -3,8 +3,8 @@ import { OptionError } from '../../common/options';
 import { resolveTalk, TALK } from '../../common/talk';
 
 describe('talk defaults', () => {
-  it('speaks at 8 steps, opens at the same, may hurry a late piece to 4, aims for a 12-word opening and pauses 120 ms between pieces', () => {
-    expect(TALK).toEqual({ steps: 8, opening: 8, floor: 4, words: 12, gapMs: 120, pieceChars: 300 });
+  it('speaks at 8 steps, opens at the same, never hurries a piece below them, aims for a 12-word opening and pauses 120 ms between pieces', () => {
+    expect(TALK).toEqual({ steps: 8, opening: 8, floor: 8, words: 12, gapMs: 120, pieceChars: 300 });
     expect(resolveTalk()).toEqual(TALK);
   });
 
@@ -13,8 +13,8 @@ describe('talk defaults', () => {
     expect(resolveTalk({ steps: 8, opening: 3 })).toMatchObject({ steps: 8, opening: 3 });
   });
 
-  it('lets the floor follow steps, half of them rounded up, unless it is set itself', () => {
-    expect(resolveTalk({ steps: 5 }).floor).toBe(3);
+  it('lets the floor follow steps unless it is set itself, so no piece has fewer unless the bot asks', () => {
+    expect(resolveTalk({ steps: 5 }).floor).toBe(5);
     expect(resolveTalk({ steps: 1 }).floor).toBe(1);
     expect(resolveTalk({ steps: 8, floor: 2 }).floor).toBe(2);
     expect(resolveTalk({ steps: 8, floor: 8 }).floor).toBe(8);

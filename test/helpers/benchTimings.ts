@@ -56,7 +56,7 @@ function label(sql: string): string {
   if (words.includes('from memories') && words.includes('<=>')) return 'recall';
   if (words.startsWith('insert into memories')) return 'remember';
   if (words.includes('from verb_calls')) return 'recent apps';
-  if (words.startsWith('select summary, lines_since from presence_checkpoints')) return 'checkpoint summary';
+  if (words.startsWith('select summary, lines_since from presence_checkpoints')) return 'checkpoint';
   if (words.includes('update reservations set hold = 0') && words.includes('insert into usage')) return 'settle';
   if (words.startsWith('update reservations set hold = 0')) return 'release';
   return words.slice(0, 40);

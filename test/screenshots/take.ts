@@ -11,7 +11,7 @@
  * moment of its motion; everything else is the same every run.
  *
  * `npm run screenshots -- <part> …` takes only those parts (`conversation`, `typed`, `phone`,
- * `long-work`, `voice-away`, `sign-in`, `people`).
+ * `long-work`, `voice-away`, `sign-in`, `people`, `choices`).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -163,6 +163,41 @@ async function phone(browser: Browser, server: BenchServer): Promise<void> {
   await context.close();
 }
 
+/** Throws unless each of `what` is on screen and nothing covers its middle: a picture of buttons shows them. */
+async function uncovered(page: Page, testId: string): Promise<void> {
+  const hidden = await page.getByTestId(testId).evaluateAll((elements) =>
+    elements.flatMap((element) => {
+      const box = element.getBoundingClientRect();
+      const inView = box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight && box.right <= window.innerWidth;
+      const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      return inView && top !== null && element.contains(top) ? [] : [element.textContent.trim()];
+    }),
+  );
+  if (hidden.length > 0) throw new Error(`Off screen or covered: ${hidden.join(', ')}`);
+}
+
+/** Choices to tap under an answer, offered and then taken, at the laptop's size and the phone's. */
+async function choices(browser: Browser, server: BenchServer): Promise<void> {
+  for (const [viewport, suffix] of [[LAPTOP, ''], [PHONE, '-phone']] as const) {
+    const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`, { viewport });
+    await page.getByTestId('start-listening').click();
+    await orbIs(page, ['listening']);
+    await speech.final('Add milk to my list.');
+    await page.locator('[data-testid="choices"][data-open="true"]').waitFor({ timeout: PATIENCE_MS });
+    await orbIs(page, ['listening', 'hearing']);
+    await still(page);
+    await uncovered(page, 'choice');
+    await shoot(page, `choice-offered${suffix}`);
+    await page.getByTestId('choice').filter({ hasText: 'Shopping' }).click();
+    await page.getByTestId('transcript').getByText(/milk.*shopping list/).waitFor({ timeout: PATIENCE_MS });
+    await orbIs(page, ['listening', 'hearing']);
+    await still(page);
+    await uncovered(page, 'choice');
+    await shoot(page, `choice-taken${suffix}`);
+    await context.close();
+  }
+}
+
 /** Work that outlives a turn, at a phone's width: taken on, and what it came to (a short run's progress is withdrawn once it ends, unsaid). */
 async function longWork(browser: Browser, server: BenchServer): Promise<void> {
   const { context, page, speech } = await openPage(browser, `${server.url}/voice/demo`, { viewport: PHONE });
@@ -300,6 +335,7 @@ try {
     if (wanted('voice-away')) await voiceAway(browser, server);
     if (wanted('sign-in')) await signIn(browser, dist, models);
     if (wanted('people')) await people(browser, server);
+    if (wanted('choices')) await choices(browser, server);
   } finally {
     await browser.close();
     await server.close();

@@ -92,8 +92,9 @@ describe('bot files', () => {
     expect(parseBotFile(FILE, botFile('voice: { gap: 0.12, opening: 3 }')).voice).toMatchObject({ gapMs: 120, steps: 8, opening: 3 });
   });
 
-  it('keeps the floor a late piece may drop to, half the steps unless the file sets it', () => {
-    expect(parseBotFile(FILE, botFile('voice: { steps: 6 }')).voice.floor).toBe(3);
+  it('keeps the floor a late piece may drop to, the steps unless the file sets it', () => {
+    expect(parseBotFile(FILE, botFile('voice: { steps: 6 }')).voice.floor).toBe(6);
+    expect(parseBotFile(FILE, botFile('voice: { steps: 6, floor: 3 }')).voice.floor).toBe(3);
     expect(parseBotFile(FILE, botFile('voice: { steps: 8, floor: 8 }')).voice.floor).toBe(8);
   });
 

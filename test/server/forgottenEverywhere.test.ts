@@ -18,7 +18,6 @@ import type { Database } from '../../server/db/database';
 import { pastQuestions } from '../../server/db/lines';
 import { listMemories } from '../../server/db/memories';
 import { keepCheckpoint } from '../../server/db/presence';
-import { databaseLedger } from '../../server/ledger';
 import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../server/person';
 import { checkpoints } from '../../server/presence/checkpoints';
 import { createRegistry } from '../../server/verbs/registry';
@@ -116,14 +115,14 @@ describe('forgotten is forgotten everywhere the bot can look', { timeout: DB_TES
     expect(await db.asPerson(ana.person, (tx) => pastQuestions(tx, { person: ana.person, bot: 'keeper', limit: 50 }))).toEqual(['My sister is visiting in May.']);
   });
 
-  it('leaves a forgotten memory out of a checkpoint summary taken before it was forgotten', async () => {
+  it('leaves a forgotten memory out of a checkpoint taken before it was forgotten', async () => {
     const ben = await page();
     await ben.say('remember that my sister is called Ana');
     await db.asPerson(ben.person, (tx) => keepCheckpoint(tx, ben.person, 'keeper', 'talk-1', 'They told me your sister is called Ana. They like tea.\nuser: my sister is called Ana\nassistant: Noted.', Date.now()));
-    const marks = checkpoints({ db, providers: [], live: false, ledger: databaseLedger(db), prices: {}, clock: Date.now });
-    expect(await marks.summaryOf(ben.person, 'keeper', 'talk-1')).toContain('sister is called Ana');
+    const marks = checkpoints({ db, clock: Date.now });
+    expect(await marks.latest(ben.person, 'keeper', 'talk-1')).toContain('sister is called Ana');
     await ben.say('forget that my sister is called Ana');
-    expect(await marks.summaryOf(ben.person, 'keeper', 'talk-1')).toBe('They like tea.\nassistant: Noted.');
+    expect(await marks.latest(ben.person, 'keeper', 'talk-1')).toBe('They like tea.\nassistant: Noted.');
   });
 
   it('asks once when one turn forgets one memory per call, and a yes forgets exactly the memories the question named', async () => {

@@ -1,10 +1,10 @@
 /**
  * The one gate, kind by kind: every kind in `EFFECT_KINDS` is driven down its real path through the
- * whole API (the door, a run's worker, the checkpoint after an answer, the paid voice, an outside
- * app's call through the executor, a schedule's clock), once refused and once admitted. Refused, the
- * effect does not happen (no model, no endpoint, no outside server is asked; no run starts); admitted,
- * it writes its ledger row. `DRIVES` is keyed by the kinds, so a kind added to the list without a way
- * through the gate does not compile, and the loop runs every kind there is.
+ * whole API (the door, a run's worker, the paid voice, an outside app's call through the executor, a
+ * schedule's clock), once refused and once admitted. Refused, the effect does not happen (no model,
+ * no endpoint, no outside server is asked; no run starts); admitted, it writes its ledger row.
+ * `DRIVES` is keyed by the kinds, so a kind added to the list without a way through the gate does
+ * not compile, and the loop runs every kind there is.
  *
  * Then the background share (work nobody is waiting for stops at its share of the site's windows; a
  * person asking is still answered), and the paid voice sold only for bots whose voice is the endpoint.
@@ -158,14 +158,11 @@ async function fillDay(id: string): Promise<void> {
   await db.asServer((tx) => recordUsage(tx, { person: id, bot: 'gated', provider: 'earlier', model: 'm', promptTokens: 0, completionTokens: 0, costUsd: 0.05, startedAt: new Date() }));
 }
 
-/** What the server does after an answer (settling it, a checkpoint) lands a moment after the answer is sent. */
+/** What the server does after an answer (settling it) lands a moment after the answer is sent. */
 const AFTER_ANSWER = { timeout: 10_000 };
 
-function chat(person: Person, grant: string, text: string, more: { conversation?: string; messages?: { role: string; content: string }[] } = {}): Promise<Response> {
-  return person.call('/v1/chat/completions', {
-    body: { stream: true, messages: [...(more.messages ?? []), { role: 'user', content: text }] },
-    headers: { authorization: `Bearer ${grant}`, ...(more.conversation === undefined ? {} : { 'x-confab-conversation': more.conversation }) },
-  });
+function chat(person: Person, grant: string, text: string): Promise<Response> {
+  return person.call('/v1/chat/completions', { body: { stream: true, messages: [{ role: 'user', content: text }] }, headers: { authorization: `Bearer ${grant}` } });
 }
 
 /** Runs a run of `id`'s to its end through the backend's own worker (its model steps go through the gate). */
@@ -233,27 +230,6 @@ const DRIVES: Record<EffectKind, { refused: () => Promise<void>; admitted: () =>
       expect(await rows(id, 'scripted')).toBe(1);
       // Nobody waited for it: it counted in the background share too.
       expect(await rows(BACKGROUND_PERSON, 'scripted')).toBeGreaterThanOrEqual(1);
-    },
-  },
-  checkpoint: {
-    async refused() {
-      // No background share at all: the checkpoint is refused, and the last lines are kept verbatim.
-      const api = backend({ live: true, backgroundShare: 0 });
-      const { person, grant, id } = await newPerson(api);
-      await talkUntilCheckpoint(person, grant, 'conv-refused');
-      const summaries = upstream.received.filter(asksForSummary).length;
-      await expect.poll(() => checkpointOf(id, 'conv-refused'), AFTER_ANSWER).toBeDefined();
-      expect(await checkpointOf(id, 'conv-refused')).toContain('Line 15.');
-      expect(upstream.received.filter(asksForSummary).length).toBe(summaries);
-      expect(await rows(id, 'scripted')).toBe(8);
-    },
-    async admitted() {
-      const api = backend({ live: true });
-      const { person, grant, id } = await newPerson(api);
-      await talkUntilCheckpoint(person, grant, 'conv-admitted');
-      // Eight answers and the checkpoint's summary: nine rows.
-      await expect.poll(() => rows(id, 'scripted'), AFTER_ANSWER).toBe(9);
-      expect(await checkpointOf(id, 'conv-admitted')).toBe('Noted.');
     },
   },
   paidSentence: {
@@ -330,23 +306,6 @@ const DRIVES: Record<EffectKind, { refused: () => Promise<void>; admitted: () =>
     },
   },
 };
-
-const asksForSummary = (received: { body: Record<string, unknown> }) => JSON.stringify(received.body.messages).includes('running summary');
-
-async function checkpointOf(id: string, conversation: string): Promise<string | undefined> {
-  const { rows: found } = await db.asServer((tx) => tx.query<{ summary: string }>('select summary from presence_checkpoints where person = $1 and conversation = $2', [id, conversation]));
-  return found[0]?.summary ?? undefined;
-}
-
-/** Eight turns in one conversation: sixteen lines, when a checkpoint is due. */
-async function talkUntilCheckpoint(person: Person, grant: string, conversation: string): Promise<void> {
-  const said: { role: string; content: string }[] = [];
-  for (let turn = 1; turn <= 8; turn++) {
-    const question = `Line ${String(2 * turn - 1)}.`;
-    const res = await chat(person, grant, question, { conversation, messages: said });
-    said.push({ role: 'user', content: question }, { role: 'assistant', content: await answerTextOf(res) });
-  }
-}
 
 describe('the one gate', { timeout: 60_000 }, () => {
   for (const kind of EFFECT_KINDS) {

@@ -1,6 +1,6 @@
 /**
  * The reads on the way to an answer's first token — the conversation's recent apps (executor), past
- * questions and recall (memory context), the checkpoint's summary — run as the grant's person under
+ * questions and recall (memory context), the checkpoint — run as the grant's person under
  * row level security: each goes through `asPerson` for that person and nothing else, and under it a
  * statement that named somebody else would still read none of their rows.
  */
@@ -11,8 +11,6 @@ import { addLine, pastQuestions } from '../../server/db/lines';
 import { createThread } from '../../server/db/threads';
 import { recall, recallExactly, rememberLine } from '../../server/db/memories';
 import { keepCheckpoint, readCheckpoint } from '../../server/db/presence';
-import { DEFAULT_PRICES } from '../../server/backendConfig';
-import { databaseLedger } from '../../server/ledger';
 import { memoryContext } from '../../server/memory/context';
 import { hashEmbedder } from '../../server/memory/embed';
 import { checkpoints } from '../../server/presence/checkpoints';
@@ -48,8 +46,7 @@ describe('reads on the way to the first token run as the person', { timeout: DB_
     const executor = createExecutor({ registry: createRegistry(testApps), db: spy, services: { embedder: hashEmbedder }, clock: Date.now, log: () => undefined });
     await executor.recentApps({ person: ana, bot: 'demo', via: 'model', timeZone: 'UTC' }, 'conversation-1');
     await memoryContext(spy, hashEmbedder)({ person: ana, bot: 'demo', memory: 'person+recall', messages: [{ role: 'user', content: 'what is my sister called' }] });
-    const marks = checkpoints({ db: spy, providers: [], live: false, ledger: databaseLedger(db), prices: DEFAULT_PRICES, clock: Date.now });
-    await marks.summaryOf(ana, 'demo', 'conversation-1');
+    await checkpoints({ db: spy, clock: Date.now }).latest(ana, 'demo', 'conversation-1');
     // Recent apps; past questions and recall, side by side; the checkpoint.
     expect(opened).toEqual([`person ${ana}`, `person ${ana}`, `person ${ana}`, `person ${ana}`]);
   });
@@ -62,12 +59,12 @@ describe('reads on the way to the first token run as the person', { timeout: DB_
       const thread = await createThread(tx, { person: bob, bot: 'demo' });
       await addLine(tx, { threadId: thread.id, person: bob, who: 'person', text: 'What does Bob ask?', clientId: 'line-1' });
       await tx.query("insert into verb_calls (person, bot, verb, app, conversation, input_digest) values ($1, 'demo', 'tally.add', 'tally', 'conversation-1', 'x')", [bob]);
-      await keepCheckpoint(tx, bob, 'demo', 'conversation-1', "Bob's summary", Date.now());
+      await keepCheckpoint(tx, bob, 'demo', 'conversation-1', "Person: Bob's line", Date.now());
     });
     const named = { person: bob, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 5, maxDistance: 1 };
     // As the server, each statement names Bob and finds his rows…
     const asServer = await db.asServer(async (tx) => reads(tx, bob, named));
-    expect(asServer).toEqual({ exact: ["Bob's secret"], index: ["Bob's secret"], asked: ['What does Bob ask?'], apps: ['tally'], checkpoint: "Bob's summary" });
+    expect(asServer).toEqual({ exact: ["Bob's secret"], index: ["Bob's secret"], asked: ['What does Bob ask?'], apps: ['tally'], checkpoint: "Person: Bob's line" });
     // …as Ana, the very same statements find nothing of his.
     const asAna = await db.asPerson(ana, async (tx) => reads(tx, bob, named));
     expect(asAna).toEqual({ exact: [], index: [], asked: [], apps: [], checkpoint: null });

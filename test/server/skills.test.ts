@@ -2,7 +2,7 @@
  * Skills (`server/skills.ts`): files refused at start naming the file, a bot's `skills:` (names or
  * `all`), and what the prompt carries of them — the descriptions, never the bodies.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,8 +21,31 @@ describe('skill files', () => {
   it('refuses, naming the file, a skill without a description, with a bad name, an unknown field or no body', () => {
     expect(() => parseSkillFile('skills/stocktake.md', skillFile('verbs: [pantry.count]'))).toThrow(/^skills\/stocktake\.md: description must be one line/);
     expect(() => parseSkillFile('skills/Stock_Take.md', skillFile('description: x'))).toThrow(SkillFileError);
-    expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x\ntools: [a.b]'))).toThrow('skills/stocktake.md: tools is not a field of a skill file; the fields are description, verbs.');
+    expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x\ntools: [a.b]'))).toThrow('skills/stocktake.md: tools is not a field of a skill file; the fields are description, verbs, standIn.');
     expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x', ''))).toThrow(/has no instructions/);
+  });
+
+  it('keeps what the stand-in hears and says of a skill, and refuses a stand-in block it could not use', () => {
+    const skill = parseSkillFile('skills/calm.md', skillFile('description: When somebody panics.\nstandIn:\n  hears: [panic, " so scared "]\n  says: Breathe with me.'));
+    expect(skill.standIn).toEqual({ hears: ['panic', 'so scared'], says: 'Breathe with me.' });
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: [panic]'))).toThrow('skills/calm.md: standIn must be a mapping of hears and says');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [], says: Hi. }'))).toThrow('skills/calm.md: standIn.hears must be a list of words or phrases');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [panic] }'))).toThrow('skills/calm.md: standIn.says must be one line');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [panic], says: Hi., reads: all }'))).toThrow('skills/calm.md: standIn.reads is not a field of standIn');
+  });
+
+  it('ships the kit’s conduct skills beside plan-the-day, each heard and answered by the stand-in, and gives them to the demo bot', async () => {
+    const skills = await loadSkills(join(import.meta.dirname, '../../skills'));
+    const conduct = ['in-distress', 'health-law-money', 'someone-elses-data'];
+    expect([...skills.keys()]).toEqual(expect.arrayContaining([...conduct, 'plan-the-day']));
+    for (const name of conduct) {
+      const skill = skills.get(name);
+      expect(skill?.description).toMatch(/^When somebody .+ Open this before/);
+      expect(skill?.standIn?.hears.length).toBeGreaterThan(0);
+      expect(skill?.standIn?.says).not.toContain('\n');
+    }
+    const demo = parseBotFile('bots/demo.md', await readFile(join(import.meta.dirname, '../../bots/demo.md'), 'utf8'));
+    expect(skillShelf(skills).of(demo).map((skill) => skill.name)).toEqual(['plan-the-day', ...conduct]);
   });
 
   it('refuses at start a skill that brings a verb no app has, naming the file and the verb', () => {

@@ -14,7 +14,7 @@ import { isTimeZone } from '../localTime';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { VerbContext } from '../../verbs/verb';
-import { DEFAULT_AT, EVERY, clockOf, dayNamed, daysOf, nextOccurrence } from '../../runs/recurrence';
+import { EVERY, EXCEPT_MAX, INTERVAL_MAX, dayIn, dayNamed, nextOccurrence } from '../../runs/recurrence';
 import type { Recurrence } from '../../runs/recurrence';
 import { cancelRun, insertRun, latestRun, readSteps } from '../../runs/runs';
 import { activeSchedules, cancelSchedules, countOwnSchedules, countSiteSchedules, insertSchedule } from '../../runs/schedules';
@@ -22,6 +22,7 @@ import { ENDED_STATES } from '../../runs/types';
 import type { RunServices } from '../../runs/types';
 import { appWords } from '../appWords';
 import { opening } from '../spoken';
+import { SCHEDULES_MAX, spokenSchedule } from './spokenSchedule';
 
 declare module '../../verbs/verb' {
   interface AppServices {
@@ -31,8 +32,7 @@ declare module '../../verbs/verb' {
 }
 
 const WHAT_MAX = 500;
-/** Most active schedules a person may keep, over all their bots. */
-export const SCHEDULES_MAX = 20;
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What the app says aloud, in the person's language (`words/<lang>.md`). */
 export const WORDS = appWords(new URL('.', import.meta.url));
@@ -50,18 +50,6 @@ async function plannedFor(ctx: VerbContext, what: string) {
   if (plan === 'people-only') throw new VerbInputError(WORDS.say(ctx.language, 'people-only'));
   if (plan === undefined) throw new VerbInputError(WORDS.say(ctx.language, 'cannot-take-work'));
   return { runs, plan };
-}
-
-/** How a schedule runs, as said back in `language`: "every weekday at 08:00", "every week on Monday and Friday at 09:30". */
-export function spokenSchedule(recurrence: Recurrence, language: string | undefined): string {
-  if (recurrence.every === 'hour') return WORDS.say(language, 'every-hour', { minute: String(clockOf(recurrence.at).minute) });
-  const at = recurrence.at ?? DEFAULT_AT;
-  if (recurrence.every !== 'week') return WORDS.say(language, `every-${recurrence.every}`, { at });
-  const tag = language ?? 'en';
-  // The days by the language's own names (1 January 2023 was a Sunday), listed as it lists them.
-  const dayName = new Intl.DateTimeFormat(tag, { weekday: 'long', timeZone: 'UTC' });
-  const days = [...daysOf(recurrence)].map((day) => dayName.format(Date.UTC(2023, 0, 1 + day)));
-  return WORDS.say(language, 'every-week', { days: new Intl.ListFormat(tag, { type: 'conjunction' }).format(days), at });
 }
 
 const start = defineVerb({
@@ -154,14 +142,16 @@ const dayField = z.enum(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday',
 const schedule = defineVerb({
   name: 'tasks.schedule',
   description:
-    'Do something again and again: every day, weekday, weekend day or week (on given days) at a time, or every hour, in the person time zone, until a date if given. Each time, the work is taken on as tasks.start would.',
+    'Do something again and again: every day, weekday, weekend day or week (on given days) at a time, or every hour — or every so many of them (interval: every 2 weeks) — in the person time zone, until a day if given, leaving out any days named in except. Each time, the work is taken on as tasks.start would.',
   example: "every weekday at eight, tell me what's on my to-do list",
   input: z.object({
     what: z.string().min(1).max(WHAT_MAX).describe("What to do each time, in the person's own words."),
     every: z.enum(EVERY as [string, ...string[]]).describe('How often: day, weekday, weekend, week (with on) or hour.'),
     on: z.array(dayField).max(7).optional().describe('For every week: the days.'),
     at: z.string().regex(/^\d{1,2}:\d{2}$/).optional().describe('Wall-clock time, HH:MM on the 24-hour clock (default 09:00; for every hour, 00:MM).'),
-    until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('The last day it runs, YYYY-MM-DD.'),
+    interval: z.number().int().min(1).max(INTERVAL_MAX).optional().describe('Every so many days, weeks (for weekday, weekend and week) or hours, counted from today; default 1.'),
+    until: z.string().regex(ISO_DAY).optional().describe('The last day it runs, YYYY-MM-DD, in the person time zone.'),
+    except: z.array(z.string().regex(ISO_DAY)).max(EXCEPT_MAX).optional().describe('Days it does not run, YYYY-MM-DD, in the person time zone.'),
   }),
   output: z.object({
     id: z.string(),
@@ -181,7 +171,10 @@ const schedule = defineVerb({
       zone: ctx.timeZone,
       ...(input.on === undefined ? {} : { on: input.on.map((day) => dayNamed(day) ?? 1) }),
       ...(input.at === undefined ? {} : { at: input.at.padStart(5, '0') }),
-      ...(input.until === undefined ? {} : { untilMs: Date.parse(`${input.until}T23:59:59Z`) }),
+      // An interval counts from the day it is made, in the person's zone.
+      ...(input.interval === undefined || input.interval === 1 ? {} : { interval: input.interval, from: dayIn(ctx.nowMs, ctx.timeZone) }),
+      ...(input.until === undefined ? {} : { until: input.until }),
+      ...(input.except === undefined || input.except.length === 0 ? {} : { except: input.except }),
     };
     let nextAtMs: number | undefined;
     try {
@@ -192,7 +185,7 @@ const schedule = defineVerb({
     // Over all the person's bots (row level security counts only theirs), then over the whole site.
     if ((await countOwnSchedules(ctx.tx)) >= SCHEDULES_MAX) throw new VerbInputError(WORDS.say(ctx.language, 'person-full', { n: String(SCHEDULES_MAX) }));
     if ((await countSiteSchedules(ctx.tx)) >= runs.siteSchedules) throw new VerbInputError(WORDS.say(ctx.language, 'site-full'));
-    const said = spokenSchedule(recurrence, ctx.language);
+    const said = spokenSchedule(WORDS, recurrence, ctx.language);
     const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, ...(ctx.language === undefined ? {} : { language: ctx.language }), nextAtMs: nextAtMs ?? null }, ctx.nowMs);
     const spoken = WORDS.say(ctx.language, nextAtMs === undefined ? 'never-runs' : 'scheduled', { said });
     return { id: made.id, said, firstAt: nextAtMs === undefined ? null : new Date(nextAtMs).toISOString(), spoken: opening(spoken) };

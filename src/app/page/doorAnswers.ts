@@ -3,7 +3,7 @@
  * streamed through the chat door (a grant that ran out renewed once, unheard by the person).
  */
 import type { ChatMessage } from '../../../common/conversation/events';
-import { recentMessages } from '../../../common/presence/compaction';
+import { recentMessages, SENT_MESSAGES } from '../../../common/presence/compaction';
 import type { ConversationApi, Start } from '../../platform/conversationApi';
 import { AnswerError, streamAnswer } from '../../platform/doorClient';
 import type { AnswerItem } from '../../platform/doorClient';
@@ -61,8 +61,8 @@ export function doorAnswers(ports: DoorAnswersPorts): DoorAnswers {
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          // Never the whole history: the door is sent the last 32 messages, and keeps a summary of the rest.
-          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages), signal, conversationKey, timeZone: timeZone(), turn, language }, ports.fetch)) {
+          // Never the whole history: one message more than the door keeps, so it can mark the gap.
+          for await (const item of streamAnswer({ grant: await freshGrant(), messages: recentMessages(messages, SENT_MESSAGES), signal, conversationKey, timeZone: timeZone(), turn, language }, ports.fetch)) {
             if (item.type === 'verb') verbRan = true;
             yield item;
           }

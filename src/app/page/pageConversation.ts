@@ -8,7 +8,6 @@ import type { PublicBot } from '../../../common/bot';
 import type { Line } from '../../../common/conversation/events';
 import type { Settings } from '../../core/settings';
 import type { SavedLine } from '../../platform/conversationApi';
-import type { Recogniser } from '../../platform/recogniser';
 import { createConversation } from '../createConversation';
 import type { Conversation, ConversationPorts } from '../createConversation';
 import type { LineKeeping } from '../lineKeeping';
@@ -22,7 +21,7 @@ export interface PageConversationPorts {
   bot: PublicBot;
   store: PageStore;
   settings: () => Settings;
-  recogniser: Recogniser | undefined;
+  recogniser: ConversationPorts['recogniser'];
   audio: Pick<PageAudio, 'sound' | 'hearing' | 'clock'>;
   answer: ConversationPorts['answer'];
   keeping: Pick<LineKeeping, 'keep' | 'key'>;
@@ -172,6 +171,8 @@ export function linesOf(saved: readonly SavedLine[]): Line[] {
     if (line.who === 'person' || last !== 'person') utteranceId += 1;
     last = line.who;
     const role = line.who === 'person' ? 'user' : 'assistant';
-    return line.interrupted ? { role, text: line.text, utteranceId, interrupted: true } : { role, text: line.text, utteranceId };
+    const kept: Line = line.interrupted ? { role, text: line.text, utteranceId, interrupted: true } : { role, text: line.text, utteranceId };
+    // An answer that offered choices shows them under its words, the one taken marked.
+    return line.choices == null ? kept : { ...kept, offer: { id: line.id, question: line.choices.question, items: line.choices.items, taken: line.taken ?? null } };
   });
 }

@@ -46,6 +46,8 @@ export interface VoicePageState {
   memories: readonly Memory[] | null;
   /** A sentence when the drawer's lists could not be had or changed. */
   drawerProblem: string | null;
+  /** Why a press of the offer `offer` did not get through (another page took one first), said under its choices. */
+  choiceProblem: { offer: string; sentence: string } | null;
   /** Lines said but not yet saved on the server. */
   waitingLines: number;
   /**
@@ -86,6 +88,7 @@ export function openingState(known: { toldAboutListening: boolean; audioReady: b
     threadId: null,
     memories: null,
     drawerProblem: null,
+    choiceProblem: null,
     waitingLines: 0,
     activeAt: 'here',
   };

@@ -11,6 +11,7 @@ export function standingPage(store: PageStore): VoicePage {
     gesture: nothing,
     startListening: nothing,
     type: nothing,
+    choose: nothing,
     confirm: nothing,
     press: nothing,
     release: nothing,

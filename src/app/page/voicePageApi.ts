@@ -13,7 +13,10 @@ export interface VoicePage {
   gesture(): void;
   /** The person has read where their speech is turned into words: listening may start. */
   startListening(): void;
+  /** Typed words, the person's next; words that pick one of the open offer's choices press it. */
   type(text: string): void;
+  /** The person pressed choice `choice` of the offer `offer` (its line's id): sent as their words once the server has taken it. */
+  choose(offer: string, choice: number): void;
   /** The person pressed Yes (`true`) or No for the action they are asked to confirm. */
   confirm(yes: boolean): void;
   press(): void;

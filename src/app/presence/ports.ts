@@ -6,7 +6,7 @@
 import type { PendingActionEvent } from '../../../common/acting/protocol';
 import type { Line } from '../../../common/conversation/events';
 import type { Mirror } from '../../core/presence/mirror';
-import type { PageRef } from '../../../common/presence/protocol';
+import type { PageRef, WindowEvent } from '../../../common/presence/protocol';
 import type { PageSeat } from '../../core/presence/seat';
 import type { ActiveLock } from '../../platform/activeLock';
 import type { PresenceChannel } from '../../platform/presenceChannel';
@@ -62,4 +62,9 @@ export interface PresenceListeners {
   onRunProgress(run: string, sentence: string): void;
   /** Work that outlived a turn asks before something destructive: to be asked between turns. */
   onRunAsks(action: PendingActionEvent): void;
+  /** The server kept an answer's choices, or one was taken: for the conversation on this page, while it is the active one. */
+  onOffers(event: OffersEvent): void;
 }
+
+/** What the server says of offers: an answer kept with its choices, a choice taken. */
+export type OffersEvent = Extract<WindowEvent, { kind: 'offer' | 'choice' }>;

@@ -9,6 +9,7 @@ import type { Talk } from '../../../common/talk';
 import type { PageSay } from '../../../common/pageWords';
 import type { Line, Problem, TypingReason, Voice } from '../../../common/conversation/events';
 import type { YieldingPace } from '../hearing/tuning';
+import type { ListHold } from '../speaking/choicesAloud';
 
 /** How a conversation starts; every field but `recogniser` and `say` has a default. */
 export interface ConversationInput {
@@ -68,6 +69,8 @@ export interface ConversationContext {
   /** The on-device voice's last pace; null until it has said (pieces are then cut to `pieceChars` alone). */
   pace: Pace | null;
   chunker: ChunkerState;
+  /** A list at the end of the answer so far, held from the voice until it is known whether it offers choices. */
+  listHold: ListHold;
   /** Texts handed to the speaker for this utterance, by piece index. */
   pieces: string[];
   /** Which pieces have finished: played out, or lost to a failure with no fallback left. */

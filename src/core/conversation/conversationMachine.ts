@@ -9,8 +9,10 @@ import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { startChunking } from '../../../common/speaking/chunker';
 import { resolveTalk } from '../../../common/talk';
 import type { PageSay, PageWordKey } from '../../../common/pageWords';
+import { writtenWithChoices } from '../../../common/conversation/choices';
 import type { ChatMessage, Problem, RecogniserError, TypingReason } from '../../../common/conversation/events';
 import { HEARING } from '../hearing/tuning';
+import { NOTHING_HELD } from '../speaking/choicesAloud';
 import { decisions } from './decisions';
 import { remembered } from './lines';
 import { named } from './machineSetup';
@@ -121,6 +123,7 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
       voice: input.voice ?? 'device',
       talk,
       chunker: startChunking(talk),
+      listHold: NOTHING_HELD,
       pieces: [],
       settled: [],
       played: [],
@@ -177,6 +180,8 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
     'talk.release': { actions: assign({ talkHeld: false }) },
     'settings.changed': { actions: 'applySettings' },
     'voice.paced': { actions: 'takePace' },
+    'offer.kept': { actions: 'keepOffer' },
+    'offer.taken': { actions: 'markTaken' },
   },
   states: {
     /**
@@ -228,7 +233,8 @@ export const conversationMachine = named.extend({ actions: decisions }).createMa
               utteranceId: context.utteranceId,
               turnId: context.turnId,
               messages: [
-                ...context.lines.map((l): ChatMessage => ({ role: l.role, content: l.text })),
+                // An offer is read again as the list it was written as: the model sees what it offered.
+                ...context.lines.map((l): ChatMessage => ({ role: l.role, content: l.offer === undefined ? l.text : writtenWithChoices(l.text, l.offer) })),
                 { role: 'user', content: context.question ?? '' },
               ],
             }),

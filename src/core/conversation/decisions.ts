@@ -5,10 +5,12 @@
  */
 import { dropKept, endText, pushText, startChunking } from '../../../common/speaking/chunker';
 import { paced, request, speakOnward } from '../speaking/pieceHandover';
+import { aloud, holdList, NOTHING_HELD, releaseList } from '../speaking/choicesAloud';
 import type { Handover } from '../speaking/pieceHandover';
 import type { ConversationEvent, HeardWords, Problem } from '../../../common/conversation/events';
 import type { ConversationContext } from './context';
 import { remembered, settledLines } from './lines';
+import { withOffer, withTaken } from './offers';
 import { named } from './machineSetup';
 import { ANSWER_PATIENCE_MS, confirmPatienceMs } from './patience';
 
@@ -41,6 +43,7 @@ export const decisions = {
       liveLine: question,
       answer: '',
       chunker: startChunking(context.talk),
+      listHold: NOTHING_HELD,
       pieces: [],
       settled: [],
       played: [],
@@ -113,19 +116,27 @@ export const decisions = {
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
-    const { state, pieces } = pushText(context.chunker, event.text, { keep: paced(context) });
+    // A list that may be the answer's last lines waits to be said until it is known whether it offers choices.
+    const { hold, pass } = holdList(context.listHold, event.text);
+    const { state, pieces } = pushText(context.chunker, pass, { keep: paced(context) });
     const first = context.answer === '';
     const answer = context.answer + event.text;
-    enqueue.assign({ answer, ...(first ? { liveLine: '' } : {}) });
+    enqueue.assign({ answer, listHold: hold, ...(first ? { liveLine: '' } : {}) });
     enqueue.assign({ lines: ({ context: next }) => settledLines(next, false) });
     handOver(enqueue, speakOnward({ ...context, chunker: state }, pieces, event.atMs));
   }),
   endAnswer: decide(({ context, event, enqueue }) => {
-    const { state, pieces } = endText(context.chunker, { keep: paced(context) });
-    enqueue.assign({ answerEnded: true, liveLine: '' });
+    const keep = paced(context);
+    const held = pushText(context.chunker, releaseList(context.listHold, context.answer, context.language), { keep });
+    const { state, pieces } = endText(held.state, { keep });
+    enqueue.assign({ answerEnded: true, liveLine: '', listHold: NOTHING_HELD });
     enqueue.assign({ lines: ({ context: next }) => settledLines(next, false) });
-    handOver(enqueue, speakOnward({ ...context, chunker: state }, pieces, event.type === 'answer.done' ? event.atMs : undefined));
+    handOver(enqueue, speakOnward({ ...context, chunker: state }, [...held.pieces, ...pieces], event.type === 'answer.done' ? event.atMs : undefined));
   }),
+  /** The server kept an answer ending in choices: its line shows the words, and the choices under them. */
+  keepOffer: set(({ context, event }) => (event.type === 'offer.kept' ? { lines: [...withOffer(context.lines, event.utteranceId, event.text, event.offer)] } : {})),
+  /** A choice was taken, here or on another page: its offer is spent. */
+  markTaken: set(({ context, event }) => (event.type === 'offer.taken' ? { lines: [...withTaken(context.lines, event.offer, event.taken)] } : {})),
   // The sentences already kept are still said, as the voice is ready for them; what was
   // mid-sentence is written only.
   failAnswer: decide(({ context, event, enqueue }) => {
@@ -247,7 +258,7 @@ function say(context: ConversationContext, text: string, enqueue: Enqueue, answe
   };
   enqueue.assign({ ...opened, lines: settledLines(opened, false) });
   const keep = paced(context);
-  const pushed = pushText(startChunking(context.talk), said, { keep });
+  const pushed = pushText(startChunking(context.talk), aloud(said, context.language), { keep });
   const ended = endText(pushed.state, { keep });
   handOver(enqueue, speakOnward({ ...opened, chunker: ended.state }, [...pushed.pieces, ...ended.pieces], undefined));
 }

@@ -5,7 +5,9 @@
  * once (by its `seq`); a line is one line by its utterance and speaker, so the same line arriving
  * twice (from the browser's channel and from the server) is shown once.
  */
+import { lineOfClientId } from '../../../common/conversation/clientIds';
 import type { Line } from '../../../common/conversation/events';
+import { withOffer, withTaken } from '../conversation/offers';
 import type { ConversationRef, LivePhase, LiveState, Sequenced, WindowEvent } from '../../../common/presence/protocol';
 
 export interface Mirror {
@@ -61,7 +63,23 @@ export function applyEvent(mirror: Mirror, event: WindowEvent): Mirror {
       if (current !== undefined && event.conversation !== current) return mirror;
       const { [event.line.utteranceId]: _done, ...pieces } = mirror.pieces;
       const conversation = mirror.conversation ?? { conversation: event.conversation, threadId: null, reopened: false };
-      return { ...mirror, conversation, lines: withLine(mirror.lines, event.line), pieces: event.line.role === 'assistant' ? pieces : mirror.pieces };
+      // The line as the page kept it may come after the server's offer on it: the offer stands.
+      const had = mirror.lines.find((l) => sameLine(l, event.line));
+      const line = had?.offer !== undefined && event.line.offer === undefined ? { ...event.line, text: had.text, offer: had.offer } : event.line;
+      return { ...mirror, conversation, lines: withLine(mirror.lines, line), pieces: event.line.role === 'assistant' ? pieces : mirror.pieces };
+    }
+    case 'offer': {
+      const said = lineOfClientId(event.clientId);
+      const shown = mirror.conversation;
+      if (said === null || said.role !== 'assistant' || said.part !== 0 || shown === null) return mirror;
+      if (shown.threadId !== event.threadId && shown.conversation !== said.key) return mirror;
+      // Ahead of the page's own word of the line, the server's is the line.
+      const lines = mirror.lines.some((l) => l.role === 'assistant' && l.utteranceId === said.utteranceId) ? mirror.lines : withLine(mirror.lines, { role: 'assistant', text: event.text, utteranceId: said.utteranceId });
+      return { ...mirror, lines: [...withOffer(lines, said.utteranceId, event.text, event.offer)] };
+    }
+    case 'choice': {
+      const lines = withTaken(mirror.lines, event.offer, event.taken);
+      return lines === mirror.lines ? mirror : { ...mirror, lines: [...lines] };
     }
     case 'piece': {
       if (current !== undefined && event.conversation !== current) return mirror;

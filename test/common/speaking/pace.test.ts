@@ -263,10 +263,12 @@ describe('an answer spoken at the pace of its device', () => {
     expect(speak(LONG_ANSWER, SLOW, SAFE_COST).stallMs).toBe(0);
   });
 
-  it('hurries the pieces of a device slower than it was believed to be, down to the floor, and is silent for less', () => {
-    const hurried = speak(LONG_ANSWER, SLOW, HALF);
-    const unhurried = speak(LONG_ANSWER, SLOW, HALF, TALK.steps);
-    expect(Math.min(...hurried.steps)).toBeGreaterThanOrEqual(TALK.floor);
+  it('hurries the pieces of a device slower than it was believed to be, down to a floor the bot sets, and is silent for less', () => {
+    const floor = 4;
+    const hurried = speak(LONG_ANSWER, SLOW, HALF, floor);
+    const unhurried = speak(LONG_ANSWER, SLOW, HALF);
+    expect(unhurried.steps.every((steps) => steps === TALK.steps)).toBe(true);
+    expect(Math.min(...hurried.steps)).toBeGreaterThanOrEqual(floor);
     expect(hurried.steps.some((steps) => steps < TALK.steps)).toBe(true);
     expect(hurried.stallMs).toBeLessThan(unhurried.stallMs);
   });

@@ -1,7 +1,8 @@
 /**
  * The stand-in as a model that calls verbs: it hears a verb's plain phrasing and streams the call as
- * a provider would, words a result with the verb's own `say` (or an error with its sentence), and
- * answers anything else as the stand-in always has.
+ * a provider would, words a result with the verb's own `say` (or an error with its sentence), opens
+ * a skill whose words it hears and answers with the skill's own sentence, and answers anything else
+ * as the stand-in always has.
  */
 import { describe, expect, it } from 'vitest';
 import { standInAnswer } from '../../../server/chat/standIn';
@@ -12,15 +13,17 @@ import type { PromptMessage, UpstreamEvent } from '../../../server/chat/upstream
 import { sentenceOf } from '../../../server/verbs/errors';
 import { createRegistry } from '../../../server/verbs/registry';
 import type { Verb } from '../../../server/verbs/verb';
+import skillsApp from '../../../server/apps/skills/index';
+import type { StandInSkill } from '../../../server/chat/standInModel';
 import { testApps } from '../../helpers/testApps';
 
 const registry = createRegistry(testApps);
 const verbs = registry.verbs;
 const noWait: Sleep = () => Promise.resolve();
 
-async function heard(messages: readonly PromptMessage[], inScope: readonly Verb[] = verbs, signal = new AbortController().signal): Promise<UpstreamEvent[]> {
+async function heard(messages: readonly PromptMessage[], inScope: readonly Verb[] = verbs, signal = new AbortController().signal, skills: readonly StandInSkill[] = []): Promise<UpstreamEvent[]> {
   const events: UpstreamEvent[] = [];
-  const model = standInModel(messages, { reason: 'no-provider', verbs: inScope, wordMs: 0, sleep: noWait, signal });
+  const model = standInModel(messages, { reason: 'no-provider', verbs: inScope, skills, wordMs: 0, sleep: noWait, signal });
   for await (const event of model.events) events.push(event);
   return events;
 }
@@ -125,6 +128,36 @@ describe('standInModel', () => {
   it('gives the usual answer to a phrasing whose verb is not in scope this turn', async () => {
     const events = await heard([{ role: 'user', content: 'Add a swallow to the tally.' }], [registry.verb('chime.now') as Verb]);
     expect(textOf(events)).toBe(standInAnswer('no-provider', 'Add a swallow to the tally.'));
+  });
+
+  describe('with a bot’s skills', () => {
+    const open = skillsApp.verbs[0] as Verb;
+    const skills: StandInSkill[] = [
+      { name: 'plan-the-day' },
+      { name: 'in-distress', standIn: { hears: ['hopeless', "can't go on"], says: 'Please call your local emergency number if you might be in danger.' } },
+    ];
+    const calledFor = async (line: string, inScope: readonly Verb[] = [...verbs, open]) => {
+      const calls = new ToolCallAccumulator();
+      for (const e of await heard([{ role: 'user', content: line }], inScope, undefined, skills)) if (e.type === 'tool-call') calls.push(e.piece);
+      return calls.calls();
+    };
+
+    it('opens the skill whose words it hears, as whole words anywhere in the line, before any verb’s phrasing', async () => {
+      expect(await calledFor('I feel so Hopeless today.')).toEqual([{ id: 'call_standin_0', name: 'skills-open', arguments: '{"name":"in-distress"}' }]);
+      expect(await calledFor('I can’t go on, add it to the tally')).toEqual([{ id: 'call_standin_0', name: 'skills-open', arguments: '{"name":"in-distress"}' }]);
+      expect((await calledFor('Add hopelessness to the tally.'))[0]?.name).toBe('tally-add');
+    });
+
+    it('opens none when skills.open is not in scope', async () => {
+      expect(await calledFor('I feel hopeless', verbs)).toEqual([]);
+    });
+
+    it('answers an opened skill with its own sentence, and reads out one it has none for', async () => {
+      const distress = afterCall('I feel hopeless', 'skills-open', '{"name":"in-distress"}', { ok: true, output: { name: 'in-distress', instructions: 'Point to help; do not counsel.' } });
+      expect(textOf(await heard(distress, [...verbs, open], undefined, skills))).toBe('Please call your local emergency number if you might be in danger.');
+      const plan = afterCall('open the skill plan-the-day', 'skills-open', '{"name":"plan-the-day"}', { ok: true, output: { name: 'plan-the-day', instructions: 'Look at the reminders first.' } });
+      expect(textOf(await heard(plan, [...verbs, open], undefined, skills))).toBe('Look at the reminders first.');
+    });
   });
 
   it('stops speaking, without finishing, once its signal aborts', async () => {

@@ -92,7 +92,9 @@ describe('an outside tool as a verb', () => {
     const askIn = (language: string) => cancel.ask?.({ eventId: 'ev-42' }, { person: 'p', bot: 'b', via: 'model', timeZone: 'UTC', tx: undefined as never, nowMs: 0, words: shippedWords().wordsIn(language) });
     expect(await askIn('en')).toBe('Shall I cancel event ev-42?');
     expect(await askIn('de')).toBe('Soll ich das tun: cancel event ev-42?');
-    expect(filled('move {what} to {where}', { what: 7, where: ['a', 'b'] })).toBe('move 7 to {where}');
+    expect(filled('move {what} to {where}', { what: 7, where: ['a', 'b'] })).toBe('move 7 to a, b');
+    // As narration fills its sentence: a nested field by its dotted name; one not given is left out, never read as braces.
+    expect(filled('rename {body.title} in {room}', { body: { title: 'Guernica' } })).toBe('rename Guernica in');
   });
 
   it('gives the stand-in a phrasing from the file’s example, each {field} standing for that argument', () => {
@@ -110,5 +112,23 @@ describe('an outside tool as a verb', () => {
 
   it('gives the stand-in no phrasing when the example leaves a required argument unsaid', () => {
     expect(outsideVerb(file, tool()).standIn).toBeUndefined();
+  });
+
+  it('hears a field of a JSON body by its dotted name, and only when the example gives every field the body requires', () => {
+    const body = { type: 'object', properties: { title: { type: 'string' }, year: { type: 'integer' }, note: { type: 'string' } }, required: ['title', 'year'] };
+    const adding = (example: string) =>
+      outsideVerb(parseAppFile('museum.md', `---\nopenapi: { spec: a.json, server: "https://a.example" }\noperations: [addArtwork]\nexamples: { addArtwork: "${example}" }\n---\nArt.\n`), {
+        ...tool({ tool: 'addArtwork', risk: 'write', inputSchema: { type: 'object', properties: { body }, required: ['body'] } }),
+      });
+    const [add] = adding('add {body.title} from {body.year}').standIn?.phrasings ?? [];
+    const match = add?.pattern.exec('add guernica from 1937');
+    expect(match === null || match === undefined ? null : add?.input(match)).toEqual({ body: { title: 'guernica', year: 1937 } });
+    expect(adding('add {body.title}').standIn).toBeUndefined();
+  });
+
+  it('has the stand-in say a result from its fields in the person’s language, never as JSON', () => {
+    const find = outsideVerb(parseAppFile('shop.md', '---\nopenapi: { spec: a.json, server: "https://a.example" }\noperations: [getPetById]\nexamples: { getPetById: "find pet {petId}" }\n---\nPets.\n'), tool());
+    expect(find.standIn?.say({ id: 7, name: 'Rex' }, { petId: 7 }, shippedWords().wordsIn('es'))).toBe('shop dice: Rex, id 7.');
+    expect(find.standIn?.say({ id: 7, name: 'Rex' }, { petId: 7 })).toBe('shop says: Rex, id 7.');
   });
 });

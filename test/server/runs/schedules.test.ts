@@ -3,6 +3,7 @@
  * run for each due one, once, for the last occurrence however many it missed, and a schedule made
  * today does not replay the past.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromLocal } from '../../../server/apps/localTime';
 import lists from '../../../server/apps/lists/index';
@@ -80,5 +81,16 @@ describe.each(ENGINES)('schedules on $name', { timeout: DB_TEST_MS }, ({ open })
     nowMs = at(3, 8);
     await service.lookAtSchedules();
     expect(await runsOf(ben)).toHaveLength(1);
+  });
+
+  it('keeps the day a schedule made before migration 029 was given, as a day in its zone', async () => {
+    const cy = somebody();
+    // As `tasks.schedule` wrote "until 2026-12-04" then: the last second of that day in UTC.
+    const untilMs = Date.parse('2026-12-04T23:59:59Z');
+    await db.asServer((tx) => tx.query("insert into schedules (person, bot, asked, said, recurrence) values ($1, 'buddy', 'water the plants', 'every day at 08:00', $2)", [cy, JSON.stringify({ every: 'day', zone: 'Australia/Sydney', untilMs })]));
+    const migration = readFileSync(new URL('../../../server/db/migrations/029_bots_that_wake.sql', import.meta.url), 'utf8');
+    await db.asServer((tx) => tx.query(migration.slice(migration.indexOf('update schedules'))));
+    const [kept] = await db.asPerson(cy, (tx) => activeSchedules(tx, 'buddy'));
+    expect(kept?.recurrence).toEqual({ every: 'day', zone: 'Australia/Sydney', until: '2026-12-04' });
   });
 });

@@ -182,6 +182,19 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     expect(await cy.say('what are my schedules')).toBe('You have nothing scheduled with me.');
   });
 
+  it('keeps every other week, until a day and except some, as days in the person’s zone, and says them back', async () => {
+    const outcome = await backend.api.executor.execute({
+      verb: 'tasks.schedule',
+      input: { what: 'water the plants', every: 'week', on: ['monday'], at: '18:00', interval: 2, until: '2026-12-31', except: ['2026-12-28'] },
+      caller: { person: 'fay-tasks', bot: 'buddy', via: 'person', timeZone: 'Australia/Sydney' },
+      idempotencyKey: 'fay-schedule-00000001',
+    });
+    expect(outcome.ok ? outcome.output : outcome.error.sentence).toMatchObject({ said: 'every 2 weeks on Monday at 18:00, until December 31, 2026, except December 28, 2026' });
+    const [kept] = await db.asPerson('fay-tasks', (tx) => activeSchedules(tx, 'buddy'));
+    expect(kept?.recurrence).toMatchObject({ every: 'week', on: [1], interval: 2, until: '2026-12-31', except: ['2026-12-28'], zone: 'Australia/Sydney' });
+    expect(kept?.recurrence.from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
   async function askedOf(person: string) {
     await expect.poll(() => published.some((p) => p.person === person && p.event.kind === 'run' && p.event.ask !== undefined), { timeout: 10_000 }).toBe(true);
     const event = published.find((p) => p.person === person && p.event.kind === 'run' && p.event.ask !== undefined)?.event;

@@ -1,6 +1,7 @@
 /**
  * Which verbs one turn may use, and why: always → the bot's apps → the last two apps used, at most
- * twelve, with what was left out and whether the cap took it.
+ * twelve, with what was left out and whether the cap took it; when the bot's apps do not all fit,
+ * the one the person's line speaks of first, then those used lately.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -86,10 +87,10 @@ describe('scopeOf', () => {
     expect(listed(scope)).toEqual(['chime.now always', 'kettle.v1 bot']);
   });
 
-  it('stops at twenty verbs and says which the cap left out, and which nothing chose', () => {
-    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1), appOf('piano', 14)]);
+  it('stops at twelve verbs and says which the cap left out, and which nothing chose', () => {
+    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('kettle', 1), appOf('radio', 1), appOf('piano', 8)]);
     const scope = scopeOf(big, { botApps: ['piano', 'lamp'], recentApps: ['tally'] });
-    expect(SCOPE_MAX).toBe(20);
+    expect(SCOPE_MAX).toBe(12);
     expect(scope.verbs).toHaveLength(SCOPE_MAX);
     expect(listed(scope)).toEqual([
       'chime.now always',
@@ -101,19 +102,13 @@ describe('scopeOf', () => {
       'piano.v6 bot',
       'piano.v7 bot',
       'piano.v8 bot',
-      'piano.v9 bot',
-      'piano.v10 bot',
-      'piano.v11 bot',
-      'piano.v12 bot',
-      'piano.v13 bot',
-      'piano.v14 bot',
       'lamp.v1 bot',
       'lamp.v2 bot',
       'tally.add recent',
-      'tally.count recent',
-      'tally.wait recent',
     ]);
     expect(scope.leftOut).toEqual([
+      { verb: 'tally.count', why: 'cap' },
+      { verb: 'tally.wait', why: 'cap' },
       { verb: 'tally.broken', why: 'cap' },
       { verb: 'tally.huge', why: 'cap' },
       { verb: 'tally.fail', why: 'cap' },
@@ -122,6 +117,33 @@ describe('scopeOf', () => {
       { verb: 'kettle.v1', why: 'not-chosen' },
       { verb: 'radio.v1', why: 'not-chosen' },
     ]);
+  });
+
+  describe('when the bot’s own apps do not all fit', () => {
+    const big = createRegistry([...testApps, appOf('lamp', 2), appOf('piano', 8)]);
+    // 1 always + piano 8 + lamp 2 + tally 7: the file's order would leave tally out whole.
+    const botApps = ['piano', 'lamp', 'tally'];
+    const apps = (scope: Scope) => [...new Set(scope.verbs.filter((s) => s.why === 'bot').map((s) => s.verb.name.split('.')[0]))];
+
+    it('keeps the file’s order when nothing says otherwise, and the cap takes the rest', () => {
+      const scope = scopeOf(big, { botApps, recentApps: [] });
+      expect(apps(scope)).toEqual(['piano', 'lamp', 'tally']);
+      expect(listed(scope).at(-1)).toBe('tally.add bot');
+      expect(scope.leftOut.filter((left) => left.why === 'cap').map((left) => left.verb)).toEqual(['tally.count', 'tally.wait', 'tally.broken', 'tally.huge', 'tally.fail', 'tally.clear']);
+    });
+
+    it('offers first the app the person’s line is a phrasing of, whatever the file’s order', () => {
+      const scope = scopeOf(big, { botApps, recentApps: [], heard: 'Add milk to the tally.' });
+      expect(apps(scope)).toEqual(['tally', 'piano']);
+      expect(scope.names.has('tally.add')).toBe(true);
+      expect(scope.verbs).toHaveLength(SCOPE_MAX);
+    });
+
+    it('then the apps used lately, most recent first, before the file’s order', () => {
+      const scope = scopeOf(big, { botApps, recentApps: ['lamp', 'tally'], heard: 'play something' });
+      expect(apps(scope)).toEqual(['lamp', 'tally', 'piano']);
+      expect(scope.verbs).toHaveLength(SCOPE_MAX);
+    });
   });
 
   it('names exactly the verbs in scope, for the executor’s policy', () => {

@@ -74,6 +74,13 @@ const SEEDS: Record<string, (tx: Queryable, person: string, tag: string) => Prom
   webauthn_challenges: (tx, person, tag) => tx.query("insert into webauthn_challenges (challenge, purpose, person, expires_at) values ('challenge-' || $2, 'register', $1, now() + interval '1 minute')", [person, tag]),
   threads: (tx, person) => tx.query("insert into threads (person, bot) values ($1, 'sage')", [person]),
   lines: (tx, person, tag) => tx.query("insert into lines (thread_id, person, who, text, client_id) select id, $1, 'person', 'my garden, ' || $2, 'line-' || $2 from threads where person = $1", [person, tag]),
+  choices: async (tx, person, tag) => {
+    const offer = await tx.query<{ id: string }>(
+      `insert into lines (thread_id, person, who, text, client_id, choices) select id, $1, 'assistant', 'Which list?', 'offer-' || $2, '{"question":"Which list?","items":["Shopping","To-do"]}' from threads where person = $1 returning id`,
+      [person, tag],
+    );
+    return tx.query("insert into choices (line_id, person, choice, via) values ($1, $2, 0, 'press')", [offer.rows[0]?.id, person]);
+  },
   memories: (tx, person, tag) => tx.query("insert into memories (person, bot, text, embedder, embedding, dimensions) values ($1, 'sage', 'likes green tea, ' || $2, 'walk', '[1,0,0]', 3)", [person, tag]),
   forgotten: (tx, person, tag) => tx.query("insert into forgotten (person, bot, digest) values ($1, 'sage', sha256(convert_to($2, 'UTF8')))", [person, tag]),
   forgotten_phrases: (tx, person, tag) => tx.query("insert into forgotten_phrases (person, bot, words, digest) values ($1, 'sage', 2, sha256(convert_to('phrase ' || $2, 'UTF8')))", [person, tag]),
