@@ -37,12 +37,6 @@ interface BenchModule {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/**
- * Benchmarks that drive the page's own modules, which read the words files as Vite serves them
- * (`?raw`, `import.meta.glob`; src/platform/words.ts): loaded through Vite's module loader, as
- * vitest loads the tests that drive the same modules. The others are imported as they are.
- */
-const THROUGH_VITE = new Set(['tts-first-audio']);
 const out = join(here, '..', '..', 'bench-results');
 /** Targets the benchmarks run so far exported, by name. */
 const exported = new Map<string, readonly BenchTarget[]>();
@@ -52,10 +46,21 @@ async function available(): Promise<string[]> {
   return files.filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3)).sort();
 }
 
-/** Runs `name`'s module with `run`: imported, or through Vite while it runs when it needs the page's modules. */
+/**
+ * Runs `name`'s module with `run`: imported as it is, or — when it drives the page's own modules,
+ * which read the words files as Vite serves them (`?raw`, `import.meta.glob`; src/platform/words.ts),
+ * so Node cannot import it — through Vite's module loader while it runs, as vitest loads the tests
+ * that drive the same modules. Which is which is found by trying, so no list is kept.
+ */
 async function withBench<T>(name: string, run: (mod: BenchModule) => Promise<T>): Promise<T> {
   const file = join(here, `${name}.ts`);
-  if (!THROUGH_VITE.has(name)) return run((await import(pathToFileURL(file).href)) as BenchModule);
+  let imported: BenchModule | undefined;
+  try {
+    imported = (await import(pathToFileURL(file).href)) as BenchModule;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+  }
+  if (imported !== undefined) return run(imported);
   const { createServer } = await import('vite');
   const vite = await createServer({ configFile: false, root: join(here, '..', '..'), logLevel: 'error', appType: 'custom', server: { middlewareMode: true, hmr: false }, optimizeDeps: { noDiscovery: true } });
   try {
