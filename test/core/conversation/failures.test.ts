@@ -65,7 +65,7 @@ describe('failures', () => {
     c.starts(0).ends(0).clearEffects();
     c.send({ type: 'speaker.failed', utteranceId: 1, piece: 1, voice: 'endpoint', reason: 'The voice service answered 502.' });
     expect(c.spoken).toEqual([
-      { utteranceId: 1, piece: 1, text: 'How are you today? Fine weather.', voice: 'device', steps: 8, floor: 4 },
+      { utteranceId: 1, piece: 1, text: 'How are you today? Fine weather.', voice: 'device', steps: 8, floor: 8 },
     ]);
     expect(c.context.voice).toBe('device');
     expect(c.context.problem).toEqual({ kind: 'speaker', reason: 'The voice service answered 502.' });

@@ -26,6 +26,6 @@ describe('speech off', () => {
   it('speaks again once speech is turned back on', () => {
     const c = conversation({ speech: false }).user('Hi.').bot('Hello.');
     c.send({ type: 'settings.changed', speech: true }).user('And again?').bot('Hello again.');
-    expect(c.spoken).toEqual([{ utteranceId: 2, piece: 0, text: 'Hello again.', voice: 'device', steps: 8, floor: 4 }]);
+    expect(c.spoken).toEqual([{ utteranceId: 2, piece: 0, text: 'Hello again.', voice: 'device', steps: 8, floor: 8 }]);
   });
 });

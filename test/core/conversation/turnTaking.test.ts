@@ -44,7 +44,7 @@ describe('a turn', () => {
 
   it('speaks the opening sentence as soon as its boundary arrives, before the answer ends', () => {
     const c = conversation().user('Hi.').streamWords('Sure thing. The weather is ');
-    expect(c.spoken).toEqual([{ utteranceId: 1, piece: 0, text: 'Sure thing.', voice: 'device', steps: 8, floor: 4 }]);
+    expect(c.spoken).toEqual([{ utteranceId: 1, piece: 0, text: 'Sure thing.', voice: 'device', steps: 8, floor: 8 }]);
   });
 
   it('uses the opening steps for the first piece and the full steps after it', () => {
