@@ -36,8 +36,3 @@ export function minutesLeft(leftMs: number): string {
 export function answers(n: number): string {
   return n === 1 ? say('page-people.answer-one') : say('page-people.answers', { n });
 }
-
-/** What went wrong, for the person: an error's message, or the thing itself. */
-export function problemOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
