@@ -16,6 +16,8 @@ import type { SpeakEndpoint } from './speak';
 export interface BackendConfig {
   /** `DATABASE_URL`: Postgres with pgvector (Supabase or any). Unset: PGlite in `dataDir`. */
   databaseUrl: string | undefined;
+  /** `DATABASE_DIRECT_URL`: a session connection to the same Postgres for LISTEN, when `DATABASE_URL` names a transaction pooler. */
+  databaseDirectUrl: string | undefined;
   /** `CONFAB_DATA_DIR`, default `.data`: the embedded database and the generated grant secret. */
   dataDir: string;
   /** `CONFAB_BOTS_DIR`, default `bots`. */
@@ -206,6 +208,7 @@ function readEmbedder(env: Record<string, string | undefined>): BackendConfig['e
 export function readBackendConfig(env: Record<string, string | undefined>, cwd = process.cwd()): BackendConfig {
   return {
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL?.trim() || undefined,
     dataDir: resolve(cwd, env.CONFAB_DATA_DIR || '.data'),
     botsDir: resolve(cwd, env.CONFAB_BOTS_DIR || 'bots'),
     providers: readProviders(env),

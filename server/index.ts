@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   const migrationsDir = fileURLToPath(new URL('./db/migrations', import.meta.url));
   // PGlite is one process's: a second server or `npm run admin` on this folder is refused, not let corrupt it.
   const unlock = backend.databaseUrl ? undefined : await lockDataFolder(backend.dataDir);
-  const db = await openDatabase(backend.databaseUrl ? { url: backend.databaseUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir });
+  const db = await openDatabase(
+    backend.databaseUrl ? { url: backend.databaseUrl, directUrl: backend.databaseDirectUrl, migrationsDir } : { dataDir: join(backend.dataDir, 'pglite'), migrationsDir },
+  );
   // Each outside tool's risk as first seen is kept in the database for the whole site (every instance
   // over it), so a server cannot later claim a tool is safer. A refused start lets go of the database.
   const found = await loadAppsFolders(appsFolders, { env, log: logLine, kept: keptRisksIn(db) }, { mcp: mcpApp, openapi: openApiApp }).catch(async (error: unknown) => {
@@ -90,7 +92,8 @@ async function main(): Promise<void> {
   checkBotSkills(bots, [...skills.keys()]);
   const siteWords = env.CONFAB_WORDS_DIR?.trim();
   const words = loadWords({ dir: defaultWordsDir(), ...(siteWords ? { siteDir: resolve(siteWords) } : {}) });
-  const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir });
+  // Over Postgres, unset, it is made once in the database: every instance signs with the same one.
+  const grantSecret = await loadGrantSecret({ env, dataDir: backend.dataDir, ...(backend.databaseUrl ? { db } : {}) });
   const { embedder, status: embedderStatus } = await chooseEmbedder(backend.embedder, { dataDir: backend.dataDir, log: logLine });
   await db.asServer((tx) => registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) }));
   // Memories another embedder made move to this one's space in the background.
@@ -122,8 +125,16 @@ async function main(): Promise<void> {
     clock: Date.now,
     mcpLimits: readMcpLimits(env),
   });
-  // Presence hears the other instances over the database (LISTEN/NOTIFY) before a page connects.
-  await api.presence.start();
+  // Presence hears the other instances over the database (LISTEN/NOTIFY) before a page connects,
+  // or says that it reads what they did every so often, since it cannot hear them.
+  const hearing = await api.presence.start();
+  if (hearing.by === 'polling') {
+    logLine({
+      event: 'presence.polling',
+      everyMs: hearing.pollMs,
+      why: `${hearing.why} DATABASE_URL looks like a transaction pooler: presence reads what the other instances did every ${String(hearing.pollMs)} ms. Set DATABASE_DIRECT_URL to a session connection to the same Postgres (Supabase: port 5432) to hear them at once.`,
+    });
+  }
   // Write keys are kept a day for a retry of their turn, then swept.
   api.keys.start();
   // Work that outlives a turn: this instance's worker and the schedules' clock.

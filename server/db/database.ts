@@ -8,13 +8,13 @@
  * Do not nest: calling `asServer`/`asPerson`/`readAsServer` inside a transaction or read waits for
  * a connection (PGlite: for the queue) that the outer one holds, and never returns.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { resolveOptions } from '../../common/options';
 import type { Limits } from '../../common/options';
-import { DatabaseError, toDatabaseError } from './errors';
+import { DatabaseError, DeafListenError, toDatabaseError } from './errors';
 import { migrate, readMigrations } from './migrate';
-import { RECALL_SESSION_SQL } from './memories';
 import { pgliteStatements } from './pgliteStatements';
 import type { Engine, Session } from './migrate';
 import type { Queryable } from './queryable';
@@ -85,6 +85,12 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Folder of `NNN_name.sql` migrations. Default: `migrations/` beside this file. */
   migrationsDir?: string;
+  /**
+   * A session connection to the same Postgres (`DATABASE_DIRECT_URL`) for LISTEN, when `url` names a
+   * transaction pooler (pgbouncer in transaction mode, Supabase's port 6543), through which a
+   * notification never reaches a listener. Default: `url`.
+   */
+  directUrl?: string;
   /** Most connections the `pg` pool opens to the server. Default 10. */
   poolSize?: number;
 }
@@ -107,7 +113,8 @@ const PERSON_ROLE = 'confab_person';
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const settings = resolveOptions('database', DATABASE_DEFAULTS, options, LIMITS);
   const migrations = await readMigrations(settings.migrationsDir);
-  const { engine, listen } = options.url !== undefined && options.url !== '' ? await openPostgres(options.url, settings.poolSize) : await openPglite(settings.dataDir);
+  const { engine, listen } =
+    options.url !== undefined && options.url !== '' ? await openPostgres(options.url, options.directUrl || options.url, settings.poolSize) : await openPglite(settings.dataDir);
   try {
     await migrate(engine, migrations);
   } catch (error) {
@@ -153,7 +160,6 @@ async function openPglite(dataDir: string): Promise<{ engine: StoreEngine; liste
   let db: PGlite;
   try {
     db = await PGlite.create({ dataDir, extensions: { vector } });
-    await db.exec(RECALL_SESSION_SQL);
   } catch (error) {
     throw toDatabaseError(error, `Opening PGlite in ${dataDir}`);
   }
@@ -227,16 +233,12 @@ async function openPglite(dataDir: string): Promise<{ engine: StoreEngine; liste
   return { engine, listen };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<{ engine: StoreEngine; listen: Listen }> {
+async function openPostgres(url: string, listenUrl: string, poolSize: number): Promise<{ engine: StoreEngine; listen: Listen }> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle connection the server dropped is discarded by the pool, and the next checkout opens a
   // new one; without a listener the event would end the process instead.
   pool.on('error', () => undefined);
-  // Every connection searches memories the same way; queued ahead of the connection's first query.
-  pool.on('connect', (client) => {
-    client.query(RECALL_SESSION_SQL).catch(() => undefined);
-  });
   /** Statements on one checked-out connection, or (a read) on whichever the pool hands each. */
   const session = (client: PoolClient | InstanceType<typeof pg.Pool>): Session => ({
     query: (async (sql: string, params?: unknown[]) => {
@@ -300,20 +302,47 @@ async function openPostgres(url: string, poolSize: number): Promise<{ engine: St
     },
   };
   const listeners = new Set<() => Promise<void>>();
-  const listen: Listen = (channel, handlers) => {
+  const listen: Listen = async (channel, handlers) => {
     checkChannel(channel);
-    if (closed) return Promise.reject(new DatabaseError('The database is closed.'));
-    return listenOnPostgres(() => new pg.Client({ connectionString: url }), channel, handlers).then((stop) => {
-      const stopping = async () => {
-        listeners.delete(stopping);
-        await stop();
-      };
-      listeners.add(stopping);
-      return stopping;
+    if (closed) throw new DatabaseError('The database is closed.');
+    // A probe sent through the pool must come back to the listener: through a transaction pooler
+    // LISTEN is taken without a word and nothing is ever heard, which is said here, not found out later.
+    const probe = `confab-probe:${randomUUID()}`;
+    let heard = (): void => undefined;
+    const probeHeard = new Promise<void>((resolve) => {
+      heard = resolve;
     });
+    const stop = await listenOnPostgres(() => new pg.Client({ connectionString: listenUrl }), channel, {
+      ...handlers,
+      payload: (payload) => {
+        if (payload === probe) heard();
+        else handlers.payload(payload);
+      },
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = await Promise.race([
+      probeHeard.then(() => true),
+      pool.query('select pg_notify($1, $2)', [channel, probe]).then(
+        () => new Promise<boolean>((resolve) => (timer = setTimeout(() => { resolve(false); }, LISTEN_PROBE_MS))),
+        (error: unknown) => Promise.reject(toDatabaseError(error, `Notifying ${channel}`)),
+      ),
+    ]).finally(() => { clearTimeout(timer); });
+    if (!waited) {
+      await stop();
+      throw new DeafListenError(channel, LISTEN_PROBE_MS);
+    }
+    const stopping = async () => {
+      listeners.delete(stopping);
+      await stop();
+    };
+    listeners.add(stopping);
+    return stopping;
   };
   return { engine, listen };
 }
+
+/** How long a notification sent through the pool may take to reach a new listener before it is taken for deaf, in ms. */
+const LISTEN_PROBE_MS = 2_000;
 
 /** How long a dropped LISTEN connection waits before it is opened again, in ms, doubling to the last. */
 const RELISTEN_MS = [100, 200, 500, 1_000, 2_000, 5_000] as const;

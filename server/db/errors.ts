@@ -30,6 +30,18 @@ export class MigrationError extends DatabaseError {
 
 const REFUSED = new Set(['42501', '23503']);
 
+/**
+ * A listener that hears nothing: a notification sent through the database's connection did not
+ * reach a LISTEN on it, as happens through a transaction pooler.
+ */
+export class DeafListenError extends DatabaseError {
+  override readonly name: string = 'DeafListenError';
+
+  constructor(channel: string, waitedMs: number) {
+    super(`A notification on ${channel} did not reach a LISTEN on it within ${String(waitedMs)} ms.`);
+  }
+}
+
 /** Error classes whose server messages quote the offending value, which may be something somebody said. */
 const QUOTES_VALUES = /^22/;
 

@@ -56,13 +56,15 @@ const RECALL_MAX_LIMIT = 100;
 const RECALL_EF_SEARCH = 200;
 
 /**
- * How every database session searches memories, set once per connection rather than per recall
- * (a statement less on every answer's way): the approximate index yields candidates before the
- * person/bot/embedder filter, so the iterative scan keeps fetching until `limit` rows pass it
- * instead of answering too few; and a wider candidate list than pgvector's default 40, at which a
- * person with 10,000 memories got only 68–75 % of their true nearest ones back (npm run bench -- recall).
+ * How a recall searches, set for its own transaction (never for the connection: behind a
+ * transaction pooler a connection is shared by every instance, and a setting made on one is not
+ * on the next): the approximate index yields candidates before the person/bot/embedder filter, so
+ * the iterative scan keeps fetching until `limit` rows pass it instead of answering too few; a
+ * wider candidate list than pgvector's default 40 (a person with 10,000 memories got only 68–75 %
+ * of their true nearest ones back at 40: npm run bench -- recall); and each statement planned for
+ * its own values. One statement, so it costs a round trip and no more.
  */
-export const RECALL_SESSION_SQL = `set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = ${String(RECALL_EF_SEARCH)}`;
+const RECALL_SETTINGS_SQL = `select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', '${String(RECALL_EF_SEARCH)}', true)`;
 
 /** An embedder's name is registered with another width than the one given. */
 export class EmbedderWidthError extends Error {
@@ -121,9 +123,8 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   const checked = await checkedRecall(tx, query);
   if (checked === null) return [];
   const { width, vector } = checked;
-  // The session's recall settings (`RECALL_SESSION_SQL`, set on every connection by
-  // `openDatabase`) let the approximate index yield candidates before the person/bot/embedder
-  // filter, and keep scanning until `limit` rows pass it, over a wide candidate list.
+  // The recall settings (`RECALL_SETTINGS_SQL`) let the approximate index yield candidates before
+  // the person/bot/embedder filter, and keep scanning until `limit` rows pass it.
   // The width is written into the statement, not passed: only a literal `dimensions = N` and
   // `vector(N)` let the planner use that width's partial index (migration 006). It is a checked
   // whole number, never text from a request.
@@ -132,7 +133,7 @@ export async function recall(tx: Queryable, query: RecallQuery): Promise<Recalle
   // pgliteStatements.ts) would otherwise settle on one plan for everybody after five calls — the
   // owner index, which made a recall over 10,000 memories 3.3 times slower (npm run bench --
   // recall) — so this transaction plans each statement for its own values from here on.
-  await tx.query('set local plan_cache_mode = force_custom_plan');
+  await tx.query(RECALL_SETTINGS_SQL);
   const { rows } = await tx.query<MemoryRow & { distance: number }>(
     `with nearest as materialized (
        select id, bot, text, embedder, dimensions, created_at, (embedding <=> $4::vector(${width}))::float8 as distance

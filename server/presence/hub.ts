@@ -9,6 +9,8 @@
  *
  * Each stream is sent the window's events in order, each once: one that arrives after a gap (a
  * notification lost while the LISTEN connection was down) reads what it missed from the window.
+ * Where LISTEN hears nothing (through a transaction pooler, with no `DATABASE_DIRECT_URL`), the hub
+ * says so at start and reads the window and the seat for every stream each `PRESENCE_POLL_MS`.
  *
  * A notification carries at most 8000 bytes, and a long line or answer is more: what would not fit
  * goes by reference. Events are named by the `seq` they start from and read from the window; a live
@@ -20,10 +22,22 @@ import type { SSEStreamingApi } from 'hono/streaming';
 import { isLiveState } from '../../common/presence/protocol';
 import type { LiveState, PageRef, PresenceMessage, Seat, Sequenced } from '../../common/presence/protocol';
 import type { Database } from '../db/database';
-import { eventsFrom, readLive } from '../db/presence';
+import { DeafListenError } from '../db/errors';
+import { eventsFrom, readLive, readSeat } from '../db/presence';
+import type { SeatRow } from '../db/presence';
+import { seatOf } from './referee';
 
 /** The Postgres channel presence is fanned out on. */
 export const PRESENCE_CHANNEL = 'confab_presence';
+/**
+ * How often, in ms, a hub that cannot hear the other instances reads what they did: a page on
+ * another instance learns of a handover and a line within about this.
+ */
+export const PRESENCE_POLL_MS = 500;
+
+/** How this instance hears the others: at once over LISTEN, by reading every `pollMs`, or only itself (PGlite is one process). */
+export type Hearing = { by: 'listen' } | { by: 'polling'; pollMs: number; why: string } | { by: 'itself' };
+
 /** The largest NOTIFY payload Postgres takes is 8000 bytes; past this the events are read from the window instead. */
 const PAYLOAD_BYTES_MAX = 7_800;
 
@@ -81,6 +95,11 @@ function fanoutOf(payload: string): Fanout | undefined {
   }
 }
 
+/** The seat a page holds, as the seat row says. */
+export function seatFromRow(row: SeatRow, page: string): Seat {
+  return seatOf({ term: row.term, active: row.active, pages: {} }, page);
+}
+
 /** One open presence stream. */
 export class PresenceStream {
   /** The last window `seq` sent; events at or before it are not sent again. */
@@ -126,6 +145,16 @@ export class PresenceStream {
   catchUp(): void {
     if (this.waiting !== null) return;
     void this.then(() => this.sendFrom(this.sentSeq + 1));
+  }
+
+  /** Reads the window and the page's seat, for a hub that cannot hear the other instances. */
+  poll(): void {
+    if (this.waiting !== null) return;
+    void this.then(async () => {
+      const row = await this.db.asPerson(this.person, (tx) => readSeat(tx, this.person, this.bot));
+      await this.take({ from: '', person: this.person, bot: this.bot, told: [{ page: this.page, seat: seatFromRow(row, this.page) }] });
+      await this.sendFrom(this.sentSeq + 1);
+    });
   }
 
   /** A keep-alive comment, so proxies and the page can tell a live stream from a dead one. */
@@ -184,6 +213,7 @@ export class PresenceStream {
 export class PresenceHub {
   private readonly streams = new Map<string, Set<PresenceStream>>();
   private stopListening: (() => Promise<void>) | null = null;
+  private hearing: Hearing = { by: 'itself' };
   /** What was heard, delivered in the order heard: a fan-out whose live state is being read holds back those after it. */
   private heard: Promise<void> = Promise.resolve();
 
@@ -192,21 +222,36 @@ export class PresenceHub {
     readonly instance: string,
   ) {}
 
-  /** Listens on the channel (where the database can). Every stream catches up after a gap. */
-  async start(): Promise<void> {
-    if (this.db.listen === undefined || this.stopListening !== null) return;
-    this.stopListening = await this.db.listen(PRESENCE_CHANNEL, {
-      payload: (payload) => {
-        const fanout = fanoutOf(payload);
-        if (fanout === undefined || fanout.from === this.instance) return;
-        this.heard = this.heard.then(async () => {
-          this.deliver(await this.withLive(fanout));
-        });
-      },
-      gap: () => {
-        for (const set of this.streams.values()) for (const stream of set) stream.catchUp();
-      },
-    });
+  /** Listens on the channel (where the database can), or polls where it hears nothing. Every stream catches up after a gap. */
+  async start(): Promise<Hearing> {
+    if (this.db.listen === undefined) return { by: 'itself' };
+    if (this.stopListening !== null) return this.hearing;
+    try {
+      this.stopListening = await this.db.listen(PRESENCE_CHANNEL, {
+        payload: (payload) => {
+          const fanout = fanoutOf(payload);
+          if (fanout === undefined || fanout.from === this.instance) return;
+          this.heard = this.heard.then(async () => {
+            this.deliver(await this.withLive(fanout));
+          });
+        },
+        gap: () => {
+          for (const stream of this.all()) stream.catchUp();
+        },
+      });
+      this.hearing = { by: 'listen' };
+    } catch (error) {
+      if (!(error instanceof DeafListenError)) throw error;
+      const timer = setInterval(() => {
+        for (const stream of this.all()) stream.poll();
+      }, PRESENCE_POLL_MS);
+      this.stopListening = () => {
+        clearInterval(timer);
+        return Promise.resolve();
+      };
+      this.hearing = { by: 'polling', pollMs: PRESENCE_POLL_MS, why: error.message };
+    }
+    return this.hearing;
   }
 
   attach(stream: PresenceStream): () => void {

@@ -32,13 +32,13 @@ import type { RefereeEvent, Ruling } from './referee';
 import type { Database } from '../db/database';
 import type { Queryable } from '../db/queryable';
 import { appendEvents, eventsFrom, keepLive, keepRuling, knownPages, notify, notifyIfActive, oldestSeq, readSeat, takeSeat } from '../db/presence';
-import type { SeatRow } from '../db/presence';
+import { countKey, releasePlace, renewPlace, takePlace } from '../db/sharedCounts';
 import { bodyCap } from '../bodyCap';
 import { readJson } from '../json';
 import type { PersonEnv } from '../person';
 import { refusal } from '../words/requestWords';
-import { notificationOf, PRESENCE_CHANNEL, PresenceHub, PresenceStream } from './hub';
-import type { Fanout } from './hub';
+import { notificationOf, PRESENCE_CHANNEL, PresenceHub, PresenceStream, seatFromRow } from './hub';
+import type { Fanout, Hearing } from './hub';
 
 /**
  * The largest publication read, in bytes: one carrying two texts of the longest a line may be (a
@@ -55,7 +55,11 @@ export interface PresenceOptions {
   heartbeatMs: number;
   /** How long a page may go unseen before the referee forgets it, in ms. Default 45 000. */
   staleMs: number;
-  /** Streams one person may hold open on this instance at once, over all their pages and bots. Default 8. */
+  /**
+   * Streams one person may hold open at once, over all their pages and bots and every instance over
+   * the database: each holds its page's place there until `staleMs` past its last keep-alive, so the
+   * streams of an instance that stopped lapse. Default 8.
+   */
   streamsPerPerson: number;
 }
 
@@ -75,7 +79,7 @@ export interface PresenceDeps {
 export interface Presence {
   routes: Hono<PersonEnv>;
   /** Listens for the other instances' changes (where the database can). */
-  start(): Promise<void>;
+  start(): Promise<Hearing>;
   /** Keeps the server's own events (a verb that finished away from the conversation) and tells the person's pages. */
   publish(person: string, bot: string, events: readonly WindowEvent[]): Promise<Sequenced[]>;
   /** Ends every stream and stops listening. */
@@ -88,10 +92,6 @@ function personTag(person: string): string {
 }
 
 /** A page's seat as a seat row has it. */
-function seatFromRow(row: SeatRow, page: string): Seat {
-  return seatOf({ term: row.term, active: row.active, pages: {} }, page);
-}
-
 export function presence(deps: PresenceDeps): Presence {
   const options = resolveOptions('presence', PRESENCE_DEFAULTS, deps.options, LIMITS);
   const { db } = deps;
@@ -101,10 +101,11 @@ export function presence(deps: PresenceDeps): Presence {
   const handling = new Set<Promise<void>>();
   /**
    * Each person's open streams on this instance, by bot and page, with what ends each. Past
-   * `streamsPerPerson` a new page's stream is refused rather than the oldest closed: a closed page
-   * would reconnect and close the next in turn, round and round, and the pages a person is using
-   * keep working. The same page opening again (it took its stream for dead) replaces its old one,
-   * so connections a sleeping laptop left behind take no place.
+   * `streamsPerPerson` (counted in the database, over every instance) a new page's stream is refused
+   * rather than the oldest closed: a closed page would reconnect and close the next in turn, round
+   * and round, and the pages a person is using keep working. The same page opening again (it took
+   * its stream for dead) replaces its old one — here, and its place in the count on any instance — so
+   * connections a sleeping laptop left behind take no place.
    */
   const open = new Map<string, Map<string, { end: () => void; replaced: boolean }>>();
 
@@ -167,17 +168,21 @@ export function presence(deps: PresenceDeps): Presence {
     return { page, device };
   };
 
-  routes.get('/presence', (c) => {
+  routes.get('/presence', async (c) => {
     const bot = knownBot(c, c.req.query('bot'));
     const me = pageOf(c, c.req.query('page'), c.req.query('device'));
     const sinceParam = c.req.query('since');
     const since = sinceParam === undefined || sinceParam === '' ? null : Number(sinceParam);
     if (since !== null && (!Number.isSafeInteger(since) || since < 0)) throw refusal(c, 400, 'requests.presence-since');
     const person = c.get('person');
-    const mine = open.get(person) ?? new Map<string, { end: () => void; replaced: boolean }>();
     const key = `${bot}\u0000${me.page}`;
+    // The page's place in the count, held by this stream (a slug and an id: no NUL, which text refuses).
+    const place = { key: countKey('presence-streams', person), slot: `${bot}/${me.page}`, holder: randomUUID() };
+    const nowMs = deps.clock();
+    const room = await db.asServer((tx) => takePlace(tx, { ...place, max: options.streamsPerPerson, nowMs, untilMs: nowMs + options.staleMs }));
+    if (!room.ok) throw refusal(c, 429, 'requests.too-many-pages');
+    const mine = open.get(person) ?? new Map<string, { end: () => void; replaced: boolean }>();
     const before = mine.get(key);
-    if (before === undefined && mine.size >= options.streamsPerPerson) throw refusal(c, 429, 'requests.too-many-pages');
     if (before !== undefined) {
       before.replaced = true;
       before.end();
@@ -209,6 +214,7 @@ export function presence(deps: PresenceDeps): Presence {
       const heartbeat = setInterval(() => {
         void stream.ping();
         rule(person, bot, { type: 'seen', page: me, atMs: deps.clock() }).catch(() => undefined);
+        db.asServer((tx) => renewPlace(tx, { ...place, untilMs: deps.clock() + options.staleMs })).catch(() => undefined);
       }, options.heartbeatMs);
       try {
         const ruling = await rule(person, bot, { type: 'opened', page: me, atMs: deps.clock() });
@@ -232,6 +238,8 @@ export function presence(deps: PresenceDeps): Presence {
         detach();
         if (mine.get(key) === held) mine.delete(key);
         if (mine.size === 0 && open.get(person) === mine) open.delete(person);
+        // Its place is let go unless the page's new stream holds it now (its holder is another).
+        await db.asServer((tx) => releasePlace(tx, place)).catch(() => undefined);
         // A stream its page replaced is no page closing: the page is open, on its new stream.
         if (!held.replaced) await rule(person, bot, { type: 'closed', page: me.page, atMs: deps.clock() }).catch(() => undefined);
       }

@@ -14,6 +14,7 @@ import { DEFAULT_PRICES } from '../../server/backendConfig';
 import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { hashEmbedder } from '../../server/memory/embed';
+import { openTestDatabase } from './testDatabase';
 
 /** Nothing served from disk; the models named as the hub names them. */
 export const TEST_APP_CONFIG: AppDeps['config'] = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' }, modelVersion: 'supertonic-3' };
@@ -73,7 +74,7 @@ export function testBackend(db: Database, options: TestBackendOptions = {}): Tes
 
 /** The API over a fresh in-memory PGlite; `close` closes both. */
 export async function openTestBackend(options: TestBackendOptions = {}): Promise<TestBackend> {
-  const db = await openDatabase({ dataDir: 'memory://' });
+  const db = await openTestDatabase();
   const backend = testBackend(db, options);
   return {
     ...backend,

@@ -12,7 +12,6 @@ import { BODY_CAP_BYTES, BODY_TIMING_DEFAULTS, bodyRoutes } from '../../server/b
 import { loadBots } from '../../server/bots';
 import { createBackend } from '../../server/backend';
 import { LINE_BODY_MAX_BYTES } from '../../server/conversations';
-import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { manualClock } from '../helpers/manualClock';
 import { SPACES, streamSpaces } from '../helpers/spaces';
@@ -20,6 +19,7 @@ import { openTestBackend, TEST_APP_CONFIG, testBackendDeps } from '../helpers/te
 import type { TestBackend } from '../helpers/testBackend';
 import { serveApp } from './chat/localServers';
 import type { Listening } from './chat/localServers';
+import { openTestDatabase } from '../helpers/testDatabase';
 
 
 interface Answered {
@@ -146,7 +146,7 @@ describe('the body door, over the app’s own route table', () => {
 describe('a body that stops arriving', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
   });
   afterAll(async () => {
     await db.close();

@@ -11,7 +11,6 @@ import { createBackend } from '../../server/backend';
 import type { BackendDeps } from '../../server/backend';
 import { loadBots } from '../../server/bots';
 import { ConfigError, readConfig } from '../../server/config';
-import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { verifyGrant } from '../../server/grants';
 import { readPersonMode } from '../../server/person';
@@ -22,6 +21,7 @@ import { memoryStorage } from '../helpers/memoryStorage';
 import { nodeWebSocket, SupabaseAuthStandIn } from '../helpers/supabaseAuthStandIn';
 import { testBackendDeps } from '../helpers/testBackend';
 import { requestRefusal } from '../helpers/words';
+import { openTestDatabase } from '../helpers/testDatabase';
 
 const JWT_SECRET = 'the-stand-in-project-jwt-secret-of-40-chars';
 const PASSWORD = 'correct horse battery staple';
@@ -38,7 +38,7 @@ function backendDeps(env: Record<string, string>): BackendDeps {
 
 beforeAll(async () => {
   standIn = await SupabaseAuthStandIn.start({ jwtSecret: JWT_SECRET });
-  db = await openDatabase({ dataDir: 'memory://' });
+  db = await openTestDatabase();
   const env = { SUPABASE_URL: standIn.url, SUPABASE_ANON_KEY: standIn.anonKey, SUPABASE_JWT_SECRET: JWT_SECRET, CONFAB_DIST: '/nonexistent' };
   app = createApp({ config: readConfig(env), api: createBackend({ ...backendDeps(env), bots: await loadBots('bots') }) });
 });

@@ -10,12 +10,12 @@ import { english } from '../../helpers/words';
 import type { Reply, Received } from './localServers';
 import { z } from 'zod';
 import { parseBotFile } from '../../../server/bots';
-import { openDatabase } from '../../../server/db/database';
 import type { Queryable } from '../../../server/db/queryable';
 import { createRegistry } from '../../../server/verbs/registry';
 import { defineApp, defineVerb } from '../../../server/verbs/verb';
 import { BOT, pantry, Person, pantryItems, seen, startActingDoor } from './actingDoor';
 import type { ActingDoor } from './actingDoor';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 type Sent = { role: string; content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
 
@@ -350,7 +350,7 @@ describe('the apps a conversation used lately', () => {
   const reads: string[] = [];
   beforeAll(async () => {
     // The backend's own database, noting each read of the apps used lately.
-    const db = await openDatabase({ dataDir: 'memory://' });
+    const db = await openTestDatabase();
     closeOwn = () => db.close();
     const noting = (tx: Queryable): Queryable => ({
       query: (sql, params) => {

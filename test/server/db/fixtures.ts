@@ -5,11 +5,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 export function openMemoryDatabase(): Promise<Database> {
-  return openDatabase({ dataDir: 'memory://' });
+  return openTestDatabase();
 }
 
 export interface SocketPostgres {

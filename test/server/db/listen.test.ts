@@ -1,14 +1,15 @@
 /**
  * LISTEN/NOTIFY, which presence fans out on: PGlite hears its own notifications in process, and on
  * Postgres a connection of its own listens and is opened again when it drops, saying there was a
- * gap. The Postgres half runs when `CONFAB_TEST_POSTGRES_URL` names any Postgres (no extension is
+ * gap. The Postgres half runs when `CONFAB_TEST_DATABASE_URL` names any Postgres (no extension is
  * needed: the migrations are not run); pglite-socket does not pass notifications on.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOnPostgres, openDatabase } from '../../../server/db/database';
+import { listenOnPostgres } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { DB_TEST_MS, OPENING_MS } from './fixtures';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 /** A notification is heard a moment after the transaction that sent it commits. */
 const HEARD = { timeout: 5_000 };
@@ -16,7 +17,7 @@ const HEARD = { timeout: 5_000 };
 describe('LISTEN/NOTIFY on PGlite', { timeout: DB_TEST_MS }, () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
   }, OPENING_MS);
   afterAll(async () => {
     await db.close();
@@ -53,7 +54,7 @@ describe('LISTEN/NOTIFY on PGlite', { timeout: DB_TEST_MS }, () => {
   });
 });
 
-const url = process.env.CONFAB_TEST_POSTGRES_URL;
+const url = process.env.CONFAB_TEST_DATABASE_URL;
 
 describe.runIf(url !== undefined && url !== '')('LISTEN/NOTIFY on Postgres', { timeout: DB_TEST_MS }, () => {
   it('listens on a connection of its own, and listens again after the connection is killed, saying there was a gap', async () => {

@@ -64,11 +64,19 @@ describe('memories', { timeout: DB_TEST_MS }, () => {
     expect((await recallFor(ana)).map((m) => m.text)).toEqual(['mine']);
   });
 
-  it('searches with the iterative scan and a wide candidate list in every transaction, the server’s and a person’s', async () => {
-    const settings = (tx: Queryable) => tx.query<{ scan: string; ef: string }>("select current_setting('hnsw.iterative_scan') as scan, current_setting('hnsw.ef_search') as ef");
-    const expected = [{ scan: 'relaxed_order', ef: '200' }];
-    expect((await db.asServer(settings)).rows).toEqual(expected);
-    expect((await db.asPerson(somebody(), settings)).rows).toEqual(expected);
+  it('searches with the iterative scan and a wide candidate list in the recall’s own transaction, never leaving them on the connection', async () => {
+    // Behind a transaction pooler a connection is every instance's: a setting left on it is not on the next one.
+    const ana = somebody();
+    await remember(ana, 'kept', axis(0));
+    const settings = (tx: Queryable) =>
+      tx.query<{ scan: string | null; ef: string | null }>("select current_setting('hnsw.iterative_scan', true) as scan, current_setting('hnsw.ef_search', true) as ef");
+    const during = await db.asPerson(ana, async (tx) => {
+      await recall(tx, { person: ana, bot: 'demo', embedder: 'hash-v1', embedding: axis(0), limit: 3, maxDistance: 1 });
+      return (await settings(tx)).rows;
+    });
+    expect(during).toEqual([{ scan: 'relaxed_order', ef: '200' }]);
+    const after = (await db.asPerson(ana, settings)).rows[0];
+    expect(after?.ef).not.toBe('200');
   });
 
   it('keeps nothing for a zero vector, finds nothing for one, and refuses a vector of the wrong width', async () => {

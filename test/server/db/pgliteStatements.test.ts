@@ -5,11 +5,12 @@ import type { Database } from '../../../server/db/database';
 import type { Queryable } from '../../../server/db/queryable';
 import { DatabaseError } from '../../../server/db/errors';
 import { pastQuestions } from '../../../server/db/lines';
+import { openDatabase } from '../../../server/db/database';
 import { recall, rememberLine } from '../../../server/db/memories';
 import { reserveAnswer } from '../../../server/db/reservations';
 import { pgliteStatements } from '../../../server/db/pgliteStatements';
 import type { PgliteStatements } from '../../../server/db/pgliteStatements';
-import { axis, DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, towards } from './fixtures';
+import { axis, DB_TEST_MS, OPENING_MS, somebody, towards } from './fixtures';
 
 /** The session's named statements as Postgres counts them: how often each was planned for its values or once for all. */
 async function preparedPlans(db: Database): Promise<{ statement: string; generic: number; custom: number }[]> {
@@ -90,7 +91,8 @@ describe('statements prepared once per PGlite session', { timeout: DB_TEST_MS },
 describe('the database on PGlite, its statements kept prepared', { timeout: DB_TEST_MS }, () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openMemoryDatabase();
+    // PGlite's own: what this suite reads is how PGlite keeps its statements, whichever database the run tests.
+    db = await openDatabase({ dataDir: 'memory://' });
   }, OPENING_MS);
   afterAll(() => db.close());
 

@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBots } from '../../../server/bots';
-import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { RECENT_MESSAGES, recentMessages, SENT_MESSAGES } from '../../../common/presence/compaction';
 import { answerTextOf } from '../../helpers/doorHeard';
@@ -20,6 +19,7 @@ import { startUpstream } from '../chat/localServers';
 import type { Upstream } from '../chat/localServers';
 import { OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 const LONG_BOT = `---
 name: Long
@@ -65,7 +65,7 @@ describe('a long conversation', { timeout: 240_000 }, () => {
 
   beforeAll(async () => {
     writeFileSync(join(botsDir, 'long.md'), LONG_BOT);
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
     // The provider stands in for a model that fails the test if it is asked for anything but a turn.
     upstream = await startUpstream((reply, received) => {
       const messages = received.body.messages as Message[];

@@ -4,13 +4,13 @@
  * hears it, and what is heard is delivered in the order heard, though reading it takes time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../server/db/database';
 import type { Database, ListenHandlers } from '../../../server/db/database';
 import { keepLive, notify } from '../../../server/db/presence';
 import { notificationOf, PRESENCE_CHANNEL, PresenceHub } from '../../../server/presence/hub';
 import type { Fanout, PresenceStream } from '../../../server/presence/hub';
 import type { LiveState, Sequenced } from '../../../common/presence/protocol';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 const NOTIFY_BYTES_MAX = 8_000;
 const person = 'hub-person';
@@ -45,7 +45,7 @@ describe('a notification whatever the fan-out carries', () => {
 describe('a hub hearing a live state kept on the seat', { timeout: DB_TEST_MS }, () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
     await db.asServer((tx) => tx.query("insert into presence_seats (person, bot, term, active_page, active_device) values ($1, $2, 1, $3, 'device-hub-01')", [person, bot, page]));
   }, OPENING_MS);
   afterAll(async () => {

@@ -19,6 +19,7 @@ import { testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
 import { Person } from './presenceClient';
+import { openTestDatabase } from '../../helpers/testDatabase';
 
 let n = 0;
 /** A fresh page on a device (ids as the page makes them). */
@@ -33,7 +34,7 @@ describe('presence over one server', { timeout: DB_TEST_MS }, () => {
   let bots: Map<string, Bot>;
 
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
     bots = await loadBots('bots');
     ({ app, api } = testBackend(db, { bots, presence: { windowCapacity: 6 } }));
   }, OPENING_MS);
@@ -200,7 +201,7 @@ describe('presence over two instances of one database', { timeout: DB_TEST_MS },
   let two: TestBackend;
 
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: 'memory://' });
+    db = await openTestDatabase();
     const bots = await loadBots('bots');
     const secret = randomBytes(32);
     one = testBackend(db, { bots, grantSecret: secret });
