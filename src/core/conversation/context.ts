@@ -69,7 +69,7 @@ export interface ConversationContext {
   /** The on-device voice's last pace; null until it has said (pieces are then cut to `pieceChars` alone). */
   pace: Pace | null;
   chunker: ChunkerState;
-  /** A list at the end of the answer so far, held from the voice until it is known whether it offers choices. */
+  /** The end of the answer so far (a line's last word, a list after it), held from the voice until it is known whether it offers choices. */
   listHold: ListHold;
   /** Texts handed to the speaker for this utterance, by piece index. */
   pieces: string[];

@@ -116,7 +116,7 @@ export const decisions = {
   }),
   takeDelta: decide(({ context, event, enqueue }) => {
     if (event.type !== 'answer.delta') return;
-    // A list that may be the answer's last lines waits to be said until it is known whether it offers choices.
+    // A line's last word, and a list after it, wait to be said until it is known whether they offer choices.
     const { hold, pass } = holdList(context.listHold, event.text);
     const { state, pieces } = pushText(context.chunker, pass, { keep: paced(context) });
     const first = context.answer === '';

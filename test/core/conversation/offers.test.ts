@@ -8,16 +8,21 @@ const WHICH = 'Which list?\n\n- Shopping\n- To-do';
 const offer: Offer = { id: 'line-1', question: 'Which list?', items: ['Shopping', 'To-do'], taken: null };
 
 describe('an answer that offers choices', () => {
-  it('is said as its words, then its choices as one question, never item by item', () => {
+  it('is said as its question and its choices in one sentence, never item by item', () => {
     const c = conversation().user('Add milk to my list.').bot(WHICH);
-    expect(c.spoken.map((piece) => piece.text)).toEqual(['Which list?', 'Shopping or to-do?']);
+    expect(c.spoken.map((piece) => piece.text)).toEqual(['Which list: shopping or to-do?']);
   });
 
-  it('holds its list from the voice while it streams, until its end says it is an offer', () => {
-    const c = conversation().user('Add milk to my list.').streamWords(WHICH);
-    expect(c.spoken.map((piece) => piece.text)).toEqual(['Which list?']);
+  it('holds its question’s last word and its list from the voice while it streams, until its end says it is an offer', () => {
+    const c = conversation().user('Add milk to my list.').streamWords(`Sure thing. ${WHICH}`);
+    expect(c.spoken.map((piece) => piece.text)).toEqual(['Sure thing.']);
     c.answerDone();
-    expect(c.spoken.map((piece) => piece.text)).toEqual(['Which list?', 'Shopping or to-do?']);
+    expect(c.spoken.map((piece) => piece.text)).toEqual(['Sure thing.', 'Which list: shopping or to-do?']);
+  });
+
+  it('says the question as written, at once, when no list follows it', () => {
+    const c = conversation().user('Add milk to my list.').streamWords('Which list?\n\nTell me ');
+    expect(c.spoken.map((piece) => piece.text)).toEqual(['Which list?']);
   });
 
   it('reads a list that is not the answer’s last lines as it always has', () => {
@@ -46,7 +51,7 @@ describe('an answer that offers choices', () => {
 
   it('is said as one question when the bot says it of its own accord', () => {
     const c = conversation().greets('Hello! What shall we do?\n- Chat\n- Plan a trip');
-    expect(c.spoken.map((piece) => piece.text)).toEqual(['Hello!', 'What shall we do? Chat or plan a trip?']);
+    expect(c.spoken.map((piece) => piece.text)).toEqual(['Hello!', 'What shall we do: chat or plan a trip?']);
   });
 });
 
