@@ -6,11 +6,11 @@
  * (`server/apps/skills/`), and the verbs a skill brings are offered only once it has been opened in
  * the conversation. So a bot with twenty skills carries twenty lines, not twenty manuals.
  *
- * A skill may also say how the scripted stand-in (no model bought) uses it: the words in a person's
- * line that open it (`standIn.hears`), and the one sentence it says once it has (`standIn.says`),
- * since the stand-in has no model to follow the instructions. So the kit's conduct skills — a
- * person in distress, a medical, legal or money question, somebody else's data — are heard and
- * answered with no key.
+ * A skill may also say how the scripted stand-in (no model bought) uses it, in each language it
+ * speaks: the words in a person's line that open it (`standIn.<lang>.hears`), and the one sentence
+ * it says once it has (`standIn.<lang>.says`), since the stand-in has no model to follow the
+ * instructions. So the kit's conduct skills — a person in distress, a medical, legal or money
+ * question, somebody else's data — are heard and answered with no key, in the person's language.
  *
  * Every file is read and checked when the server starts; one invalid file stops the start with a
  * `SkillFileError` naming the file, as an invalid bot file does.
@@ -21,6 +21,7 @@ import { parseDocument } from 'yaml';
 import { FRONT_MATTER } from './bots';
 import { readMdFolder, unreadable } from './mdFolder';
 import { toolNameOf } from './verbs/project';
+import { LANGUAGE_TAG } from './words/turnWords';
 
 /** The verb that opens a skill. */
 export const OPEN_SKILL = 'skills.open';
@@ -39,11 +40,14 @@ export interface Skill {
   verbs: readonly string[];
   /** The instructions, returned by `skills.open`. */
   body: string;
-  /** How the stand-in opens it and what it then says; unset: the stand-in opens it only when asked to by name. */
-  standIn?: SkillStandIn;
+  /**
+   * How the stand-in opens it and what it then says, by language (`en`, `es`…); unset: the stand-in
+   * opens it only when asked to by name.
+   */
+  standIn?: Readonly<Record<string, SkillStandIn>>;
 }
 
-/** A skill as the stand-in uses it. */
+/** A skill as the stand-in uses it, in one language. */
 interface SkillStandIn {
   /** Words or phrases, any of which in a person's line (as whole words) opens the skill. */
   hears: readonly string[];
@@ -124,18 +128,43 @@ export function parseSkillFile(file: string, text: string): Skill {
   };
 }
 
-/** A skill file's `standIn:` block, checked. */
-function readStandIn(file: string, value: unknown): SkillStandIn {
-  const shape = `standIn must be a mapping of ${STAND_IN_KEYS.join(' and ')}: the words in a person's line that open the skill, and the one line the stand-in then says.`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SkillFileError(file, shape);
-  const unknown = Object.keys(value).find((key) => !(STAND_IN_KEYS as readonly string[]).includes(key));
-  if (unknown !== undefined) throw new SkillFileError(file, `standIn.${unknown} is not a field of standIn; ${shape}`);
-  const { hears, says } = value as Record<string, unknown>;
-  if (!Array.isArray(hears) || hears.length === 0 || hears.some((words) => typeof words !== 'string' || words.trim() === '')) {
-    throw new SkillFileError(file, 'standIn.hears must be a list of words or phrases, e.g. [hopeless, "can\'t go on"].');
+/** A skill file's `standIn:` block, checked: a mapping of languages, each with what it hears and says. */
+function readStandIn(file: string, value: unknown): Readonly<Record<string, SkillStandIn>> {
+  const byLanguage = 'standIn is by language, each with hears and says, e.g. standIn: { en: { hears: [panic], says: Breathe with me. } }.';
+  if (!isMapping(value) || Object.keys(value).length === 0) throw new SkillFileError(file, `standIn must be a mapping of languages; ${byLanguage}`);
+  const lines: Record<string, SkillStandIn> = {};
+  for (const [language, said] of Object.entries(value)) {
+    if (!LANGUAGE_TAG.test(language)) throw new SkillFileError(file, `standIn.${language} is not a language; ${byLanguage}`);
+    lines[language] = readLines(file, `standIn.${language}`, said);
   }
-  if (typeof says !== 'string' || says.trim() === '' || says.includes('\n')) throw new SkillFileError(file, 'standIn.says must be one line: what the stand-in says once it has opened the skill.');
+  return lines;
+}
+
+/** One language's `hears` and `says` in a skill file's `standIn:` block (`at` names it), checked. */
+function readLines(file: string, at: string, value: unknown): SkillStandIn {
+  const shape = `a mapping of ${STAND_IN_KEYS.join(' and ')}: the words in a person's line that open the skill, and the one line the stand-in then says.`;
+  if (!isMapping(value)) throw new SkillFileError(file, `${at} must be ${shape}`);
+  const unknown = Object.keys(value).find((key) => !(STAND_IN_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) throw new SkillFileError(file, `${at}.${unknown} is not a field of a language's stand-in lines; ${at} must be ${shape}`);
+  const { hears, says } = value;
+  if (!Array.isArray(hears) || hears.length === 0 || hears.some((words) => typeof words !== 'string' || words.trim() === '')) {
+    throw new SkillFileError(file, `${at}.hears must be a list of words or phrases, e.g. [hopeless, "can't go on"].`);
+  }
+  if (typeof says !== 'string' || says.trim() === '' || says.includes('\n')) throw new SkillFileError(file, `${at}.says must be one line: what the stand-in says once it has opened the skill.`);
   return { hears: (hears as string[]).map((words) => words.trim()), says: says.trim() };
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What the stand-in hears and says of `skill` in `language` (or its base language: `es` for
+ * `es-MX`); undefined in a language the skill has no lines in, so a skill is never heard or answered
+ * in a language the person did not choose.
+ */
+export function standInLines(skill: Pick<Skill, 'standIn'>, language: string): SkillStandIn | undefined {
+  return skill.standIn?.[language] ?? skill.standIn?.[language.split('-')[0] ?? ''];
 }
 
 /** Refuses a skill that brings a verb no app has: it would silently never be offered. */

@@ -52,7 +52,7 @@ export function answerSource(deps: SourceDeps) {
       }
       const why = source.standIn;
       const model = (messages: readonly PromptMessage[]) =>
-        standInModel(messages, { reason: why, verbs: plan.verbs, skills: plan.skills, words: turn.words, wordMs: deps.options.standInWordMs, sleep: deps.sleep, signal: controller.signal });
+        standInModel(messages, { reason: why, verbs: plan.verbs, skills: plan.skills, words: turn.words, language: plan.acting.caller.language, wordMs: deps.options.standInWordMs, sleep: deps.sleep, signal: controller.signal });
       // A retried turn replays the first step its first try recorded, and nothing is asked for it.
       const kept = await plan.acting.steps.recorded(1);
       const pieces = actingAnswer(kept === undefined ? model(turn.messages) : { kept }, turn.messages, plan.acting, {

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { forModel } from '../../common/modelText';
 import { checkVerb } from '../verbs/registry';
 import type { Risk, StandInPhrasing, Verb } from '../verbs/verb';
-import { shippedWords } from '../words/loadWords';
+import { BASE_LANGUAGE, shippedWords } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { outsideCall } from '../gate';
@@ -190,8 +190,8 @@ function escape(text: string): string {
 }
 
 /** The result said by the stand-in, from its fields (`spokenResult.ts`): English where nobody's language is known. */
-function sayOf(app: string): (output: unknown, input: unknown, words?: Words) => string {
-  return (output, _input, words) => spokenResult(app, output, words ?? shippedWords().wordsIn('en'));
+function sayOf(app: string): (output: unknown, input: unknown, words?: Words, language?: string) => string {
+  return (output, _input, words, language) => spokenResult(app, output, words ?? shippedWords().wordsIn(BASE_LANGUAGE), language ?? BASE_LANGUAGE);
 }
 
 /**

@@ -2,9 +2,10 @@
  * An outside tool's result as the stand-in says it, with no model to word it: briefly, from its
  * fields, as a person would — its text when it answered text; how many it found and the first few
  * by name when it answered a list; a few plain fields of an object; that it is done when it
- * answered nothing (a 204) — in the person's language (`## outside` of the words files). The JSON
- * itself is never read aloud.
+ * answered nothing (a 204) — in the person's language (`## outside` of the words files, a list
+ * joined as `Intl` joins one in that language). The JSON itself is never read aloud.
  */
+import { joinWords } from '../apps/spoken';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 
@@ -82,31 +83,28 @@ function itemSaid(item: unknown): string | undefined {
   return said.length === 0 ? undefined : said.join(', ');
 }
 
-/** A list as it is said: how many, and the first few by name. */
-function listSaid(app: string, list: readonly unknown[], words: Words): string {
+/** A list as it is said: how many, and the first few by name, joined as `language` joins a list. */
+function listSaid(app: string, list: readonly unknown[], words: Words, language: string): string {
   if (list.length === 0) return say(words, 'outside.found-none', { app });
   const named = list.slice(0, ITEMS_SAID).map(itemSaid).filter((item): item is string => item !== undefined);
   const count = String(list.length);
   if (named.length === 0) return say(words, 'outside.counted', { app, count });
-  const last = named.at(-1) ?? '';
-  const rest = named.slice(0, -1).join(', ');
   const unnamed = list.length - named.length;
-  const items =
-    unnamed > 0 ? say(words, 'outside.more', { items: named.join(', '), count: String(unnamed) }) : rest === '' ? last : say(words, 'outside.and', { items: rest, last });
+  const items = joinWords(unnamed > 0 ? [...named, say(words, 'outside.more', { count: String(unnamed) })] : named, language);
   return say(words, list.length === 1 ? 'outside.found-one' : 'outside.found', { app, count, items });
 }
 
-/** The result `output` of the app `app`, said in `words` in a sentence or two. */
-export function spokenResult(app: string, output: unknown, words: Words): string {
+/** The result `output` of the app `app`, said in `words`, which are in `language`, in a sentence or two. */
+export function spokenResult(app: string, output: unknown, words: Words, language: string): string {
   const said = substance(output);
-  if (Array.isArray(said)) return listSaid(app, said, words);
+  if (Array.isArray(said)) return listSaid(app, said, words, language);
   if (typeof said === 'string' && said.trim() !== '') return say(words, 'outside.says', { app, what: cut(said, TEXT_CHARS_MAX) });
   if (typeof said === 'number') return say(words, 'outside.says', { app, what: String(said) });
   if (isFields(said)) {
     const fields = fieldsSaid(said, FIELDS_SAID);
     // An object that is mostly a list (`{ items: [...], total: 40 }`) is said as its list.
     const list = Object.values(said).find((value): value is unknown[] => Array.isArray(value));
-    if (list !== undefined && NAME_FIELDS.every((field) => plain(said[field]) === undefined)) return listSaid(app, list, words);
+    if (list !== undefined && NAME_FIELDS.every((field) => plain(said[field]) === undefined)) return listSaid(app, list, words, language);
     if (fields.length > 0) return say(words, 'outside.says', { app, what: `${fields.join(', ')}.` });
   }
   return say(words, 'outside.done', { app });

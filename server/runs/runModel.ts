@@ -1,8 +1,9 @@
 /**
  * One model call of a run: the reply to the conversation its steps make. Two sources: a run that
  * carries a script (no model is bought — no key, or `AGENTS_LIVE` unset) is answered from it, one
- * verb call per model step and then the verbs' own stand-in sentences; any other run is answered
- * by the same `OpenModel` stream the door reads (a provider, with fall-over, or the stand-in).
+ * verb call per model step and then the verbs' own stand-in sentences, in the run's language; any
+ * other run is answered by the same `OpenModel` stream the door reads (a provider, with fall-over,
+ * or the stand-in).
  */
 import { ToolCallAccumulator } from '../chat/toolCalls';
 import type { OpenModel } from '../chat/acting';
@@ -12,6 +13,9 @@ import { STAND_IN_MODEL, standInAnswer } from '../chat/standIn';
 import type { PromptMessage } from '../chat/upstream';
 import { toolNameOf, verbNameOf } from '../verbs/project';
 import type { Verb } from '../verbs/verb';
+import { BASE_LANGUAGE, shippedWords } from '../words/loadWords';
+import { say } from '../words/words';
+import type { Words } from '../words/words';
 import type { AskedCall, Run, RunStep, ScriptEntry, ScriptedCall } from './types';
 import { toolContent } from '../outside/fence';
 
@@ -29,8 +33,16 @@ interface ModelReply {
   usage?: TokenUsage;
 }
 
+/** How a run speaks: in its person's language, else its bot's, with that language's words. */
+export interface RunSpeech {
+  words: Words;
+  /** The language tag the words are in, for what `Intl` words (a list joined with "and"). */
+  language: string;
+}
+
 export interface RunModel {
-  reply(run: Run, steps: readonly RunStep[], verbs: readonly Verb[], signal: AbortSignal): Promise<ModelReply>;
+  /** The model's next reply; `speech` is how the run speaks (default: the shipped English), for a reply the stand-in words. */
+  reply(run: Run, steps: readonly RunStep[], verbs: readonly Verb[], signal: AbortSignal, speech?: RunSpeech): Promise<ModelReply>;
 }
 
 /**
@@ -111,27 +123,27 @@ function itemsOf(output: unknown): string[] {
   return (list ?? []) as string[];
 }
 
-/** Answers a run from its script: the next scripted call, or, once all have run, what they came to. */
+/** Answers a run from its script: the next scripted call, or, once all have run, what they came to in `speech`. */
 export const scriptedModel: RunModel = {
-  reply(run, steps, verbs) {
+  reply(run, steps, verbs, _signal, speech) {
     const asked = steps.filter((step) => step.body.kind === 'model' && step.body.toolCalls.length > 0).length;
     const call = scriptedCalls(run.script ?? [], steps, verbs)[asked];
     if (call !== undefined) return Promise.resolve({ model: STAND_IN_MODEL, text: '', toolCalls: [{ id: scriptCallId(asked + 1), ...call }], spentUsd: 0 });
-    return Promise.resolve({ model: STAND_IN_MODEL, text: scriptedAnswer(run, steps, verbs), toolCalls: [], spentUsd: 0 });
+    const said = speech ?? { words: shippedWords().wordsIn(BASE_LANGUAGE), language: BASE_LANGUAGE };
+    return Promise.resolve({ model: STAND_IN_MODEL, text: scriptedAnswer(run, steps, verbs, said), toolCalls: [], spentUsd: 0 });
   },
 };
 
-function scriptedAnswer(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verbs: readonly Verb[]): string {
+function scriptedAnswer(run: Pick<Run, 'asked'>, steps: readonly RunStep[], verbs: readonly Verb[], { words, language }: RunSpeech): string {
   const sentences = steps.flatMap(({ body }) => {
     if (body.kind !== 'tool') return [];
     if (!body.outcome.ok) return [body.outcome.message];
     const verb = verbs.find((v) => v.name === body.verb);
-    if (verb?.standIn === undefined) return ['Done.'];
-    const input = verb.input.safeParse(body.input);
-    const output = verb.output.safeParse(body.outcome.output);
-    return [input.success && output.success ? verb.standIn.say(output.data, input.data) : 'Done.'];
+    const input = verb?.input.safeParse(body.input);
+    const output = verb?.output.safeParse(body.outcome.output);
+    return [verb?.standIn !== undefined && input?.success === true && output?.success === true ? verb.standIn.say(output.data, input.data, words, language) : say(words, 'acting.done')];
   });
-  return sentences.length === 0 ? standInAnswer('no-provider', run.asked) : sentences.join(' ');
+  return sentences.length === 0 ? standInAnswer('no-provider', run.asked, words) : sentences.join(' ');
 }
 
 export interface StreamedModelOptions {

@@ -8,6 +8,7 @@
 import { admits } from '../audience';
 import { keptOnDevices } from '../people/people';
 import type { Bot } from '../bots';
+import { BASE_LANGUAGE } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import type { SpendLedger } from '../chat/admission';
@@ -156,6 +157,7 @@ export function runService(deps: RunServiceDeps): RunService {
     executor: deps.executor,
     verbsFor: (run) => verbsOf(deps.bots.get(run.bot)),
     wordsFor: (run) => deps.wordsForBot(run.bot, run.language),
+    languageFor: (run) => run.language ?? deps.bots.get(run.bot)?.voice.language ?? BASE_LANGUAGE,
     ...(deps.model === undefined ? {} : { model: metered(deps.model, true) }),
     scripted: metered(scriptedModel, false),
     owner: deps.owner,
@@ -181,7 +183,7 @@ export function runService(deps: RunServiceDeps): RunService {
     const gate = deps.gate;
     if (ledger === undefined && gate === undefined) return model;
     return {
-      async reply(run, steps, verbs, signal) {
+      async reply(run, steps, verbs, signal, speech) {
         const bot = deps.bots.get(run.bot);
         if (bot === undefined) throw new Error(`No bot ${run.bot}.`);
         const spent = steps.reduce((sum, step) => sum + step.spentUsd, 0);
@@ -196,7 +198,7 @@ export function runService(deps: RunServiceDeps): RunService {
         const admission = gate !== undefined ? await gate.admit({ kind: 'runStep', siteKeys, ...ask }) : await admitSpend(ledger as SpendLedger, ask);
         if (!admission.ok) throw new RunRefused(admission.sentence);
         try {
-          const reply = await model.reply(run, steps, verbs, signal);
+          const reply = await model.reply(run, steps, verbs, signal, speech);
           await admission.settle({ provider: reply.provider ?? (siteKeys ? null : STAND_IN), model: reply.model, ended: 'stop', estimated: false, costUsd: reply.spentUsd, priced: deps.priced?.(reply.model) ?? true, nowMs: deps.clock(), promptTokens: reply.usage?.promptTokens ?? 0, completionTokens: reply.usage?.completionTokens ?? 0 });
           return reply;
         } catch (error) {

@@ -21,6 +21,7 @@ import type { RunModel } from './runModel';
 import type { PendingActionEvent } from '../../common/acting/protocol';
 import { resolveOptions } from '../../common/options';
 import type { Limit, Limits } from '../../common/options';
+import { BASE_LANGUAGE } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
@@ -59,6 +60,8 @@ export interface WorkerOptions {
   verbsFor: (run: Run) => readonly Verb[];
   /** The words a run says in Confab's own name: its person's language's, else its bot's. */
   wordsFor: (run: Run) => Words;
+  /** The language a run speaks in: its person's, else its bot's (what `wordsFor` is in). Default: the run's own, else `en`. */
+  languageFor?: (run: Run) => string;
   /** The model for runs that carry no script; default: none, so such a run fails with a sentence. */
   model?: RunModel;
   /** The model for runs that carry a script (the stand-in's, metered by the gate); default `scriptedModel`. */
@@ -157,6 +160,7 @@ const BUDGET_WORDS = { out_of_steps: 'runs.out-of-steps', out_of_money: 'runs.ou
 export function createWorker(options: WorkerOptions): Worker {
   const settings = resolveOptions('worker', WORKER_DEFAULTS, options, LIMITS);
   const after = options.after ?? realAfter;
+  const languageFor = options.languageFor ?? ((run: Run) => run.language ?? BASE_LANGUAGE);
   const { db, clock } = options;
   const owner = options.instance === undefined ? options.owner : `${options.instance}:${options.owner}`;
   let tookBack = options.instance === undefined;
@@ -329,7 +333,7 @@ export function createWorker(options: WorkerOptions): Worker {
           const step = stepSignal(run);
           let reply;
           try {
-            reply = await model.reply(run, steps, options.verbsFor(run), step.signal);
+            reply = await model.reply(run, steps, options.verbsFor(run), step.signal, { words: options.wordsFor(run), language: languageFor(run) });
           } catch (error) {
             if (step.signal.aborted) return 'again';
             throw error;
@@ -340,7 +344,7 @@ export function createWorker(options: WorkerOptions): Worker {
         }
         case 'run_tool': {
           const writeKey = writeKeyOf(run.id, seq);
-          const caller = { person: run.person, bot: run.bot, via: 'model' as const, timeZone: run.timeZone, ...(run.language === null ? {} : { language: run.language }) };
+          const caller = { person: run.person, bot: run.bot, via: 'model' as const, timeZone: run.timeZone, language: languageFor(run) };
           const outcome = await options.executor.execute({
             verb: decision.call.verb,
             input: decision.call.input,

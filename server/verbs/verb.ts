@@ -211,10 +211,11 @@ export interface Verb<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   standIn?: {
     phrasings: readonly StandInPhrasing<z.input<I>>[];
     /**
-     * The sentence the stand-in says for a result; `words` are the turn's (the person's language),
-     * unset where nobody's language is known (a run's worker).
+     * The sentence the stand-in says for a result; `words` are the turn's or the run's, and
+     * `language` the tag they are in (for what `Intl` words: a list joined with "and"), both unset
+     * where nobody's language is known.
      */
-    say: (output: z.output<O>, input: z.output<I>, words?: Words) => string;
+    say: (output: z.output<O>, input: z.output<I>, words?: Words, language?: string) => string;
   };
 }
 

@@ -9,7 +9,8 @@ import type { SomeWords, Words } from './words';
 
 /** The header the page names its language in. */
 export const LANGUAGE_HEADER = 'x-confab-language';
-const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/;
+/** A well-formed language tag: `es`, `pt-BR`. */
+export const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/;
 
 /** What a bot file says of its languages and its own words. */
 export interface WordyBot {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BotFileError, checkBotSkills, parseBotFile } from '../../server/bots';
-import { checkSkillVerbs, loadSkills, parseSkillFile, promptWithSkills, skillShelf, SkillFileError, skillsPrompt } from '../../server/skills';
+import { checkSkillVerbs, loadSkills, parseSkillFile, promptWithSkills, skillShelf, SkillFileError, skillsPrompt, standInLines } from '../../server/skills';
 
 const skillFile = (front: string, body = 'Do this, then that.') => `---\n${front}\n---\n${body}\n`;
 const bot = (fields: string) => parseBotFile('bots/test.md', `---\nname: Test\n${fields}\n---\nYou are a test bot.`);
@@ -25,13 +25,16 @@ describe('skill files', () => {
     expect(() => parseSkillFile('skills/stocktake.md', skillFile('description: x', ''))).toThrow(/has no instructions/);
   });
 
-  it('keeps what the stand-in hears and says of a skill, and refuses a stand-in block it could not use', () => {
-    const skill = parseSkillFile('skills/calm.md', skillFile('description: When somebody panics.\nstandIn:\n  hears: [panic, " so scared "]\n  says: Breathe with me.'));
-    expect(skill.standIn).toEqual({ hears: ['panic', 'so scared'], says: 'Breathe with me.' });
-    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: [panic]'))).toThrow('skills/calm.md: standIn must be a mapping of hears and says');
-    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [], says: Hi. }'))).toThrow('skills/calm.md: standIn.hears must be a list of words or phrases');
-    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [panic] }'))).toThrow('skills/calm.md: standIn.says must be one line');
-    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [panic], says: Hi., reads: all }'))).toThrow('skills/calm.md: standIn.reads is not a field of standIn');
+  it('keeps what the stand-in hears and says of a skill in each language, and refuses a stand-in block it could not use', () => {
+    const skill = parseSkillFile('skills/calm.md', skillFile('description: When somebody panics.\nstandIn:\n  en:\n    hears: [panic, " so scared "]\n    says: Breathe with me.\n  es:\n    hears: [pánico]\n    says: Respira conmigo.'));
+    expect(skill.standIn).toEqual({ en: { hears: ['panic', 'so scared'], says: 'Breathe with me.' }, es: { hears: ['pánico'], says: 'Respira conmigo.' } });
+    expect(standInLines(skill, 'es-MX')).toEqual({ hears: ['pánico'], says: 'Respira conmigo.' });
+    expect(standInLines(skill, 'fr')).toBeUndefined();
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: [panic]'))).toThrow('skills/calm.md: standIn must be a mapping of languages; standIn is by language');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { hears: [panic], says: Hi. }'))).toThrow('skills/calm.md: standIn.hears is not a language; standIn is by language, each with hears and says');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { en: { hears: [], says: Hi. } }'))).toThrow('skills/calm.md: standIn.en.hears must be a list of words or phrases');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { en: { hears: [panic] } }'))).toThrow('skills/calm.md: standIn.en.says must be one line');
+    expect(() => parseSkillFile('skills/calm.md', skillFile('description: x\nstandIn: { de: { hears: [panik], says: Hallo., reads: all } }'))).toThrow('skills/calm.md: standIn.de.reads is not a field');
   });
 
   it('ships the kit’s conduct skills beside plan-the-day, each heard and answered by the stand-in, and gives them to the demo bot', async () => {
@@ -41,8 +44,11 @@ describe('skill files', () => {
     for (const name of conduct) {
       const skill = skills.get(name);
       expect(skill?.description).toMatch(/^When somebody .+ Open this before/);
-      expect(skill?.standIn?.hears.length).toBeGreaterThan(0);
-      expect(skill?.standIn?.says).not.toContain('\n');
+      expect(Object.keys(skill?.standIn ?? {})).toEqual(['en', 'es', 'fr', 'de']);
+      for (const lines of Object.values(skill?.standIn ?? {})) {
+        expect(lines.hears.length).toBeGreaterThan(0);
+        expect(lines.says).not.toContain('\n');
+      }
     }
     const demo = parseBotFile('bots/demo.md', await readFile(join(import.meta.dirname, '../../bots/demo.md'), 'utf8'));
     expect(skillShelf(skills).of(demo).map((skill) => skill.name)).toEqual(['plan-the-day', ...conduct]);

@@ -41,6 +41,7 @@ const OPERATOR_ERRORS: Readonly<Record<string, string>> = {
   AppError: 'an app folder’s code, read by the registry at start',
   McpProjectionError: 'a verb whose schema cannot be offered over MCP, found at start',
   MigrationError: 'a migration file, applied at start',
+  DeafListenError: 'the database URL, probed at start: the log line that says presence polls instead',
   InstanceIdError: 'the server instance file in the data folder, read at start',
   ModelManifestError: 'models/manifest.json, the operator’s model pins',
   ModelBaseError: 'CONFAB_MODEL_BASE or --base, where models are fetched from',

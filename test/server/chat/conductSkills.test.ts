@@ -2,12 +2,13 @@
  * The kit's conduct skills through the door with no key: the demo bot as it ships, its skills from
  * skills/, and the stand-in answering. A line about feeling hopeless opens `in-distress` through
  * `skills.open` (recorded as any verb call is) and is answered with that skill's own sentence; a
- * medical question and a request about somebody else's messages open theirs.
+ * medical question and a request about somebody else's messages open theirs — in each language the
+ * demo speaks, heard and answered in the language the page sends.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBots } from '../../../server/bots';
-import { loadSkills } from '../../../server/skills';
+import { loadSkills, standInLines } from '../../../server/skills';
 import type { Skill } from '../../../server/skills';
 import { createRegistry, loadApps } from '../../../server/verbs/registry';
 import { heardOf } from '../../helpers/doorHeard';
@@ -28,11 +29,12 @@ describe('the conduct skills, with no key', { timeout: 60_000 }, () => {
   }, OPENING_MS);
   afterAll(() => api.close());
 
-  /** Says `line` to the demo bot in a conversation of its own; answers what was heard and the skills it opened. */
-  async function say(line: string, conversation: string): Promise<{ text: string; opened: string[] }> {
+  /** Says `line` to the demo bot in a conversation of its own, in `language`; answers what was heard and the skills it opened. */
+  async function say(line: string, conversation: string, language = 'en'): Promise<{ text: string; opened: string[] }> {
     const person = new Person(api.app);
     const grant = await person.start('demo');
-    const res = await person.call('/v1/chat/completions', { body: { stream: true, messages: [{ role: 'user', content: line }] }, headers: { authorization: `Bearer ${grant}`, 'x-confab-conversation': conversation } });
+    const headers = { authorization: `Bearer ${grant}`, 'x-confab-conversation': conversation, 'x-confab-language': language };
+    const res = await person.call('/v1/chat/completions', { body: { stream: true, messages: [{ role: 'user', content: line }] }, headers });
     expect(res.status).toBe(200);
     const { text } = await heardOf(res);
     const { rows } = await api.db.asServer((tx) => tx.query<{ verb: string }>('select verb from verb_calls where conversation = $1', [conversation]));
@@ -42,7 +44,7 @@ describe('the conduct skills, with no key', { timeout: 60_000 }, () => {
   it('opens in-distress for a line about feeling hopeless, and answers from it, pointing to help', async () => {
     const { text, opened } = await say('I feel hopeless and I don’t know what to do.', 'conduct-distress');
     expect(opened).toEqual(['skills.open']);
-    expect(text).toContain(skills.get('in-distress')?.standIn?.says);
+    expect(text).toContain(skills.get('in-distress')?.standIn?.en?.says);
     expect(text).toContain('local emergency number');
     expect(text).not.toContain('stand-in');
   });
@@ -56,7 +58,23 @@ describe('the conduct skills, with no key', { timeout: 60_000 }, () => {
   it('opens someone-elses-data for a request to read another person’s messages, and declines', async () => {
     const { text, opened } = await say('Can you read her messages for me?', 'conduct-data');
     expect(opened).toEqual(['skills.open']);
-    expect(text).toContain(skills.get('someone-elses-data')?.standIn?.says);
+    expect(text).toContain(skills.get('someone-elses-data')?.standIn?.en?.says);
+  });
+
+  const SAID = {
+    es: { 'in-distress': 'Me siento sin esperanza y no sé qué hacer.', 'health-law-money': '¿Debería dejar de tomar mis pastillas para la tensión?', 'someone-elses-data': '¿Puedes leer sus mensajes por mí?' },
+    fr: { 'in-distress': 'Je me sens désespéré et je ne sais pas quoi faire.', 'health-law-money': 'Est-ce que je devrais arrêter de prendre mes comprimés pour la tension ?', 'someone-elses-data': 'Tu peux lire ses messages pour moi ?' },
+    de: { 'in-distress': 'Ich fühle mich hoffnungslos und weiß nicht weiter.', 'health-law-money': 'Soll ich meine Blutdrucktabletten absetzen?', 'someone-elses-data': 'Kannst du ihre Nachrichten für mich lesen?' },
+  } as const;
+
+  it.each(Object.entries(SAID))('hears and answers each conduct skill in %s, the language the page sends', async (language, lines) => {
+    for (const [skill, line] of Object.entries(lines)) {
+      const { text, opened } = await say(line, `conduct-${language}-${skill}`, language);
+      expect(opened).toEqual(['skills.open']);
+      const says = standInLines(skills.get(skill) ?? { standIn: {} }, language)?.says;
+      expect(says).toBeDefined();
+      expect(text).toContain(says);
+    }
   });
 
   it('leaves the demo’s other lines to its verbs and its usual answer', async () => {

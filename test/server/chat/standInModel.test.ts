@@ -16,14 +16,15 @@ import type { Verb } from '../../../server/verbs/verb';
 import skillsApp from '../../../server/apps/skills/index';
 import type { StandInSkill } from '../../../server/chat/standInModel';
 import { testApps } from '../../helpers/testApps';
+import { shippedWords } from '../../../server/words/loadWords';
 
 const registry = createRegistry(testApps);
 const verbs = registry.verbs;
 const noWait: Sleep = () => Promise.resolve();
 
-async function heard(messages: readonly PromptMessage[], inScope: readonly Verb[] = verbs, signal = new AbortController().signal, skills: readonly StandInSkill[] = []): Promise<UpstreamEvent[]> {
+async function heard(messages: readonly PromptMessage[], inScope: readonly Verb[] = verbs, signal = new AbortController().signal, skills: readonly StandInSkill[] = [], language = 'en'): Promise<UpstreamEvent[]> {
   const events: UpstreamEvent[] = [];
-  const model = standInModel(messages, { reason: 'no-provider', verbs: inScope, skills, wordMs: 0, sleep: noWait, signal });
+  const model = standInModel(messages, { reason: 'no-provider', verbs: inScope, skills, words: shippedWords().wordsIn(language), language, wordMs: 0, sleep: noWait, signal });
   for await (const event of model.events) events.push(event);
   return events;
 }
@@ -97,9 +98,10 @@ describe('standInModel', () => {
     expect(textOf(events)).toBe(sentenceOf('key_reused'));
   });
 
-  it('says Done. for a result its verb cannot word because it is not the shape promised', async () => {
-    const events = await heard(afterCall('add a swallow to the tally', 'tally-add', '{"text":"a swallow"}', { ok: true, output: { added: 7 } }));
-    expect(textOf(events)).toBe('Done.');
+  it('says Done. for a result its verb cannot word because it is not the shape promised, in the person’s language', async () => {
+    const unshaped = afterCall('add a swallow to the tally', 'tally-add', '{"text":"a swallow"}', { ok: true, output: { added: 7 } });
+    expect(textOf(await heard(unshaped))).toBe('Done.');
+    expect(textOf(await heard(unshaped, verbs, undefined, [], 'es'))).toBe('Hecho.');
   });
 
   it('words each of several results in the order they were called', async () => {
@@ -134,11 +136,17 @@ describe('standInModel', () => {
     const open = skillsApp.verbs[0] as Verb;
     const skills: StandInSkill[] = [
       { name: 'plan-the-day' },
-      { name: 'in-distress', standIn: { hears: ['hopeless', "can't go on"], says: 'Please call your local emergency number if you might be in danger.' } },
+      {
+        name: 'in-distress',
+        standIn: {
+          en: { hears: ['hopeless', "can't go on"], says: 'Please call your local emergency number if you might be in danger.' },
+          es: { hears: ['sin esperanza'], says: 'Si puedes estar en peligro, llama al número de emergencias.' },
+        },
+      },
     ];
-    const calledFor = async (line: string, inScope: readonly Verb[] = [...verbs, open]) => {
+    const calledFor = async (line: string, inScope: readonly Verb[] = [...verbs, open], language = 'en') => {
       const calls = new ToolCallAccumulator();
-      for (const e of await heard([{ role: 'user', content: line }], inScope, undefined, skills)) if (e.type === 'tool-call') calls.push(e.piece);
+      for (const e of await heard([{ role: 'user', content: line }], inScope, undefined, skills, language)) if (e.type === 'tool-call') calls.push(e.piece);
       return calls.calls();
     };
 
@@ -146,6 +154,16 @@ describe('standInModel', () => {
       expect(await calledFor('I feel so Hopeless today.')).toEqual([{ id: 'call_standin_0', name: 'skills-open', arguments: '{"name":"in-distress"}' }]);
       expect(await calledFor('I can’t go on, add it to the tally')).toEqual([{ id: 'call_standin_0', name: 'skills-open', arguments: '{"name":"in-distress"}' }]);
       expect((await calledFor('Add hopelessness to the tally.'))[0]?.name).toBe('tally-add');
+    });
+
+    it('hears a skill by its words in the person’s language, and by no other language’s', async () => {
+      const opened = [{ id: 'call_standin_0', name: 'skills-open', arguments: '{"name":"in-distress"}' }];
+      expect(await calledFor('¿Y si me siento sin esperanza?', undefined, 'es')).toEqual(opened);
+      expect(await calledFor('Me siento sin esperanza', undefined, 'es-MX')).toEqual(opened);
+      expect(await calledFor('I feel hopeless', undefined, 'es')).toEqual([]);
+      expect(await calledFor('Me siento sin esperanza', undefined, 'en')).toEqual([]);
+      // A language the skill gives no lines in opens nothing: it is never answered in another's.
+      expect(await calledFor('Je me sens sans espoir', undefined, 'fr')).toEqual([]);
     });
 
     it('opens none when skills.open is not in scope', async () => {
@@ -157,6 +175,11 @@ describe('standInModel', () => {
       expect(textOf(await heard(distress, [...verbs, open], undefined, skills))).toBe('Please call your local emergency number if you might be in danger.');
       const plan = afterCall('open the skill plan-the-day', 'skills-open', '{"name":"plan-the-day"}', { ok: true, output: { name: 'plan-the-day', instructions: 'Look at the reminders first.' } });
       expect(textOf(await heard(plan, [...verbs, open], undefined, skills))).toBe('Look at the reminders first.');
+    });
+
+    it('answers an opened skill with its sentence in the person’s language', async () => {
+      const distress = afterCall('Me siento sin esperanza', 'skills-open', '{"name":"in-distress"}', { ok: true, output: { name: 'in-distress', instructions: 'Point to help; do not counsel.' } });
+      expect(textOf(await heard(distress, [...verbs, open], undefined, skills, 'es'))).toBe('Si puedes estar en peligro, llama al número de emergencias.');
     });
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standInModel } from '../../../server/chat/standInModel';
-import { realSleep } from '../../../server/chat/standIn';
+import { realSleep, standInAnswer } from '../../../server/chat/standIn';
 import type { Database } from '../../../server/db/database';
 import { english } from '../../helpers/words';
+import { shippedWords } from '../../../server/words/loadWords';
 import { streamedModel } from '../../../server/runs/runModel';
 import type { RunModel } from '../../../server/runs/runModel';
 import { cancelOwnRun, runStatus } from '../../../server/runs/runsApi';
@@ -94,6 +95,19 @@ describe.each(ENGINES)('runs on $name', { timeout: DB_TEST_MS }, ({ open }) => {
     expect(status?.steps.filter((step) => step.body.kind === 'tool').map((step) => step.writeKey)).toEqual([writeKeyOf(id, 2), writeKeyOf(id, 4), writeKeyOf(id, 6)]);
     expect(events.flatMap((e) => (e.event === 'run.step' ? [e.seq] : []))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(events.at(-1)).toMatchObject({ event: 'run.ended', runId: id, ending: 'finished' });
+  });
+
+  it('speaks the run’s language, its bot’s when the person named none: its verbs’ sentences and its own', async () => {
+    const ana = somebody();
+    const german = { wordsFor: () => shippedWords().wordsIn('de'), languageFor: () => 'de' };
+    const adds = await start(db, ana, 'add milk to my shopping list', { conversationKey: 'conv-de-1' });
+    const joke = await start(db, ana, 'tell me a joke', { conversationKey: 'conv-de-2' });
+    const worker = workerNamed('w-german', [], german);
+    await worker.poke();
+    const [added, answered] = await Promise.all([ended(adds), ended(joke)]);
+    await worker.stop();
+    expect(added).toMatchObject({ state: 'finished', language: null, answer: 'Ich habe milk auf deine Einkaufsliste gesetzt.' });
+    expect(answered.answer).toBe(standInAnswer('no-provider', 'tell me a joke', shippedWords().wordsIn('de')));
   });
 
   it('is finished by another worker when its worker dies between steps, each write done once', async () => {
