@@ -54,7 +54,7 @@ export interface AppDeps {
 
 export interface ApiDeps extends SessionDeps {
   personMode: PersonMode;
-  /** Where passkey people's device sessions are kept, read for every personal request in local mode; unset, every local person is a bare cookie. */
+  /** Where passkey people's device sessions and the count of new persons per address are kept, read for every personal request in local mode; unset, every local person is a bare cookie, and uncounted. */
   db?: Database;
   /** Routes that know who is asking (threads, lines, memories), mounted under /api. */
   personal?: Hono<PersonEnv>;
@@ -189,7 +189,7 @@ function mountApi(app: Hono, api: ApiDeps, guard: GuardOptions, newPersonsPerHou
     '*',
     originGuard(guard, 'api'),
     jsonBodyGuard(),
-    personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, newPersons: newPersons(newPersonsPerHour), ...(api.db === undefined ? {} : { db: api.db }) }),
+    personFrom(api.personMode, personCookieKey(api.grantSecret), { now: api.clock, ...(api.db === undefined ? {} : { db: api.db, newPersons: newPersons(api.db, newPersonsPerHour) }) }),
   );
   personal.route('/', sessionRoutes(api));
   if (api.personal) personal.route('/', api.personal);

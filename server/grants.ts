@@ -2,8 +2,8 @@
  * Grants: what a conversation holds instead of a session. `POST /api/start` signs one naming one
  * bot, one person and how they were known, that bot's ceilings and an expiry thirty minutes on; the
  * chat door and the speak proxy take nothing else. It is signed rather than stored so every turn is
- * checked without a lookup, and the server stays stateless: instances sharing `GRANT_SECRET` accept
- * each other's.
+ * checked without a lookup, and the server stays stateless: instances sharing `GRANT_SECRET` (or,
+ * over Postgres, the secret made once in the database) accept each other's.
  *
  * Token: `base64url(JSON claims) + "." + base64url(HMAC-SHA256(secret, first part))`. A bad
  * signature, a changed field, a malformed token, an expired grant and a grant for another bot all
@@ -18,7 +18,9 @@ import { BOT_SLUG } from '../common/route';
 import { strictBase64url } from './base64url';
 import { bearerOf } from './bearer';
 import { ConfigError } from './config';
+import type { Database } from './db/database';
 import { LIMIT_WINDOWS } from './db/limits';
+import { sharedSecret } from './db/serverSecrets';
 import type { Bot, BotLimits } from './bots';
 import { isRecord } from '../common/isRecord';
 import type { PersonKind } from './person';
@@ -48,8 +50,10 @@ const PERSON_KINDS: readonly PersonKind[] = ['cookie', 'passkey', 'supabase'];
 /** Shortest `GRANT_SECRET` accepted, in characters: 32 random characters carry at least 32 bytes' worth. */
 const GRANT_SECRET_MIN_CHARS = 32;
 
-/** The file a generated secret is kept in, inside the data folder. */
+/** The file a generated secret is kept in, inside the data folder, on the embedded database. */
 export const GRANT_SECRET_FILE = 'grant-secret';
+/** The name a made secret is kept under in the database (`server_secrets`), over Postgres. */
+export const GRANT_SECRET_NAME = 'grant';
 
 /** Longest token looked at; anything longer is malformed before any work is done. */
 const TOKEN_CHARS_MAX = 4096;
@@ -120,31 +124,44 @@ export function bearerGrant(c: Context, secret: Uint8Array, options: { bot?: str
 
 /**
  * The secret grants are signed with: `env.GRANT_SECRET` (at least 32 characters, used as its
- * UTF-8 bytes) or, when that is unset, one generated once into `<dataDir>/grant-secret` (mode 0600)
- * and reused on every start after. The generated file holds 32 random bytes as base64url text and
- * is used the same way, so copying its contents into `GRANT_SECRET` on another instance makes the
- * two accept each other's grants. Surrounding whitespace is ignored in both.
+ * UTF-8 bytes) or, when that is unset, one made once and reused on every start after:
+ *
+ * - on the embedded database (no `db` given: one process), into `<dataDir>/grant-secret` (mode 0600).
+ *   Copying its contents into `GRANT_SECRET` on another instance makes the two accept each other's
+ *   grants.
+ * - over Postgres (`db`, which several instances may share), into the database (`server_secrets`,
+ *   which no person may read): the first instance to start writes it — the secret it kept in
+ *   `<dataDir>/grant-secret` before, if it has one, so its cookies and grants carry on — and every
+ *   other reads it, so instances never sign with a secret of their own.
+ *
+ * Either is 32 random bytes as base64url text, used as its UTF-8 bytes. Surrounding whitespace is
+ * ignored throughout.
  */
-export async function loadGrantSecret({ env, dataDir }: { env: Record<string, string | undefined>; dataDir: string }): Promise<Uint8Array> {
+export async function loadGrantSecret({ env, dataDir, db }: { env: Record<string, string | undefined>; dataDir: string; db?: Database }): Promise<Uint8Array> {
   const given = env.GRANT_SECRET?.trim();
+  const path = join(dataDir, GRANT_SECRET_FILE);
   if (given !== undefined && given !== '') {
     if (given.length < GRANT_SECRET_MIN_CHARS) {
+      const unset = db === undefined ? `generate one in ${path}` : 'have one made once in the database for every instance';
       throw new ConfigError(
-        `GRANT_SECRET is ${given.length} characters; set it to at least ${GRANT_SECRET_MIN_CHARS} random characters (e.g. \`openssl rand -base64 32\`), or leave it unset to generate one in ${join(dataDir, GRANT_SECRET_FILE)}.`,
+        `GRANT_SECRET is ${given.length} characters; set it to at least ${GRANT_SECRET_MIN_CHARS} random characters (e.g. \`openssl rand -base64 32\`), or leave it unset to ${unset}.`,
       );
     }
     return new TextEncoder().encode(given);
   }
-  const path = join(dataDir, GRANT_SECRET_FILE);
+  if (db !== undefined) {
+    const made = (await readSecretFile(path)) ?? newSecret();
+    return new TextEncoder().encode(await db.asServer((tx) => sharedSecret(tx, GRANT_SECRET_NAME, made)));
+  }
   const existing = await readSecretFile(path);
-  if (existing !== undefined) return existing;
+  if (existing !== undefined) return new TextEncoder().encode(existing);
 
   // Written whole under a private name, then linked into place: `link` refuses to replace, so two
-  // instances starting at once agree on whichever landed first and nobody reads half a secret.
+  // processes starting at once agree on whichever landed first and nobody reads half a secret.
   const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await writeFile(draft, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    await writeFile(draft, newSecret(), { mode: 0o600, flag: 'wx' });
     await link(draft, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -155,10 +172,13 @@ export async function loadGrantSecret({ env, dataDir }: { env: Record<string, st
   }
   const made = await readSecretFile(path);
   if (made === undefined) throw new ConfigError(`The grant secret at ${path} vanished as it was written; start again.`);
-  return made;
+  return new TextEncoder().encode(made);
 }
 
-async function readSecretFile(path: string): Promise<Uint8Array | undefined> {
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/** The secret's text kept at `path`, or undefined when there is no file. */
+async function readSecretFile(path: string): Promise<string | undefined> {
   let text: string;
   try {
     text = (await readFile(path, 'utf8')).trim();
@@ -171,7 +191,7 @@ async function readSecretFile(path: string): Promise<Uint8Array | undefined> {
       `The grant secret at ${path} is shorter than ${GRANT_SECRET_MIN_CHARS} characters; delete it to have a new one made (open conversations and person cookies will start over) or set GRANT_SECRET.`,
     );
   }
-  return new TextEncoder().encode(text);
+  return text;
 }
 
 function mac(secret: Uint8Array, payload: string): Buffer {

@@ -69,7 +69,7 @@ export interface PersonOptions {
    * cookie's Secure flag. Default false: only set it behind a proxy that sets that header itself.
    */
   trustProxy?: boolean;
-  /** The count of new persons by client address; unset, nobody is counted. */
+  /** The count of new persons by client address (in the database, `newPersons.ts`); unset, nobody is counted. */
   newPersons?: NewPersons;
   /**
    * Where passkey people's device sessions are kept (local mode); unset, a session cookie is not
@@ -255,7 +255,7 @@ function localPerson(cookieKey: Uint8Array, { now = Date.now, trustProxy = false
     const held = passkeyPerson ? undefined : fresh;
     const address = held === undefined ? clientAddress(c) : undefined;
     if (address !== undefined && newPersons !== undefined) {
-      const arrival = newPersons.arrive(address, nowMs);
+      const arrival = await newPersons.arrive(address, nowMs);
       if (!arrival.ok) {
         return c.json({ error: say(requestWordsOf(c), 'requests.new-persons') }, 429, { [REFUSED_HEADER]: 'site', 'retry-after': String(Math.ceil(arrival.retryAfterMs / 1000)) });
       }

@@ -46,7 +46,7 @@ export interface McpSession {
   /** The bot a verb's call is made through: the token's first bot that has the verb's app. */
   botFor: (verb: string) => string;
   /** Admits one call under the token's limits (`callLimits.ts`). */
-  admit: (requestId: string | number) => Admission;
+  admit: (requestId: string | number) => Promise<Admission>;
 }
 
 /** A JSON Schema the SDK lists as it is, with no validation of its own: the executor validates. */
@@ -74,7 +74,7 @@ export function mcpServerFor(executor: Executor, session: McpSession): McpServer
 }
 
 async function callTool(executor: Executor, session: McpSession, tool: McpTool, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
-  const admitted = session.admit(ctx.mcpReq.id);
+  const admitted = await session.admit(ctx.mcpReq.id);
   if (!admitted.ok) return failed(tool, new VerbError(admitted.code));
   try {
     const { [IDEMPOTENCY_FIELD]: key, ...input } = args;

@@ -1,26 +1,31 @@
 /**
  * What one MCP token may ask of the server at once, and the calls it has running.
  *
- * - **Calls per second**: a token bucket per token, `maxCallsPerSecond` deep and refilled at that
- *   rate; a call that finds it empty is refused `rate_limited` and never reaches the executor.
- * - **Calls in flight**: at most `maxInFlightCalls` per token; the next is refused `server_busy`.
- *   A call counts until the executor answers it — a write the client cancelled answers `cancelled`
- *   at once and stops counting, though it runs to completion (writes always do).
+ * - **Calls per second**, per token over every instance: a token bucket, `maxCallsPerSecond` deep
+ *   and refilled at that rate, kept in the database (`sharedCounts.ts`), so instances behind a load
+ *   balancer share it; a call that finds it empty is refused `rate_limited` and never reaches the
+ *   executor.
+ * - **Calls in flight**, per token on this instance: at most `maxInFlightCalls`; the next is refused
+ *   `server_busy`. This protects the one process running them — its executor, its memory, the
+ *   signals a cancel reaches — so it is counted in this process's memory, and N instances run up to
+ *   N times as many. A call counts until the executor answers it — a write the client cancelled
+ *   answers `cancelled` at once and stops counting, though it runs to completion (writes always do).
  * - **Cancelling**: each admitted call has an AbortSignal the executor is given; `cancel` aborts the
  *   token's calls with a JSON-RPC id (the 2025-era `notifications/cancelled` arrives as a request of
- *   its own over HTTP, so it is matched here by token and id).
+ *   its own over HTTP, so it is matched here by token and id) that run on this instance.
  *
- * The state is this process's: behind a load balancer, each server instance counts its own.
  * Time is read from the clock given, so the refill is tested with a simulated one.
  */
 import { ConfigError } from '../config';
+import type { Database } from '../db/database';
+import { countKey, takeFromBucket } from '../db/sharedCounts';
 import { resolveOptions } from '../../common/options';
 import type { Limits } from '../../common/options';
 
 export interface McpLimits {
-  /** `MCP_MAX_CALLS_PER_SECOND`: sustained rate and burst of `tools/call` per token. Default 20 (1–1000). */
+  /** `MCP_MAX_CALLS_PER_SECOND`: sustained rate and burst of `tools/call` per token, over every instance. Default 20 (1–1000). */
   maxCallsPerSecond: number;
-  /** `MCP_MAX_IN_FLIGHT_CALLS`: `tools/call` running at once per token. Default 16 (1–128). */
+  /** `MCP_MAX_IN_FLIGHT_CALLS`: `tools/call` running at once per token, on each instance. Default 16 (1–128). */
   maxInFlightCalls: number;
 }
 
@@ -69,79 +74,58 @@ export type Admission =
 
 export interface CallLimits {
   /** Admits one `tools/call` of `token` with JSON-RPC id `requestId`, or says why not. */
-  admit(token: string, requestId: string | number): Admission;
-  /** Aborts `token`'s running calls with JSON-RPC id `requestId`; answers how many. */
+  admit(token: string, requestId: string | number): Promise<Admission>;
+  /** Aborts `token`'s running calls with JSON-RPC id `requestId` on this instance; answers how many. */
   cancel(token: string, requestId: string | number): number;
-  /** Calls running now for `token`. */
+  /** Calls running now for `token` on this instance. */
   inFlight(token: string): number;
 }
 
-interface TokenState {
-  /** Calls the bucket holds now (fractional while refilling). */
-  tokens: number;
-  /** When `tokens` was last brought up to date, in ms. */
-  atMs: number;
-  running: Map<string, Set<AbortController>>;
+/** A token's calls running on this instance, by JSON-RPC id; kept while it has any. */
+interface Running {
+  byId: Map<string, Set<AbortController>>;
   count: number;
 }
 
-/** Past this many tokens seen, idle ones (full bucket, nothing running) are forgotten. */
-const KEPT_TOKENS = 1000;
-
-export function createCallLimits(limits: McpLimits, clock: () => number): CallLimits {
-  const states = new Map<string, TokenState>();
+export function createCallLimits(limits: McpLimits, clock: () => number, db: Database): CallLimits {
+  const running = new Map<string, Running>();
   const perMs = limits.maxCallsPerSecond / 1000;
 
-  function stateOf(token: string, nowMs: number): TokenState {
-    let state = states.get(token);
-    if (state === undefined) {
-      if (states.size >= KEPT_TOKENS) forgetIdle(nowMs);
-      state = { tokens: limits.maxCallsPerSecond, atMs: nowMs, running: new Map(), count: 0 };
-      states.set(token, state);
-    }
-    state.tokens = Math.min(limits.maxCallsPerSecond, state.tokens + Math.max(0, nowMs - state.atMs) * perMs);
-    state.atMs = nowMs;
-    return state;
-  }
-
-  function forgetIdle(nowMs: number): void {
-    for (const [token, state] of states) {
-      const full = state.tokens + Math.max(0, nowMs - state.atMs) * perMs >= limits.maxCallsPerSecond;
-      if (state.count === 0 && full) states.delete(token);
-    }
-  }
-
   return {
-    admit(token, requestId) {
-      const state = stateOf(token, clock());
-      if (state.count >= limits.maxInFlightCalls) return { ok: false, code: 'server_busy' };
-      if (state.tokens < 1) return { ok: false, code: 'rate_limited' };
-      state.tokens -= 1;
-      state.count += 1;
+    async admit(token, requestId) {
+      const mine = running.get(token) ?? { byId: new Map<string, Set<AbortController>>(), count: 0 };
+      if (mine.count >= limits.maxInFlightCalls) return { ok: false, code: 'server_busy' };
+      // Running from here, so a cancel that arrives while the bucket is asked reaches it.
+      running.set(token, mine);
+      mine.count += 1;
       const id = String(requestId);
       const controller = new AbortController();
-      const same = state.running.get(id) ?? new Set<AbortController>();
+      const same = mine.byId.get(id) ?? new Set<AbortController>();
       same.add(controller);
-      state.running.set(id, same);
+      mine.byId.set(id, same);
       let released = false;
-      return {
-        ok: true,
-        signal: controller.signal,
-        release: () => {
-          if (released) return;
-          released = true;
-          state.count -= 1;
-          same.delete(controller);
-          if (same.size === 0 && state.running.get(id) === same) state.running.delete(id);
-        },
+      const release = () => {
+        if (released) return;
+        released = true;
+        mine.count -= 1;
+        same.delete(controller);
+        if (same.size === 0 && mine.byId.get(id) === same) mine.byId.delete(id);
+        if (mine.count === 0 && running.get(token) === mine) running.delete(token);
       };
+      let taken = false;
+      try {
+        taken = await db.asServer((tx) => takeFromBucket(tx, { key: countKey('mcp-calls', token), size: limits.maxCallsPerSecond, perMs, nowMs: clock() }));
+      } finally {
+        if (!taken) release();
+      }
+      return taken ? { ok: true, signal: controller.signal, release } : { ok: false, code: 'rate_limited' };
     },
     cancel(token, requestId) {
-      const same = states.get(token)?.running.get(String(requestId));
+      const same = running.get(token)?.byId.get(String(requestId));
       if (same === undefined) return 0;
       for (const controller of same) controller.abort();
       return same.size;
     },
-    inFlight: (token) => states.get(token)?.count ?? 0,
+    inFlight: (token) => running.get(token)?.count ?? 0,
   };
 }

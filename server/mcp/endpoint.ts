@@ -118,7 +118,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     }
     return offer;
   };
-  const calls = createCallLimits(mcpLimitsOf(deps.limits), deps.clock);
+  const calls = createCallLimits(mcpLimitsOf(deps.limits), deps.clock, deps.db);
   const sessions = new WeakMap<AuthInfo, McpSession>();
   const handler = createMcpHandler(
     (ctx) => {
@@ -191,8 +191,8 @@ export function mcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       tools: offer.tools,
       scope: offer.scope,
       botFor: offer.botFor,
-      admit: (requestId) => {
-        const admission = calls.admit(tokenHash, requestId);
+      admit: async (requestId) => {
+        const admission = await calls.admit(tokenHash, requestId);
         if (!admission.ok) log({ event: 'mcp.refused', why: admission.code });
         return admission;
       },

@@ -7,7 +7,7 @@
  *   at its next request; removing this one signs it out now.
  * - `POST /api/devices/link-code`: a code another device enters to become this person, valid five
  *   minutes and once; `POST /api/devices/link {code}` is that other device entering it. Wrong codes
- *   are counted per client (`linkTries.ts`).
+ *   are counted per client, over every instance (`linkTries.ts`).
  * - `POST /api/sign-out`: this device forgets the person (its session and both cookies; 204).
  */
 import { Hono } from 'hono';
@@ -21,8 +21,7 @@ import { waitWords } from '../words/refusalWords';
 import { say } from '../words/words';
 import { endSession, sessionsOf } from './deviceSessions';
 import { keepLinkCode, takeLinkCode } from './linkCodes';
-import { linkTries } from './linkTries';
-import type { LinkTries } from './linkTries';
+import { linkTryRoom, wrongLinkTry } from './linkTries';
 import { passkeysOf, removePasskey } from './passkeys';
 import { findPerson } from './people';
 import { originOf } from './relyingParty';
@@ -35,12 +34,7 @@ export const LINK_CODE_MS = 5 * 60_000;
 /** Longest `code` read, in characters: a code typed with spaces to spare. */
 const CODE_FIELD_MAX_CHARS = 32;
 
-export interface DeviceDeps extends PeopleDeps {
-  /** Wrong link codes per client; default `linkTries()`. */
-  linkTries?: LinkTries;
-}
-
-export function deviceRoutes({ db, clock, linkTries: tries = linkTries() }: DeviceDeps): Hono<PersonEnv> {
+export function deviceRoutes({ db, clock }: PeopleDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
 
   routes.get('/me', async (c) => c.json<Me>(await meOf(db, c)));
@@ -103,22 +97,23 @@ export function deviceRoutes({ db, clock, linkTries: tries = linkTries() }: Devi
     const typed = text(c, await readJson(c), 'code', { maxChars: CODE_FIELD_MAX_CHARS });
     const nowMs = clock();
     const client = clientAddress(c) ?? c.get('person');
-    const allowed = tries.allowed(client, nowMs);
-    if (!allowed.ok) {
-      const wait = waitWords(allowed.retryAfterMs, requestWordsOf(c));
-      return c.json({ error: say(requestWordsOf(c), 'devices.link-tries', { wait }) }, 429, { 'retry-after': String(Math.ceil(allowed.retryAfterMs / 1000)) });
-    }
     const code = linkCodeRead(typed);
-    const outcome = code === undefined ? 'unknown' : await db.asServer(async (tx) => {
-      const kept = await takeLinkCode(tx, sha256Hex(code));
-      if (kept === undefined) return 'unknown';
-      // Taken all the same: a lapsed code is gone.
-      if (kept.expiresAtMs <= nowMs) return 'expired';
+    // The client's count is held while its code is taken: its tries at once are counted in turn.
+    const outcome = await db.asServer(async (tx) => {
+      const room = await linkTryRoom(tx, client, nowMs);
+      if (!room.ok) return room;
+      const kept = code === undefined ? undefined : await takeLinkCode(tx, sha256Hex(code));
+      // A lapsed code is wrong too, and taken all the same: it is gone.
+      if (kept === undefined || kept.expiresAtMs <= nowMs) {
+        await wrongLinkTry(tx, client, nowMs);
+        return kept === undefined ? 'unknown' : 'expired';
+      }
       return beginDeviceSession(tx, c, kept.person, 'link', nowMs);
     });
-    if (outcome === 'unknown' || outcome === 'expired') {
-      tries.failed(client, nowMs);
-      throw refusal(c, 400, outcome === 'unknown' ? 'devices.link-unknown' : 'devices.link-expired');
+    if (outcome === 'unknown' || outcome === 'expired') throw refusal(c, 400, outcome === 'unknown' ? 'devices.link-unknown' : 'devices.link-expired');
+    if ('ok' in outcome) {
+      const wait = waitWords(outcome.retryAfterMs, requestWordsOf(c));
+      return c.json({ error: say(requestWordsOf(c), 'devices.link-tries', { wait }) }, 429, { 'retry-after': String(Math.ceil(outcome.retryAfterMs / 1000)) });
     }
     signedIn(c, outcome, nowMs);
     return c.json<Me>(await meOf(db, c));

@@ -5,11 +5,11 @@
 import { Hono } from 'hono';
 import type { PersonEnv } from '../person';
 import { deviceRoutes } from './deviceRoutes';
-import type { DeviceDeps } from './deviceRoutes';
 import { inviteRoutes } from './inviteRoutes';
 import { passkeyRoutes } from './passkeyRoutes';
+import type { PeopleDeps } from './signIn';
 
-export function peopleRoutes(deps: DeviceDeps): Hono<PersonEnv> {
+export function peopleRoutes(deps: PeopleDeps): Hono<PersonEnv> {
   const routes = new Hono<PersonEnv>();
   routes.route('/', passkeyRoutes(deps));
   routes.route('/', deviceRoutes(deps));

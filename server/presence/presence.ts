@@ -91,7 +91,6 @@ function personTag(person: string): string {
   return createHash('sha256').update(`confab presence\n${person}`).digest('hex').slice(0, 32);
 }
 
-/** A page's seat as a seat row has it. */
 export function presence(deps: PresenceDeps): Presence {
   const options = resolveOptions('presence', PRESENCE_DEFAULTS, deps.options, LIMITS);
   const { db } = deps;

@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../server/bots';
 import { ConfigError } from '../../server/config';
+import { openDatabase } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import { RefusedError } from '../../server/db/errors';
 import {
   bearerGrant,
   GRANT_SECRET_FILE,
@@ -19,6 +22,8 @@ import {
 } from '../../server/grants';
 import type { GrantClaims } from '../../server/grants';
 import { requestRefusal } from '../helpers/words';
+import { DB_TEST_MS, OPENING_MS, startSocketPostgres } from './db/fixtures';
+import type { SocketPostgres } from './db/fixtures';
 
 const SECRET = new TextEncoder().encode('a-test-secret-of-more-than-thirty-two-characters');
 const NOW = 1_750_000_000_000;
@@ -133,6 +138,61 @@ describe('the grant secret', () => {
     const second = await loadGrantSecret({ env: { GRANT_SECRET: copied }, dataDir: await fresh() });
     expect(verifyGrant(second, signGrant(first, CLAIMS), { bot: 'demo', nowMs: NOW })).toEqual(CLAIMS);
   });
+});
+
+describe('the grant secret over Postgres, GRANT_SECRET unset', { timeout: DB_TEST_MS }, () => {
+  let postgres: SocketPostgres;
+  let one: Database;
+  let two: Database;
+  const fresh = () => mkdtemp(join(tmpdir(), 'confab-data-'));
+
+  beforeAll(async () => {
+    postgres = await startSocketPostgres();
+    [one, two] = await Promise.all([openDatabase({ url: postgres.url }), openDatabase({ url: postgres.url })]);
+  }, OPENING_MS);
+  afterAll(async () => {
+    await Promise.all([one.close(), two.close()]);
+    await postgres.stop();
+  });
+
+  it('is made once in the database: two instances starting at once, each with a data folder of its own, sign with the same secret', async () => {
+    const [first, second] = await Promise.all([loadGrantSecret({ env: {}, dataDir: await fresh(), db: one }), loadGrantSecret({ env: {}, dataDir: await fresh(), db: two })]);
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(second).toEqual(first);
+    expect(verifyGrant(second, signGrant(first, CLAIMS), { bot: 'demo', nowMs: NOW })).toEqual(CLAIMS);
+    // Nothing is written into the data folder: the database is where it is kept.
+    const dataDir = await fresh();
+    expect(await loadGrantSecret({ env: { GRANT_SECRET: ' ' }, dataDir, db: one })).toEqual(first);
+    await expect(stat(join(dataDir, GRANT_SECRET_FILE))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('is readable by no person', async () => {
+    await loadGrantSecret({ env: {}, dataDir: await fresh(), db: one });
+    await expect(two.asPerson('somebody', (tx) => tx.query('select value from server_secrets'))).rejects.toBeInstanceOf(RefusedError);
+  });
+
+  it('still takes GRANT_SECRET first, and says where one would be made without it', async () => {
+    const text = 'z'.repeat(40);
+    expect(await loadGrantSecret({ env: { GRANT_SECRET: text }, dataDir: await fresh(), db: one })).toEqual(new TextEncoder().encode(text));
+    await expect(loadGrantSecret({ env: { GRANT_SECRET: 'short' }, dataDir: await fresh(), db: one })).rejects.toThrow(/or leave it unset to have one made once in the database for every instance\.$/);
+  });
+});
+
+describe('the grant secret kept in a data folder, moving to the database', { timeout: DB_TEST_MS }, () => {
+  it('is the secret the first instance kept in its folder, so its cookies and grants carry on', async () => {
+    const postgres = await startSocketPostgres();
+    const db = await openDatabase({ url: postgres.url });
+    try {
+      const dataDir = await mkdtemp(join(tmpdir(), 'confab-data-'));
+      const kept = 'k'.repeat(43);
+      await writeFile(join(dataDir, GRANT_SECRET_FILE), `${kept}\n`);
+      expect(await loadGrantSecret({ env: {}, dataDir, db })).toEqual(new TextEncoder().encode(kept));
+      expect(await loadGrantSecret({ env: {}, dataDir: await mkdtemp(join(tmpdir(), 'confab-data-')), db })).toEqual(new TextEncoder().encode(kept));
+    } finally {
+      await db.close();
+      await postgres.stop();
+    }
+  }, OPENING_MS);
 });
 
 describe('a bearer grant on a request', () => {

@@ -1,13 +1,15 @@
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app';
 import type { ApiDeps } from '../../server/app';
 import { parseBotFile } from '../../server/bots';
 import { ConfigError, readAllowedOrigins, readConfig } from '../../server/config';
+import type { Database } from '../../server/db/database';
 import { NEW_PERSONS_WINDOW_MS, newPersons } from '../../server/newPersons';
 import { PERSON_COOKIE } from '../../server/person';
 import type { PersonEnv } from '../../server/person';
 import { requestRefusal } from '../helpers/words';
+import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from './db/fixtures';
 
 const config = { distDir: '/nonexistent', modelsDir: '/nonexistent', modelBase: { kind: 'hub' } as const, modelVersion: 'supertonic-3' as const };
 const BOT = parseBotFile('demo.md', '---\nname: Demo\n---\nYou talk.');
@@ -26,15 +28,16 @@ function reachedMcp(): Hono {
 }
 
 /** The app with the session routes and a stand-in `/mcp` that says it was reached. */
-function appWith(options: { host?: string; allowedOrigins?: string[]; newPersonsPerHour?: number; clock?: () => number } = {}): Hono {
+function appWith(options: { host?: string; allowedOrigins?: string[]; newPersonsPerHour?: number; clock?: () => number; db?: Database } = {}): Hono {
   const api: ApiDeps = {
     personMode: { kind: 'local' },
     bots: new Map([['demo', BOT]]),
     grantSecret: SECRET,
     clock: options.clock ?? (() => NOW),
     mcp: reachedMcp(),
+    ...(options.db === undefined ? {} : { db: options.db }),
   };
-  const { clock: _clock, ...rest } = options;
+  const { clock: _clock, db: _db, ...rest } = options;
   return createApp({ config: { ...config, ...rest }, api });
 }
 
@@ -197,31 +200,35 @@ describe('CONFAB_ALLOWED_ORIGINS', () => {
   });
 });
 
-describe('new persons per client address', () => {
-  it('counts a sliding hour per address, and says when the next may come', () => {
-    const count = newPersons(2);
-    expect(count.arrive('a', 0)).toEqual({ ok: true });
-    expect(count.arrive('a', 1_000)).toEqual({ ok: true });
-    expect(count.arrive('a', 2_000)).toEqual({ ok: false, retryAfterMs: NEW_PERSONS_WINDOW_MS - 2_000 });
-    expect(count.arrive('b', 2_000)).toEqual({ ok: true });
-    // A refusal is not an arrival: the first one leaves the window at the hour, the second a second later.
-    expect(count.arrive('a', NEW_PERSONS_WINDOW_MS)).toEqual({ ok: true });
-    expect(count.arrive('a', NEW_PERSONS_WINDOW_MS + 500)).toEqual({ ok: false, retryAfterMs: 500 });
-    expect(count.arrive('a', NEW_PERSONS_WINDOW_MS + 1_000)).toEqual({ ok: true });
+describe('new persons per client address', { timeout: DB_TEST_MS }, () => {
+  // Counted in the database (every instance shares it: test/server/db/sharedCounts.test.ts); each
+  // test its own addresses and hours.
+  let db: Database;
+  beforeAll(async () => {
+    db = await openMemoryDatabase();
+  }, OPENING_MS);
+  afterAll(async () => {
+    await db.close();
   });
 
-  it('forgets the address seen longest ago past its bound', () => {
-    const count = newPersons(1, 2);
-    count.arrive('a', 0);
-    count.arrive('b', 1);
-    count.arrive('c', 2);
-    expect(count.arrive('a', 3)).toEqual({ ok: true });
-    expect(count.arrive('c', 4).ok).toBe(false);
+  it('counts a sliding hour per address, and says when the next may come', async () => {
+    const count = newPersons(db, 2);
+    const [a, b] = [somebody('a'), somebody('b')];
+    expect(await count.arrive(a, NOW)).toEqual({ ok: true });
+    expect(await count.arrive(a, NOW + 1_000)).toEqual({ ok: true });
+    expect(await count.arrive(a, NOW + 2_000)).toEqual({ ok: false, retryAfterMs: NEW_PERSONS_WINDOW_MS - 2_000 });
+    expect(await count.arrive(b, NOW + 2_000)).toEqual({ ok: true });
+    // A refusal is not an arrival: the first one leaves the window at the hour, the second a second later.
+    expect(await count.arrive(a, NOW + NEW_PERSONS_WINDOW_MS)).toEqual({ ok: true });
+    expect(await count.arrive(a, NOW + NEW_PERSONS_WINDOW_MS + 500)).toEqual({ ok: false, retryAfterMs: 500 });
+    expect(await count.arrive(a, NOW + NEW_PERSONS_WINDOW_MS + 1_000)).toEqual({ ok: true });
   });
 
   it('refuses the next new person from an address past the hour’s count with 429, a sentence and x-confab-refused: site', async () => {
-    let now = NOW;
-    const app = appWith({ newPersonsPerHour: 3, clock: () => now });
+    // Hours after the test above, so that its arrivals are long gone.
+    const first = NOW + 10 * NEW_PERSONS_WINDOW_MS;
+    let now = first;
+    const app = appWith({ newPersonsPerHour: 3, clock: () => now, db });
     const cookies: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await start(app, { 'content-type': 'application/json' }, undefined, from('203.0.113.9'));
@@ -239,14 +246,14 @@ describe('new persons per client address', () => {
     expect((await start(app, { 'content-type': 'application/json', cookie: cookies[0] ?? '' }, undefined, from('203.0.113.9'))).status).toBe(200);
     expect((await start(app, { 'content-type': 'application/json' }, undefined, from('198.51.100.1'))).status).toBe(200);
     // An hour after the first, one more may come.
-    now = NOW + NEW_PERSONS_WINDOW_MS;
+    now = first + NEW_PERSONS_WINDOW_MS;
     expect((await start(app, { 'content-type': 'application/json' }, undefined, from('203.0.113.9'))).status).toBe(200);
   });
 
   it('takes no proxy’s word for the address', async () => {
-    const app = appWith({ newPersonsPerHour: 1 });
-    expect((await start(app, { 'content-type': 'application/json', 'x-forwarded-for': '1.1.1.1' }, undefined, from('203.0.113.9'))).status).toBe(200);
-    expect((await start(app, { 'content-type': 'application/json', 'x-forwarded-for': '2.2.2.2' }, undefined, from('203.0.113.9'))).status).toBe(429);
+    const app = appWith({ newPersonsPerHour: 1, clock: () => NOW + 20 * NEW_PERSONS_WINDOW_MS, db });
+    expect((await start(app, { 'content-type': 'application/json', 'x-forwarded-for': '1.1.1.1' }, undefined, from('192.0.2.7'))).status).toBe(200);
+    expect((await start(app, { 'content-type': 'application/json', 'x-forwarded-for': '2.2.2.2' }, undefined, from('192.0.2.7'))).status).toBe(429);
   });
 
   it('reads CONFAB_NEW_PERSONS_PER_HOUR, refusing what is not a count', () => {

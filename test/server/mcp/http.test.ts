@@ -223,7 +223,7 @@ describe('limits per token', () => {
     const made = await limited.tokenFor('crowded', ['probe-bot']);
     const client = await limited.client(made.token);
     const calls = limited.api.mcpEndpoint.calls;
-    const held = [calls.admit(hashOfToken(made.token), 'held-1'), calls.admit(hashOfToken(made.token), 'held-2')];
+    const held = await Promise.all([calls.admit(hashOfToken(made.token), 'held-1'), calls.admit(hashOfToken(made.token), 'held-2')]);
     const third = await client.callTool({ name: 'probe-now', arguments: {} });
     expect(third.isError).toBe(true);
     expect(textOf(third)).toBe('server_busy: Too much is running at once; try again in a moment.');

@@ -1,16 +1,20 @@
 /**
- * A person's presence streams are capped per instance: past the cap a new page is refused in a
- * sentence, a page that closes frees its place, and a page that opens its stream again replaces the
+ * A person's presence streams are capped over every instance: past the cap a new page is refused in
+ * a sentence, a page that closes frees its place, and a page that opens its stream again replaces the
  * one it left (without its closing being ruled: the page is still open).
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { loadBots } from '../../../server/bots';
+import { openDatabase } from '../../../server/db/database';
+import type { Database } from '../../../server/db/database';
 import type { PageRef } from '../../../common/presence/protocol';
-import { openTestBackend } from '../../helpers/testBackend';
+import { openTestBackend, testBackend } from '../../helpers/testBackend';
 import type { TestBackend } from '../../helpers/testBackend';
 import { requestRefusal } from '../../helpers/words';
-import { DB_TEST_MS, OPENING_MS } from '../db/fixtures';
+import { DB_TEST_MS, OPENING_MS, startSocketPostgres } from '../db/fixtures';
+import type { SocketPostgres } from '../db/fixtures';
 import { Person } from './presenceClient';
 import type { PageStream } from './presenceClient';
 
@@ -78,5 +82,46 @@ describe('presence streams per person', { timeout: DB_TEST_MS }, () => {
     again.close();
     other.close();
     for (const stream of streams) stream.close();
+  });
+});
+
+describe('presence streams per person, over two instances', { timeout: DB_TEST_MS }, () => {
+  let postgres: SocketPostgres;
+  let dbs: Database[];
+  let backends: TestBackend[];
+
+  beforeAll(async () => {
+    postgres = await startSocketPostgres();
+    dbs = await Promise.all([openDatabase({ url: postgres.url }), openDatabase({ url: postgres.url })]);
+    const bots = await loadBots('bots');
+    const grantSecret = randomBytes(32);
+    backends = dbs.map((db) => testBackend(db, { bots, grantSecret, presence: { streamsPerPerson: 3 } }));
+  }, OPENING_MS);
+  afterAll(async () => {
+    await Promise.all(backends.map((backend) => backend.close()));
+    await Promise.all(dbs.map((db) => db.close()));
+    await postgres.stop();
+  });
+
+  it('counts a person’s streams on both together: the cap holds in total, and a page closing on one lets a page in on the other', async () => {
+    const [one, two] = backends.map((backend) => backend.app) as [Hono, Hono];
+    const onOne = new Person(one);
+    await onOne.start();
+    const onTwo = onOne.on(two);
+    const first = await onOne.open(pageOn('laptop-1'));
+    await first.next('hello');
+    const others = await Promise.all([onTwo.open(pageOn('phone-01')), onOne.open(pageOn('laptop-1'))]);
+    await Promise.all(others.map((stream) => stream.next('hello')));
+    const fourth = pageOn('phone-01');
+    const asking = async (person: Person) => {
+      const res = await person.call(`/api/presence?bot=demo&page=${fourth.page}&device=${fourth.device}`);
+      await res.body?.cancel();
+      return res.status;
+    };
+    expect(await asking(onTwo)).toBe(429);
+    expect(await asking(onOne)).toBe(429);
+    first.close();
+    await expect.poll(() => asking(onTwo), { timeout: 5_000 }).toBe(200);
+    for (const stream of others) stream.close();
   });
 });
