@@ -8,8 +8,12 @@
  * - **Calls in flight**, per token on this instance: at most `maxInFlightCalls`; the next is refused
  *   `server_busy`. This protects the one process running them — its executor, its memory, the
  *   signals a cancel reaches — so it is counted in this process's memory, and N instances run up to
- *   N times as many. A call counts until the executor answers it — a write the client cancelled
- *   answers `cancelled` at once and stops counting, though it runs to completion (writes always do).
+ *   N times as many. It is asked first: a call counts from before the bucket is asked (so a cancel
+ *   reaches it while it waits for the answer, and a flood past the cap is refused without a database
+ *   round trip each or spending the rate) until the executor answers it — a write the client
+ *   cancelled answers `cancelled` at once and stops counting, though it runs to completion (writes
+ *   always do). A burst wider than the cap is therefore refused `server_busy` past it, whatever
+ *   the bucket holds.
  * - **Cancelling**: each admitted call has an AbortSignal the executor is given; `cancel` aborts the
  *   token's calls with a JSON-RPC id (the 2025-era `notifications/cancelled` arrives as a request of
  *   its own over HTTP, so it is matched here by token and id) that run on this instance.

@@ -170,6 +170,8 @@ export interface ExecutorDeps {
 
 export interface Executor {
   readonly registry: Registry;
+  /** Handlers still running after their caller stopped waiting (a deadline, a cancel); past `maxAbandonedHandlers`, new calls are refused `overloaded`. */
+  readonly abandoned: number;
   execute(call: Call): Promise<Outcome>;
   /**
    * The sentences of the narrators that follow a verb that succeeded, in order; each under its
@@ -293,6 +295,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   return {
     registry: deps.registry,
+    get abandoned() {
+      return deadlines.abandoned;
+    },
     execute,
     narrate: (ran, caller, signal) => narrate(narrating, ran, caller, signal),
     recentApps,

@@ -198,18 +198,24 @@ describe('the adapter', () => {
 });
 
 describe('limits per token', () => {
+  /** Calls one client sends at once, each with a place in flight (the cap is as wide), so only the rate refuses any. */
+  const BURST = 6;
   let limited: ConfabMcp;
+  let crowded: ConfabMcp;
   beforeAll(async () => {
-    limited = await startConfabMcp({ limits: { maxCallsPerSecond: 3, maxInFlightCalls: 2 } });
+    [limited, crowded] = await Promise.all([
+      startConfabMcp({ limits: { maxCallsPerSecond: 3, maxInFlightCalls: BURST } }),
+      startConfabMcp({ limits: { maxInFlightCalls: 2 } }),
+    ]);
   });
   afterAll(async () => {
-    await limited.close();
+    await Promise.all([limited.close(), crowded.close()]);
   });
 
   it('refuses calls past the rate with rate_limited, before they reach the executor, and only for that token', async () => {
     const busy = await limited.client((await limited.tokenFor('quick', ['probe-bot'])).token);
     const calm = await limited.client((await limited.tokenFor('calm', ['probe-bot'])).token);
-    const results = await Promise.all(Array.from({ length: 6 }, () => busy.callTool({ name: 'probe-now', arguments: {} })));
+    const results = await Promise.all(Array.from({ length: BURST }, () => busy.callTool({ name: 'probe-now', arguments: {} })));
     const refused = results.filter((r) => r.isError === true);
     expect(refused.length).toBeGreaterThanOrEqual(2);
     for (const r of refused) expect(textOf(r)).toBe('rate_limited: Too many requests at once; wait a moment and try again.');
@@ -220,9 +226,9 @@ describe('limits per token', () => {
   it('refuses a call past the calls in flight with server_busy, and admits again once one ends', async () => {
     // On the embedded database one transaction runs at a time, so two calls that wait cannot both
     // be running a verb; the token's two slots are taken here as two admitted calls would take them.
-    const made = await limited.tokenFor('crowded', ['probe-bot']);
-    const client = await limited.client(made.token);
-    const calls = limited.api.mcpEndpoint.calls;
+    const made = await crowded.tokenFor('crowded', ['probe-bot']);
+    const client = await crowded.client(made.token);
+    const calls = crowded.api.mcpEndpoint.calls;
     const held = await Promise.all([calls.admit(hashOfToken(made.token), 'held-1'), calls.admit(hashOfToken(made.token), 'held-2')]);
     const third = await client.callTool({ name: 'probe-now', arguments: {} });
     expect(third.isError).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The executor's deadlines and callers that give up, against a real PGlite with the test apps: a
+ * The executor's deadlines and callers that give up, against a real database with the test apps: a
  * read is answered at its deadline or its caller's cancel, and its signal aborted; a write that has
  * started runs to its end, and one that has not yet had its transaction never starts. Nothing here
  * reads the wall clock or sleeps: what must not be waited for is held until the test lets it go
@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { failed, newKey, succeeded } from '../../helpers/outcomes';
 import { z } from 'zod';
+import { DATABASE_DEFAULTS } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
 import type { VerbError } from '../../../server/verbs/errors';
@@ -18,6 +19,7 @@ import { defineApp, defineVerb } from '../../../server/verbs/verb';
 import type { Caller } from '../../../server/verbs/verb';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody } from '../db/fixtures';
 import { emptyTally, observed, resetObserved, tallyRows, testApps } from '../../helpers/testApps';
+import { onPostgres } from '../../helpers/testDatabase';
 
 /** Handlers and narrators under way, each held until the test lets it go, with the signal it was given. */
 const held: { signal: AbortSignal; release: () => void }[] = [];
@@ -81,7 +83,22 @@ const holding = defineApp({
 
 const registry = createRegistry([...testApps, holding]);
 
-/** A transaction held open until `release()`: PGlite runs one at a time, so every other waits its turn behind it. */
+/**
+ * Every connection the database has, each in a transaction held open until `release()`, so every
+ * other transaction waits its turn behind them: PGlite's one session, or the whole of the `pg` pool.
+ */
+async function heldConnections(db: Database): Promise<{ release: () => void; ended: Promise<void> }> {
+  const connections = onPostgres() ? DATABASE_DEFAULTS.poolSize : 1;
+  const held = await Promise.all(Array.from({ length: connections }, () => heldTransaction(db)));
+  return {
+    release: () => {
+      for (const each of held) each.release();
+    },
+    ended: Promise.all(held.map((each) => each.ended)).then(() => undefined),
+  };
+}
+
+/** A transaction held open until `release()`; answers once it is open. */
 async function heldTransaction(db: Database): Promise<{ release: () => void; ended: Promise<void> }> {
   let ended: Promise<void> = Promise.resolve();
   const release = await new Promise<() => void>((opened) => {
@@ -94,7 +111,6 @@ async function heldTransaction(db: Database): Promise<{ release: () => void; end
   });
   return { release, ended };
 }
-
 
 describe('the executor under deadlines', { timeout: DB_TEST_MS }, () => {
   let db: Database;
@@ -192,7 +208,7 @@ describe('the executor under deadlines', { timeout: DB_TEST_MS }, () => {
 
     it('never starts a write whose caller gave up while it waited for its transaction', async () => {
       const key = newKey();
-      const busy = await heldTransaction(db);
+      const busy = await heldConnections(db);
       const stop = new AbortController();
       const running = run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: key, signal: stop.signal });
       stop.abort();
@@ -208,7 +224,7 @@ describe('the executor under deadlines', { timeout: DB_TEST_MS }, () => {
 
     it('never starts a write whose deadline passed while it waited for its transaction', async () => {
       const key = newKey();
-      const busy = await heldTransaction(db);
+      const busy = await heldConnections(db);
       expect(failed(await run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: key })).code).toBe('timed_out');
       busy.release();
       await busy.ended;
