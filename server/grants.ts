@@ -53,7 +53,7 @@ const GRANT_SECRET_MIN_CHARS = 32;
 /** The file a generated secret is kept in, inside the data folder, on the embedded database. */
 export const GRANT_SECRET_FILE = 'grant-secret';
 /** The name a made secret is kept under in the database (`server_secrets`), over Postgres. */
-export const GRANT_SECRET_NAME = 'grant';
+const GRANT_SECRET_NAME = 'grant';
 
 /** Longest token looked at; anything longer is malformed before any work is done. */
 const TOKEN_CHARS_MAX = 4096;

@@ -63,8 +63,37 @@ export async function readMigrations(dir: string): Promise<Migration[]> {
   return migrations;
 }
 
+/**
+ * The role every person's transaction runs as, and the connecting role's membership of it, made
+ * before any migration (migration 001 then finds them). A role is the whole Postgres's while the
+ * migrations' lock is one database's: two Confab databases on one server migrating at the same moment
+ * both tried to create it, and one start failed. Here the one that loses the race takes the other's.
+ */
+const PERSON_ROLE_SQL = `
+  do $$
+  begin
+    if not exists (select 1 from pg_roles where rolname = 'confab_person') then
+      create role confab_person nologin;
+    end if;
+  exception when duplicate_object or unique_violation then
+    null;
+  end
+  $$;
+  do $$
+  begin
+    -- Granted, not merely had: a superuser has every role, and migration 001 grants it all the same.
+    if not exists (select 1 from pg_auth_members where roleid = 'confab_person'::regrole and member = current_user::regrole) then
+      execute format('grant confab_person to %I', current_user);
+    end if;
+  exception when duplicate_object or unique_violation then
+    null;
+  end
+  $$;
+`;
+
 /** Applies what is not yet applied, in order; answers the versions it applied. */
 export async function migrate(engine: Engine, migrations: readonly Migration[]): Promise<number[]> {
+  await engine.transaction((tx) => tx.exec(PERSON_ROLE_SQL));
   await engine.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     // Row level security with no policy: on a hosted Postgres that exposes `public` to API roles,

@@ -33,7 +33,7 @@ export const PRESENCE_CHANNEL = 'confab_presence';
  * How often, in ms, a hub that cannot hear the other instances reads what they did: a page on
  * another instance learns of a handover and a line within about this.
  */
-export const PRESENCE_POLL_MS = 500;
+const PRESENCE_POLL_MS = 500;
 
 /** How this instance hears the others: at once over LISTEN, by reading every `pollMs`, or only itself (PGlite is one process). */
 export type Hearing = { by: 'listen' } | { by: 'polling'; pollMs: number; why: string } | { by: 'itself' };

@@ -40,12 +40,20 @@ import type { Random } from '../helpers/random';
 import { roundMs, spread } from '../helpers/benchTimings';
 
 const SEED = 0x5eed_4ec1;
-const PERSONS = 1_000;
 const BOTS = ['demo', 'coach', 'tutor'] as const;
 const PER_PERSON_BOT = 30;
 const HEAVY = 'person-heavy';
-const HEAVY_MEMORIES = 10_000;
-const MEMORIES = PERSONS * BOTS.length * PER_PERSON_BOT + HEAVY_MEMORIES;
+
+/** How full the table is: the ordinary persons, and the heavy person's remarks. */
+export interface RecallScale {
+  persons: number;
+  heavyMemories: number;
+}
+
+/** 100 000 memories: the issue's table. */
+export const FULL_SCALE: Readonly<RecallScale> = Object.freeze({ persons: 1_000, heavyMemories: 10_000 });
+
+const memoriesOf = (scale: RecallScale) => scale.persons * BOTS.length * PER_PERSON_BOT + scale.heavyMemories;
 const BATCH_ROWS = 1_000;
 /** Queries per kind of person; 700 in all. */
 const QUERIES = { heavy: 250, ordinary: 350, fresh: 100 } as const;
@@ -73,13 +81,13 @@ interface Row {
   text: string;
 }
 
-function* rows(random: Random): Generator<Row> {
-  for (let p = 0; p < PERSONS; p++) {
+function* rows(random: Random, scale: RecallScale): Generator<Row> {
+  for (let p = 0; p < scale.persons; p++) {
     for (const bot of BOTS) {
       for (let i = 0; i < PER_PERSON_BOT; i++) yield { person: personName(p), bot, text: remark(random) };
     }
   }
-  for (let i = 0; i < HEAVY_MEMORIES; i++) yield { person: HEAVY, bot: 'demo', text: remark(random) };
+  for (let i = 0; i < scale.heavyMemories; i++) yield { person: HEAVY, bot: 'demo', text: remark(random) };
 }
 
 const personName = (i: number) => `person-${String(i).padStart(4, '0')}`;
@@ -102,14 +110,14 @@ interface Load {
   analyzeMs: number;
 }
 
-async function load(db: Database, embedder: Embedder, random: Random): Promise<Load> {
+async function load(db: Database, embedder: Embedder, random: Random, scale: RecallScale): Promise<Load> {
   await db.asServer(async (tx) => {
     await registerEmbedder(tx, { name: embedder.name, dimensions: widthOf(embedder) });
     for (const index of Object.keys(INDEXES)) await tx.query(`drop index ${index}`);
   });
   let started = performance.now();
   let batch: Row[] = [];
-  for (const row of rows(random)) {
+  for (const row of rows(random, scale)) {
     batch.push(row);
     if (batch.length === BATCH_ROWS) {
       await insertBatch(db, embedder, batch);
@@ -132,12 +140,12 @@ async function load(db: Database, embedder: Embedder, random: Random): Promise<L
 
 type Kind = keyof typeof QUERIES;
 
-function queryFor(embedder: Embedder, kind: Kind, random: Random, embedding: Float32Array): RecallQuery {
+function queryFor(embedder: Embedder, kind: Kind, random: Random, embedding: Float32Array, persons: number): RecallQuery {
   const base = { embedder: embedder.name, dimensions: widthOf(embedder), embedding, limit: RECALL_LIMIT, maxDistance: recallFloorOf(embedder) };
   if (kind === 'heavy') return { ...base, person: HEAVY, bot: 'demo' };
   const bot = BOTS[Math.floor(random() * BOTS.length)] ?? 'demo';
   if (kind === 'fresh') return { ...base, person: `person-new-${Math.floor(random() * 1e9)}`, bot };
-  return { ...base, person: personName(Math.floor(random() * PERSONS)), bot };
+  return { ...base, person: personName(Math.floor(random() * persons)), bot };
 }
 
 /** Half questions, half remarks like the ones stored (the person saying something again). */
@@ -171,108 +179,113 @@ async function exactRecall(db: Database, query: RecallQuery): Promise<Recalled[]
 }
 
 export async function run(): Promise<{ bench: 'recall'; memories: number; p95Ms: number; [figure: string]: unknown }> {
-  const random = seededRandom(SEED);
-  const { embedder } = await chooseEmbedder({ kind: 'auto' }, { dataDir: resolve(process.env.CONFAB_DATA_DIR || '.data'), log: () => undefined });
   const db = await openDatabase({ dataDir: 'memory://' });
   try {
-    const loaded = await load(db, embedder, random);
-    const { rows: counted } = await db.asServer((tx) => tx.query<{ n: number }>('select count(*)::int as n from memories'));
-    const memories = counted[0]?.n ?? 0;
-    if (memories !== MEMORIES) throw new Error(`The load left ${memories} memories, not ${MEMORIES}.`);
-
-    // As the memory context recalls: exactly while a person has few memories, through the index past that.
-    const recallFor = recaller();
-    for (let i = 0; i < WARM_UP; i++) {
-      const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
-      const embedding = await embedder.embed(textFor(random));
-      await recallFor(db, queryFor(embedder, kind, random, embedding));
-    }
-
-    // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
-    const order: Kind[] = [];
-    for (const [kind, n] of Object.entries(QUERIES) as [Kind, number][]) for (let i = 0; i < n; i++) order.push(kind);
-    order.sort(() => random() - 0.5);
-    const timings: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
-    const found: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
-    const embedMs: number[] = [];
-    const emptyMs: number[] = [];
-    const heavyQueries: { query: RecallQuery; found: Recalled[] }[] = [];
-    for (const kind of order) {
-      const text = textFor(random);
-      let started = performance.now();
-      const embedding = await embedder.embed(text);
-      embedMs.push(performance.now() - started);
-      const query = queryFor(embedder, kind, random, embedding);
-      started = performance.now();
-      const recalled = await recallFor(db, query);
-      timings[kind].push(performance.now() - started);
-      started = performance.now();
-      await db.asServer((tx) => tx.query('select 1'));
-      emptyMs.push(performance.now() - started);
-      found[kind].push(recalled.length);
-      if (kind === 'heavy' && heavyQueries.length < EXACT_CHECKS) heavyQueries.push({ query, found: recalled });
-    }
-
-    // How many of the exact search's answers the index found too: the exact k-th counts as found when
-    // the index answered at least k memories as near, so a tie at the same distance counts.
-    let exactFound = 0;
-    let exactTotal = 0;
-    for (const { query, found: approximate } of heavyQueries) {
-      const exact = await exactRecall(db, query);
-      exactTotal += exact.length;
-      exactFound += exact.filter((m, k) => approximate.filter((a) => a.distance <= m.distance + 1e-6).length > k).length;
-    }
-
-    const plans: Record<Kind, string[]> = { heavy: [], ordinary: [], fresh: [] };
-    for (const kind of Object.keys(plans) as Kind[]) {
-      const kept: string[][] = [];
-      const embedding = await embedder.embed(question(random));
-      const explained = {
-        asPerson: <T>(person: string, fn: (tx: Queryable) => Promise<T>) => db.asPerson(person, (tx) => fn(explaining(tx, kept))),
-      };
-      await recallFor(explained, queryFor(embedder, kind, random, embedding));
-      plans[kind] = planSummary(kept.flat());
-    }
-    const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes(`memories_nearest_${widthOf(embedder)}`))]));
-
-    const all = [...timings.heavy, ...timings.ordinary, ...timings.fresh];
-    const overall = spread(all);
-    const mean = (values: readonly number[]) => roundMs(values.reduce((s, v) => s + v, 0) / Math.max(1, values.length));
-    return {
-      bench: 'recall',
-      memories,
-      p95Ms: overall.p95,
-      p50Ms: overall.p50,
-      maxMs: overall.max,
-      queries: all.length,
-      targetP95Ms: TARGET_P95_MS,
-      embedder: embedder.name,
-      dimensions: widthOf(embedder),
-      limit: RECALL_LIMIT,
-      maxDistance: recallFloorOf(embedder),
-      byPerson: {
-        heavy: { memories: HEAVY_MEMORIES, ...spread(timings.heavy), recalledMean: mean(found.heavy) },
-        ordinary: { memoriesPerBot: PER_PERSON_BOT, ...spread(timings.ordinary), recalledMean: mean(found.ordinary) },
-        fresh: { memories: 0, ...spread(timings.fresh), recalledMean: mean(found.fresh) },
-      },
-      embedMs: spread(embedMs),
-      emptyTransactionMs: spread(emptyMs),
-      hnswUsed,
-      plans,
-      heavyAgreementWithExact: exactTotal === 0 ? null : roundMs(exactFound / exactTotal, 3),
-      load: {
-        persons: PERSONS + 1,
-        bots: BOTS.length,
-        batchRows: BATCH_ROWS,
-        insertMs: Math.round(loaded.insertMs),
-        rowsPerSecond: Math.round(memories / (loaded.insertMs / 1000)),
-        hnswBuildMs: Math.round(loaded.indexMs),
-        analyzeMs: Math.round(loaded.analyzeMs),
-      },
-      engine: 'PGlite in memory (memory://), pgvector hnsw, one connection',
-      seed: SEED,
-    };
+    return { bench: 'recall', ...(await recallOver(db, FULL_SCALE)), engine: 'PGlite in memory (memory://), pgvector hnsw, one connection', seed: SEED };
   } finally {
     await db.close();
   }
+}
+
+/**
+ * The table loaded at `scale` into `db` (freshly migrated, no memories yet), then recall timed over it;
+ * `npm run bench -- scale-out` measures it on Postgres beside PGlite this way.
+ */
+export async function recallOver(db: Database, scale: RecallScale): Promise<{ memories: number; p95Ms: number; [figure: string]: unknown }> {
+  const random = seededRandom(SEED);
+  const { embedder } = await chooseEmbedder({ kind: 'auto' }, { dataDir: resolve(process.env.CONFAB_DATA_DIR || '.data'), log: () => undefined });
+  const loaded = await load(db, embedder, random, scale);
+  const { rows: counted } = await db.asServer((tx) => tx.query<{ n: number }>('select count(*)::int as n from memories'));
+  const memories = counted[0]?.n ?? 0;
+  if (memories !== memoriesOf(scale)) throw new Error(`The load left ${memories} memories, not ${memoriesOf(scale)}.`);
+
+  // As the memory context recalls: exactly while a person has few memories, through the index past that.
+  const recallFor = recaller();
+  for (let i = 0; i < WARM_UP; i++) {
+    const kind: Kind = i % 3 === 0 ? 'heavy' : i % 3 === 1 ? 'ordinary' : 'fresh';
+    const embedding = await embedder.embed(textFor(random));
+    await recallFor(db, queryFor(embedder, kind, random, embedding, scale.persons));
+  }
+
+  // Kinds interleaved, so a slow stretch of the machine falls on all of them alike.
+  const order: Kind[] = [];
+  for (const [kind, n] of Object.entries(QUERIES) as [Kind, number][]) for (let i = 0; i < n; i++) order.push(kind);
+  order.sort(() => random() - 0.5);
+  const timings: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
+  const found: Record<Kind, number[]> = { heavy: [], ordinary: [], fresh: [] };
+  const embedMs: number[] = [];
+  const emptyMs: number[] = [];
+  const heavyQueries: { query: RecallQuery; found: Recalled[] }[] = [];
+  for (const kind of order) {
+    const text = textFor(random);
+    let started = performance.now();
+    const embedding = await embedder.embed(text);
+    embedMs.push(performance.now() - started);
+    const query = queryFor(embedder, kind, random, embedding, scale.persons);
+    started = performance.now();
+    const recalled = await recallFor(db, query);
+    timings[kind].push(performance.now() - started);
+    started = performance.now();
+    await db.asServer((tx) => tx.query('select 1'));
+    emptyMs.push(performance.now() - started);
+    found[kind].push(recalled.length);
+    if (kind === 'heavy' && heavyQueries.length < EXACT_CHECKS) heavyQueries.push({ query, found: recalled });
+  }
+
+  // How many of the exact search's answers the index found too: the exact k-th counts as found when
+  // the index answered at least k memories as near, so a tie at the same distance counts.
+  let exactFound = 0;
+  let exactTotal = 0;
+  for (const { query, found: approximate } of heavyQueries) {
+    const exact = await exactRecall(db, query);
+    exactTotal += exact.length;
+    exactFound += exact.filter((m, k) => approximate.filter((a) => a.distance <= m.distance + 1e-6).length > k).length;
+  }
+
+  const plans: Record<Kind, string[]> = { heavy: [], ordinary: [], fresh: [] };
+  for (const kind of Object.keys(plans) as Kind[]) {
+    const kept: string[][] = [];
+    const embedding = await embedder.embed(question(random));
+    const explained = {
+      asPerson: <T>(person: string, fn: (tx: Queryable) => Promise<T>) => db.asPerson(person, (tx) => fn(explaining(tx, kept))),
+    };
+    await recallFor(explained, queryFor(embedder, kind, random, embedding, scale.persons));
+    plans[kind] = planSummary(kept.flat());
+  }
+  const hnswUsed = Object.fromEntries(Object.entries(plans).map(([kind, lines]) => [kind, lines.some((l) => l.includes(`memories_nearest_${widthOf(embedder)}`))]));
+
+  const all = [...timings.heavy, ...timings.ordinary, ...timings.fresh];
+  const overall = spread(all);
+  const mean = (values: readonly number[]) => roundMs(values.reduce((s, v) => s + v, 0) / Math.max(1, values.length));
+  return {
+    memories,
+    p95Ms: overall.p95,
+    p50Ms: overall.p50,
+    maxMs: overall.max,
+    queries: all.length,
+    targetP95Ms: TARGET_P95_MS,
+    embedder: embedder.name,
+    dimensions: widthOf(embedder),
+    limit: RECALL_LIMIT,
+    maxDistance: recallFloorOf(embedder),
+    byPerson: {
+      heavy: { memories: scale.heavyMemories, ...spread(timings.heavy), recalledMean: mean(found.heavy) },
+      ordinary: { memoriesPerBot: PER_PERSON_BOT, ...spread(timings.ordinary), recalledMean: mean(found.ordinary) },
+      fresh: { memories: 0, ...spread(timings.fresh), recalledMean: mean(found.fresh) },
+    },
+    embedMs: spread(embedMs),
+    emptyTransactionMs: spread(emptyMs),
+    hnswUsed,
+    plans,
+    heavyAgreementWithExact: exactTotal === 0 ? null : roundMs(exactFound / exactTotal, 3),
+    load: {
+      persons: scale.persons + 1,
+      bots: BOTS.length,
+      batchRows: BATCH_ROWS,
+      insertMs: Math.round(loaded.insertMs),
+      rowsPerSecond: Math.round(memories / (loaded.insertMs / 1000)),
+      hnswBuildMs: Math.round(loaded.indexMs),
+      analyzeMs: Math.round(loaded.analyzeMs),
+    },
+  };
 }

@@ -42,6 +42,11 @@ describe('parseBenchArgs', () => {
     expect(() => parseBenchArgs(['--leaks', 'loud'])).toThrow(BenchArgsError);
   });
 
+  it('reads --short as the short form, taking no value', () => {
+    expect(parseBenchArgs(['scale-out', '--short'])).toEqual({ names: ['scale-out'], options: { short: true }, help: false });
+    expect(parseBenchArgs(['--short', 'scale-out', '--load', '1'])).toEqual({ names: ['scale-out'], options: { short: true, load: 1 }, help: false });
+  });
+
   it('takes --help (or -h) as asking for help, whatever else is on the line', () => {
     expect(parseBenchArgs(['--help'])).toEqual({ names: [], options: {}, help: true });
     expect(parseBenchArgs(['barge-in', '-h', '--load', '1'])).toEqual({ names: ['barge-in'], options: { load: 1 }, help: true });
@@ -55,6 +60,6 @@ describe('parseBenchArgs', () => {
   });
 
   it('refuses a flag it does not know rather than ignoring it', () => {
-    expect(() => parseBenchArgs(['--clip', 'x'])).toThrow(/No bench option --clip; the options are --clips DIR, --load N, --leaks 0.15,0.35,0.55, --help/);
+    expect(() => parseBenchArgs(['--clip', 'x'])).toThrow(/No bench option --clip; the options are --clips DIR, --load N, --leaks 0.15,0.35,0.55, --short, --help/);
   });
 });

@@ -33,6 +33,7 @@ const OPTION_LINES: Readonly<Record<string, string>> = {
   '--clips DIR': 'play the recordings in DIR instead of the kept clips (turn-taking; capture-lag); see below.',
   '--load N': `keep N busy processes (one core each, 0–${String(MAX_LOAD)}) running from before the benchmark until after it; the result records "load" and the 1-minute load average seen ("loadAverage1m": mean, max).`,
   '--leaks 0.15,0.35,0.55': "the speaker's leak levels at the microphone (its loudest sample, over 0 and at most 1) in place of the benchmark's own (barge-in, turn-taking).",
+  '--short': 'the short form, for CI, of the benchmarks that have one (scale-out): their slow parts shortened, as their result says.',
   '--help': 'print this and run nothing.',
 };
 

@@ -1,5 +1,5 @@
 /**
- * What `npm run bench -- [NAME…] [--clips DIR] [--load N] [--leaks a,b,c] [--help]` asks for: the
+ * What `npm run bench -- [NAME…] [--clips DIR] [--load N] [--leaks a,b,c] [--short] [--help]` asks for: the
  * benchmarks by name, and the options handed to each one's `run` (a benchmark takes the ones it
  * knows and leaves the rest).
  */
@@ -21,6 +21,11 @@ export interface BenchOptions {
    * 1), in place of the benchmark's own, for the benchmarks that play a leak (barge-in, turn-taking).
    */
   leaks?: number[];
+  /**
+   * The short form, for CI: the benchmarks that know it (scale-out) shorten their slow parts — fewer
+   * memories, fewer repeats — and say so in their result. Default false.
+   */
+  short?: boolean;
 }
 
 /** The command line, read. */
@@ -46,10 +51,14 @@ const VALUE_FLAGS = {
   '--leaks': { usage: '--leaks 0.15,0.35,0.55', read: (value: string) => ({ leaks: leaksOf(value) }) },
 } as const satisfies Readonly<Record<string, { usage: string; read: (value: string) => BenchOptions }>>;
 
+/** The flags that take no value, each with the option it sets. */
+const BARE_FLAGS = { '--short': { short: true } } as const satisfies Readonly<Record<string, BenchOptions>>;
+
 /** Every option, as `--help` lists it. */
-export const BENCH_FLAGS: readonly string[] = [...Object.values(VALUE_FLAGS).map((flag) => flag.usage), '--help'];
+export const BENCH_FLAGS: readonly string[] = [...Object.values(VALUE_FLAGS).map((flag) => flag.usage), ...Object.keys(BARE_FLAGS), '--help'];
 
 const isValueFlag = (flag: string): flag is keyof typeof VALUE_FLAGS => Object.hasOwn(VALUE_FLAGS, flag);
+const isBareFlag = (flag: string): flag is keyof typeof BARE_FLAGS => Object.hasOwn(BARE_FLAGS, flag);
 
 function loadOf(value: string): number {
   const load = Number(value);
@@ -77,6 +86,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     }
     if (arg === '--help' || arg === '-h') {
       help = true;
+      continue;
+    }
+    if (isBareFlag(arg)) {
+      options = { ...options, ...BARE_FLAGS[arg] };
       continue;
     }
     const [flag = '', inline] = arg.split(/=(.*)/s, 2);

@@ -32,7 +32,7 @@ export function transcriptLines(lines: readonly Line[], question: string | null)
  * The words of an answer as the transcript shows them: without the list it ends in while that
  * offers choices, or may be about to begin one. Words already cut by the server are shown as they are.
  */
-export function offerWords(text: string): string {
+function offerWords(text: string): string {
   const words = text.replace(MAY_START_ITEM, '');
   return cutChoices(words)?.words ?? words;
 }
