@@ -11,7 +11,6 @@ import type { AppDeps } from '../../server/app';
 import { createBackend } from '../../server/backend';
 import type { Backend, BackendDeps } from '../../server/backend';
 import { DEFAULT_PRICES } from '../../server/backendConfig';
-import { openDatabase } from '../../server/db/database';
 import type { Database } from '../../server/db/database';
 import { hashEmbedder } from '../../server/memory/embed';
 import { openTestDatabase } from './testDatabase';
