@@ -11,6 +11,7 @@ import { fetchPageConfig } from '../platform/apiClient';
 import { passkeyCeremonies } from '../platform/passkeys';
 import { peopleApi } from '../platform/peopleApi';
 import { startOver } from '../platform/startOver';
+import { personChanged } from './personChanged';
 
 /** Whether this device was signed out from another of the person's, and the moment it learns so, for any view. */
 export { onSignedOut, wasSignedOut } from '../platform/signedOut';
@@ -64,7 +65,9 @@ export function peoplePort(fetcher?: typeof fetch): PeoplePort {
     me: async () => ((await fetchPageConfig()).auth?.kind === 'supabase' ? { kind: 'supabase', owner: false, name: null } : api.me()),
     passkeysHere: () => passkeys.here(),
     async keepOnDevices() {
-      return api.registerVerify(await passkeys.make(await api.registerOptions()));
+      const me = await api.registerVerify(await passkeys.make(await api.registerOptions()));
+      personChanged();
+      return me;
     },
     async signInWithPasskey() {
       return api.signInVerify(await passkeys.use(await api.signInOptions()));
