@@ -193,15 +193,18 @@ const schedule = defineVerb({
   standIn: {
     phrasings: [
       {
-        pattern: /^every (day|weekday|weekend|hour|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?(?: (?:at|around) ([a-z0-9: .]+?))?(?: in the (morning|evening|afternoon))?,? (?:please )?(.+)$/,
+        // "every weekday at eight, …", "every other monday at 6 pm, …", "every 3 days, …".
+        pattern: /^every (?:(other|\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) )?(day|weekday|weekend|hour|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?(?: (?:at|around) ([a-z0-9: .]+?))?(?: in the (morning|evening|afternoon))?,? (?:please )?(.+)$/,
         input: (m) => {
-          const day = dayNamed(m[1] ?? '');
-          const at = clockSaid(m[2], m[3]);
+          const interval = m[1] === undefined ? 1 : m[1] === 'other' ? 2 : NUMBERS.includes(m[1]) ? NUMBERS.indexOf(m[1]) : Number(m[1]);
+          const day = dayNamed(m[2] ?? '');
+          const at = clockSaid(m[3], m[4]);
           return {
-            what: m[4] ?? '',
-            every: day === undefined ? (m[1] ?? 'day') : 'week',
+            what: m[5] ?? '',
+            every: day === undefined ? (m[2] ?? 'day') : 'week',
             ...(day === undefined ? {} : { on: [dayField.options[day] ?? 'monday'] }),
             ...(at === undefined ? {} : { at }),
+            ...(interval === 1 ? {} : { interval }),
           };
         },
       },

@@ -182,6 +182,18 @@ describe('work that outlives a turn, through the door', { timeout: DB_TEST_MS },
     expect(await cy.say('what are my schedules')).toBe('You have nothing scheduled with me.');
   });
 
+  it('takes "every other monday at six in the evening, …", "every 3 days, …" and "every other week, …" as said', async () => {
+    const gus = await somebody();
+    expect(await gus.say('every other monday at six in the evening, water the plants')).toBe("All right: every 2 weeks on Monday at 18:00, I'll do that.");
+    expect(await gus.say('every 3 days, tell me a joke')).toBe("All right: every 3 days at 09:00, I'll do that.");
+    // A week with no day named is said back with the day it takes, so the person can put it right.
+    expect(await gus.say('every other week, call mum')).toBe("All right: every 2 weeks on Monday at 09:00, I'll do that.");
+    const kept = await db.asPerson(gus.person, (tx) => activeSchedules(tx, 'buddy'));
+    expect(kept.map((k) => k.recurrence)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ every: 'week', on: [1], at: '18:00', interval: 2 }), expect.objectContaining({ every: 'day', interval: 3 })]),
+    );
+  });
+
   it('keeps every other week, until a day and except some, as days in the person’s zone, and says them back', async () => {
     const outcome = await backend.api.executor.execute({
       verb: 'tasks.schedule',
