@@ -18,14 +18,24 @@ export async function openTestDatabase(): Promise<Database> {
   const server = process.env.CONFAB_TEST_DATABASE_URL;
   if (!onPostgres()) return openDatabase({ dataDir: 'memory://' });
   if (server === undefined || server === '') throw new Error('CONFAB_TEST_ENGINE=postgres needs CONFAB_TEST_DATABASE_URL.');
-  const name = `confab_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(server, `create database ${name} template ${TEMPLATE_DATABASE}`);
-  const db = await openDatabase({ url: urlFor(server, name) });
+  const own = await ownDatabaseOn(server, TEMPLATE_DATABASE);
+  const db = await openDatabase({ url: own.url });
   return {
     ...db,
     async close() {
       await db.close();
-      await adminQuery(server, `drop database if exists ${name} with (force)`);
+      await own.drop();
     },
   };
+}
+
+/**
+ * A database of its own on the Postgres at `server` — empty, so that opening it migrates it, or a
+ * copy of `template` — for a test that reaches Postgres by URL (two instances, a worker in another
+ * process): test files run side by side, and one file's workers must never take another's runs.
+ */
+export async function ownDatabaseOn(server: string, template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `confab_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(server, template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
+  return { url: urlFor(server, name), drop: () => adminQuery(server, `drop database if exists ${name} with (force)`) };
 }

@@ -9,6 +9,7 @@ import { reserveAnswer } from '../../../server/db/reservations';
 import { createThread, listThreads } from '../../../server/db/threads';
 import { axis, DB_TEST_MS, OPENING_MS, somebody, startSocketPostgres } from './fixtures';
 import type { SocketPostgres } from './fixtures';
+import { ownDatabaseOn } from '../../helpers/testDatabase';
 
 /**
  * The `DATABASE_URL` path: `pg` over the Postgres wire protocol, to a PGlite served by pglite-socket —
@@ -23,7 +24,7 @@ const targets: { name: string; start: () => Promise<SocketPostgres> }[] = [
   { name: 'PGlite served by pglite-socket', start: startSocketPostgres },
   ...(realPostgres === undefined || realPostgres === ''
     ? []
-    : [{ name: 'CONFAB_TEST_DATABASE_URL', start: () => Promise.resolve({ url: realPostgres, stop: () => Promise.resolve() }) }]),
+    : [{ name: 'CONFAB_TEST_DATABASE_URL', start: () => ownDatabaseOn(realPostgres).then(({ url, drop }) => ({ url, stop: drop })) }]),
 ];
 
 describe.each(targets)('on Postgres through pg: $name', { timeout: DB_TEST_MS }, ({ start }) => {

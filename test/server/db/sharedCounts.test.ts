@@ -14,6 +14,7 @@ import { NEW_PERSONS_WINDOW_MS, newPersons } from '../../../server/newPersons';
 import { LINK_TRIES_MAX, LINK_TRIES_WINDOW_MS, linkTryRoom, wrongLinkTry } from '../../../server/people/linkTries';
 import { DB_TEST_MS, OPENING_MS, openMemoryDatabase, somebody, startSocketPostgres } from './fixtures';
 import type { SocketPostgres } from './fixtures';
+import { ownDatabaseOn } from '../../helpers/testDatabase';
 
 const NOW = 1_750_000_000_000;
 
@@ -46,7 +47,7 @@ const targets: { name: string; open: () => Promise<{ one: Database; two: Databas
       return twoOver(postgres.url, () => postgres.stop());
     },
   },
-  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'two instances over CONFAB_TEST_DATABASE_URL', open: () => twoOver(realPostgres, () => Promise.resolve()) }]),
+  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'two instances over CONFAB_TEST_DATABASE_URL', open: () => ownDatabaseOn(realPostgres).then(({ url, drop }) => twoOver(url, drop)) }]),
 ];
 
 describe.each(targets)('shared counts: $name', { timeout: DB_TEST_MS }, ({ open }) => {

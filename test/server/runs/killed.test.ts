@@ -9,6 +9,7 @@ import type { Database } from '../../../server/db/database';
 import { runStatus } from '../../../server/runs/runsApi';
 import type { RunEvent } from '../../../server/runs/worker';
 import { startWorkerProcess } from '../../helpers/runWorkerProcess';
+import { ownDatabaseOn } from '../../helpers/testDatabase';
 import { OPENING_MS, somebody, startSocketPostgres } from '../db/fixtures';
 import type { SocketPostgres } from '../db/fixtures';
 import { TEST_LEASE_MS, ended, executorOver, listItems, start, workerOver, writesOf } from './runFixtures';
@@ -16,22 +17,26 @@ import { TEST_LEASE_MS, ended, executorOver, listItems, start, workerOver, write
 const THREE_THINGS = 'add milk to my shopping list, then add eggs to my shopping list, then add bread to my shopping list';
 
 describe('a run whose worker process is killed', { timeout: 90_000 }, () => {
-  let served: SocketPostgres | undefined;
+  let served: SocketPostgres;
   let db: Database;
   beforeAll(async () => {
-    const url = process.env.CONFAB_TEST_DATABASE_URL;
-    if (url === undefined || url === '') served = await startSocketPostgres();
-    db = await openDatabase({ url: url !== undefined && url !== '' ? url : (served as SocketPostgres).url, poolSize: 2 });
+    const server = process.env.CONFAB_TEST_DATABASE_URL;
+    if (server === undefined || server === '') served = await startSocketPostgres();
+    else {
+      const own = await ownDatabaseOn(server);
+      served = { url: own.url, stop: own.drop };
+    }
+    db = await openDatabase({ url: served.url, poolSize: 2 });
   }, OPENING_MS);
   afterAll(async () => {
     await db.close();
-    await served?.stop();
+    await served.stop();
   });
 
   it('is finished by a worker in another process from its last written step, each write done once', async () => {
     const ana = somebody();
     const id = await start(db, ana, THREE_THINGS);
-    const url = process.env.CONFAB_TEST_DATABASE_URL || (served as SocketPostgres).url;
+    const { url } = served;
     const childEvents: RunEvent[] = [];
     let killed: Promise<void> | undefined;
     let gone: () => void = () => undefined;

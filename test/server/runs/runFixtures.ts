@@ -17,13 +17,27 @@ import { createExecutor } from '../../../server/verbs/executor';
 import type { Executor } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { shippedWords } from '../../../server/words/loadWords';
+import { ownDatabaseOn } from '../../helpers/testDatabase';
 import { openMemoryDatabase } from '../db/fixtures';
 
 const realPostgres = process.env.CONFAB_TEST_DATABASE_URL;
 export const ENGINES: { name: string; open: () => Promise<Database> }[] = [
   { name: 'PGlite', open: openMemoryDatabase },
-  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'Postgres', open: () => openDatabase({ url: realPostgres }) }]),
+  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'Postgres', open: () => ownPostgres(realPostgres) }]),
 ];
+
+/** A database of its own on the Postgres at `server`, dropped when closed. */
+async function ownPostgres(server: string): Promise<Database> {
+  const own = await ownDatabaseOn(server);
+  const db = await openDatabase({ url: own.url });
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      await own.drop();
+    },
+  };
+}
 
 const registry = createRegistry([lists]);
 export const VERBS = registry.verbs;
