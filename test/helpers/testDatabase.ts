@@ -18,7 +18,12 @@ export async function openTestDatabase(): Promise<Database> {
   const server = process.env.CONFAB_TEST_DATABASE_URL;
   if (!onPostgres()) return openDatabase({ dataDir: 'memory://' });
   if (server === undefined || server === '') throw new Error('CONFAB_TEST_ENGINE=postgres needs CONFAB_TEST_DATABASE_URL.');
-  const own = await ownDatabaseOn(server, TEMPLATE_DATABASE);
+  return openOwnDatabase(server, TEMPLATE_DATABASE);
+}
+
+/** A database of its own on the Postgres at `server` (see `ownDatabaseOn`), opened, and dropped when closed. */
+export async function openOwnDatabase(server: string, template?: string): Promise<Database> {
+  const own = await ownDatabaseOn(server, template);
   const db = await openDatabase({ url: own.url });
   return {
     ...db,

@@ -4,7 +4,6 @@
  * with short leases, and waiting for a run to end.
  */
 import lists from '../../../server/apps/lists/index';
-import { openDatabase } from '../../../server/db/database';
 import type { Database } from '../../../server/db/database';
 import { hashEmbedder } from '../../../server/memory/embed';
 import { startRun } from '../../../server/runs/runsApi';
@@ -17,27 +16,14 @@ import { createExecutor } from '../../../server/verbs/executor';
 import type { Executor } from '../../../server/verbs/executor';
 import { createRegistry } from '../../../server/verbs/registry';
 import { shippedWords } from '../../../server/words/loadWords';
-import { ownDatabaseOn } from '../../helpers/testDatabase';
+import { openOwnDatabase } from '../../helpers/testDatabase';
 import { openMemoryDatabase } from '../db/fixtures';
 
 const realPostgres = process.env.CONFAB_TEST_DATABASE_URL;
 export const ENGINES: { name: string; open: () => Promise<Database> }[] = [
   { name: 'PGlite', open: openMemoryDatabase },
-  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'Postgres', open: () => ownPostgres(realPostgres) }]),
+  ...(realPostgres === undefined || realPostgres === '' ? [] : [{ name: 'Postgres', open: () => openOwnDatabase(realPostgres) }]),
 ];
-
-/** A database of its own on the Postgres at `server`, dropped when closed. */
-async function ownPostgres(server: string): Promise<Database> {
-  const own = await ownDatabaseOn(server);
-  const db = await openDatabase({ url: own.url });
-  return {
-    ...db,
-    async close() {
-      await db.close();
-      await own.drop();
-    },
-  };
-}
 
 const registry = createRegistry([lists]);
 export const VERBS = registry.verbs;
