@@ -14,7 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureWordVectors, WORD_VECTORS_FILE } from '../../server/memory/wordVectors';
 import { adminQuery, urlFor } from '../postgres/template';
-import { sparePort, startPooler, startPostgres, stopPostgres } from '../postgres/throwaway';
+import { startPooler, startPostgres, stopPostgres } from '../postgres/throwaway';
+import { sparePort } from './sparePort';
 import type { Running } from '../postgres/throwaway';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');

@@ -9,9 +9,10 @@
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sparePort } from '../helpers/sparePort';
 
 export interface Running {
   url: string;
@@ -45,20 +46,6 @@ function ownFolder(dir: string): void {
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
     chownSync(dir, uid, gid);
   }
-}
-
-/** A port nothing listens on now. */
-export function sparePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
 }
 
 /** Starts a cluster in `dir` (made if missing); its URL names the `postgres` database as the trusted user `confab`. */

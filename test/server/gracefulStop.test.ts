@@ -8,8 +8,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +16,7 @@ import { RunningAnswers } from '../../server/chat/runningAnswers';
 import { closingOf } from '../helpers/words';
 import { startUpstream, talkingUntilClosed } from './chat/localServers';
 import type { Upstream } from './chat/localServers';
+import { sparePort } from '../helpers/sparePort';
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -28,17 +27,8 @@ interface Running {
   logged: (event: string) => Promise<void>;
 }
 
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 async function startServer(dataDir: string, upstream: Upstream): Promise<Running> {
-  const port = await freePort();
+  const port = await sparePort();
   const child = spawn(process.execPath, [join(BUILT, 'index.js')], {
     env: {
       ...process.env,
