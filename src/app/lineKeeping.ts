@@ -101,6 +101,8 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
    * is the outbox's, so if both arrive the server keeps one.
    */
   let going = false;
+  /** The last line's writing to the outbox; the next line's waits for it. */
+  let inOrder: Promise<unknown> = Promise.resolve();
 
   function keepingInto(thread: Promise<string> | null, heard: boolean, reopened?: string): void {
     conversationKey = newId();
@@ -138,9 +140,17 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
       // Best effort by nature: the page may be gone before any answer; the outbox still has the line.
       for (const one of toSave) void api.addLine(serverThread, one, { keepalive: true }).catch(() => undefined);
     }
-    void localThread
+    // Onto the device in the order said: a line kept while an earlier one is still being written
+    // waits for it, or the server would have an answer ahead of its question.
+    const thread = localThread;
+    const added = inOrder.then(async () => {
+      const threadId = await thread;
+      for (const one of toSave) await box.addLine(threadId, one);
+      return threadId;
+    });
+    inOrder = added.catch(() => undefined);
+    void added
       .then(async (threadId) => {
-        for (const one of toSave) await box.addLine(threadId, one);
         if (ports.threadId() === null) {
           // Kept on the device is not yet on the server: the server's id exists once the send is through.
           let serverId = await box.serverThreadId(threadId);

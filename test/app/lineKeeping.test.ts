@@ -136,4 +136,45 @@ describe('keeping lines', () => {
     // The person talked over the end of it, so only the last part is the one cut short.
     expect(answer.map((line) => line.interrupted === true)).toEqual([false, true]);
   });
+
+  it('writes lines to the outbox in the order said, even when an earlier write is slow (an answer never goes ahead of its question)', async () => {
+    const t = await setUp();
+    // The device's storage is slow for the greeting and question: the answer comes meanwhile.
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const addLine = t.outbox.addLine.bind(t.outbox);
+    t.outbox.addLine = async (thread, line) => {
+      if (line.who === 'person') await slow;
+      await addLine(thread, line);
+    };
+    t.keeping.keep(greeting);
+    t.keeping.keep(question);
+    t.keeping.keep({ role: 'assistant', text: 'Which list?', utteranceId: 2 });
+    await expect.poll(() => t.kept).toHaveLength(1);
+    release();
+    await expect.poll(() => t.kept).toHaveLength(3);
+    expect(t.kept.map((k) => k.line.text)).toEqual(['Hello.', 'Hi.', 'Which list?']);
+  });
+
+  it('a line whose write failed does not stop the lines after it', async () => {
+    const problems: string[] = [];
+    const box = fakeOutbox();
+    const addLine = box.outbox.addLine.bind(box.outbox);
+    box.outbox.addLine = (thread, line) => (line.text === 'Hi.' ? Promise.reject(new Error('The disk is full.')) : addLine(thread, line));
+    const keeping = await openLineKeeping({
+      api: { createThread: () => Promise.resolve({ id: 'never' }), addLine: () => Promise.reject(new Error('gone')) },
+      bot: 'sage',
+      threadId: () => null,
+      onThreadId: () => undefined,
+      onWaiting: () => undefined,
+      onProblem: (sentence) => problems.push(sentence),
+      openOutbox: () => Promise.resolve(box.outbox),
+    });
+    keeping.keep(question);
+    keeping.keep({ role: 'assistant', text: 'Hello again.', utteranceId: 2 });
+    await expect.poll(() => box.kept.map((k) => k.line.text)).toEqual(['Hello again.']);
+    expect(problems).toEqual(['A line could not be kept on this device: The disk is full.']);
+  });
 });
