@@ -162,7 +162,7 @@ export async function openLineKeeping(ports: LineKeepingPorts): Promise<LineKeep
         }
       })
       .catch((error: unknown) => {
-        ports.onProblem(`A line could not be kept on this device: ${sentenceOf(error)}`);
+        ports.onProblem(sayWord('page-lines.line-not-kept', { why: sentenceOf(error) }));
       });
   }
 
