@@ -26,7 +26,7 @@ import type { App, AppStatus, Narrator, OutsideAppInfo, Risk, Verb } from '../ve
 import { outsideCall } from '../gate';
 import { outsideCallOf } from './appFile';
 import { appFilePath } from './appFileError';
-import { PrivateAddressError, guardedFetch, shownUrl, systemLookup } from './address';
+import { PrivateAddressError, causeOf, guardedFetch, shownUrl, systemLookup } from './address';
 import { AppFileError, secretValue, secretValues } from './appFile';
 import type { McpAppFile } from './appFile';
 import { isSafer, keptRisksInMemory } from './keptRisks';
@@ -100,7 +100,7 @@ export async function mcpApp(file: McpAppFile, deps: OutsideDeps, overrides: Par
   const openTransport = (): Link['transport'] => {
     if (url !== undefined) {
       // No redirect is followed, and no private address is called unless the file says `private: true`.
-      const guarded = guardedFetch(deps.fetch ?? fetch, file.name, file.private, deps.lookup ?? systemLookup);
+      const guarded = guardedFetch(deps.fetch, file.name, file.private, deps.lookup ?? systemLookup);
       return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers, redirect: 'manual' }, fetch: guarded });
     }
     const path = deps.env.PATH;
@@ -360,12 +360,6 @@ function awayBecause(file: McpAppFile, shownAt: string | undefined, error: unkno
   if (code === 'EACCES') return `Confab cannot start the ${file.name} app's server: "${command}" may not be run; correct mcp.command in ${where}`;
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return `The ${file.name} app's server (${where}) did not answer within ${secondsOf(timeoutMs)}`;
   return `The ${file.name} app's server (${where}) stopped before it answered; run its command by hand to see why, or correct ${where}`;
-}
-
-/** `error`, or the first of its causes, when it is a `type`. */
-function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1) if (at instanceof type) return at;
-  return undefined;
 }
 
 /** A function that puts `…` in place of each of `secrets` (values read from the environment) in a sentence. */

@@ -33,7 +33,7 @@ interface Made {
 
 /** Reads `file`'s spec and makes its allowed operations an app; throws an `AppFileError` when it cannot. */
 export async function openApiApp(file: OpenApiAppFile, deps: OutsideDeps): Promise<App> {
-  const fetchFn = guardedFetch(deps.fetch ?? fetch, file.name, file.private, deps.lookup ?? systemLookup);
+  const fetchFn = guardedFetch(deps.fetch, file.name, file.private, deps.lookup ?? systemLookup);
   const target: CallTarget = { base: file.openapi.server, headers: secretValues(file.file, 'openapi.headers', file.openapi.headers, deps.env), fetchFn };
   const spec = await readSpec(file, deps.appsDir, fetchFn);
   const tools = toolsOf(file, spec, target);
