@@ -173,14 +173,28 @@ export async function dueSchedules(tx: Queryable, nowMs: number, options: DueOpt
   return present;
 }
 
+/**
+ * Whether the transaction's person may make one schedule more: undefined when they may, else which
+ * cap is full — theirs (`personMax`, over all their bots) or the site's (`siteMax`). Makings wait for
+ * each other over the whole site until the transaction ends, so two made at the same moment, on one
+ * instance or two, cannot each count the other's place as free (READ COMMITTED: each count after the
+ * lock sees what committed before it). Call it just before the schedule is made, in that transaction.
+ */
+export async function fullFor(tx: Queryable, { personMax, siteMax }: { personMax: number; siteMax: number }): Promise<'person-full' | 'site-full' | undefined> {
+  await tx.query("select pg_advisory_xact_lock(hashtext('confab.schedules.making'))");
+  if ((await countOwnSchedules(tx)) >= personMax) return 'person-full';
+  if ((await countSiteSchedules(tx)) >= siteMax) return 'site-full';
+  return undefined;
+}
+
 /** How many active schedules the transaction's person keeps, over all their bots (row level security confines it). */
-export async function countOwnSchedules(tx: Queryable): Promise<number> {
+async function countOwnSchedules(tx: Queryable): Promise<number> {
   const { rows } = await tx.query<{ n: number }>("select count(*)::int as n from schedules where state = 'active'");
   return rows[0]?.n ?? 0;
 }
 
 /** How many active schedules the whole site keeps; answered to a person too (`confab_site_schedules`, a count and nothing else). */
-export async function countSiteSchedules(tx: Queryable): Promise<number> {
+async function countSiteSchedules(tx: Queryable): Promise<number> {
   const { rows } = await tx.query<{ n: number }>('select confab_site_schedules() as n');
   return rows[0]?.n ?? 0;
 }

@@ -28,7 +28,7 @@ import { refusal } from '../words/requestWords';
 import { botWords, turnLanguage } from '../words/turnWords';
 import { say } from '../words/words';
 import { clockOf, dayIn, nextOccurrence } from './recurrence';
-import { allowWake, countOwnSchedules, countSiteSchedules, refuseWake, wakeAnswers } from './schedules';
+import { allowWake, fullFor, refuseWake, wakeAnswers } from './schedules';
 import type { NewSchedule } from './schedules';
 import type { RunServices } from './types';
 import type { ShownWake, WakeState } from '../../common/wakes';
@@ -118,8 +118,8 @@ export function wakeRoutes({ db, bots, runs, clock, tasksWords: WORDS }: WakeRou
     if ((await wakeAnswers(tx, schedule.bot)).get(schedule.wake) === 'allowed') return;
     const nextAtMs = nextOccurrence(schedule.recurrence, nowMs);
     if (nextAtMs === undefined) throw new WakeRefused(409, WORDS.say(language, 'never-runs', { said: schedule.said }));
-    if ((await countOwnSchedules(tx)) >= SCHEDULES_MAX) throw new WakeRefused(409, WORDS.say(language, 'person-full', { n: String(SCHEDULES_MAX) }));
-    if ((await countSiteSchedules(tx)) >= runs.siteSchedules) throw new WakeRefused(409, WORDS.say(language, 'site-full'));
+    const full = await fullFor(tx, { personMax: SCHEDULES_MAX, siteMax: runs.siteSchedules });
+    if (full !== undefined) throw new WakeRefused(409, WORDS.say(language, full, { n: String(SCHEDULES_MAX) }));
     await allowWake(tx, { ...schedule, nextAtMs }, nowMs);
   }
 

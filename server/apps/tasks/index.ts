@@ -17,7 +17,7 @@ import type { VerbContext } from '../../verbs/verb';
 import { EVERY, EXCEPT_MAX, INTERVAL_MAX, dayIn, dayNamed, nextOccurrence } from '../../runs/recurrence';
 import type { Recurrence } from '../../runs/recurrence';
 import { cancelRun, insertRun, latestRun, readSteps } from '../../runs/runs';
-import { activeSchedules, cancelSchedules, countOwnSchedules, countSiteSchedules, insertSchedule } from '../../runs/schedules';
+import { activeSchedules, cancelSchedules, fullFor, insertSchedule } from '../../runs/schedules';
 import { ENDED_STATES } from '../../runs/types';
 import type { RunServices } from '../../runs/types';
 import { appWords } from '../appWords';
@@ -183,8 +183,8 @@ const schedule = defineVerb({
       throw new VerbInputError(WORDS.say(ctx.language, 'not-a-time'), { cause: error });
     }
     // Over all the person's bots (row level security counts only theirs), then over the whole site.
-    if ((await countOwnSchedules(ctx.tx)) >= SCHEDULES_MAX) throw new VerbInputError(WORDS.say(ctx.language, 'person-full', { n: String(SCHEDULES_MAX) }));
-    if ((await countSiteSchedules(ctx.tx)) >= runs.siteSchedules) throw new VerbInputError(WORDS.say(ctx.language, 'site-full'));
+    const full = await fullFor(ctx.tx, { personMax: SCHEDULES_MAX, siteMax: runs.siteSchedules });
+    if (full !== undefined) throw new VerbInputError(WORDS.say(ctx.language, full, { n: String(SCHEDULES_MAX) }));
     const said = spokenSchedule(WORDS, recurrence, ctx.language);
     const made = await insertSchedule(ctx.tx, { person: ctx.person, bot: ctx.bot, conversationKey: ctx.conversationKey ?? null, asked: input.what, said, recurrence, ...(ctx.language === undefined ? {} : { language: ctx.language }), nextAtMs: nextAtMs ?? null }, ctx.nowMs);
     const spoken = WORDS.say(ctx.language, nextAtMs === undefined ? 'never-runs' : 'scheduled', { said });

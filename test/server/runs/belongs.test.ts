@@ -17,7 +17,7 @@ import { PERSON_COOKIE, personCookieKey, readPersonCookie } from '../../../serve
 import { nextOccurrence } from '../../../server/runs/recurrence';
 import type { Recurrence } from '../../../server/runs/recurrence';
 import { readRun } from '../../../server/runs/runs';
-import { activeSchedules, insertSchedule } from '../../../server/runs/schedules';
+import { activeSchedules, cancelScheduleById, insertSchedule, listAllSchedules } from '../../../server/runs/schedules';
 import { DAY_MS } from '../../../server/runs/seen';
 import { createRegistry } from '../../../server/verbs/registry';
 import { shippedWords } from '../../../server/words/loadWords';
@@ -226,5 +226,24 @@ describe('the site’s cap on schedules', { timeout: DB_TEST_MS }, () => {
     expect(await gus.say("every day at ten, tell me what's on my todo list")).toBe(SITE_SCHEDULES_FULL);
     expect(await ed.say('cancel my schedules')).toBe("I've stopped 1 schedule.");
     expect(await gus.say("every day at ten, tell me what's on my todo list")).toBe("All right: every day at 10:00, I'll do that.");
+  });
+
+  it('holds the cap when people make schedules at the same moment: as many are made as there is room for, the rest told so', async () => {
+    for (const { id } of await db.asServer((tx) => listAllSchedules(tx))) await db.asServer((tx) => cancelScheduleById(tx, id));
+    const four = await Promise.all([somebody(), somebody(), somebody(), somebody()]);
+    const outcomes = await Promise.all(
+      four.map((one, i) =>
+        backend.api.executor.execute({
+          verb: 'tasks.schedule',
+          input: { what: `water plant ${String(i)}`, every: 'day', at: '08:00' },
+          caller: { person: one.person, bot: 'buddy', via: 'person', timeZone: 'UTC' },
+          idempotencyKey: `at-once-${String(i).padStart(8, '0')}`,
+        }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(2);
+    const refused = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.error.message]));
+    expect(refused).toEqual([SITE_SCHEDULES_FULL, SITE_SCHEDULES_FULL]);
+    expect((await db.asServer((tx) => listAllSchedules(tx))).filter((schedule) => schedule.state === 'active')).toHaveLength(2);
   });
 });
