@@ -24,6 +24,19 @@ export function countKey(kind: string, of: string): string {
   return createHash('sha256').update(`confab count\n${kind}\n${of}`).digest('hex');
 }
 
+/** Namespace of the making lock (`oneMakingAtATime`); no other lock uses it. */
+const MAKING_LOCK = 0x4d_41_4b_45; // "MAKE"
+
+/**
+ * Waits until no other transaction is making `what` (a `countKey`), and holds it until this one ends:
+ * for a cap counted by the rows themselves (a person's schedules, reminders, tokens), so two made at
+ * the same moment, on one instance or two, cannot each count the other's place as free. Under READ
+ * COMMITTED each count after it sees what committed before. Any role may take it.
+ */
+export async function oneMakingAtATime(tx: Queryable, what: string): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [MAKING_LOCK, what]);
+}
+
 /** Room for one more, or how long until there is, in ms. */
 export type Room = { ok: true } | { ok: false; retryAfterMs: number };
 

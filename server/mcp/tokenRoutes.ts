@@ -13,6 +13,7 @@ import { timeZoneOf } from '../chat/turnHeaders';
 import type { Database } from '../db/database';
 import { countLiveTokens, LIVE_TOKENS_MAX, listTokens, makeToken, revokeToken } from '../db/mcpTokens';
 import type { McpTokenRow } from '../db/mcpTokens';
+import { countKey, oneMakingAtATime } from '../db/sharedCounts';
 import { readJson, text } from '../json';
 import type { PersonEnv } from '../person';
 import { botDoor } from '../session';
@@ -61,6 +62,7 @@ export function mcpTokenRoutes({ db, bots, clock, peopleRow }: McpTokenDeps): Ho
     const person = c.get('person');
     const { token, hash } = newToken();
     const made = await db.asPerson(person, async (tx) => {
+      await oneMakingAtATime(tx, countKey('mcp tokens', person));
       if ((await countLiveTokens(tx)) >= LIVE_TOKENS_MAX) return undefined;
       return makeToken(tx, { person, name, bots: chosen, timeZone: timeZoneOf(zone), tokenHash: hash });
     });

@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../db/queryable';
 import { iso, msOf } from '../db/rows';
+import { countKey, oneMakingAtATime } from '../db/sharedCounts';
 import { firing } from './recurrence';
 import type { Recurrence } from './recurrence';
 import { isAway, markPaused } from './seen';
@@ -176,12 +177,11 @@ export async function dueSchedules(tx: Queryable, nowMs: number, options: DueOpt
 /**
  * Whether the transaction's person may make one schedule more: undefined when they may, else which
  * cap is full — theirs (`personMax`, over all their bots) or the site's (`siteMax`). Makings wait for
- * each other over the whole site until the transaction ends, so two made at the same moment, on one
- * instance or two, cannot each count the other's place as free (READ COMMITTED: each count after the
- * lock sees what committed before it). Call it just before the schedule is made, in that transaction.
+ * each other over the whole site (`oneMakingAtATime`) until the transaction ends. Call it just before
+ * the schedule is made, in that transaction.
  */
 export async function fullFor(tx: Queryable, { personMax, siteMax }: { personMax: number; siteMax: number }): Promise<'person-full' | 'site-full' | undefined> {
-  await tx.query("select pg_advisory_xact_lock(hashtext('confab.schedules.making'))");
+  await oneMakingAtATime(tx, countKey('schedules', 'site'));
   if ((await countOwnSchedules(tx)) >= personMax) return 'person-full';
   if ((await countSiteSchedules(tx)) >= siteMax) return 'site-full';
   return undefined;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { cancelNotices, countPendingNotices, pendingNotices, scheduleNotice } from '../../db/notices';
 import type { StoredNotice } from '../../db/notices';
 import type { Queryable } from '../../db/queryable';
+import { countKey, oneMakingAtATime } from '../../db/sharedCounts';
 import { VerbInputError } from '../../verbs/errors';
 import { defineApp, defineVerb } from '../../verbs/verb';
 import type { Narrator } from '../../verbs/verb';
@@ -79,6 +80,7 @@ const set = defineVerb({
     const text = tidy(input.text);
     if (text === '') throw new VerbInputError(WORDS.say(ctx.language, 'needs-words'));
     const { dueAtMs, inWords } = dueFrom(input, ctx.nowMs, ctx.timeZone, ctx.language);
+    await oneMakingAtATime(ctx.tx, countKey('reminders', ctx.person));
     if ((await countPendingNotices(ctx.tx, { bot: ctx.bot, app: APP })) >= PENDING_MAX) {
       throw new VerbInputError(WORDS.say(ctx.language, 'too-many', { n: String(PENDING_MAX) }));
     }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import reminders from '../../../server/apps/reminders/index';
+import reminders, { PENDING_MAX } from '../../../server/apps/reminders/index';
 import { dueFrom, whenSaid } from '../../../server/apps/reminders/when';
 import type { Database } from '../../../server/db/database';
-import { markDelivered } from '../../../server/db/notices';
+import { markDelivered, scheduleNotice } from '../../../server/db/notices';
 import { VerbInputError } from '../../../server/verbs/errors';
 import { createRegistry } from '../../../server/verbs/registry';
 import { TUESDAY_MS, callVerb, narrations, standInCall, standInSays, verbOf } from '../../helpers/verbContext';
@@ -49,6 +49,18 @@ describe('reminders', { timeout: DB_TEST_MS }, () => {
     expect(dueFrom({ at: '20:00' }, TUESDAY_MS, 'Asia/Kolkata')).toEqual({ dueAtMs: Date.UTC(2026, 11, 2, 14, 30), inWords: 'at 8 pm tomorrow' });
     expect(dueFrom({ at: '2026-12-05T08:00' }, TUESDAY_MS, 'Asia/Kolkata')).toEqual({ dueAtMs: Date.UTC(2026, 11, 5, 2, 30), inWords: 'at 8 am on Saturday, 5 December' });
     expect(dueFrom({ at: '2026-12-05T08:00:00Z' }, TUESDAY_MS, 'Asia/Kolkata').dueAtMs).toBe(Date.UTC(2026, 11, 5, 8, 0));
+  });
+
+  it(`holds ${String(PENDING_MAX)} waiting reminders when a person sets more at the same moment: as many as there is room for, the rest told so`, async () => {
+    const eve = somebody();
+    await db.asPerson(eve, async (tx) => {
+      for (let i = 0; i < PENDING_MAX - 2; i += 1) await scheduleNotice(tx, { person: eve, bot: 'demo', app: 'reminders', text: `Reminder: ${String(i)}.`, dueAtMs: TUESDAY_MS + (i + 1) * MINUTE_MS });
+    });
+    const asked = await Promise.allSettled([0, 1, 2, 3, 4, 5].map((i) => call('reminders.set', { text: `stretch ${String(i)}`, inSeconds: 600 }, { person: eve })));
+    expect(asked.filter((one) => one.status === 'fulfilled')).toHaveLength(2);
+    const refused = asked.flatMap((one) => (one.status === 'rejected' ? [(one.reason as Error).message] : []));
+    expect(refused).toEqual(Array.from({ length: 4 }, () => `You already have ${String(PENDING_MAX)} reminders waiting; cancel some before setting more.`));
+    expect(await noticesOf(eve)).toHaveLength(PENDING_MAX);
   });
 
   it('keeps the wall-clock time across a change of the clocks', () => {

@@ -70,6 +70,13 @@ describe('making a token', () => {
     expect((await confab.asPerson('collector', `/api/mcp/tokens/${newest?.id ?? ''}`, { method: 'DELETE' })).status).toBe(204);
     expect((await confab.asPerson('collector', '/api/mcp/tokens', { body: { name: 'one more', bots: ['demo'] } })).status).toBe(201);
   });
+
+  it(`holds ${LIVE_TOKENS_MAX} when a person asks for more at the same moment: as many are made as there is room for`, async () => {
+    for (let i = 0; i < LIVE_TOKENS_MAX - 2; i++) await confab.tokenFor('hurried', ['demo'], `client ${i}`);
+    const asked = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map((i) => confab.asPerson('hurried', '/api/mcp/tokens', { body: { name: `at once ${i}`, bots: ['demo'] } })));
+    expect(asked.map((res) => res.status).sort()).toEqual([201, 201, 409, 409, 409, 409, 409, 409]);
+    expect((await list('hurried')).filter((token) => token.revokedAt === null)).toHaveLength(LIVE_TOKENS_MAX);
+  });
 });
 
 describe('listing and revoking', () => {
