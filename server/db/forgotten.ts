@@ -30,10 +30,34 @@ export function mentions(text: string, words: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * How a bot says a person's own words back, per language it speaks: the person's "I", "me" and "my"
+ * as the bot's "you" and "your" — familiar and, where the language has one, polite ("tu hermana",
+ * "su hermana"; "ta sœur", "votre sœur"; "deine Schwester", "Ihre Schwester"). Only these small
+ * words turn; a verb said back in another person is not followed.
+ */
+const SAID_BACK: readonly Readonly<Record<string, string>>[] = [
+  { i: 'you', "i'm": "you're", me: 'you', my: 'your', mine: 'yours', myself: 'yourself' },
+  { yo: 'tú', me: 'te', mi: 'tu', mis: 'tus', mío: 'tuyo', mía: 'tuya', míos: 'tuyos', mías: 'tuyas', conmigo: 'contigo' },
+  { yo: 'usted', mi: 'su', mis: 'sus', mío: 'suyo', mía: 'suya', míos: 'suyos', mías: 'suyas' },
+  { je: 'tu', me: 'te', moi: 'toi', mon: 'ton', ma: 'ta', mes: 'tes' },
+  { je: 'vous', me: 'vous', moi: 'vous', mon: 'votre', ma: 'votre', mes: 'vos' },
+  { ich: 'du', mich: 'dich', mir: 'dir', mein: 'dein', meine: 'deine', meinen: 'deinen', meinem: 'deinem', meiner: 'deiner', meines: 'deines' },
+  { ich: 'sie', mich: 'sie', mir: 'ihnen', mein: 'ihr', meine: 'ihre', meinen: 'ihren', meinem: 'ihrem', meiner: 'ihrer', meines: 'ihres' },
+];
+
+function turned(text: string, back: Readonly<Record<string, string>>): string {
+  return text.replace(/[\p{L}']+/gu, (word) => back[word.normalize('NFC').toLowerCase().replace(/\u2019/g, "'")] ?? word);
+}
+
 /** The person's words as the bot says them back in English: "my sister" is "your sister". */
 export function yourWords(text: string): string {
-  const turned: Readonly<Record<string, string>> = { i: 'you', "i'm": "you're", me: 'you', my: 'your', mine: 'yours', myself: 'yourself' };
-  return text.replace(/[\p{L}']+/gu, (word) => turned[word.toLowerCase().replace(/\u2019/g, "'")] ?? word);
+  return turned(text, SAID_BACK[0] ?? {});
+}
+
+/** Every way a bot may say `text` back to the person who said it, in each language it speaks, `text` first. */
+function saidBack(text: string): string[] {
+  return [text, ...SAID_BACK.map((back) => turned(text, back))];
 }
 
 /**
@@ -55,11 +79,11 @@ function phraseOf(words: readonly string[]): Phrase {
   return { words: words.length, digest: createHash('sha256').update(words.join(' ')).digest('hex') };
 }
 
-/** The phrases a text would be forgotten as: its words, and (when they differ) its words said back. */
+/** The phrases a text would be forgotten as: its words, and (when they differ) its words said back (`saidBack`). */
 function phrasesOf(texts: readonly string[]): { words: string[]; phrase: Phrase }[] {
   const seen = new Set<string>();
   const out: { words: string[]; phrase: Phrase }[] = [];
-  for (const text of texts.flatMap((t) => [t, yourWords(t)])) {
+  for (const text of texts.flatMap(saidBack)) {
     const words = forgetWords(text);
     if (words.length === 0) continue;
     const phrase = phraseOf(words);

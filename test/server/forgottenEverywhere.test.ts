@@ -115,6 +115,25 @@ describe('forgotten is forgotten everywhere the bot can look', { timeout: DB_TES
     expect(await db.asPerson(ana.person, (tx) => pastQuestions(tx, { person: ana.person, bot: 'keeper', limit: 50 }))).toEqual(['My sister is visiting in May.']);
   });
 
+  it.each([
+    ['es', 'mi hermana se llama Ana', ['Tu hermana se llama Ana, me dijiste.', 'Su hermana se llama Ana.']],
+    ['fr', 'ma sœur s’appelle Ana', ['Ta sœur s’appelle Ana, tu me l’as dit.', 'Votre sœur s’appelle Ana.']],
+    ['de', 'meine Schwester heißt Ana', ['Deine Schwester heißt Ana, hast du gesagt.', 'Ihre Schwester heißt Ana.']],
+  ])('in %s, forgets the bot’s own saying back of it, familiar and polite', async (language, said, back) => {
+    const ana = await page();
+    const caller = { ...ana.caller, language };
+    await ana.line('person', said);
+    for (const line of back) await ana.line('assistant', line);
+    await ana.line('assistant', 'Ana es un nombre bonito. Ana ist ein schöner Name.');
+    const remembered = await api.executor.execute({ verb: 'memory.remember', input: { text: said }, caller, idempotencyKey: `remember-${randomUUID()}` });
+    expect(remembered.ok).toBe(true);
+    expect(await ana.find('Ana')).toHaveLength(4);
+    const forgot = await api.executor.execute({ verb: 'memory.forget', input: { about: said }, caller, idempotencyKey: `forget-${randomUUID()}` });
+    expect(forgot.ok && (forgot.output as { count: number }).count).toBe(1);
+    expect(await ana.find('Ana')).toEqual(['Ana es un nombre bonito. Ana ist ein schöner Name.']);
+    expect(await ana.transcript()).toEqual([said, ...back, 'Ana es un nombre bonito. Ana ist ein schöner Name.']);
+  });
+
   it('leaves a forgotten memory out of a checkpoint taken before it was forgotten', async () => {
     const ben = await page();
     await ben.say('remember that my sister is called Ana');
