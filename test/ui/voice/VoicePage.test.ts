@@ -35,7 +35,7 @@ const { default: VoicePageView } = await import('../../../src/ui/voice/VoicePage
 const bot: PublicBot = {
   slug: 'demo',
   name: 'Sage',
-  voice: { by: 'browser', voices: [], visual: 'halo', gapMs: 120, steps: 8, opening: 8, words: 12 } as unknown as PublicBot['voice'],
+  voice: { by: 'browser', voices: [], visual: 'halo', language: 'en', gapMs: 120, steps: 8, opening: 8, words: 12 } as unknown as PublicBot['voice'],
   memory: 'none',
   languages: ['en'],
 };
