@@ -158,6 +158,14 @@ export async function takeBackLeases(tx: Queryable, instance: string, owner: str
   return rows.length;
 }
 
+/**
+ * Lets go of `owner`'s running run at a stop, its step in hand written: any instance may claim it at
+ * once instead of waiting out the lease. A run that ended or waits for the person is left as it is.
+ */
+export async function letGoOfRun(tx: Queryable, id: string, owner: string, nowMs: number): Promise<void> {
+  await tx.query("update runs set lease_until = null, updated_at = $3 where id = $1 and lease_owner = $2 and state = 'running'", [id, owner, iso(nowMs)]);
+}
+
 /** Extends `owner`'s lease; false when it is not theirs any more (taken by another after it lapsed). */
 export async function renewLease(tx: Queryable, id: string, owner: string, nowMs: number, leaseUntilMs: number): Promise<boolean> {
   const { rows } = await tx.query('update runs set lease_until = $3, updated_at = $4 where id = $1 and lease_owner = $2 returning id', [id, owner, iso(leaseUntilMs), iso(nowMs)]);

@@ -8,7 +8,8 @@
  *
  * A tool step's write uses the key `writeKeyOf(run, seq)`, so a step run again after a crash (the
  * effect committed, the step not yet written) is replayed by the executor rather than done twice.
- * On `stop` it finishes the step in hand, writes it, and lets the lease lapse.
+ * On `stop` it finishes the step in hand, writes it, and lets go of the run, which any instance's
+ * worker may then claim at once.
  */
 import type { Database } from '../db/database';
 import { taintOf } from '../verbs/executor';
@@ -25,7 +26,7 @@ import { BASE_LANGUAGE } from '../words/loadWords';
 import { say } from '../words/words';
 import type { Words } from '../words/words';
 import { keepPending } from '../verbs/pendingActions';
-import { claimRun, endRun, readRun, readSteps, renewLease, takeBackLeases, waitOnAction, writeStep } from './runs';
+import { claimRun, endRun, letGoOfRun, readRun, readSteps, renewLease, takeBackLeases, waitOnAction, writeStep } from './runs';
 import type { Ending, Run, RunStep, StepBody } from './types';
 
 /** What a run tells a listener (the presence window, a bench), as dotted facts. Never its words but the ending's. */
@@ -132,7 +133,7 @@ export interface Worker {
   start(): void;
   /** Looks for work now (a run was just queued). Resolves once it has claimed what it has room for. */
   poke(): Promise<void>;
-  /** Stops between steps: each run in hand writes the step it is taking, then its lease is left to lapse. */
+  /** Stops between steps: each run in hand writes the step it is taking, then is let go for any instance to claim. */
   stop(): Promise<void>;
   /** As if the process died: nothing more is written or renewed, from this moment. */
   kill(): void;
@@ -265,6 +266,9 @@ export function createWorker(options: WorkerOptions): Worker {
       await (error instanceof RunRefused ? end('out_of_budget', error.sentence, seq) : end('failed', say(options.wordsFor(claimed), 'runs.failed'), seq)).catch(() => undefined);
     } finally {
       clearInterval(renewal);
+      // Stopped between steps: the run is any instance's to carry on at once, not after its lease.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      if (stopping && !dead && !lost) await db.asServer((tx) => letGoOfRun(tx, claimed.id, owner, clock())).catch(() => undefined);
     }
 
     /**
