@@ -50,10 +50,7 @@ export async function runAdmin(args: readonly string[], db: Database, io: AdminI
   if (command === 'schedules' && id === undefined) {
     const schedules = await db.asServer((tx) => listAllSchedules(tx));
     if (schedules.length === 0) io.out('No schedules.');
-    // A bot's wake is the person's answer to it: active once allowed, cancelled once declined or stopped.
-    for (const schedule of schedules) {
-      io.out([schedule.id, schedule.state, schedule.person, schedule.bot, schedule.said, `next ${when(schedule.nextAtMs)}`, ...(schedule.wake === null ? [] : [`wake ${schedule.wake}`])].join('\t'));
-    }
+    for (const schedule of schedules) io.out([schedule.id, schedule.state, schedule.person, schedule.bot, schedule.said, `next ${when(schedule.nextAtMs)}`].join('\t'));
     return ADMIN_EXIT.ok;
   }
   if (command === 'cancel' && id !== undefined && rest.length === 0) {
