@@ -37,14 +37,14 @@ export async function runLocal(deps: CallDeps, running: Running, confirmWhen: Co
       ...(prepared === undefined ? {} : { prepared }),
     };
     const recorded = { caller, verb: verb.name, input, conversationKey: running.conversationKey, atMs: startedMs };
-    // Nothing starts that nobody waits for any more: its caller gave up, or its deadline passed,
-    // while it waited for its transaction (the caller was told so; a write's retry with its key runs it).
-    if (waiting.aborted) throw new VerbError(running.deadline.aborted ? 'timed_out' : 'cancelled');
     if (verb.risk === 'read') {
       const output = await checkedOutput(verb, await verb.run(input, context), deps.resultBytesMax);
       await recordCall(tx, { ...recorded, key: undefined, output: undefined });
       return { output, replayed: false };
     }
+    // A write nobody waits for any more never starts: its caller gave up, or its deadline passed,
+    // while it waited for its transaction (the caller was told so; a retry with its key runs it).
+    if (waiting.aborted) throw new VerbError(running.deadline.aborted ? 'timed_out' : 'cancelled');
     const key = running.key as string;
     const earlier = await earlierWrite(tx, caller.person, verb.name, input, key);
     if (earlier !== undefined) return { output: earlier.output, replayed: true };

@@ -233,22 +233,6 @@ describe('the executor under deadlines', { timeout: DB_TEST_MS }, () => {
       expect(succeeded(await run({ verb: 'tally.add', input: { text: 'robin' }, idempotencyKey: key })).replayed).toBe(false);
     });
 
-    it('never starts a read whose caller gave up, or whose deadline passed, while it waited for its transaction', async () => {
-      const busy = await heldConnections(db);
-      const stop = new AbortController();
-      const given = run({ verb: 'tally.wait', input: { ms: 10 }, signal: stop.signal });
-      stop.abort();
-      const late = run({ verb: 'tally.wait', input: { ms: 10 } });
-      expect(failed(await late).code).toBe('timed_out');
-      busy.release();
-      expect(failed(await given).code).toBe('cancelled');
-      await busy.ended;
-      // Both given up on, and both over: what they would have run has had its chance.
-      await expect.poll(() => executor.abandoned).toBe(0);
-      expect(observed.waitsStarted).toBe(0);
-      expect(succeeded(await run({ verb: 'tally.wait', input: { ms: 10 } })).output).toBeDefined();
-      expect(observed.waitsStarted).toBe(1);
-    });
   });
 
   describe('narrates', () => {
