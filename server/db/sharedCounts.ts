@@ -34,7 +34,12 @@ const MAKING_LOCK = 0x4d_41_4b_45; // "MAKE"
  * COMMITTED each count after it sees what committed before. Any role may take it.
  */
 export async function oneMakingAtATime(tx: Queryable, what: string): Promise<void> {
-  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [MAKING_LOCK, what]);
+  await lockUntilEnd(tx, MAKING_LOCK, what);
+}
+
+/** Waits for, then holds until the transaction ends, the advisory lock on `key` in the namespace `space`. */
+async function lockUntilEnd(tx: Queryable, space: number, key: string): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [space, key]);
 }
 
 /** Room for one more, or how long until there is, in ms. */
@@ -45,7 +50,7 @@ export type Room = { ok: true } | { ok: false; retryAfterMs: number };
  * at `nowMs` (not counting `slot`, which taking again only moves), or how long until one frees.
  */
 export async function roomUnder(tx: Queryable, key: string, { max, nowMs, slot }: { max: number; nowMs: number; slot?: string }): Promise<Room> {
-  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [COUNT_LOCK, key]);
+  await lockUntilEnd(tx, COUNT_LOCK, key);
   const { rows } = await tx.query<{ held: string | number; first_until: Date | string | null }>(
     'select count(*) as held, min(until) as first_until from shared_places where key = $1 and until > $2::timestamptz and slot is distinct from $3::text',
     [key, iso(nowMs), slot ?? null],
